@@ -1,0 +1,29 @@
+// Writes generated/openapi.json (the bundle the server and tests load) and generated/api.d.ts (types)
+// from openapi/. With --check, fails when what is committed differs from what the sources give.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const check = process.argv.includes('--check');
+const root = path.resolve(import.meta.dirname, '..');
+const outDir = check ? fs.mkdtempSync(path.join(os.tmpdir(), 'generated-')) : path.join(root, 'generated');
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const run = (cmd, args) => execFileSync(bin(cmd), args, { cwd: root, stdio: 'pipe' });
+
+const bundle = path.join(outDir, 'openapi.json');
+const types = path.join(outDir, 'api.d.ts');
+run('redocly', ['bundle', 'openapi/openapi.yaml', '--output', bundle]);
+run('openapi-typescript', [bundle, '--output', types, '--redocly', path.join(import.meta.dirname, 'redocly.types.yaml')]);
+
+if (check) {
+  const stale = ['openapi.json', 'api.d.ts'].filter((file) => {
+    const committed = path.join(root, 'generated', file);
+    return !fs.existsSync(committed) || fs.readFileSync(committed, 'utf8') !== fs.readFileSync(path.join(outDir, file), 'utf8');
+  });
+  fs.rmSync(outDir, { recursive: true, force: true });
+  if (stale.length) {
+    console.error(`generated/ is stale (${stale.join(', ')}): run npm run generate and commit the result.`);
+    process.exit(1);
+  }
+}

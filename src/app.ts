@@ -1,0 +1,151 @@
+// createApp wires Express, the locale segment, body parsing and openapi-backend together. It never
+// listens; server.ts does.
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Context, OpenAPIBackend } from 'openapi-backend';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import type { Config } from './config.js';
+import type { Database } from './db/client.js';
+import { handlers } from './handlers/index.js';
+import { createBackend } from './http/backend.js';
+import { ApiError, noRoute, toApiError } from './http/errors.js';
+import type { Call, Reply } from './http/handler.js';
+import { type LocaleInfo, localeMiddleware } from './http/locale.js';
+import { coerceBodyScalars, normalizeQuery } from './http/query.js';
+import { NAMESPACE, requestUrls } from './http/urls.js';
+import { validationError } from './http/validation.js';
+import { loadDocument } from './openapi.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export interface AppOptions {
+  config: Config;
+  db: Database;
+  /** Called with every failure that becomes a 5xx, for logging. */
+  onServerError?: (err: unknown, req: Request) => void;
+}
+
+export function createApp({ config, db, onServerError }: AppOptions) {
+  const api = createBackend(loadDocument());
+  registerHandlers(api, { config, db });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false); // Express's weak ETag would hide ours (issue: production HTTP behaviour)
+  app.set('query parser', false); // normalizeQuery reads the raw query against the document
+  app.use(localeMiddleware(config.restPrefix));
+  app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
+  app.use(express.urlencoded({ limit: MAX_BODY_BYTES, extended: true, parameterLimit: 1000 }));
+
+  app.use(`${config.restPrefix}/${NAMESPACE}`, (req, res, next) => {
+    dispatch(api, req, res).catch(next);
+  });
+  app.use((_req, _res, next) => next(noRoute()));
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const error = bodyParserError(err) ?? toApiError(err);
+    if (error.status >= 500 && !(err instanceof ApiError)) onServerError?.(err, req);
+    sendReply(res, { status: error.status, body: error.toBody(), headers: error.headers });
+  });
+  return app;
+}
+
+async function dispatch(api: OpenAPIBackend, req: Request, res: Response): Promise<void> {
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
+  const path = req.path || '/';
+  const search = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
+  const operation = api.router.matchOperation({ method, path, headers: {} });
+  if (!operation) {
+    const allowed = METHODS.filter((m) => api.router.matchOperation({ method: m, path, headers: {} }));
+    if (!allowed.length) throw noRoute();
+    throw new ApiError(405, 'rest_method_not_allowed', `Method ${req.method} is not allowed here.`, {}, { Allow: allowed.join(', ') });
+  }
+  let body: unknown;
+  if (operation.requestBody) {
+    if (req.body === undefined && hasBody(req)) {
+      throw new ApiError(415, 'rest_unsupported_media_type', 'Send the body as application/json or application/x-www-form-urlencoded.');
+    }
+    body = req.body ?? {};
+    const schema = (operation.requestBody as OpenAPIV3_1.RequestBodyObject).content['application/json']?.schema;
+    if (body && typeof body === 'object' && !Array.isArray(body)) {
+      coerceBodyScalars(body as Record<string, unknown>, schema as OpenAPIV3_1.SchemaObject);
+    }
+  }
+  const reply = (await api.handleRequest(
+    {
+      method,
+      path,
+      query: normalizeQuery(search, operation.parameters as OpenAPIV3_1.ParameterObject[]),
+      body,
+      headers: req.headers as Record<string, string>,
+    },
+    req,
+    res,
+  )) as Reply;
+  sendReply(res, reply);
+}
+
+function registerHandlers(api: OpenAPIBackend, deps: Pick<Call, 'config' | 'db'>) {
+  const wrapped = Object.fromEntries(
+    Object.entries(handlers).map(([operationId, handler]) => [
+      operationId,
+      (c: Context, req: Request, res: Response) => {
+        const locale = res.locals.locale as LocaleInfo;
+        const call = {
+          // Validation coerced the values ("2" to 2); re-parsing the path would undo that.
+          params: c.validation?.coerced?.params ?? c.request.params,
+          query: c.validation?.coerced?.query ?? c.request.query,
+          body: c.request.requestBody,
+          urls: requestUrls(req, deps.config, locale.segment),
+          locale: locale.tag,
+          ...deps,
+        } as Call;
+        return (handler as (call: Call) => Promise<Reply>)(call);
+      },
+    ]),
+  );
+  api.register({
+    ...wrapped,
+    validationFail: (c: Context) => {
+      throw validationError(c.validation.errors ?? []);
+    },
+    notFound: () => {
+      throw noRoute();
+    },
+  });
+}
+
+function hasBody(req: Request): boolean {
+  return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** body-parser's failures, in the error shape. */
+function bodyParserError(err: unknown): ApiError | undefined {
+  const type = (err as { type?: string })?.type;
+  switch (type) {
+    case 'entity.parse.failed':
+      return new ApiError(400, 'rest_invalid_json', 'The body is not valid JSON.', {
+        json_error_message: (err as Error).message,
+      });
+    case 'entity.too.large':
+      return new ApiError(413, 'rest_payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError(415, 'rest_unsupported_media_type', 'The body uses an encoding or character set that is not supported.');
+    case 'parameters.too.many':
+      return new ApiError(413, 'rest_payload_too_large', 'The form has too many fields.');
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new ApiError(400, 'rest_invalid_body', 'The body could not be read.');
+    default:
+      return undefined;
+  }
+}
+
+function sendReply(res: Response, reply: Reply) {
+  if (res.headersSent) return;
+  res.status(reply.status ?? 200);
+  res.set('Content-Type', 'application/json; charset=UTF-8');
+  if (reply.headers) res.set(reply.headers);
+  res.send(JSON.stringify(reply.body));
+}

@@ -1,0 +1,51 @@
+// Configuration, read from the environment once at start. A bad value fails fast with a message
+// that names the variable.
+import { IANAZone } from 'luxon';
+
+export interface Config {
+  host: string;
+  port: number;
+  /** REST prefix before the namespace, e.g. `/wp-json`. Always starts with `/`, never ends with one. */
+  restPrefix: string;
+  /** Directory of the embedded PGlite database, used when `databaseUrl` is not set. */
+  dataDir: string;
+  /** PostgreSQL connection string; when set, the embedded database is not used. */
+  databaseUrl?: string;
+  /** IANA zone of the site: default event zone and zone of post dates. */
+  siteTimezone: string;
+  /** Honour `X-Forwarded-Proto`/`-Host` when building URLs (only behind a trusted proxy). */
+  trustProxy: boolean;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = Number(env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${env.PORT}"`);
+  }
+  let restPrefix = (env.REST_PREFIX ?? '/wp-json').trim().replace(/\/+$/, '');
+  if (restPrefix && !restPrefix.startsWith('/')) restPrefix = `/${restPrefix}`;
+  if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(restPrefix)) {
+    throw new ConfigError(`REST_PREFIX must be a URL path such as /wp-json, got "${env.REST_PREFIX}"`);
+  }
+  const siteTimezone = env.SITE_TIMEZONE || 'UTC';
+  if (!IANAZone.isValidZone(siteTimezone)) {
+    throw new ConfigError(`SITE_TIMEZONE must be an IANA time zone such as Europe/Paris, got "${siteTimezone}"`);
+  }
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgresql:// connection string');
+  }
+  return {
+    host: env.HOST || '127.0.0.1',
+    port,
+    restPrefix,
+    dataDir: env.DATA_DIR || './data',
+    databaseUrl,
+    siteTimezone,
+    trustProxy: /^(1|true|yes)$/i.test(env.TRUST_PROXY ?? ''),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

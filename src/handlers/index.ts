@@ -1,0 +1,14 @@
+// Every operationId of the document mapped to its handler. `satisfies HandlerMap` makes a missing
+// or misspelled handler a compile error; test/contract.test.ts checks the same at run time.
+import type { HandlerMap } from '../http/handler.js';
+import * as categories from './categories.js';
+import * as discovery from './discovery.js';
+import { pendingOperations } from './pending.js';
+import * as tags from './tags.js';
+
+export const handlers = {
+  ...(pendingOperations as unknown as Pick<HandlerMap, Exclude<keyof HandlerMap, keyof typeof categories | keyof typeof tags | keyof typeof discovery>>),
+  ...categories,
+  ...tags,
+  ...discovery,
+} satisfies HandlerMap;

@@ -1,0 +1,53 @@
+// Turns the raw query string into the values the document declares, before validation: array
+// parameters accept a comma-separated list, repeated keys and `key[]`; booleans accept 1/0 as well
+// as true/false. The document stays the only validator: this only decodes what a URL can carry.
+import type { OpenAPIV3_1 } from 'openapi-types';
+
+type Parameter = OpenAPIV3_1.ParameterObject;
+export type RawQuery = Record<string, string | string[]>;
+
+const BOOLEAN_WORDS: Record<string, string> = { '1': 'true', '0': 'false', true: 'true', false: 'false' };
+
+export function normalizeQuery(search: string, parameters: Parameter[] = []): RawQuery {
+  const values = new Map<string, string[]>();
+  for (const [rawKey, value] of new URLSearchParams(search)) {
+    const key = rawKey.replace(/\[\d*\]$/, '');
+    values.set(key, [...(values.get(key) ?? []), value]);
+  }
+  const query: RawQuery = {};
+  for (const [key, list] of values) {
+    const schema = parameters.find((p) => p.in === 'query' && p.name === key)?.schema as OpenAPIV3_1.SchemaObject | undefined;
+    if (schema?.type === 'array') {
+      query[key] = list.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+    } else {
+      const last = list[list.length - 1];
+      query[key] = schema?.type === 'boolean' ? (BOOLEAN_WORDS[last.toLowerCase()] ?? last) : last;
+    }
+  }
+  return query;
+}
+
+/**
+ * A form body carries only strings; a JSON body may carry "5" or "true" where a number or boolean is
+ * declared (as the reference service accepts). Converts such top-level values to the declared type;
+ * anything that does not convert is left for validation to reject.
+ */
+export function coerceBodyScalars(body: Record<string, unknown>, schema: OpenAPIV3_1.SchemaObject | undefined): void {
+  const properties = collectProperties(schema);
+  for (const [key, value] of Object.entries(body)) {
+    const type = properties[key]?.type;
+    if (typeof value !== 'string') continue;
+    if (type === 'boolean' && value.toLowerCase() in BOOLEAN_WORDS) {
+      body[key] = BOOLEAN_WORDS[value.toLowerCase()] === 'true';
+    } else if ((type === 'integer' && /^-?\d{1,15}$/.test(value)) || (type === 'number' && /^-?\d+(\.\d+)?$/.test(value))) {
+      body[key] = Number(value);
+    }
+  }
+}
+
+function collectProperties(schema: OpenAPIV3_1.SchemaObject | undefined): Record<string, OpenAPIV3_1.SchemaObject> {
+  if (!schema) return {};
+  const own = (schema.properties ?? {}) as Record<string, OpenAPIV3_1.SchemaObject>;
+  const inherited = (schema.allOf ?? []).map((s) => collectProperties(s as OpenAPIV3_1.SchemaObject));
+  return Object.assign({}, ...inherited, own);
+}

@@ -1,0 +1,62 @@
+// Paging arithmetic and the list envelope's links and headers (decisions.md, "Lists").
+export const MAX_PER_PAGE = 50;
+
+export interface Page {
+  page: number;
+  perPage: number;
+  offset: number;
+}
+
+/** `per_page` above the maximum is clamped, not refused. */
+export function pageOf(page: number, perPage: number): Page {
+  const size = Math.min(perPage, MAX_PER_PAGE);
+  return { page, perPage: size, offset: (page - 1) * size };
+}
+
+export const totalPages = (total: number, perPage: number) => (total === 0 ? 0 : Math.ceil(total / perPage));
+
+export type QueryArgs = Array<[string, string | number | boolean | Array<string | number> | undefined]>;
+
+export interface ListLinks {
+  rest_url: string;
+  next_rest_url?: string;
+  previous_rest_url?: string;
+}
+
+/**
+ * `rest_url` with every filter of the request, and the neighbouring pages when they exist.
+ * `collectionUrl` is the collection with a trailing slash, as the reference writes it.
+ */
+export function listLinks(collectionUrl: string, args: QueryArgs, page: Page, total: number): ListLinks {
+  const pages = totalPages(total, page.perPage);
+  const url = (n: number | undefined) => {
+    const query = new URLSearchParams();
+    if (n !== undefined) query.set('page', String(n));
+    query.set('per_page', String(page.perPage));
+    for (const [key, value] of args) {
+      if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
+      query.set(key, Array.isArray(value) ? value.join(',') : String(value));
+    }
+    return `${collectionUrl}?${query}`;
+  };
+  const links: ListLinks = { rest_url: url(page.page) };
+  if (page.page < pages) links.next_rest_url = url(page.page + 1);
+  if (page.page > 1) links.previous_rest_url = url(page.page > 2 ? page.page - 1 : undefined);
+  return links;
+}
+
+export function listHeaders(total: number, perPage: number, links: ListLinks): Record<string, string> {
+  const pages = String(totalPages(total, perPage));
+  const headers: Record<string, string> = {
+    'X-TEC-Total': String(total),
+    'X-TEC-TotalPages': pages,
+    'X-WP-Total': String(total),
+    'X-WP-TotalPages': pages,
+  };
+  const rel = [
+    links.previous_rest_url && `<${links.previous_rest_url}>; rel="prev"`,
+    links.next_rest_url && `<${links.next_rest_url}>; rel="next"`,
+  ].filter(Boolean);
+  if (rel.length) headers.Link = rel.join(', ');
+  return headers;
+}

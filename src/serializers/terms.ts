@@ -1,0 +1,32 @@
+// The term representation of the reference (part 1.4): categories carry `parent`, tags do not.
+import type { components } from '../../generated/api.js';
+import type { Urls } from '../http/urls.js';
+import { CATEGORY, type TermRecord } from '../services/terms.js';
+
+type Category = components['schemas']['Category'];
+type Tag = components['schemas']['Tag'];
+
+const COLLECTION = { tribe_events_cat: 'categories', post_tag: 'tags' } as const;
+
+export function termUrls(term: TermRecord, urls: Urls) {
+  const collection = `${urls.base}/${COLLECTION[term.taxonomy]}`;
+  return {
+    self: `${collection}/${term.id}`,
+    collection,
+    ...(term.parentId ? { up: `${collection}/${term.parentId}` } : {}),
+  };
+}
+
+export function termPermalink(term: TermRecord, urls: Urls): string {
+  return term.taxonomy === CATEGORY
+    ? `${urls.site}/events/category/${term.path.map(encodeURIComponent).join('/')}/`
+    : `${urls.site}/tag/${encodeURIComponent(term.slug)}/`;
+}
+
+export function serializeTerm(term: TermRecord, urls: Urls): Category | Tag {
+  const head = { id: term.id, count: term.count, description: term.description, name: term.name, slug: term.slug };
+  const tail = { meta: [] as [], url: termPermalink(term, urls), urls: termUrls(term, urls) };
+  return term.taxonomy === CATEGORY
+    ? { ...head, taxonomy: 'tribe_events_cat', parent: term.parentId, ...tail }
+    : { ...head, taxonomy: 'post_tag', ...tail };
+}

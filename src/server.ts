@@ -1,0 +1,30 @@
+// Starts the service: configuration, database (migrated at start), HTTP, graceful shutdown.
+import { pino } from 'pino';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/client.js';
+
+const log = pino({ level: process.env.LOG_LEVEL || 'info' });
+
+async function main() {
+  const config = loadConfig();
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const app = createApp({ config, db, onServerError: (err, req) => log.error({ err, method: req.method, url: req.url }, 'request failed') });
+  const server = app.listen(config.port, config.host, () => {
+    log.info({ url: `http://${config.host}:${config.port}${config.restPrefix}/calendar/events/v1`, database: db.kind }, 'listening');
+  });
+  const stop = (signal: string) => {
+    log.info({ signal }, 'shutting down');
+    server.close(() => {
+      db.close().finally(() => process.exit(0));
+    });
+    setTimeout(() => process.exit(1), 10_000).unref();
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err) => {
+  log.fatal(err instanceof ConfigError ? { msg: err.message } : { err }, 'could not start');
+  process.exit(1);
+});

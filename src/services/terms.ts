@@ -1,0 +1,253 @@
+// Categories and tags: one table, told apart by taxonomy. Every write runs in a transaction, and
+// the unique indexes (slug; name among siblings) settle races between concurrent writers.
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { Prisma } from '../db/client.js';
+import { ApiError, invalidParams, notFound } from '../http/errors.js';
+import { firstFreeSlug, slugify } from '../lib/slug.js';
+
+export type Taxonomy = 'tribe_events_cat' | 'post_tag';
+export const CATEGORY: Taxonomy = 'tribe_events_cat';
+export const TAG: Taxonomy = 'post_tag';
+
+const TYPE = { tribe_events_cat: 'category', post_tag: 'tag' } as const;
+
+export interface TermRecord {
+  id: number;
+  taxonomy: Taxonomy;
+  name: string;
+  slug: string;
+  description: string;
+  parentId: number;
+  /** Published events carrying the term. */
+  count: number;
+  /** Slugs from the root category down to this term, for its permalink. */
+  path: string[];
+}
+
+export interface TermInput {
+  name?: string;
+  description?: string;
+  slug?: string;
+  parent?: number;
+}
+
+export interface TermListQuery {
+  page: number;
+  perPage: number;
+  search?: string;
+  exclude?: number[];
+  include?: number[];
+  order: 'asc' | 'desc';
+  orderby: 'id' | 'include' | 'name' | 'slug' | 'include_slugs' | 'term_group' | 'description' | 'count';
+  hideEmpty: boolean;
+  parent?: number;
+  /** Terms of this event; `param` names the query parameter it came from, for errors. */
+  event?: { id: number; param: string };
+  slug?: string[];
+}
+
+const withCount = {
+  _count: { select: { events: { where: { event: { status: 'publish' } } } } },
+} satisfies PrismaNS.TermInclude;
+
+type TermRow = PrismaNS.TermGetPayload<{ include: typeof withCount }>;
+
+export async function listTerms(prisma: Prisma, taxonomy: Taxonomy, q: TermListQuery) {
+  if (q.event && !(await prisma.event.findUnique({ where: { id: q.event.id }, select: { id: true } }))) {
+    throw invalidParams({ [q.event.param]: `${q.event.param} is not the ID of an event.` });
+  }
+  const where: PrismaNS.TermWhereInput = {
+    taxonomy,
+    id: { in: q.include, notIn: q.exclude },
+    slug: q.slug ? { in: q.slug } : undefined,
+    parentId: q.parent === undefined ? undefined : q.parent === 0 ? null : q.parent,
+    events: q.event ? { some: { eventId: q.event.id } } : undefined,
+    AND: q.hideEmpty ? [{ events: { some: { event: { status: 'publish' } } } }] : undefined,
+    OR: q.search
+      ? [{ name: { contains: q.search, mode: 'insensitive' } }, { slug: { contains: q.search, mode: 'insensitive' } }]
+      : undefined,
+  };
+  const skip = (q.page - 1) * q.perPage;
+  const byPosition = q.orderby === 'include' ? q.include : q.orderby === 'include_slugs' ? q.slug : undefined;
+  const [total, rows] = await Promise.all([
+    prisma.term.count({ where }),
+    byPosition
+      ? prisma.term.findMany({ where, include: withCount })
+      : prisma.term.findMany({ where, include: withCount, orderBy: orderBy(q), skip, take: q.perPage }),
+  ]);
+  let page = rows;
+  if (byPosition) {
+    // Order by position in the list the caller gave (the list is at most 100 long).
+    const position = (row: TermRow) => (byPosition as Array<number | string>).indexOf(q.orderby === 'include' ? row.id : row.slug);
+    page = [...rows].sort((a, b) => (position(a) - position(b)) * (q.order === 'desc' ? -1 : 1)).slice(skip, skip + q.perPage);
+  }
+  return { total, items: await withPaths(prisma, page) };
+}
+
+function orderBy(q: TermListQuery): PrismaNS.TermOrderByWithRelationInput[] {
+  const dir = q.order;
+  const column: PrismaNS.TermOrderByWithRelationInput =
+    q.orderby === 'id' || q.orderby === 'term_group'
+      ? { id: dir }
+      : q.orderby === 'count'
+        ? { events: { _count: dir } }
+        : q.orderby === 'slug'
+          ? { slug: dir }
+          : q.orderby === 'description'
+            ? { description: dir }
+            : { name: dir };
+  return [column, { id: 'asc' }];
+}
+
+export async function getTerm(prisma: Prisma, taxonomy: Taxonomy, id: number): Promise<TermRecord> {
+  const row = await prisma.term.findFirst({ where: { id, taxonomy }, include: withCount });
+  if (!row) throw notFound(TYPE[taxonomy], id);
+  return (await withPaths(prisma, [row]))[0];
+}
+
+export async function createTerm(prisma: Prisma, taxonomy: Taxonomy, input: TermInput): Promise<TermRecord> {
+  const id = await retryOnConflict(() =>
+    prisma.$transaction(async (tx) => {
+      const name = input.name!.trim();
+      const parentId = taxonomy === CATEGORY ? await checkParent(tx, input.parent, undefined) : null;
+      await checkNameFree(tx, taxonomy, name, parentId, undefined);
+      const slug = await chooseSlug(tx, taxonomy, input.slug, name, undefined);
+      const row = await tx.term.create({
+        data: { taxonomy, name, slug, description: input.description ?? '', parentId },
+        select: { id: true },
+      });
+      return row.id;
+    }),
+  );
+  return getTerm(prisma, taxonomy, id);
+}
+
+export async function updateTerm(prisma: Prisma, taxonomy: Taxonomy, id: number, input: TermInput): Promise<TermRecord> {
+  await retryOnConflict(() =>
+    prisma.$transaction(async (tx) => {
+      const current = await tx.term.findFirst({ where: { id, taxonomy } });
+      if (!current) throw notFound(TYPE[taxonomy], id);
+      const name = input.name?.trim() ?? current.name;
+      const parentId =
+        taxonomy === CATEGORY && input.parent !== undefined ? await checkParent(tx, input.parent, id) : current.parentId;
+      if (name !== current.name || parentId !== current.parentId) await checkNameFree(tx, taxonomy, name, parentId, id);
+      const slug = input.slug !== undefined ? await chooseSlug(tx, taxonomy, input.slug, name, id) : current.slug;
+      await tx.term.update({
+        where: { id },
+        data: { name, slug, parentId, description: input.description ?? current.description },
+      });
+    }),
+  );
+  return getTerm(prisma, taxonomy, id);
+}
+
+/** Deletes for good; children of a deleted category move up to its parent. Returns the term as it was. */
+export async function deleteTerm(prisma: Prisma, taxonomy: Taxonomy, id: number): Promise<TermRecord> {
+  const before = await getTerm(prisma, taxonomy, id);
+  await prisma.$transaction(async (tx) => {
+    const current = await tx.term.findFirst({ where: { id, taxonomy } });
+    if (!current) throw notFound(TYPE[taxonomy], id);
+    await tx.term.updateMany({ where: { parentId: id }, data: { parentId: current.parentId } });
+    await tx.term.delete({ where: { id } });
+  });
+  return before;
+}
+
+type Tx = PrismaNS.TransactionClient;
+
+async function checkParent(tx: Tx, parent: number | undefined, self: number | undefined): Promise<number | null> {
+  if (!parent) return null;
+  // Walk up from the new parent: it must be a category, and the term itself must not be above it.
+  let cursor: number | null = parent;
+  for (let depth = 0; cursor !== null; depth++) {
+    if (cursor === self || depth > 100) throw invalidParams({ parent: 'parent would make the category its own ancestor.' });
+    const row: { parentId: number | null } | null = await tx.term.findFirst({
+      where: { id: cursor, taxonomy: CATEGORY },
+      select: { parentId: true },
+    });
+    if (!row) throw invalidParams({ parent: 'parent is not the ID of a category.' });
+    cursor = row.parentId;
+  }
+  return parent;
+}
+
+async function checkNameFree(tx: Tx, taxonomy: Taxonomy, name: string, parentId: number | null, self: number | undefined) {
+  const clash = await tx.term.findFirst({
+    where: { taxonomy, parentId, name: { equals: name, mode: 'insensitive' }, id: self ? { not: self } : undefined },
+    select: { id: true },
+  });
+  if (clash) {
+    throw new ApiError(400, 'term_exists', `A ${TYPE[taxonomy]} with the name "${name}" already exists here.`, {
+      term_id: clash.id,
+    });
+  }
+}
+
+async function chooseSlug(tx: Tx, taxonomy: Taxonomy, requested: string | undefined, name: string, self: number | undefined) {
+  const explicit = requested !== undefined ? slugify(requested) : '';
+  if (explicit) {
+    const clash = await tx.term.findFirst({
+      where: { taxonomy, slug: explicit, id: self ? { not: self } : undefined },
+      select: { id: true },
+    });
+    if (clash) {
+      throw new ApiError(400, 'duplicate_term_slug', `The slug "${explicit}" is already used by another ${TYPE[taxonomy]}.`, {
+        params: { slug: 'slug is already in use.' },
+      });
+    }
+    return explicit;
+  }
+  const base = slugify(name) || TYPE[taxonomy];
+  const taken = await tx.term.findMany({
+    where: { taxonomy, slug: { startsWith: base }, id: self ? { not: self } : undefined },
+    select: { slug: true },
+  });
+  return firstFreeSlug(base, taken.map((t) => t.slug));
+}
+
+/**
+ * Two writers can pass the checks above at once; the unique indexes then reject one of them, and
+ * it runs again and sees the other's row (a derived slug moves on to the next number).
+ */
+async function retryOnConflict<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (attempt >= attempts || (code !== 'P2002' && code !== '23505')) throw err;
+    }
+  }
+}
+
+async function withPaths(prisma: Prisma, rows: TermRow[]): Promise<TermRecord[]> {
+  // Load every ancestor of the page's categories, one level per query (categories are shallow).
+  const known = new Map<number, { slug: string; parentId: number | null }>(rows.map((r) => [r.id, r]));
+  let missing = rows.map((r) => r.parentId).filter((id): id is number => id !== null && !known.has(id));
+  while (missing.length) {
+    const parents = await prisma.term.findMany({
+      where: { id: { in: [...new Set(missing)] } },
+      select: { id: true, slug: true, parentId: true },
+    });
+    for (const p of parents) known.set(p.id, p);
+    missing = parents.map((p) => p.parentId).filter((id): id is number => id !== null && !known.has(id));
+  }
+  return rows.map((row) => {
+    const path = [row.slug];
+    for (let p = row.parentId; p !== null && path.length < 100; p = known.get(p)?.parentId ?? null) {
+      const parent = known.get(p);
+      if (!parent) break;
+      path.unshift(parent.slug);
+    }
+    return {
+      id: row.id,
+      taxonomy: row.taxonomy,
+      name: row.name,
+      slug: row.slug,
+      description: row.description,
+      parentId: row.parentId ?? 0,
+      count: row._count.events,
+      path,
+    };
+  });
+}
