@@ -1,6 +1,7 @@
 // Turns the raw query string into the values the document declares, before validation: array
 // parameters accept a comma-separated list, repeated keys and `key[]`; booleans accept 1/0 as well
-// as true/false. The document stays the only validator: this only decodes what a URL can carry.
+// as true/false; parameters the operation does not declare are dropped, as the reference ignores
+// them. The document stays the only validator: this only decodes what a URL can carry.
 import type { OpenAPIV3_1 } from 'openapi-types';
 
 type Parameter = OpenAPIV3_1.ParameterObject;
@@ -16,7 +17,9 @@ export function normalizeQuery(search: string, parameters: Parameter[] = []): Ra
   }
   const query: RawQuery = {};
   for (const [key, list] of values) {
-    const schema = parameters.find((p) => p.in === 'query' && p.name === key)?.schema as OpenAPIV3_1.SchemaObject | undefined;
+    const declared = parameters.find((p) => p.in === 'query' && p.name === key);
+    if (!declared) continue; // undeclared parameters (cache busters, other APIs' options) are ignored
+    const schema = declared.schema as OpenAPIV3_1.SchemaObject | undefined;
     if (schema?.type === 'array') {
       query[key] = list.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
     } else {

@@ -1,11 +1,13 @@
-// Slugs: lower case, accents removed, letters of every script kept, other runs of characters
+// Slugs: lower case, accents removed from Latin letters, letters of every script kept, other runs of characters
 // turned into single hyphens; made unique by numbering (`my-venue`, `my-venue-2`, ...).
 export const MAX_SLUG_LENGTH = 200;
 
 export function slugify(text: string): string {
   return text
     .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
+    // Accents come off Latin letters (é -> e); marks of other scripts are part of the letter (ブ).
+    .replace(/(\p{Script=Latin})\p{M}+/gu, '$1')
+    .normalize('NFC')
     .toLowerCase()
     .replace(/['’‘`]/g, '')
     .replace(/[^\p{L}\p{N}]+/gu, '-')

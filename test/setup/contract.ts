@@ -1,0 +1,67 @@
+// Checks a response against the document: its status must be documented for the operation the
+// request matched, and its body (and headers) must conform. Responses to URLs that match no
+// operation must be errors in the error shape.
+import type { ErrorObject } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { createBackend } from '../../src/http/backend.js';
+import { loadDocument } from '../../src/openapi.js';
+
+const api = createBackend(loadDocument());
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+const validateError = ajv.compile((api.definition.components!.schemas as Record<string, object>).Error);
+
+const format = (errors: ErrorObject[] | null | undefined) =>
+  (errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ');
+
+export interface CheckedResponse {
+  method: string;
+  /** Path below the namespace, e.g. `/categories/3`. */
+  path: string;
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+/** Throws with a readable message when the response does not conform to the document. */
+export function assertConforms(r: CheckedResponse): void {
+  const operation = api.router.matchOperation({ method: r.method === 'HEAD' ? 'GET' : r.method, path: r.path, headers: {} });
+  const where = `${r.method} ${r.path} -> ${r.status}`;
+  if (!operation) {
+    if (r.status < 400 || !validateError(r.body)) {
+      throw new Error(`${where}: a URL that matches no operation must answer with an error (${format(validateError.errors)})`);
+    }
+    return;
+  }
+  const responses = operation.responses as Record<string, OpenAPIV3_1.ResponseObject>;
+  if (!responses[String(r.status)]) {
+    // A path parameter that fails validation means "no such route" (404); the document cannot list it per operation.
+    if (r.status === 404 && (r.body as { code?: string })?.code === 'rest_no_route' && validateError(r.body)) return;
+    throw new Error(`${where}: status ${r.status} is not documented for ${operation.operationId}`);
+  }
+  const contentType = r.headers.get('content-type') ?? '';
+  if (contentType.startsWith('application/json')) {
+    const result = api.validator.validateResponse(r.body, operation, r.status);
+    if (result.errors?.length) throw new Error(`${where}: body does not match the document: ${format(result.errors)}`);
+  }
+  // openapi-backend's header validation treats every documented header as required; the document
+  // means them as optional unless it says `required`, so each is checked here on its own.
+  for (const [name, header] of Object.entries(responses[String(r.status)].headers ?? {}) as Array<[string, OpenAPIV3_1.HeaderObject]>) {
+    const value = r.headers.get(name);
+    if (value === null) {
+      if (header.required) throw new Error(`${where}: required header ${name} is missing`);
+      continue;
+    }
+    const schema = header.schema as { type?: string };
+    const data = schema.type === 'integer' || schema.type === 'number' ? Number(value) : value;
+    if (!headerValidator(schema)(data)) throw new Error(`${where}: header ${name}: ${value} does not match the document`);
+  }
+}
+
+const headerValidators = new Map<object, ReturnType<typeof ajv.compile>>();
+function headerValidator(schema: object) {
+  if (!headerValidators.has(schema)) headerValidators.set(schema, ajv.compile(schema));
+  return headerValidators.get(schema)!;
+}

@@ -1,0 +1,82 @@
+// Starts the real app on an ephemeral loopback port over a fresh database, and gives the test a
+// client whose every response is checked against the document.
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import type { Database } from '../../src/db/client.js';
+import { NAMESPACE } from '../../src/http/urls.js';
+import { assertConforms } from './contract.js';
+import { type DatabaseKind, openTestDatabase } from './databases.js';
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as application/x-www-form-urlencoded instead of JSON. */
+  form?: Record<string, string | string[]>;
+  /** Sent as is, with the given content type. */
+  raw?: { contentType: string; data: string | Buffer };
+  headers?: Record<string, string>;
+  /** Path prefix before the REST prefix, e.g. `/fr`. */
+  locale?: string;
+}
+
+export interface TestServer {
+  db: Database;
+  origin: string;
+  base: string;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  get<T = any>(path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  post<T = any>(path: string, body?: unknown, options?: RequestOptions): Promise<TestResponse<T>>;
+  close(): Promise<void>;
+}
+
+export async function startServer(kind: DatabaseKind, env: Record<string, string> = {}): Promise<TestServer> {
+  const database = await openTestDatabase(kind);
+  const config = { ...loadConfig({ REST_PREFIX: '/wp-json', ...env }), port: 0 };
+  const app = createApp({ config, db: database.db, onServerError: (err) => console.error(err) });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const namespacePath = `${config.restPrefix}/${NAMESPACE}`;
+
+  async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    let data: string | Buffer | undefined;
+    if (options.raw) {
+      headers['content-type'] = options.raw.contentType;
+      data = options.raw.data;
+    } else if (options.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      const form = new URLSearchParams();
+      for (const [k, v] of Object.entries(options.form)) for (const item of [v].flat()) form.append(k, item);
+      data = form.toString();
+    } else if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      data = JSON.stringify(options.body);
+    }
+    const response = await fetch(`${origin}${options.locale ?? ''}${namespacePath}${path}`, { method, headers, body: data });
+    const text = await response.text();
+    const body = text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
+    assertConforms({ method, path: path.split('?')[0] || '/', status: response.status, headers: response.headers, body });
+    return { status: response.status, headers: response.headers, body, text };
+  }
+
+  return {
+    db: database.db,
+    origin,
+    base: `${origin}${namespacePath}`,
+    request,
+    get: (path, options) => request('GET', path, options),
+    post: (path, body, options) => request('POST', path, { ...options, body }),
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await database.drop();
+    },
+  };
+}
