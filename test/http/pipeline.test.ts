@@ -15,7 +15,7 @@ describe('the HTTP pipeline', () => {
     expect(errorOf(await s.get('/nowhere'))).toEqual([404, 'rest_no_route', 404]);
     const outside = await fetch(`${s.origin}/no/such/thing`);
     expect(outside.status).toBe(404);
-    expect((await outside.json()).code).toBe('rest_no_route');
+    expect(((await outside.json()) as { code: string }).code).toBe('rest_no_route');
   });
 
   it('answers a known path with a wrong method with 405 and Allow', async () => {
@@ -71,7 +71,7 @@ describe('the HTTP pipeline', () => {
   it('answers operations whose issues are open with 501 in the error shape', async () => {
     const r = await fetch(`${s.base}/events`);
     expect(r.status).toBe(501);
-    expect((await r.json()).code).toBe('rest_not_implemented');
+    expect(((await r.json()) as { code: string }).code).toBe('rest_not_implemented');
   });
 
   it('serves the document at /doc with servers pointing at the base URL of the request', async () => {
