@@ -1,10 +1,8 @@
 // The operations of both term resources; categories.ts and tags.ts bind them to their taxonomy.
 import type { Call, Reply } from '../http/handler.js';
-import { listHeaders, listLinks, pageOf } from '../lib/pagination.js';
-import { serializeTerm } from '../serializers/terms.js';
+import { listHeaders, listLinks, pageOf, totalPages } from '../lib/pagination.js';
+import { COLLECTION, serializeTerm } from '../serializers/terms.js';
 import * as terms from '../services/terms.js';
-
-const COLLECTION = { tribe_events_cat: 'categories', post_tag: 'tags' } as const;
 
 interface TermQuery {
   page: number;
@@ -60,7 +58,7 @@ export function termOperations(taxonomy: terms.Taxonomy) {
     const body = {
       rest_url: links.rest_url,
       total,
-      total_pages: Math.ceil(total / page.perPage),
+      total_pages: totalPages(total, page.perPage),
       [collection]: items.map((t) => serializeTerm(t, call.urls)),
       ...(links.next_rest_url ? { next_rest_url: links.next_rest_url } : {}),
       ...(links.previous_rest_url ? { previous_rest_url: links.previous_rest_url } : {}),

@@ -6,7 +6,8 @@ import { CATEGORY, type TermRecord } from '../services/terms.js';
 type Category = components['schemas']['Category'];
 type Tag = components['schemas']['Tag'];
 
-const COLLECTION = { tribe_events_cat: 'categories', post_tag: 'tags' } as const;
+/** The route segment of each taxonomy's collection. */
+export const COLLECTION = { tribe_events_cat: 'categories', post_tag: 'tags' } as const;
 
 export function termUrls(term: TermRecord, urls: Urls) {
   const collection = `${urls.base}/${COLLECTION[term.taxonomy]}`;
