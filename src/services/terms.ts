@@ -99,7 +99,7 @@ function orderBy(q: TermListQuery): PrismaNS.TermOrderByWithRelationInput[] {
   return [column, { id: 'asc' }];
 }
 
-export async function getTerm(prisma: Prisma, taxonomy: Taxonomy, id: number): Promise<TermRecord> {
+export async function getTerm(prisma: Prisma | Tx, taxonomy: Taxonomy, id: number): Promise<TermRecord> {
   const row = await prisma.term.findFirst({ where: { id, taxonomy }, include: withCount });
   if (!row) throw notFound(TYPE[taxonomy], id);
   return (await withPaths(prisma, [row]))[0];
@@ -143,14 +143,12 @@ export async function updateTerm(prisma: Prisma, taxonomy: Taxonomy, id: number,
 
 /** Deletes for good; children of a deleted category move up to its parent. Returns the term as it was. */
 export async function deleteTerm(prisma: Prisma, taxonomy: Taxonomy, id: number): Promise<TermRecord> {
-  const before = await getTerm(prisma, taxonomy, id);
-  await prisma.$transaction(async (tx) => {
-    const current = await tx.term.findFirst({ where: { id, taxonomy } });
-    if (!current) throw notFound(TYPE[taxonomy], id);
-    await tx.term.updateMany({ where: { parentId: id }, data: { parentId: current.parentId } });
+  return prisma.$transaction(async (tx) => {
+    const before = await getTerm(tx, taxonomy, id);
+    await tx.term.updateMany({ where: { parentId: id }, data: { parentId: before.parentId || null } });
     await tx.term.delete({ where: { id } });
+    return before;
   });
-  return before;
 }
 
 type Tx = PrismaNS.TransactionClient;
@@ -220,7 +218,7 @@ async function retryOnConflict<T>(work: () => Promise<T>, attempts = 5): Promise
   }
 }
 
-async function withPaths(prisma: Prisma, rows: TermRow[]): Promise<TermRecord[]> {
+async function withPaths(prisma: Prisma | Tx, rows: TermRow[]): Promise<TermRecord[]> {
   // Load every ancestor of the page's categories, one level per query (categories are shallow).
   const known = new Map<number, { slug: string; parentId: number | null }>(rows.map((r) => [r.id, r]));
   let missing = rows.map((r) => r.parentId).filter((id): id is number => id !== null && !known.has(id));

@@ -62,9 +62,21 @@ describe.each(databaseKinds)('tags on %s', (kind) => {
     expect(all.body.tags.map((t: { slug: string }) => t.slug)).toEqual(['outdoor', 'live-music', 'kids', 'indoor']);
   });
 
-  it('does not accept parent as a tag list filter', async () => {
-    const r = await s.get('/tags?parent=abc');
-    // parent is not a tag parameter: it is ignored, like any unknown query parameter.
+  it('ignores parent in a tag list, as tags have no parents', async () => {
+    const all = await s.get('/tags?hide_empty=false');
+    const r = await s.get('/tags?hide_empty=false&parent=abc');
     expect(r.status).toBe(200);
+    expect(r.body.tags).toEqual(all.body.tags);
+  });
+
+  it('settles concurrent creates: distinct derived slugs, and one winner for one name', async () => {
+    const names = ['Rock', 'Rock!', 'rock?', 'ROCK.', 'Rock…'];
+    const created = await Promise.all(names.map((name) => s.post('/tags', { name })));
+    expect(created.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    expect(created.map((r) => r.body.slug).sort()).toEqual(['rock', 'rock-2', 'rock-3', 'rock-4', 'rock-5']);
+    const same = await Promise.all(Array.from({ length: 5 }, () => s.post('/tags', { name: 'Jazz Club' })));
+    expect(same.filter((r) => r.status === 201).length).toBe(1);
+    expect(same.filter((r) => r.status === 400).every((r) => r.body.code === 'term_exists')).toBe(true);
+    expect(await s.db.prisma.term.count({ where: { name: { equals: 'Jazz Club', mode: 'insensitive' } } })).toBe(1);
   });
 });
