@@ -1316,6 +1316,7 @@ export interface components {
         /** @description Too many failed sign-ins from this client; retry after the time in `Retry-After`. */
         TooManyRequests: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1514,6 +1515,8 @@ export interface components {
         };
     };
     headers: {
+        /** @description Seconds to wait before trying to sign in again. */
+        RetryAfter: number;
         /** @description How many items match the request. */
         XTecTotal: number;
         /** @description How many pages there are. */

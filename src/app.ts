@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { handlers } from './handlers/index.js';
 import { createBackend } from './http/backend.js';
+import { callerOfResponse, registerSecurity } from './http/security.js';
 import { ApiError, noRoute, toApiError } from './http/errors.js';
 import type { Call, Reply } from './http/handler.js';
 import { type LocaleInfo, localeMiddleware } from './http/locale.js';
@@ -27,10 +28,13 @@ export interface AppOptions {
 
 export function createApp({ config, db, onServerError }: AppOptions) {
   const api = createBackend(loadDocument());
+  registerSecurity(api, { config, db });
   registerHandlers(api, { config, db });
 
   const app = express();
   app.disable('x-powered-by');
+  // req.ip, which keys the sign-in throttle, comes from X-Forwarded-For only behind a trusted proxy.
+  app.set('trust proxy', config.trustProxy);
   app.set('etag', false); // Express's weak ETag would hide ours (issue: production HTTP behaviour)
   app.set('query parser', false); // normalizeQuery reads the raw query against the document
   app.use(localeMiddleware(config.restPrefix));
@@ -97,6 +101,7 @@ function registerHandlers(api: OpenAPIBackend, deps: Pick<Call, 'config' | 'db'>
           body: c.request.requestBody,
           urls: requestUrls(req, deps.config, locale.segment),
           locale: locale.tag,
+          caller: callerOfResponse(res),
           ...deps,
         } as Call;
         return (handler as (call: Call) => Promise<Reply>)(call);

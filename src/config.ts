@@ -16,6 +16,11 @@ export interface Config {
   /** Honour `X-Forwarded-Proto`/`-Host` when building URLs (only behind a trusted proxy). */
   trustProxy: boolean;
   logLevel: string;
+  /** Administrator created at start when its login does not exist yet. */
+  admin?: { login: string; password: string };
+  /** Failed sign-ins allowed per client within `authWindowSeconds` before it gets 429. */
+  authMaxFailures: number;
+  authWindowSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -38,6 +43,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgresql:// connection string');
   }
+  if (Boolean(env.ADMIN_USER) !== Boolean(env.ADMIN_PASSWORD)) {
+    throw new ConfigError('ADMIN_USER and ADMIN_PASSWORD must be set together');
+  }
+  if (env.ADMIN_PASSWORD && env.ADMIN_PASSWORD.length < 8) {
+    throw new ConfigError('ADMIN_PASSWORD must have at least 8 characters');
+  }
   return {
     host: env.HOST || '127.0.0.1',
     port,
@@ -47,5 +58,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     siteTimezone,
     trustProxy: /^(1|true|yes)$/i.test(env.TRUST_PROXY ?? ''),
     logLevel: env.LOG_LEVEL || 'info',
+    admin: env.ADMIN_USER ? { login: env.ADMIN_USER, password: env.ADMIN_PASSWORD! } : undefined,
+    authMaxFailures: positiveInteger(env, 'AUTH_MAX_FAILURES', 10),
+    authWindowSeconds: positiveInteger(env, 'AUTH_WINDOW_SECONDS', 900),
   };
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = Number(env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name} must be a positive integer, got "${env[name]}"`);
+  return value;
 }

@@ -1,6 +1,7 @@
 // Starts the service: configuration, database (migrated at start), HTTP, graceful shutdown.
 import { pino } from 'pino';
 import { createApp } from './app.js';
+import { bootstrapAdmin } from './auth/accounts.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 
@@ -9,6 +10,9 @@ const log = pino({ level: process.env.LOG_LEVEL || 'info' });
 async function main() {
   const config = loadConfig();
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  if (config.admin && (await bootstrapAdmin(db.prisma, config.admin.login, config.admin.password))) {
+    log.info({ login: config.admin.login }, 'created the administrator from ADMIN_USER');
+  }
   const app = createApp({ config, db, onServerError: (err, req) => log.error({ err, method: req.method, url: req.url }, 'request failed') });
   const server = app.listen(config.port, config.host, () => {
     log.info({ url: `http://${config.host}:${config.port}${config.restPrefix}/calendar/events/v1`, database: db.kind }, 'listening');

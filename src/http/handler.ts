@@ -1,6 +1,7 @@
 // What an operation handler receives and returns. Handlers are thin: they read the validated
 // request, call a service and return a Reply; `respond` in app.ts is the one place that writes it.
 import type { operations } from '../../generated/api.js';
+import type { Caller } from '../auth/roles.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { Urls } from './urls.js';
@@ -28,6 +29,8 @@ export interface Call<K extends OperationId = OperationId> {
   urls: Urls;
   /** The language tag of the locale segment, or `en`. */
   locale: string;
+  /** Who is calling: a signed-in user, or null when anonymous. */
+  caller: Caller;
   db: Database;
   config: Config;
 }

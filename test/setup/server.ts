@@ -2,6 +2,8 @@
 // client whose every response is checked against the document.
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.js';
+import { createUser, issueAppPassword } from '../../src/auth/accounts.js';
+import { ROLES, type Role } from '../../src/auth/roles.js';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import { NAMESPACE } from '../../src/http/urls.js';
@@ -24,10 +26,21 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Path prefix before the REST prefix, e.g. `/fr`. */
   locale?: string;
+  /** Whose application password to send (Bearer); `null` sends none. Default: the administrator. */
+  as?: Role | null;
+}
+
+export interface TestUser {
+  id: number;
+  login: string;
+  password: string;
+  appPassword: string;
 }
 
 export interface TestServer {
   db: Database;
+  /** One user per role, whose login is the role's name. */
+  users: Record<Role, TestUser>;
   origin: string;
   base: string;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
@@ -39,6 +52,7 @@ export interface TestServer {
 export async function startServer(kind: DatabaseKind, env: Record<string, string> = {}): Promise<TestServer> {
   const database = await openTestDatabase(kind);
   const config = { ...loadConfig({ REST_PREFIX: '/wp-json', ...env }), port: 0 };
+  const users = await createRoleUsers(database.db);
   const app = createApp({ config, db: database.db, onServerError: (err) => console.error(err) });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -46,7 +60,11 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
   const namespacePath = `${config.restPrefix}/${NAMESPACE}`;
 
   async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
-    const headers: Record<string, string> = { ...options.headers };
+    const as = options.as === undefined ? 'administrator' : options.as;
+    const headers: Record<string, string> = {
+      ...(as ? { authorization: `Bearer ${users[as].appPassword}` } : {}),
+      ...options.headers,
+    };
     let data: string | Buffer | undefined;
     if (options.raw) {
       headers['content-type'] = options.raw.contentType;
@@ -69,6 +87,7 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
 
   return {
     db: database.db,
+    users,
     origin,
     base: `${origin}${namespacePath}`,
     request,
@@ -79,4 +98,16 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
       await database.drop();
     },
   };
+}
+
+async function createRoleUsers(db: Database): Promise<Record<Role, TestUser>> {
+  const entries = await Promise.all(
+    ROLES.map(async (role) => {
+      const password = `${role}-password`;
+      const user = await createUser(db.prisma, { login: role, password, role, email: `${role}@example.org` });
+      const { password: appPassword } = await issueAppPassword(db.prisma, role, 'tests');
+      return [role, { id: user.id, login: role, password, appPassword }] as const;
+    }),
+  );
+  return Object.fromEntries(entries) as Record<Role, TestUser>;
 }

@@ -1,0 +1,68 @@
+// Turns an Authorization header into the caller: HTTP Basic with a login and its password or one
+// of its application passwords, or Bearer with an application password. No header means an
+// anonymous caller; a header that does not check out is a 401 on every route, as in WordPress.
+import type { Prisma } from '../db/client.js';
+import { ApiError } from '../http/errors.js';
+import type { Caller, Principal } from './roles.js';
+import { appPasswordLookup, verifySecret } from './secrets.js';
+import { type ThrottleLimits, recordFailure, refuseIfThrottled } from './throttle.js';
+
+export interface Credentials {
+  scheme: 'basic' | 'bearer';
+  login?: string;
+  secret: string;
+}
+
+/** The credentials in an Authorization header, or undefined for none or another scheme. */
+export function parseAuthorization(header: string | undefined): Credentials | undefined {
+  const match = /^(basic|bearer)\s+(\S.*)$/i.exec(header?.trim() ?? '');
+  if (!match) return undefined;
+  if (match[1].toLowerCase() === 'bearer') return { scheme: 'bearer', secret: match[2].trim() };
+  const decoded = Buffer.from(match[2].trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  // A Basic header without a colon still counts as (wrong) credentials.
+  return colon < 0 ? { scheme: 'basic', login: decoded, secret: '' } : { scheme: 'basic', login: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
+const invalidCredentials = () =>
+  new ApiError(401, 'rest_invalid_credentials', 'The login, password or application password is not correct.');
+
+// Verified against when the login is unknown, so that an unknown login takes as long as a known one.
+const UNKNOWN_USER_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+export async function authenticate(prisma: Prisma, credentials: Credentials | undefined, client: string, limits: ThrottleLimits): Promise<Caller> {
+  if (!credentials) return null;
+  await refuseIfThrottled(prisma, client, limits);
+  const principal = credentials.scheme === 'bearer' ? await byAppPassword(prisma, credentials.secret) : await byLogin(prisma, credentials);
+  if (!principal) {
+    await recordFailure(prisma, client, limits);
+    throw invalidCredentials();
+  }
+  return principal;
+}
+
+async function byLogin(prisma: Prisma, { login, secret }: Credentials): Promise<Principal | undefined> {
+  const user = login ? await prisma.user.findUnique({ where: { login } }) : null;
+  if (!user) {
+    await verifySecret(secret, UNKNOWN_USER_HASH);
+    return undefined;
+  }
+  if (appPasswordLookup(secret)) {
+    const principal = await byAppPassword(prisma, secret, user.id);
+    if (principal) return principal;
+  }
+  return (await verifySecret(secret, user.passwordHash)) ? { id: user.id, login: user.login, role: user.role } : undefined;
+}
+
+async function byAppPassword(prisma: Prisma, secret: string, userId?: number): Promise<Principal | undefined> {
+  const parsed = appPasswordLookup(secret);
+  if (!parsed) return undefined;
+  const row = await prisma.appPassword.findUnique({ where: { lookup: parsed.lookup }, include: { user: true } });
+  if (!row || (userId !== undefined && row.userId !== userId) || !(await verifySecret(parsed.password, row.secretHash))) return undefined;
+  // Recorded at most once a minute, so that busy clients do not write on every request.
+  await prisma.appPassword.updateMany({
+    where: { id: row.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(Date.now() - 60_000) } }] },
+    data: { lastUsedAt: new Date() },
+  });
+  return { id: row.user.id, login: row.user.login, role: row.user.role };
+}

@@ -1,0 +1,82 @@
+// Who may read and change an event, venue or organizer (reference part 5.2, decisions.md):
+// editors and administrators everything; authors their own items, published or not; contributors
+// their own unpublished items, without publishing; subscribers and anonymous callers read
+// published items only. Role minimums per operation live in the document (`x-required-role`);
+// these are the per-object rules behind them.
+import { ApiError, invalidParams } from '../http/errors.js';
+import { type Caller, hasRole } from './roles.js';
+
+export type PostStatus = 'publish' | 'future' | 'draft' | 'pending' | 'private' | 'trash';
+export const POST_STATUSES: readonly PostStatus[] = ['publish', 'future', 'draft', 'pending', 'private', 'trash'];
+
+interface Owned {
+  authorId: number | null;
+  status: PostStatus;
+}
+
+/** 401 for an anonymous caller, 403 for a signed-in one (WordPress's `rest_forbidden`). */
+export function forbidden(caller: Caller, message = 'Sorry, you are not allowed to do that.'): ApiError {
+  return new ApiError(caller ? 403 : 401, 'rest_forbidden', message);
+}
+
+const owns = (caller: Caller, item: Owned) => caller !== null && item.authorId === caller.id;
+
+export const canPublish = (caller: Caller) => hasRole(caller, 'author');
+
+export function canRead(caller: Caller, item: Owned): boolean {
+  if (item.status === 'publish') return true;
+  return hasRole(caller, 'editor') || (owns(caller, item) && hasRole(caller, 'contributor'));
+}
+
+export function canEdit(caller: Caller, item: Owned): boolean {
+  if (hasRole(caller, 'editor')) return true;
+  if (!owns(caller, item)) return false;
+  if (hasRole(caller, 'author')) return true;
+  return hasRole(caller, 'contributor') && (item.status === 'draft' || item.status === 'pending');
+}
+
+/** Deleting for good (`force=true`) is for editors and administrators. */
+export const canDeleteForGood = (caller: Caller) => hasRole(caller, 'editor');
+
+/**
+ * The status to store. Callers who cannot publish get `pending` when they ask for a public status
+ * and `draft` when they ask for nothing; a status not sent on update keeps the current one.
+ */
+export function effectiveStatus(caller: Caller, requested: PostStatus | undefined, current?: PostStatus): PostStatus {
+  if (requested === undefined) return current ?? (canPublish(caller) ? 'publish' : 'draft');
+  if (!canPublish(caller) && (requested === 'publish' || requested === 'future' || requested === 'private')) return 'pending';
+  return requested;
+}
+
+/**
+ * The author to store: the caller by default; another user only for editors and administrators.
+ * `exists` tells whether a user ID is known.
+ */
+export async function effectiveAuthor(
+  caller: Caller,
+  requested: number | undefined,
+  current: number | null | undefined,
+  exists: (id: number) => Promise<boolean>,
+): Promise<number | null> {
+  if (requested === undefined || requested === current) return current === undefined ? (caller?.id ?? null) : current;
+  if (requested !== caller?.id && !hasRole(caller, 'editor')) throw forbidden(caller, 'Sorry, you are not allowed to make another user the author.');
+  if (!(await exists(requested))) throw invalidParams({ author: 'author is not the ID of a user.' });
+  return requested;
+}
+
+/**
+ * The status condition of a list. Without `status`, callers who may edit get every status but
+ * trash, others only published items; callers below editor never see other people's unpublished
+ * items. Callers who may not edit can ask for `publish` only.
+ */
+export function listVisibility(caller: Caller, statuses: PostStatus[] | undefined) {
+  if (!hasRole(caller, 'contributor')) {
+    if (statuses && statuses.some((s) => s !== 'publish')) {
+      throw invalidParams({ status: 'Only published items can be listed without an account that may edit them.' });
+    }
+    return { status: 'publish' as const };
+  }
+  const wanted = { status: { in: statuses ?? POST_STATUSES.filter((s) => s !== 'trash') } };
+  if (hasRole(caller, 'editor')) return wanted;
+  return { ...wanted, OR: [{ status: 'publish' as const }, { authorId: caller!.id }] };
+}

@@ -1,0 +1,19 @@
+// The roles of decisions.md, from most to least powerful, and who is calling.
+export const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The signed-in caller; `null` stands for an anonymous one. */
+export interface Principal {
+  id: number;
+  login: string;
+  role: Role;
+}
+
+export type Caller = Principal | null;
+
+/** True when the caller's role is `minimum` or above it. */
+export function hasRole(caller: Caller, minimum: Role): boolean {
+  return caller !== null && ROLES.indexOf(caller.role) <= ROLES.indexOf(minimum);
+}
+
+export const isRole = (value: unknown): value is Role => (ROLES as readonly unknown[]).includes(value);
