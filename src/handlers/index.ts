@@ -3,12 +3,14 @@
 import type { HandlerMap } from '../http/handler.js';
 import * as categories from './categories.js';
 import * as discovery from './discovery.js';
+import * as organizers from './organizers.js';
 import { pendingOperations } from './pending.js';
 import * as tags from './tags.js';
+import * as venues from './venues.js';
+
+const implemented = { ...categories, ...tags, ...venues, ...organizers, ...discovery };
 
 export const handlers = {
-  ...(pendingOperations as unknown as Pick<HandlerMap, Exclude<keyof HandlerMap, keyof typeof categories | keyof typeof tags | keyof typeof discovery>>),
-  ...categories,
-  ...tags,
-  ...discovery,
+  ...(pendingOperations as unknown as Pick<HandlerMap, Exclude<keyof HandlerMap, keyof typeof implemented>>),
+  ...implemented,
 } satisfies HandlerMap;

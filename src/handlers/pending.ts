@@ -13,5 +13,5 @@ const names = (resource: string) => [
 ];
 
 export const pendingOperations = Object.fromEntries(
-  ['Event', 'Venue', 'Organizer'].flatMap(names).map((operationId) => [operationId, pending]),
+  ['Event'].flatMap(names).map((operationId) => [operationId, pending]),
 );

@@ -4,6 +4,7 @@ import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Prisma } from '../db/client.js';
 import { ApiError, invalidParams, notFound } from '../http/errors.js';
 import { firstFreeSlug, slugify } from '../lib/slug.js';
+import { retryOnConflict } from './retry.js';
 
 export type Taxonomy = 'tribe_events_cat' | 'post_tag';
 export const CATEGORY: Taxonomy = 'tribe_events_cat';
@@ -201,21 +202,6 @@ async function chooseSlug(tx: Tx, taxonomy: Taxonomy, requested: string | undefi
     select: { slug: true },
   });
   return firstFreeSlug(base, taken.map((t) => t.slug));
-}
-
-/**
- * Two writers can pass the checks above at once; the unique indexes then reject one of them, and
- * it runs again and sees the other's row (a derived slug moves on to the next number).
- */
-async function retryOnConflict<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (attempt >= attempts || (code !== 'P2002' && code !== '23505')) throw err;
-    }
-  }
 }
 
 async function withPaths(prisma: Prisma | Tx, rows: TermRow[]): Promise<TermRecord[]> {

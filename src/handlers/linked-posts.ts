@@ -1,0 +1,89 @@
+// The operations of venues and organizers; venues.ts and organizers.ts bind them to their kind.
+import type { PostStatus } from '../auth/permissions.js';
+import type { Call, Reply } from '../http/handler.js';
+import { listHeaders, listLinks, pageOf, totalPages } from '../lib/pagination.js';
+import { COLLECTION, serializeLinked } from '../serializers/linked-posts.js';
+import * as linked from '../services/linked-posts.js';
+import { truthy } from '../services/posts.js';
+
+interface LinkedQuery {
+  page: number;
+  per_page: number;
+  search?: string;
+  event?: number;
+  has_events?: boolean | string;
+  only_with_upcoming?: boolean | string;
+  status?: PostStatus[];
+}
+
+const keyOf = (call: Call): linked.Key => {
+  const params = call.params as { id?: number; slug?: string };
+  return params.id !== undefined ? { id: params.id } : { slug: params.slug! };
+};
+
+export function linkedOperations(kind: linked.LinkedKind) {
+  const collection = COLLECTION[kind.type];
+  const options = (call: Call, single = false) => ({ urls: call.urls, siteZone: call.config.siteTimezone, single });
+
+  async function list(call: Call): Promise<Reply> {
+    const q = call.query as LinkedQuery;
+    const page = pageOf(q.page, q.per_page);
+    const hasEvents = q.has_events === undefined ? undefined : truthy(q.has_events);
+    const onlyWithUpcoming = truthy(q.only_with_upcoming);
+    const { total, items } = await linked.listLinked(call.db.prisma, kind, call.caller, {
+      page: page.page,
+      perPage: page.perPage,
+      search: q.search,
+      event: q.event,
+      hasEvents,
+      onlyWithUpcoming,
+      status: q.status,
+    });
+    const links = listLinks(
+      `${call.urls.base}/${collection}/`,
+      [
+        ['search', q.search],
+        ['event', q.event],
+        ['has_events', hasEvents],
+        ['only_with_upcoming', onlyWithUpcoming || undefined],
+        ['status', q.status],
+      ],
+      page,
+      total,
+    );
+    const body = {
+      [collection]: items.map((row) => serializeLinked(kind, row, options(call))),
+      rest_url: links.rest_url,
+      ...(links.next_rest_url ? { next_rest_url: links.next_rest_url } : {}),
+      ...(links.previous_rest_url ? { previous_rest_url: links.previous_rest_url } : {}),
+      total,
+      total_pages: totalPages(total, page.perPage),
+    };
+    return { body, headers: listHeaders(total, page.perPage, links) };
+  }
+
+  async function create(call: Call): Promise<Reply> {
+    const { row } = await linked.createLinked(call.db.prisma, kind, call.caller, call.body as linked.LinkedInput, call.config.siteTimezone);
+    const body = serializeLinked(kind, row, options(call));
+    return { status: 201, body, headers: { Location: body.rest_url } };
+  }
+
+  async function get(call: Call): Promise<Reply> {
+    const row = await linked.getLinked(call.db.prisma, kind, call.caller, keyOf(call));
+    return { body: serializeLinked(kind, row, options(call, true)) };
+  }
+
+  async function update(call: Call): Promise<Reply> {
+    const input = (call.body ?? {}) as linked.LinkedInput;
+    const row = await linked.updateLinked(call.db.prisma, kind, call.caller, keyOf(call), input, call.config.siteTimezone);
+    return { body: serializeLinked(kind, row, options(call)) };
+  }
+
+  async function remove(call: Call): Promise<Reply> {
+    const { force } = call.query as { force: boolean };
+    const row = await linked.deleteLinked(call.db.prisma, kind, call.caller, keyOf(call), force);
+    return { body: serializeLinked(kind, row, options(call)) };
+  }
+
+  return { list, create, get, update, remove };
+}

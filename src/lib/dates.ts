@@ -1,0 +1,47 @@
+// Date inputs in the forms decisions.md lists, read in a given zone, and the `YYYY-MM-DD HH:MM:SS`
+// form every response uses.
+import { DateTime } from 'luxon';
+
+const LOCAL_FORMATS = ['yyyy-MM-dd HH:mm:ss', 'yyyy-MM-dd HH:mm', 'yyyy-MM-dd'];
+const RELATIVE = /^([+-])\s*(\d{1,6})\s*(second|minute|hour|day|week|month|year)s?$/i;
+const UNITS = { second: 'seconds', minute: 'minutes', hour: 'hours', day: 'days', week: 'weeks', month: 'months', year: 'years' } as const;
+
+/**
+ * The instant a date input names, or undefined when it is not one of the accepted forms. Values
+ * without an offset are wall-clock times in `zone`; Unix timestamps are instants.
+ */
+export function parseDateInput(value: string | number, zone: string, now: DateTime = DateTime.now()): DateTime | undefined {
+  if (typeof value === 'number' || /^-?\d{1,12}$/.test(value.trim())) {
+    const seconds = Number(value);
+    return Number.isSafeInteger(seconds) ? valid(DateTime.fromSeconds(seconds, { zone })) : undefined;
+  }
+  const text = value.trim();
+  const today = now.setZone(zone).startOf('day');
+  switch (text.toLowerCase()) {
+    case 'now':
+      return now.setZone(zone);
+    case 'today':
+      return today;
+    case 'tomorrow':
+      return today.plus({ days: 1 });
+    case 'yesterday':
+      return today.minus({ days: 1 });
+  }
+  const relative = RELATIVE.exec(text);
+  if (relative) {
+    const amount = Number(relative[2]) * (relative[1] === '-' ? -1 : 1);
+    return valid(now.setZone(zone).plus({ [UNITS[relative[3].toLowerCase() as keyof typeof UNITS]]: amount }));
+  }
+  for (const format of LOCAL_FORMATS) {
+    const parsed = DateTime.fromFormat(text, format, { zone });
+    if (parsed.isValid) return parsed;
+  }
+  // ISO 8601; an offset in the value wins over `zone`.
+  return valid(DateTime.fromISO(text, { zone, setZone: true }))?.setZone(zone);
+}
+
+const valid = (d: DateTime) => (d.isValid && d.year >= 1 && d.year <= 9999 ? d : undefined);
+
+/** `YYYY-MM-DD HH:MM:SS` in `zone`. */
+export const formatDateTime = (instant: Date | DateTime, zone: string) =>
+  (instant instanceof Date ? DateTime.fromJSDate(instant) : instant).setZone(zone).toFormat('yyyy-MM-dd HH:mm:ss');

@@ -1,0 +1,281 @@
+// Venues and organizers: posts that events link to. Both behave the same (reference parts 1.2, 1.3,
+// 2.4, 3), so one implementation serves both, told apart by a LinkedKind. Writes run in one
+// transaction and retry when a concurrent writer takes the same slug first.
+import { canDeleteForGood, effectiveAuthor, effectiveStatus, forbidden, listVisibility, type PostStatus } from '../auth/permissions.js';
+import { type Caller, hasRole } from '../auth/roles.js';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { Prisma } from '../db/client.js';
+import { ApiError, invalidParams, notFound } from '../http/errors.js';
+import { assertEditable, assertReadable, freeSlug, imageValue, publicationDate, truthy } from './posts.js';
+import { retryOnConflict } from './retry.js';
+
+type Tx = PrismaNS.TransactionClient;
+
+export interface LinkedKind {
+  type: 'venue' | 'organizer';
+  /** The field of the representation and of writes that holds the name. */
+  nameField: 'venue' | 'organizer';
+  /** Text fields stored in a column of the same name. */
+  textFields: readonly string[];
+  /** Fields searched besides name, description and excerpt (reference part 2.4). */
+  searchFields: readonly string[];
+  /** Fields that, with the name, make a new item the same as an existing one (reference part 3.1). */
+  duplicateFields: readonly string[];
+  /** Columns this kind computes from a write (venue map flags, coordinates, state or province). */
+  derived?: (input: LinkedInput, current: LinkedRow | undefined) => Record<string, unknown>;
+  table: (db: Prisma | Tx) => Delegate;
+}
+
+/** The part of a Prisma model delegate used here; both models fit it. */
+interface Delegate {
+  findFirst(args: object): Promise<LinkedRow | null>;
+  findMany(args: object): Promise<LinkedRow[]>;
+  count(args: object): Promise<number>;
+  create(args: object): Promise<{ id: number }>;
+  update(args: object): Promise<unknown>;
+  delete(args: object): Promise<unknown>;
+}
+
+export interface LinkedRow {
+  id: number;
+  authorId: number | null;
+  status: PostStatus;
+  slug: string;
+  name: string;
+  description: string;
+  excerpt: string;
+  publishedAt: Date;
+  modifiedAt: Date;
+  image: string | null;
+  [column: string]: unknown;
+}
+
+export type LinkedInput = Record<string, string | number | boolean | undefined> & {
+  author?: number;
+  status?: PostStatus;
+  slug?: string;
+  date?: string | number;
+  date_utc?: string | number;
+  description?: string;
+  excerpt?: string;
+  image?: string | number;
+};
+
+export type Key = { id: number } | { slug: string };
+
+export interface LinkedListQuery {
+  page: number;
+  perPage: number;
+  search?: string;
+  event?: number;
+  hasEvents?: boolean;
+  onlyWithUpcoming: boolean;
+  status?: PostStatus[];
+}
+
+const whereKey = (key: Key) => ('id' in key ? { id: key.id } : { slug: key.slug });
+const describe = (key: Key) => ('id' in key ? key.id : key.slug);
+
+export async function listLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, q: LinkedListQuery) {
+  if (q.event !== undefined && !(await prisma.event.findUnique({ where: { id: q.event }, select: { id: true } }))) {
+    throw invalidParams({ event: 'event is not the ID of an event.' });
+  }
+  const and: object[] = [listVisibility(caller, q.status)];
+  if (q.search) {
+    const contains = { contains: q.search, mode: 'insensitive' };
+    and.push({ OR: ['name', 'description', 'excerpt', ...kind.searchFields].map((column) => ({ [column]: contains })) });
+  }
+  if (q.event !== undefined) and.push({ events: { some: { eventId: q.event } } });
+  if (q.hasEvents === true) and.push({ events: { some: { event: { status: { notIn: ['draft', 'pending', 'trash'] } } } } });
+  if (q.hasEvents === false) and.push({ events: { none: {} } });
+  if (q.onlyWithUpcoming) {
+    const visibleEvent = hasRole(caller, 'editor') ? { not: 'trash' } : 'publish';
+    and.push({ events: { some: { event: { startUtc: { gte: new Date() }, status: visibleEvent } } } });
+  }
+  const where = { AND: and };
+  const table = kind.table(prisma);
+  const [total, items] = await Promise.all([
+    table.count({ where }),
+    table.findMany({ where, orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }], skip: (q.page - 1) * q.perPage, take: q.perPage }),
+  ]);
+  return { total, items };
+}
+
+export async function getLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, key: Key): Promise<LinkedRow> {
+  const row = await kind.table(prisma).findFirst({ where: whereKey(key) });
+  if (!row) throw notFound(kind.type, describe(key));
+  assertReadable(kind.type, caller, row);
+  return row;
+}
+
+export interface CreateResult {
+  row: LinkedRow;
+  /** False when an identical item existed and was returned instead (duplicate avoidance). */
+  created: boolean;
+}
+
+export async function createLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, input: LinkedInput, siteZone: string): Promise<CreateResult> {
+  return retryOnConflict(() =>
+    prisma.$transaction(async (tx) => {
+      const name = String(input[kind.nameField]).trim();
+      const existing = await findDuplicate(tx, kind, caller, name, input);
+      if (existing) return { row: existing, created: false };
+      const status = effectiveStatus(caller, input.status);
+      const publishedAt = publicationDate(input, siteZone);
+      const slug = await freeSlug(input.slug, name, kind.type, (base) => takenSlugs(tx, kind, base, undefined));
+      const { id } = await kind.table(tx).create({
+        data: {
+          ...columns(kind, input, undefined),
+          name,
+          slug,
+          status,
+          authorId: await effectiveAuthor(caller, input.author, undefined, (id) => userExists(tx, id)),
+          ...(publishedAt ? { publishedAt } : {}),
+        },
+        select: { id: true },
+      });
+      return { row: (await kind.table(tx).findFirst({ where: { id } }))!, created: true };
+    }),
+  );
+}
+
+export async function updateLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, key: Key, input: LinkedInput, siteZone: string): Promise<LinkedRow> {
+  return retryOnConflict(() =>
+    prisma.$transaction(async (tx) => {
+      const current = await kind.table(tx).findFirst({ where: whereKey(key) });
+      if (!current) throw notFound(kind.type, describe(key));
+      assertEditable(caller, current);
+      const name = input[kind.nameField] !== undefined ? String(input[kind.nameField]).trim() : current.name;
+      const slug =
+        input.slug !== undefined && input.slug !== current.slug
+          ? await freeSlug(input.slug, name, kind.type, (base) => takenSlugs(tx, kind, base, current.id))
+          : current.slug;
+      const publishedAt = publicationDate(input, siteZone);
+      const status = effectiveStatus(caller, input.status, current.status);
+      await kind.table(tx).update({
+        where: { id: current.id },
+        data: {
+          ...columns(kind, input, current),
+          name,
+          slug,
+          status,
+          authorId: await effectiveAuthor(caller, input.author, current.authorId, (id) => userExists(tx, id)),
+          modifiedAt: new Date(),
+          ...(publishedAt ? { publishedAt } : {}),
+        },
+      });
+      return (await kind.table(tx).findFirst({ where: { id: current.id } }))!;
+    }),
+  );
+}
+
+/**
+ * Moves the item to the trash (410 when it is there already), or with `force` deletes it for good,
+ * its links to events included. Answers the item as it is after the trash, or as it was.
+ */
+export async function deleteLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, key: Key, force: boolean): Promise<LinkedRow> {
+  return prisma.$transaction(async (tx) => {
+    const current = await kind.table(tx).findFirst({ where: whereKey(key) });
+    if (!current) throw notFound(kind.type, describe(key));
+    assertEditable(caller, current);
+    if (force) {
+      if (!canDeleteForGood(caller)) throw forbidden(caller, 'Sorry, only editors and administrators may delete for good.');
+      await kind.table(tx).delete({ where: { id: current.id } });
+      return current;
+    }
+    if (current.status === 'trash') {
+      throw new ApiError(410, `${kind.type}-is-in-trash`, `The ${kind.type} with ID ${current.id} is already in the trash.`);
+    }
+    await kind.table(tx).update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } });
+    return (await kind.table(tx).findFirst({ where: { id: current.id } }))!;
+  });
+}
+
+/** The columns a write sets besides name, slug, status, author and dates. */
+function columns(kind: LinkedKind, input: LinkedInput, current: LinkedRow | undefined): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  for (const field of ['description', 'excerpt', ...kind.textFields]) {
+    if (input[field] !== undefined) data[field] = String(input[field]).trim();
+  }
+  const image = imageValue(input.image);
+  if (image !== undefined) data.image = image;
+  return { ...data, ...kind.derived?.(input, current) };
+}
+
+/**
+ * An item that a new one would duplicate: same name and the same values of the kind's duplicate
+ * fields that were sent, compared without case. Only items the caller can see are candidates, so
+ * nobody learns of another author's drafts this way.
+ */
+async function findDuplicate(tx: Tx, kind: LinkedKind, caller: Caller, name: string, input: LinkedInput) {
+  const same = (value: unknown) => ({ equals: String(value).trim(), mode: 'insensitive' });
+  const fields = kind.duplicateFields.filter((f) => input[f] !== undefined && String(input[f]).trim() !== '');
+  return kind.table(tx).findFirst({
+    where: {
+      AND: [
+        { name: same(name) },
+        ...fields.map((f) => ({ [f]: same(input[f]) })),
+        { status: { not: 'trash' } },
+        hasRole(caller, 'editor') ? {} : { OR: [{ status: 'publish' }, { authorId: caller?.id ?? -1 }] },
+      ],
+    },
+    orderBy: { id: 'asc' },
+  });
+}
+
+async function takenSlugs(tx: Tx, kind: LinkedKind, base: string, self: number | undefined): Promise<string[]> {
+  const rows = await kind.table(tx).findMany({
+    where: { slug: { startsWith: base }, ...(self ? { id: { not: self } } : {}) },
+    select: { slug: true },
+  });
+  return rows.map((r) => r.slug);
+}
+
+async function userExists(tx: Tx, id: number) {
+  return (await tx.user.findUnique({ where: { id }, select: { id: true } })) !== null;
+}
+
+export const VENUE: LinkedKind = {
+  type: 'venue',
+  nameField: 'venue',
+  textFields: ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince'],
+  searchFields: ['address', 'city', 'country', 'province', 'state', 'stateprovince', 'zip', 'phone'],
+  duplicateFields: ['description', 'excerpt', 'address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
+  table: (db) => db.venue as unknown as Delegate,
+  derived: (input, current) => {
+    const data: Record<string, unknown> = {};
+    // Map flags default to true on create and keep their value on update when not sent.
+    if (input.show_map !== undefined) data.showMap = truthy(input.show_map as string | boolean);
+    if (input.show_map_link !== undefined) data.showMapLink = truthy(input.show_map_link as string | boolean);
+    if (input.geo_lat !== undefined) data.geoLat = input.geo_lat;
+    if (input.geo_lng !== undefined) data.geoLng = input.geo_lng;
+    // stateprovince follows state (US addresses) or province, unless the caller set it apart.
+    if (input.stateprovince === undefined) {
+      const was = current ? String(current.stateprovince) : '';
+      const wasDerived = !current || was === '' || was === stateOrProvince(current);
+      const next = { ...current, ...pick(input, ['state', 'province', 'country']) };
+      if (wasDerived) data.stateprovince = stateOrProvince(next);
+    }
+    return data;
+  },
+};
+
+export const ORGANIZER: LinkedKind = {
+  type: 'organizer',
+  nameField: 'organizer',
+  textFields: ['phone', 'website', 'email'],
+  searchFields: ['phone', 'email', 'website'],
+  duplicateFields: ['description', 'excerpt', 'phone', 'email', 'website'],
+  table: (db) => db.organizer as unknown as Delegate,
+};
+
+/** Reference part 1.2: the state when the country is empty or the United States, else the province. */
+function stateOrProvince(address: Record<string, unknown>): string {
+  const country = String(address.country ?? '').trim().toLowerCase();
+  const us = country === '' || country === 'us' || country === 'usa' || country === 'united states';
+  return String((us ? address.state : address.province) ?? '').trim();
+}
+
+function pick(input: LinkedInput, fields: string[]) {
+  return Object.fromEntries(fields.filter((f) => input[f] !== undefined).map((f) => [f, String(input[f]).trim()]));
+}

@@ -1,0 +1,79 @@
+// What events, venues and organizers share as posts: publication dates, images, slugs, truthy
+// words, and the answer to "may this caller see or change this item".
+import { canEdit, canRead, forbidden, type PostStatus } from '../auth/permissions.js';
+import type { Caller } from '../auth/roles.js';
+import { ApiError, invalidParams, type ResourceType } from '../http/errors.js';
+import { parseDateInput } from '../lib/dates.js';
+import { firstFreeSlug, slugify } from '../lib/slug.js';
+
+export interface PostHead {
+  id: number;
+  authorId: number | null;
+  status: PostStatus;
+  slug: string;
+}
+
+/** The publication date a write asks for: `date_utc` in UTC, else `date` in the site's zone. */
+export function publicationDate(input: { date?: string | number; date_utc?: string | number }, siteZone: string): Date | undefined {
+  if (input.date_utc !== undefined) {
+    const parsed = parseDateInput(input.date_utc, 'UTC');
+    if (!parsed) throw invalidParams({ date_utc: 'date_utc is not a date this service understands.' });
+    return parsed.toJSDate();
+  }
+  if (input.date !== undefined) {
+    const parsed = parseDateInput(input.date, siteZone);
+    if (!parsed) throw invalidParams({ date: 'date is not a date this service understands.' });
+    return parsed.toJSDate();
+  }
+  return undefined;
+}
+
+/**
+ * The stored image for an `image` input: a URL is kept; an empty value or 0 removes the image. IDs
+ * would name uploaded media, which this service does not hold, so any other ID is refused.
+ */
+export function imageValue(image: string | number | undefined): string | null | undefined {
+  if (image === undefined) return undefined;
+  if (image === '' || image === 0 || image === '0') return null;
+  if (typeof image === 'number' || /^\d+$/.test(image)) {
+    throw invalidParams({ image: `There is no uploaded image with ID ${image}; give the image's URL instead.` });
+  }
+  if (!/^https?:\/\/[^\s]+$/i.test(image)) throw invalidParams({ image: 'image must be an http(s) URL or the ID of an image.' });
+  return image;
+}
+
+/** The image object of the representation (reference part 1.6) for a stored image URL. */
+export function imageObject(url: string | null) {
+  if (!url) return undefined;
+  const extension = /\.([A-Za-z0-9]{1,5})$/.exec(new URL(url).pathname)?.[1]?.toLowerCase();
+  return { url, ...(extension ? { extension } : {}) };
+}
+
+const TRUTHY = new Set(['1', 'true', 'yes', 'y', 'on', 'enable', 'enabled']);
+
+/** The reference's truthy test: JSON true, or one of its words in any case. */
+export const truthy = (value: boolean | string | number | undefined | null) =>
+  value === true || (typeof value === 'string' && TRUTHY.has(value.trim().toLowerCase())) || value === 1;
+
+/** A slug free in one resource's table: the requested one, or one derived from the name. */
+export async function freeSlug(
+  requested: string | undefined,
+  name: string,
+  fallback: string,
+  takenLike: (base: string) => Promise<string[]>,
+): Promise<string> {
+  const base = (requested !== undefined ? slugify(requested) : '') || slugify(name) || fallback;
+  return firstFreeSlug(base, await takenLike(base));
+}
+
+/** 403 `<type>-not-accessible` unless the caller may read the item. */
+export function assertReadable(type: ResourceType, caller: Caller, item: PostHead) {
+  if (!canRead(caller, item)) throw new ApiError(403, `${type}-not-accessible`, `The requested ${type} is not accessible.`);
+}
+
+/** `rest_forbidden` unless the caller may change the item. */
+export function assertEditable(caller: Caller, item: PostHead) {
+  if (!canEdit(caller, item)) throw forbidden(caller);
+}
+
+export const globalId = (site: string, id: number) => `${new URL(site).host}?id=${id}`;
