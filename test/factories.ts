@@ -5,11 +5,15 @@ let counter = 0;
 
 export async function insertEvent(
   db: Database,
-  { status = 'publish', termIds = [] as number[], title = 'Event' }: { status?: 'publish' | 'draft' | 'trash'; termIds?: number[]; title?: string } = {},
+  {
+    status = 'publish',
+    termIds = [] as number[],
+    title = 'Event',
+    start = new Date('2030-01-01T10:00:00Z'),
+  }: { status?: 'publish' | 'draft' | 'trash'; termIds?: number[]; title?: string; start?: Date } = {},
 ) {
   counter += 1;
-  const start = new Date('2030-01-01T10:00:00Z');
-  const end = new Date('2030-01-01T12:00:00Z');
+  const end = new Date(start.getTime() + 2 * 3600_000);
   return db.prisma.event.create({
     data: {
       title,
