@@ -8,10 +8,10 @@ import type { Database } from './db/client.js';
 import { handlers } from './handlers/index.js';
 import { createBackend } from './http/backend.js';
 import { callerOfResponse, registerSecurity } from './http/security.js';
-import { ApiError, noRoute, toApiError } from './http/errors.js';
+import { ApiError, invalidParams, noRoute, toApiError } from './http/errors.js';
 import type { Call, Reply } from './http/handler.js';
 import { type LocaleInfo, localeMiddleware } from './http/locale.js';
-import { coerceBodyScalars, normalizeQuery } from './http/query.js';
+import { coerceBodyScalars, illFormedFields, normalizeQuery } from './http/query.js';
 import { NAMESPACE, requestUrls } from './http/urls.js';
 import { validationError } from './http/validation.js';
 import { loadDocument } from './openapi.js';
@@ -69,6 +69,10 @@ async function dispatch(api: OpenAPIBackend, req: Request, res: Response): Promi
       throw new ApiError(415, 'rest_unsupported_media_type', 'Send the body as application/json or application/x-www-form-urlencoded.');
     }
     body = req.body ?? {};
+    const illFormed = illFormedFields(body);
+    if (illFormed.length) {
+      throw invalidParams(Object.fromEntries(illFormed.map((name) => [name, `${name} contains text that is not valid Unicode.`])));
+    }
     const schema = (operation.requestBody as OpenAPIV3_1.RequestBodyObject).content['application/json']?.schema;
     if (body && typeof body === 'object' && !Array.isArray(body)) {
       coerceBodyScalars(body as Record<string, unknown>, schema as OpenAPIV3_1.SchemaObject);

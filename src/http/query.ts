@@ -54,3 +54,18 @@ function collectProperties(schema: OpenAPIV3_1.SchemaObject | undefined): Record
   const inherited = (schema.allOf ?? []).map((s) => collectProperties(s as OpenAPIV3_1.SchemaObject));
   return Object.assign({}, ...inherited, own);
 }
+
+/**
+ * Top-level fields of a body holding text that is not well-formed Unicode (a lone surrogate from
+ * a `\ud800` escape): valid JSON, but no database or client can store or show it.
+ */
+export function illFormedFields(body: unknown): string[] {
+  const bad = (value: unknown): boolean =>
+    typeof value === 'string'
+      ? !value.isWellFormed()
+      : Array.isArray(value)
+        ? value.some(bad)
+        : value !== null && typeof value === 'object' && Object.entries(value).some(([k, v]) => !k.isWellFormed() || bad(v));
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return bad(body) ? ['body'] : [];
+  return Object.entries(body).filter(([k, v]) => !k.isWellFormed() || bad(v)).map(([k]) => (k.isWellFormed() ? k : 'body'));
+}

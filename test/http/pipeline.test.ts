@@ -31,6 +31,18 @@ describe('the HTTP pipeline', () => {
     expect(errorOf(r)).toEqual([400, 'rest_invalid_json', 400]);
   });
 
+  it('refuses text that is not valid Unicode (a lone surrogate) with 400 naming the field', async () => {
+    for (const [path, data] of [
+      ['/venues', '{"venue": "Hall \\ud800"}'],
+      ['/organizers', '{"organizer": "Ana", "phone": ["\\udfff"]}'],
+      ['/categories', '{"name": "ok", "\\ud800": 1}'],
+    ]) {
+      const r = await s.request('POST', path, { raw: { contentType: 'application/json', data } });
+      expect(errorOf(r), data).toEqual([400, 'rest_invalid_param', 400]);
+    }
+    expect(await s.db.prisma.venue.count()).toBe(0);
+  });
+
   it('answers a JSON body that is not an object with 400', async () => {
     for (const data of ['[1,2]', '"name"', 'null']) {
       const r = await s.request('POST', '/categories', { raw: { contentType: 'application/json', data } });
