@@ -1,6 +1,6 @@
 // Date inputs in the forms decisions.md lists, read in a given zone, and the `YYYY-MM-DD HH:MM:SS`
 // form every response uses.
-import { DateTime } from 'luxon';
+import { DateTime, type Zone } from 'luxon';
 
 const LOCAL_FORMATS = ['yyyy-MM-dd HH:mm:ss', 'yyyy-MM-dd HH:mm', 'yyyy-MM-dd'];
 const RELATIVE = /^([+-])\s*(\d{1,6})\s*(second|minute|hour|day|week|month|year)s?$/i;
@@ -10,7 +10,7 @@ const UNITS = { second: 'seconds', minute: 'minutes', hour: 'hours', day: 'days'
  * The instant a date input names, or undefined when it is not one of the accepted forms. Values
  * without an offset are wall-clock times in `zone`; Unix timestamps are instants.
  */
-export function parseDateInput(value: string | number, zone: string, now: DateTime = DateTime.now()): DateTime | undefined {
+export function parseDateInput(value: string | number, zone: string | Zone, now: DateTime = DateTime.now()): DateTime | undefined {
   if (typeof value === 'number' || /^-?\d{1,12}$/.test(value.trim())) {
     const seconds = Number(value);
     return Number.isSafeInteger(seconds) ? valid(DateTime.fromSeconds(seconds, { zone })) : undefined;
@@ -43,5 +43,5 @@ export function parseDateInput(value: string | number, zone: string, now: DateTi
 const valid = (d: DateTime) => (d.isValid && d.year >= 1 && d.year <= 9999 ? d : undefined);
 
 /** `YYYY-MM-DD HH:MM:SS` in `zone`. */
-export const formatDateTime = (instant: Date | DateTime, zone: string) =>
+export const formatDateTime = (instant: Date | DateTime, zone: string | Zone) =>
   (instant instanceof Date ? DateTime.fromJSDate(instant) : instant).setZone(zone).toFormat('yyyy-MM-dd HH:mm:ss');

@@ -1,0 +1,77 @@
+// An event's free-form cost (a string, a number or a list of them) read as the reference reads it
+// (part 4.3): commas and dashes separate values, a currency symbol before or after the numbers
+// counts when every value that has one agrees, 0 is "Free", and words stay as labels.
+export interface CostDetails {
+  currency_symbol: string;
+  currency_code: string;
+  currency_position: '' | 'prefix' | 'postfix';
+  values: string[];
+}
+
+export interface Cost {
+  cost: string;
+  cost_details: CostDetails;
+}
+
+export type CostInput = string | number | Array<string | number> | null | undefined;
+
+// Between values: a comma, an en or em dash, or a hyphen between two amounts.
+const SEPARATOR = /\s*(?:,|[–—]|\s-\s|(?<=\d)\s*-\s*(?=\D{0,3}\d))\s*/u;
+const AMOUNT = /^([^\d\s.]{0,5}?)\s*(\d[\d\s.]*)\s*([^\d\s.]{0,5})$/u;
+
+interface Entry {
+  amount?: number;
+  label: string;
+  symbol: string;
+  position: '' | 'prefix' | 'postfix';
+}
+
+export function parseCost(input: CostInput): Cost {
+  const pieces = (input === null || input === undefined ? [] : Array.isArray(input) ? input : [input])
+    .flatMap((item) => (typeof item === 'number' ? [String(item)] : String(item).split(SEPARATOR)))
+    .map((piece) => piece.trim())
+    .filter(Boolean);
+  const entries = pieces.map(readEntry);
+
+  const symbols = new Set(entries.filter((e) => e.amount !== undefined && e.symbol).map((e) => `${e.position}\u0000${e.symbol}`));
+  const [position, symbol] = symbols.size === 1 ? ([...symbols][0].split('\u0000') as [CostDetails['currency_position'], string]) : (['', ''] as const);
+
+  const amounts = entries.filter((e) => e.amount !== undefined).map((e) => e.amount!).sort((a, b) => a - b);
+  const labels = entries.filter((e) => e.amount === undefined).map((e) => e.label);
+  const format = (n: number) => (n === 0 ? 'Free' : position === 'prefix' ? `${symbol}${n}` : position === 'postfix' ? `${n}${symbol}` : String(n));
+
+  let cost = '';
+  if (amounts.length) {
+    const [low, high] = [amounts[0], amounts[amounts.length - 1]];
+    cost = low === high ? format(low) : `${format(low)} – ${format(high)}`;
+  } else if (labels.length) {
+    cost = labels.join(', ');
+  }
+  return {
+    cost,
+    cost_details: {
+      currency_symbol: symbol,
+      currency_code: '',
+      currency_position: position,
+      values: [...new Set([...amounts.map(String), ...labels.map((l) => l.toLowerCase())])],
+    },
+  };
+}
+
+function readEntry(piece: string): Entry {
+  const match = AMOUNT.exec(piece);
+  const amount = match ? toNumber(match[2]) : undefined;
+  if (!match || amount === undefined) return { label: piece, symbol: '', position: '' };
+  const [, before, , after] = match;
+  const symbol = before || after;
+  return { amount, label: piece, symbol, position: before ? 'prefix' : after ? 'postfix' : '' };
+}
+
+/** "1 234.50", "1.234" (thousands), "12.5" to a number; undefined when it is not one. */
+function toNumber(text: string): number | undefined {
+  const compact = text.replace(/\s/g, '');
+  const digits = /^\d{1,3}(\.\d{3})+$/.test(compact) ? compact.replace(/\./g, '') : compact;
+  if (!/^\d+(\.\d+)?$/.test(digits)) return undefined;
+  const value = Number(digits);
+  return Number.isFinite(value) ? value : undefined;
+}

@@ -1,0 +1,84 @@
+// An event's time zone and times: inputs read in the event's zone (an IANA name or `UTC+H[:MM]`),
+// kept both as wall-clock times in that zone and as UTC instants, so that neither drifts across a
+// daylight-saving change. Luxon does all zone arithmetic.
+import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
+import { parseDateInput } from './dates.js';
+
+export interface EventZone {
+  /** As stored and shown: the IANA name, or `UTC+5`, `UTC-3:30`. */
+  name: string;
+  zone: Zone;
+}
+
+const OFFSET = /^UTC\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?$/i;
+
+/** The zone named by a `timezone` input, or undefined when it names none. */
+export function eventZone(name: string): EventZone | undefined {
+  const text = name.trim();
+  if (/^(UTC|GMT|Z)$/i.test(text)) return { name: 'UTC', zone: FixedOffsetZone.utcInstance };
+  const offset = OFFSET.exec(text);
+  if (offset) {
+    const hours = Number(offset[2]);
+    const minutes = Number(offset[3] ?? 0);
+    if (hours > 14 || minutes > 59) return undefined;
+    const sign = offset[1] === '-' ? -1 : 1;
+    const label = `UTC${offset[1]}${hours}${minutes ? `:${String(minutes).padStart(2, '0')}` : ''}`;
+    return { name: hours === 0 && minutes === 0 ? 'UTC' : label, zone: FixedOffsetZone.instance(sign * (hours * 60 + minutes)) };
+  }
+  // Only names in the IANA database; Luxon would also take offsets spelled in other ways.
+  if (/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(text) && IANAZone.isValidZone(text)) return { name: text, zone: IANAZone.create(text) };
+  return undefined;
+}
+
+export interface EventTimes {
+  /** Wall-clock times in the event's zone, as UTC-based Dates (the columns have no zone). */
+  startLocal: Date;
+  endLocal: Date;
+  startUtc: Date;
+  endUtc: Date;
+}
+
+export type TimesError = { field: 'start_date' | 'end_date'; message: string };
+
+/**
+ * The event's times from its date inputs. All-day events cover whole days: the start moves to the
+ * beginning of its day, the end to 23:59:59 of its day. An end before the start is an error.
+ */
+export function eventTimes(
+  start: string | number | DateTime,
+  end: string | number | DateTime,
+  zone: EventZone,
+  allDay: boolean,
+): EventTimes | TimesError {
+  let from = typeof start === 'object' ? start.setZone(zone.zone) : parseDateInput(start, zone.zone);
+  let to = typeof end === 'object' ? end.setZone(zone.zone) : parseDateInput(end, zone.zone);
+  if (!from) return { field: 'start_date', message: 'start_date is not a date this service understands.' };
+  if (!to) return { field: 'end_date', message: 'end_date is not a date this service understands.' };
+  if (allDay) {
+    from = from.startOf('day');
+    to = to.endOf('day').set({ millisecond: 0 });
+  }
+  from = from.set({ millisecond: 0 });
+  to = to.set({ millisecond: 0 });
+  if (to < from) return { field: 'end_date', message: 'end_date is before start_date.' };
+  return { startLocal: wallClock(from), endLocal: wallClock(to), startUtc: from.toUTC().toJSDate(), endUtc: to.toUTC().toJSDate() };
+}
+
+/** The wall-clock reading of a zoned time, as a Date whose UTC fields carry it. */
+const wallClock = (t: DateTime) => new Date(Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second));
+
+/** A stored wall-clock Date back in its zone. */
+export const fromWallClock = (local: Date, zone: EventZone) =>
+  DateTime.fromJSDate(local, { zone: 'UTC' }).setZone(zone.zone, { keepLocalTime: true });
+
+/** The zone's short name at that moment, e.g. `EST`/`EDT`, `UTC+5:30`. */
+export function zoneAbbreviation(zone: EventZone, at: Date): string {
+  if (zone.zone instanceof FixedOffsetZone) return zone.name;
+  return DateTime.fromJSDate(at, { zone: zone.zone }).setLocale('en-US').offsetNameShort ?? zone.name;
+}
+
+/** `{year, month, day, hour, minutes, seconds}` as zero-padded strings (reference part 1.1). */
+export function dateDetails(wallClockDate: Date) {
+  const iso = wallClockDate.toISOString();
+  return { year: iso.slice(0, 4), month: iso.slice(5, 7), day: iso.slice(8, 10), hour: iso.slice(11, 13), minutes: iso.slice(14, 16), seconds: iso.slice(17, 19) };
+}

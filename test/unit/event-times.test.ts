@@ -1,0 +1,69 @@
+import { DateTime } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import { dateDetails, eventTimes, eventZone, fromWallClock, zoneAbbreviation, type EventTimes } from '../../src/lib/event-times.js';
+
+const ny = eventZone('America/New_York')!;
+const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
+
+describe('eventZone', () => {
+  it('takes IANA names and UTC offsets, and nothing else', () => {
+    expect(eventZone('Europe/Paris')?.name).toBe('Europe/Paris');
+    expect(eventZone('UTC+5')?.name).toBe('UTC+5');
+    expect(eventZone('utc-3:30')?.name).toBe('UTC-3:30');
+    expect(eventZone('UTC+0')?.name).toBe('UTC');
+    expect(eventZone('UTC')?.zone.isUniversal).toBe(true);
+    for (const bad of ['Mars/Olympus', 'UTC+15', 'UTC+5:75', '', '+05:00', 'America/New_York\u0000', '../etc']) expect(eventZone(bad), bad).toBeUndefined();
+  });
+});
+
+describe('eventTimes', () => {
+  it('keeps the wall clock and the exact UTC instant across a daylight-saving change', () => {
+    // New York moves from EDT (-4) to EST (-5) on 2026-11-01 at 02:00.
+    const t = eventTimes('2026-10-31 22:00:00', '2026-11-01 10:00:00', ny, false) as EventTimes;
+    expect(iso(t.startUtc)).toBe('2026-11-01T02:00:00Z');
+    expect(iso(t.endUtc)).toBe('2026-11-01T15:00:00Z');
+    expect(iso(t.startLocal)).toBe('2026-10-31T22:00:00Z');
+    expect(iso(t.endLocal)).toBe('2026-11-01T10:00:00Z');
+    expect(zoneAbbreviation(ny, t.startUtc)).toBe('EDT');
+    expect(zoneAbbreviation(ny, t.endUtc)).toBe('EST');
+    expect(fromWallClock(t.endLocal, ny).toUTC().toISO()).toBe('2026-11-01T15:00:00.000Z');
+  });
+
+  it('moves a time in the spring-forward gap to the first valid time', () => {
+    const t = eventTimes('2027-03-14 02:30', '2027-03-14 04:00', ny, false) as EventTimes;
+    expect(iso(t.startUtc)).toBe('2027-03-14T07:30:00Z');
+    expect(iso(t.startLocal)).toBe('2027-03-14T03:30:00Z');
+  });
+
+  it('reads offsets in the input and Unix timestamps as instants', () => {
+    const t = eventTimes('2026-12-12T19:30:00-05:00', 1797130800, ny, false) as EventTimes;
+    expect(iso(t.startUtc)).toBe('2026-12-13T00:30:00Z');
+    expect(iso(t.startLocal)).toBe('2026-12-12T19:30:00Z');
+    expect(iso(t.endUtc)).toBe(new Date(1797130800 * 1000).toISOString().replace('.000Z', 'Z'));
+  });
+
+  it('snaps all-day events to whole days and keeps several days', () => {
+    const t = eventTimes('2027-07-09 15:00', '2027-07-11 09:00', eventZone('Europe/Berlin')!, true) as EventTimes;
+    expect(iso(t.startLocal)).toBe('2027-07-09T00:00:00Z');
+    expect(iso(t.endLocal)).toBe('2027-07-11T23:59:59Z');
+    expect(iso(t.startUtc)).toBe('2027-07-08T22:00:00Z');
+  });
+
+  it('refuses an end before the start and unreadable dates, naming the field', () => {
+    expect(eventTimes('2027-01-02', '2027-01-01', ny, false)).toEqual({ field: 'end_date', message: expect.any(String) });
+    expect(eventTimes('soon', '2027-01-01', ny, false)).toMatchObject({ field: 'start_date' });
+    expect(eventTimes('2027-01-01', '2027-13-01', ny, false)).toMatchObject({ field: 'end_date' });
+  });
+
+  it('reads relative words in the event zone', () => {
+    const now = DateTime.now().setZone('Asia/Tokyo');
+    const t = eventTimes('tomorrow', '+2 days', eventZone('Asia/Tokyo')!, false) as EventTimes;
+    expect(iso(t.startLocal).slice(0, 10)).toBe(now.plus({ days: 1 }).toISODate());
+  });
+});
+
+describe('dateDetails', () => {
+  it('gives zero-padded strings', () => {
+    expect(dateDetails(new Date('2027-01-05T07:08:09Z'))).toEqual({ year: '2027', month: '01', day: '05', hour: '07', minutes: '08', seconds: '09' });
+  });
+});
