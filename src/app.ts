@@ -3,6 +3,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Context, OpenAPIBackend } from 'openapi-backend';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { handlers } from './handlers/index.js';
@@ -24,9 +26,11 @@ export interface AppOptions {
   db: Database;
   /** Called with every failure that becomes a 5xx, for logging. */
   onServerError?: (err: unknown, req: Request) => void;
+  /** Logs one line per request (method, URL, status, time); never headers or bodies. */
+  logger?: Logger;
 }
 
-export function createApp({ config, db, onServerError }: AppOptions) {
+export function createApp({ config, db, onServerError, logger }: AppOptions) {
   const api = createBackend(loadDocument());
   registerSecurity(api, { config, db });
   registerHandlers(api, { config, db });
@@ -35,6 +39,7 @@ export function createApp({ config, db, onServerError }: AppOptions) {
   app.disable('x-powered-by');
   // req.ip, which keys the sign-in throttle, comes from X-Forwarded-For only behind a trusted proxy.
   app.set('trust proxy', config.trustProxy);
+  if (logger) app.use(requestLogger(logger));
   app.set('etag', false); // Express's weak ETag would hide ours (issue: production HTTP behaviour)
   app.set('query parser', false); // normalizeQuery reads the raw query against the document
   app.use(localeMiddleware(config.restPrefix));
@@ -120,6 +125,18 @@ function registerHandlers(api: OpenAPIBackend, deps: Pick<Call, 'config' | 'db'>
     notFound: () => {
       throw noRoute();
     },
+  });
+}
+
+// Only what an operator needs: headers (credentials!) and bodies never reach the log.
+function requestLogger(logger: Logger) {
+  return pinoHttp({
+    logger,
+    serializers: {
+      req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
+      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+    },
+    customProps: (req) => ({ client: (req as Request).ip }),
   });
 }
 

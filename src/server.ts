@@ -13,7 +13,12 @@ async function main() {
   if (config.admin && (await bootstrapAdmin(db.prisma, config.admin.login, config.admin.password))) {
     log.info({ login: config.admin.login }, 'created the administrator from ADMIN_USER');
   }
-  const app = createApp({ config, db, onServerError: (err, req) => log.error({ err, method: req.method, url: req.url }, 'request failed') });
+  const app = createApp({
+    config,
+    db,
+    logger: log,
+    onServerError: (err, req) => log.error({ err, method: req.method, url: req.url }, 'request failed'),
+  });
   const server = app.listen(config.port, config.host, () => {
     log.info({ url: `http://${config.host}:${config.port}${config.restPrefix}/calendar/events/v1`, database: db.kind }, 'listening');
   });
