@@ -82,7 +82,7 @@ export interface UserChanges {
 export async function updateUser(prisma: Prisma, login: string, changes: UserChanges): Promise<UserSummary> {
   const user = await findUser(prisma, login);
   if (changes.password !== undefined) checkPassword(changes.password);
-  await prisma.user.update({
+  const updated = await prisma.user.update({
     where: { id: user.id },
     data: {
       role: changes.role === undefined ? undefined : checkRole(changes.role),
@@ -91,7 +91,8 @@ export async function updateUser(prisma: Prisma, login: string, changes: UserCha
       passwordHash: changes.password === undefined ? undefined : await hashSecret(changes.password),
     },
   });
-  return (await listUsers(prisma)).find((u) => u.id === user.id)!;
+  const appPasswords = await prisma.appPassword.count({ where: { userId: user.id } });
+  return { id: updated.id, login: updated.login, displayName: updated.displayName, email: updated.email, role: updated.role, appPasswords };
 }
 
 export async function deleteUser(prisma: Prisma, login: string): Promise<void> {

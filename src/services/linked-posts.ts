@@ -31,8 +31,8 @@ interface Delegate {
   findFirst(args: object): Promise<LinkedRow | null>;
   findMany(args: object): Promise<LinkedRow[]>;
   count(args: object): Promise<number>;
-  create(args: object): Promise<{ id: number }>;
-  update(args: object): Promise<unknown>;
+  create(args: object): Promise<LinkedRow>;
+  update(args: object): Promise<LinkedRow>;
   delete(args: object): Promise<unknown>;
 }
 
@@ -123,7 +123,7 @@ export async function createLinked(prisma: Prisma, kind: LinkedKind, caller: Cal
       const status = effectiveStatus(caller, input.status);
       const publishedAt = publicationDate(input, siteZone);
       const slug = await freeSlug(input.slug, name, kind.type, (base) => takenSlugs(tx, kind, base, undefined));
-      const { id } = await kind.table(tx).create({
+      const row = await kind.table(tx).create({
         data: {
           ...columns(kind, input, undefined),
           name,
@@ -132,9 +132,8 @@ export async function createLinked(prisma: Prisma, kind: LinkedKind, caller: Cal
           authorId: await effectiveAuthor(caller, input.author, undefined, (id) => userExists(tx, id)),
           ...(publishedAt ? { publishedAt } : {}),
         },
-        select: { id: true },
       });
-      return { row: (await kind.table(tx).findFirst({ where: { id } }))!, created: true };
+      return { row, created: true };
     }),
   );
 }
@@ -152,7 +151,7 @@ export async function updateLinked(prisma: Prisma, kind: LinkedKind, caller: Cal
           : current.slug;
       const publishedAt = publicationDate(input, siteZone);
       const status = effectiveStatus(caller, input.status, current.status);
-      await kind.table(tx).update({
+      return kind.table(tx).update({
         where: { id: current.id },
         data: {
           ...columns(kind, input, current),
@@ -164,7 +163,6 @@ export async function updateLinked(prisma: Prisma, kind: LinkedKind, caller: Cal
           ...(publishedAt ? { publishedAt } : {}),
         },
       });
-      return (await kind.table(tx).findFirst({ where: { id: current.id } }))!;
     }),
   );
 }
@@ -186,8 +184,7 @@ export async function deleteLinked(prisma: Prisma, kind: LinkedKind, caller: Cal
     if (current.status === 'trash') {
       throw new ApiError(410, `${kind.type}-is-in-trash`, `The ${kind.type} with ID ${current.id} is already in the trash.`);
     }
-    await kind.table(tx).update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } });
-    return (await kind.table(tx).findFirst({ where: { id: current.id } }))!;
+    return kind.table(tx).update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } });
   });
 }
 
