@@ -10,6 +10,8 @@ import type { SqlConnection } from './sql.js';
 import { migrate } from './migrate.js';
 
 export type Prisma = PrismaClient;
+/** The client a `$transaction` callback receives. */
+export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
 
 export interface Database {
   prisma: PrismaClient;

@@ -38,14 +38,23 @@ export function normalizeQuery(search: string, parameters: Parameter[] = []): Ra
 export function coerceBodyScalars(body: Record<string, unknown>, schema: OpenAPIV3_1.SchemaObject | undefined): void {
   const properties = collectProperties(schema);
   for (const [key, value] of Object.entries(body)) {
-    const type = properties[key]?.type;
-    if (typeof value !== 'string') continue;
+    if (typeof value !== 'string' || !properties[key]) continue;
+    const types = scalarTypes(properties[key]);
+    // A field that takes a number or an object (an event's `venue`) is still a number in a form.
+    const type = types.size === 1 ? [...types][0] : types.has('integer') && !types.has('string') ? 'integer' : undefined;
     if (type === 'boolean' && value.toLowerCase() in BOOLEAN_WORDS) {
       body[key] = BOOLEAN_WORDS[value.toLowerCase()] === 'true';
     } else if ((type === 'integer' && /^-?\d{1,15}$/.test(value)) || (type === 'number' && /^-?\d+(\.\d+)?$/.test(value))) {
       body[key] = Number(value);
     }
   }
+}
+
+/** The scalar types a schema accepts, through anyOf, oneOf and allOf. */
+function scalarTypes(schema: OpenAPIV3_1.SchemaObject, depth = 0): Set<string> {
+  const own = [schema.type ?? []].flat().filter((t) => t !== 'object' && t !== 'array');
+  const nested = depth > 5 ? [] : [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])];
+  return new Set([...own, ...nested.flatMap((s) => [...scalarTypes(s as OpenAPIV3_1.SchemaObject, depth + 1)])]);
 }
 
 function collectProperties(schema: OpenAPIV3_1.SchemaObject | undefined): Record<string, OpenAPIV3_1.SchemaObject> {

@@ -71,10 +71,24 @@ const wallClock = (t: DateTime) => new Date(Date.UTC(t.year, t.month - 1, t.day,
 export const fromWallClock = (local: Date, zone: EventZone) =>
   DateTime.fromJSDate(local, { zone: 'UTC' }).setZone(zone.zone, { keepLocalTime: true });
 
-/** The zone's short name at that moment, e.g. `EST`/`EDT`, `UTC+5:30`. */
+// ICU knows each zone's abbreviation only in the locales that use it (EDT in en-US, CEST in en-GB,
+// AEST in en-AU, IST in en-IN, JST in ja-JP); elsewhere it answers "GMT+2".
+const ABBREVIATION_LOCALES = ['en-US', 'en-GB', 'en-AU', 'en-IN', 'en-ZA', 'en-NZ', 'ja-JP'];
+
+/**
+ * The zone's short name at that moment, e.g. `EST`/`EDT`, `CEST`; for zones that have none, the
+ * offset as the tz database writes it (`-03`, `+0530`); fixed offsets keep their name (`UTC+5`).
+ */
 export function zoneAbbreviation(zone: EventZone, at: Date): string {
   if (zone.zone instanceof FixedOffsetZone) return zone.name;
-  return DateTime.fromJSDate(at, { zone: zone.zone }).setLocale('en-US').offsetNameShort ?? zone.name;
+  const moment = DateTime.fromJSDate(at, { zone: zone.zone });
+  for (const locale of ABBREVIATION_LOCALES) {
+    const name = moment.setLocale(locale).offsetNameShort;
+    if (name && !/^(GMT|UTC)[+-−]/.test(name)) return name;
+  }
+  if (moment.offset === 0) return 'UTC';
+  const offset = moment.toFormat('ZZZ'); // +0545
+  return moment.offset % 60 ? offset : offset.slice(0, 3);
 }
 
 /** `{year, month, day, hour, minutes, seconds}` as zero-padded strings (reference part 1.1). */

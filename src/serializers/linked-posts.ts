@@ -49,16 +49,23 @@ export function serializeLinked(kind: LinkedKind, row: LinkedRow, { urls, siteZo
   const present = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
   return {
     ...present,
-    ...(single ? { json_ld: kind.type === 'venue' ? placeJsonLd(row, text) : personJsonLd(row, text) } : {}),
+    ...(single ? { json_ld: linkedJsonLd(kind, row) } : {}),
     ...(kind.type === 'venue' ? { show_map: Boolean(row.showMap), show_map_link: Boolean(row.showMapLink) } : {}),
     global_id: globalId(urls.site, row.id),
     global_id_lineage: [globalId(urls.site, row.id)],
   } as Venue | Organizer;
 }
 
-const plain = (html: string) => html.replace(/<[^>]*>/g, '').trim();
+/** Text without its HTML tags, as schema.org descriptions want it. */
+export const plain = (html: string) => html.replace(/<[^>]*>/g, '').trim();
 const compact = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '' && v !== null));
+
+/** The schema.org Place or Person that describes a venue or organizer. */
+export function linkedJsonLd(kind: LinkedKind, row: LinkedRow) {
+  const text = (column: string) => String(row[column] ?? '');
+  return kind.type === 'venue' ? placeJsonLd(row, text) : personJsonLd(row, text);
+}
 
 function placeJsonLd(row: LinkedRow, text: (c: string) => string) {
   const address = compact({

@@ -9,7 +9,7 @@ type Tag = components['schemas']['Tag'];
 /** The route segment of each taxonomy's collection. */
 export const COLLECTION = { tribe_events_cat: 'categories', post_tag: 'tags' } as const;
 
-export function termUrls(term: TermRecord, urls: Urls) {
+export function termUrls(term: Pick<TermRecord, 'id' | 'taxonomy' | 'parentId'>, urls: Urls) {
   const collection = `${urls.base}/${COLLECTION[term.taxonomy]}`;
   return {
     self: `${collection}/${term.id}`,

@@ -1,15 +1,13 @@
 // Venues and organizers: posts that events link to. Both behave the same (reference parts 1.2, 1.3,
 // 2.4, 3), so one implementation serves both, told apart by a LinkedKind. Writes run in one
 // transaction and retry when a concurrent writer takes the same slug first.
-import { canDeleteForGood, effectiveAuthor, effectiveStatus, forbidden, listVisibility, type PostStatus } from '../auth/permissions.js';
+import { effectiveAuthor, effectiveStatus, listVisibility, type PostStatus } from '../auth/permissions.js';
 import { type Caller, hasRole } from '../auth/roles.js';
-import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import type { Prisma } from '../db/client.js';
-import { ApiError, invalidParams, notFound } from '../http/errors.js';
-import { assertEditable, assertReadable, freeSlug, imageValue, publicationDate, truthy } from './posts.js';
+import type { Prisma, Tx } from '../db/client.js';
+import { invalidParams, notFound } from '../http/errors.js';
+import { assertEditable, assertReadable, freeSlug, imageValue, publicationDate, trashOrDelete, truthy, userExists } from './posts.js';
 import { retryOnConflict } from './retry.js';
 
-type Tx = PrismaNS.TransactionClient;
 
 export interface LinkedKind {
   type: 'venue' | 'organizer';
@@ -115,27 +113,28 @@ export interface CreateResult {
 }
 
 export async function createLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, input: LinkedInput, siteZone: string): Promise<CreateResult> {
-  return retryOnConflict(() =>
-    prisma.$transaction(async (tx) => {
-      const name = String(input[kind.nameField]).trim();
-      const existing = await findDuplicate(tx, kind, caller, name, input);
-      if (existing) return { row: existing, created: false };
-      const status = effectiveStatus(caller, input.status);
-      const publishedAt = publicationDate(input, siteZone);
-      const slug = await freeSlug(input.slug, name, kind.type, (base) => takenSlugs(tx, kind, base, undefined));
-      const row = await kind.table(tx).create({
-        data: {
-          ...columns(kind, input, undefined),
-          name,
-          slug,
-          status,
-          authorId: await effectiveAuthor(caller, input.author, undefined, (id) => userExists(tx, id)),
-          ...(publishedAt ? { publishedAt } : {}),
-        },
-      });
-      return { row, created: true };
-    }),
-  );
+  return retryOnConflict(() => prisma.$transaction((tx) => insertLinked(tx, kind, caller, input, siteZone)));
+}
+
+/** Creates the item inside the caller's transaction (events create their venues and organizers so). */
+export async function insertLinked(tx: Tx, kind: LinkedKind, caller: Caller, input: LinkedInput, siteZone: string): Promise<CreateResult> {
+  const name = String(input[kind.nameField]).trim();
+  const existing = await findDuplicate(tx, kind, caller, name, input);
+  if (existing) return { row: existing, created: false };
+  const status = effectiveStatus(caller, input.status);
+  const publishedAt = publicationDate(input, siteZone);
+  const slug = await freeSlug(input.slug, name, kind.type, (base) => takenSlugs(tx, kind, base, undefined));
+  const row = await kind.table(tx).create({
+    data: {
+      ...columns(kind, input, undefined),
+      name,
+      slug,
+      status,
+      authorId: await effectiveAuthor(caller, input.author, undefined, (id) => userExists(tx, id)),
+      ...(publishedAt ? { publishedAt } : {}),
+    },
+  });
+  return { row, created: true };
 }
 
 export async function updateLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, key: Key, input: LinkedInput, siteZone: string): Promise<LinkedRow> {
@@ -175,16 +174,13 @@ export async function deleteLinked(prisma: Prisma, kind: LinkedKind, caller: Cal
   return prisma.$transaction(async (tx) => {
     const current = await kind.table(tx).findFirst({ where: whereKey(key) });
     if (!current) throw notFound(kind.type, describe(key));
-    assertEditable(caller, current);
-    if (force) {
-      if (!canDeleteForGood(caller)) throw forbidden(caller, 'Sorry, only editors and administrators may delete for good.');
-      await kind.table(tx).delete({ where: { id: current.id } });
-      return current;
-    }
-    if (current.status === 'trash') {
-      throw new ApiError(410, `${kind.type}-is-in-trash`, `The ${kind.type} with ID ${current.id} is already in the trash.`);
-    }
-    return kind.table(tx).update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } });
+    return trashOrDelete(kind.type, caller, current, force, {
+      trash: () => kind.table(tx).update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } }),
+      remove: async () => {
+        await kind.table(tx).delete({ where: { id: current.id } });
+        return current;
+      },
+    });
   });
 }
 
@@ -228,9 +224,6 @@ async function takenSlugs(tx: Tx, kind: LinkedKind, base: string, self: number |
   return rows.map((r) => r.slug);
 }
 
-async function userExists(tx: Tx, id: number) {
-  return (await tx.user.findUnique({ where: { id }, select: { id: true } })) !== null;
-}
 
 export const VENUE: LinkedKind = {
   type: 'venue',

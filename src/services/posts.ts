@@ -1,7 +1,8 @@
 // What events, venues and organizers share as posts: publication dates, images, slugs, truthy
 // words, and the answer to "may this caller see or change this item".
-import { canEdit, canRead, forbidden, type PostStatus } from '../auth/permissions.js';
+import { canDeleteForGood, canEdit, canRead, forbidden, type PostStatus } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
+import type { Tx } from '../db/client.js';
 import { ApiError, invalidParams, type ResourceType } from '../http/errors.js';
 import { parseDateInput } from '../lib/dates.js';
 import { firstFreeSlug, slugify } from '../lib/slug.js';
@@ -77,3 +78,30 @@ export function assertEditable(caller: Caller, item: PostHead) {
 }
 
 export const globalId = (site: string, id: number) => `${new URL(site).host}?id=${id}`;
+
+export async function userExists(tx: Tx, id: number) {
+  return (await tx.user.findUnique({ where: { id }, select: { id: true } })) !== null;
+}
+
+/**
+ * A delete of an event, venue or organizer: to the trash (410 when it is there already), or with
+ * `force` for good, which only editors and administrators may do. Answers what `trash` or `remove`
+ * answer: the item after the trash, or as it was.
+ */
+export async function trashOrDelete<T>(
+  type: ResourceType,
+  caller: Caller,
+  current: PostHead,
+  force: boolean,
+  ops: { trash: () => Promise<T>; remove: () => Promise<T> },
+): Promise<T> {
+  assertEditable(caller, current);
+  if (force) {
+    if (!canDeleteForGood(caller)) throw forbidden(caller, 'Sorry, only editors and administrators may delete for good.');
+    return ops.remove();
+  }
+  if (current.status === 'trash') {
+    throw new ApiError(410, `${type}-is-in-trash`, `The ${type} with ID ${current.id} is already in the trash.`);
+  }
+  return ops.trash();
+}

@@ -1,7 +1,7 @@
 // Categories and tags: one table, told apart by taxonomy. Every write runs in a transaction, and
 // the unique indexes (slug; name among siblings) settle races between concurrent writers.
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import type { Prisma } from '../db/client.js';
+import type { Prisma, Tx } from '../db/client.js';
 import { ApiError, invalidParams, notFound } from '../http/errors.js';
 import { firstFreeSlug, slugify } from '../lib/slug.js';
 import { retryOnConflict } from './retry.js';
@@ -47,11 +47,12 @@ export interface TermListQuery {
   slug?: string[];
 }
 
-const withCount = {
+/** Loads a term's count: the published events that carry it. */
+export const withCount = {
   _count: { select: { events: { where: { event: { status: 'publish' } } } } },
 } satisfies PrismaNS.TermInclude;
 
-type TermRow = PrismaNS.TermGetPayload<{ include: typeof withCount }>;
+export type TermRow = PrismaNS.TermGetPayload<{ include: typeof withCount }>;
 
 export async function listTerms(prisma: Prisma, taxonomy: Taxonomy, q: TermListQuery) {
   if (q.event && !(await prisma.event.findUnique({ where: { id: q.event.id }, select: { id: true } }))) {
@@ -107,20 +108,21 @@ export async function getTerm(prisma: Prisma | Tx, taxonomy: Taxonomy, id: numbe
 }
 
 export async function createTerm(prisma: Prisma, taxonomy: Taxonomy, input: TermInput): Promise<TermRecord> {
-  const id = await retryOnConflict(() =>
-    prisma.$transaction(async (tx) => {
-      const name = input.name!.trim();
-      const parentId = taxonomy === CATEGORY ? await checkParent(tx, input.parent, undefined) : null;
-      await checkNameFree(tx, taxonomy, name, parentId, undefined);
-      const slug = await chooseSlug(tx, taxonomy, input.slug, name, undefined);
-      const row = await tx.term.create({
-        data: { taxonomy, name, slug, description: input.description ?? '', parentId },
-        select: { id: true },
-      });
-      return row.id;
-    }),
-  );
+  const id = await retryOnConflict(() => prisma.$transaction((tx) => insertTerm(tx, taxonomy, input)));
   return getTerm(prisma, taxonomy, id);
+}
+
+/** Creates the term inside the caller's transaction and returns its ID. */
+export async function insertTerm(tx: Tx, taxonomy: Taxonomy, input: TermInput): Promise<number> {
+  const name = input.name!.trim();
+  const parentId = taxonomy === CATEGORY ? await checkParent(tx, input.parent, undefined) : null;
+  await checkNameFree(tx, taxonomy, name, parentId, undefined);
+  const slug = await chooseSlug(tx, taxonomy, input.slug, name, undefined);
+  const row = await tx.term.create({
+    data: { taxonomy, name, slug, description: input.description ?? '', parentId },
+    select: { id: true },
+  });
+  return row.id;
 }
 
 export async function updateTerm(prisma: Prisma, taxonomy: Taxonomy, id: number, input: TermInput): Promise<TermRecord> {
@@ -152,7 +154,6 @@ export async function deleteTerm(prisma: Prisma, taxonomy: Taxonomy, id: number)
   });
 }
 
-type Tx = PrismaNS.TransactionClient;
 
 async function checkParent(tx: Tx, parent: number | undefined, self: number | undefined): Promise<number | null> {
   if (!parent) return null;

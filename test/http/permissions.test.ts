@@ -17,7 +17,7 @@ const WRITE_ROLE: Record<Resource, Role> = { events: 'contributor', venues: 'con
 /** Changing or deleting an item someone else published needs an editor. */
 const OTHERS_ITEMS_ROLE: Record<Resource, Role> = { events: 'editor', venues: 'editor', organizers: 'editor', categories: 'author', tags: 'editor' };
 /** Operations whose issues are still open: the role check applies, then 501. */
-const PENDING = /Event|NamespaceIndex/;
+const PENDING = /NamespaceIndex/;
 
 const rank = (role: Role) => ROLES.indexOf(role);
 const atLeast = (caller: Caller, role: Role) => caller !== null && rank(caller) <= rank(role);

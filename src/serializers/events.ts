@@ -1,0 +1,144 @@
+// The event representation of the reference (part 1.1), field for field and in its order, with the
+// venues, organizers and terms embedded (part 1.5) and `json_ld` on single reads.
+import { DateTime } from 'luxon';
+import type { components } from '../../generated/api.js';
+import { canRead } from '../auth/permissions.js';
+import type { Caller } from '../auth/roles.js';
+import type { Urls } from '../http/urls.js';
+import { type Cost, type CostInput, parseCost } from '../lib/cost.js';
+import { formatDateTime } from '../lib/dates.js';
+import { dateDetails, type EventZone, eventZone, zoneAbbreviation } from '../lib/event-times.js';
+import type { EventRow } from '../services/events.js';
+import { type LinkedKind, type LinkedRow, ORGANIZER, VENUE } from '../services/linked-posts.js';
+import { globalId, imageObject } from '../services/posts.js';
+import { linkedJsonLd, plain, serializeLinked } from './linked-posts.js';
+import { termUrls } from './terms.js';
+
+type Event = components['schemas']['Event'];
+type EmbeddedTerm = components['schemas']['EmbeddedTerm'];
+
+export interface EventSerializeOptions {
+  urls: Urls;
+  siteZone: string;
+  /** Whose eyes: embedded venues and organizers the caller may not read are left out. */
+  caller: Caller;
+  /** Single reads carry `json_ld`, on the event and on what it embeds. */
+  single?: boolean;
+}
+
+export const eventRestUrl = (id: number, urls: Urls) => `${urls.base}/events/${id}`;
+export const eventPermalink = (slug: string, urls: Urls) => `${urls.site}/event/${encodeURIComponent(slug)}/`;
+
+export function serializeEvent(row: EventRow, options: EventSerializeOptions): Event {
+  const { urls, siteZone, single } = options;
+  const zone = eventZone(row.timezone) ?? eventZone('UTC')!;
+  const url = eventPermalink(row.slug, urls);
+  const cost = parseCost(row.cost as CostInput);
+  const visible = <T extends LinkedRow>(items: T[]) => items.filter((item) => item.status !== 'trash' && canRead(options.caller, item));
+  const venues = visible(row.venues.map((link) => link.venue as LinkedRow));
+  const organizers = visible(row.organizers.map((link) => link.organizer as LinkedRow));
+  const embed = (kind: LinkedKind, item: LinkedRow) => serializeLinked(kind, item, { urls, siteZone, single });
+  const embeddedVenues = venues.map((venue) => embed(VENUE, venue));
+
+  const event: Event = {
+    id: row.id,
+    global_id: globalId(urls.site, row.id),
+    global_id_lineage: [globalId(urls.site, row.id)],
+    author: String(row.authorId ?? 0),
+    status: row.status,
+    date: formatDateTime(row.publishedAt, siteZone),
+    date_utc: formatDateTime(row.publishedAt, 'UTC'),
+    modified: formatDateTime(row.modifiedAt, siteZone),
+    modified_utc: formatDateTime(row.modifiedAt, 'UTC'),
+    url,
+    rest_url: eventRestUrl(row.id, urls),
+    title: row.title,
+    description: row.description,
+    excerpt: row.excerpt,
+    slug: row.slug,
+    image: imageObject(row.image) ?? false,
+    all_day: row.allDay,
+    start_date: formatDateTime(row.startLocal, 'UTC'),
+    start_date_details: dateDetails(row.startLocal),
+    end_date: formatDateTime(row.endLocal, 'UTC'),
+    end_date_details: dateDetails(row.endLocal),
+    utc_start_date: formatDateTime(row.startUtc, 'UTC'),
+    utc_start_date_details: dateDetails(row.startUtc),
+    utc_end_date: formatDateTime(row.endUtc, 'UTC'),
+    utc_end_date_details: dateDetails(row.endUtc),
+    timezone: zone.name,
+    timezone_abbr: zoneAbbreviation(zone, row.startUtc),
+    cost: cost.cost,
+    cost_details: cost.cost_details,
+    website: row.website ?? url,
+    show_map: row.showMap,
+    show_map_link: row.showMapLink,
+    hide_from_listings: row.hideFromListings,
+    sticky: row.sticky,
+    featured: row.featured,
+    categories: embeddedTerms(row, 'tribe_events_cat', urls),
+    tags: embeddedTerms(row, 'post_tag', urls),
+    // One venue is an object, none an empty array, several an array (reference part 1.1).
+    venue: embeddedVenues.length === 1 ? embeddedVenues[0] : embeddedVenues,
+    organizer: organizers.map((organizer) => embed(ORGANIZER, organizer)),
+    custom_fields: [],
+  } as Event;
+  if (single) event.json_ld = eventJsonLd(row, zone, url, cost, venues, organizers);
+  return event;
+}
+
+/** The event's terms of one taxonomy in the reference's raw-term shape, sorted by name. */
+function embeddedTerms(row: EventRow, taxonomy: 'tribe_events_cat' | 'post_tag', urls: Urls): EmbeddedTerm[] {
+  return row.terms
+    .map((link) => link.term)
+    .filter((term) => term.taxonomy === taxonomy)
+    .sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) || a.id - b.id)
+    .map((term) => ({
+      name: term.name,
+      slug: term.slug,
+      term_group: 0,
+      term_taxonomy_id: term.id,
+      taxonomy,
+      description: term.description,
+      parent: term.parentId ?? 0,
+      count: term._count.events,
+      filter: 'raw',
+      id: term.id,
+      urls: termUrls({ id: term.id, taxonomy, parentId: term.parentId ?? 0 }, urls),
+    }));
+}
+
+/** Currencies that one symbol names without doubt; `$` and the like could be several. */
+const CURRENCY_OF_SYMBOL: Record<string, string> = { '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR', '₩': 'KRW', '₽': 'RUB', '₺': 'TRY', '₪': 'ILS', '₫': 'VND', '₴': 'UAH', '₱': 'PHP' };
+
+/** The schema.org Event that search engines read (https://schema.org/Event). */
+function eventJsonLd(row: EventRow, zone: EventZone, url: string, cost: Cost, venues: LinkedRow[], organizers: LinkedRow[]) {
+  const at = (instant: Date) => DateTime.fromJSDate(instant).setZone(zone.zone).toISO({ suppressMilliseconds: true })!;
+  const one = <T>(items: T[]) => (items.length === 0 ? undefined : items.length === 1 ? items[0] : items);
+  const amounts = cost.cost_details.values.map(Number).filter((n) => Number.isFinite(n));
+  const currency = CURRENCY_OF_SYMBOL[cost.cost_details.currency_symbol];
+  const offers = amounts.length
+    ? {
+        '@type': amounts.length > 1 ? 'AggregateOffer' : 'Offer',
+        ...(amounts.length > 1 ? { lowPrice: String(amounts[0]), highPrice: String(amounts[amounts.length - 1]) } : { price: String(amounts[0]) }),
+        ...(currency ? { priceCurrency: currency } : {}),
+        url,
+      }
+    : undefined;
+  const ld: Record<string, unknown> = {
+    '@context': 'http://schema.org',
+    '@type': 'Event',
+    name: row.title,
+    description: plain(row.excerpt || row.description),
+    image: row.image ?? undefined,
+    url,
+    eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
+    eventStatus: 'https://schema.org/EventScheduled',
+    startDate: at(row.startUtc),
+    endDate: at(row.endUtc),
+    location: one(venues.map((venue) => linkedJsonLd(VENUE, venue))),
+    organizer: one(organizers.map((organizer) => linkedJsonLd(ORGANIZER, organizer))),
+    offers,
+  };
+  return Object.fromEntries(Object.entries(ld).filter(([, value]) => value !== undefined && value !== '')) as Event['json_ld'] & object;
+}

@@ -1,0 +1,117 @@
+// What an event links to, from the way a write or a list filter names it: categories and tags by
+// ID, name or slug; venues and organizers by ID or as the fields of one to create (decisions.md,
+// "Representations"). Names that point nowhere are 400s naming the field, never silent drops.
+import { canRead } from '../auth/permissions.js';
+import type { Caller } from '../auth/roles.js';
+import type { Prisma, Tx } from '../db/client.js';
+import { invalidParams } from '../http/errors.js';
+import { insertLinked, type LinkedInput, type LinkedKind } from './linked-posts.js';
+import { CATEGORY, insertTerm, type Taxonomy } from './terms.js';
+
+const TERM_TYPE = { tribe_events_cat: 'category', post_tag: 'tag' } as const;
+const isId = (ref: string | number) => typeof ref === 'number' || /^\d{1,10}$/.test(ref);
+
+/** A write's `categories` or `tags`: an array, or one comma-separated string. */
+export type TermsWrite = string | number | Array<string | number>;
+
+/**
+ * The term IDs a write names. IDs must exist in the taxonomy; names match an existing term's name
+ * (any case) or slug, and otherwise create the term. Runs in the write's transaction, so a term
+ * created here is rolled back with a failed write.
+ */
+export async function termIdsForWrite(tx: Tx, taxonomy: Taxonomy, field: string, value: TermsWrite): Promise<number[]> {
+  const refs = (Array.isArray(value) ? value : typeof value === 'number' ? [value] : value.split(','))
+    .map((ref) => (typeof ref === 'string' ? ref.trim() : ref))
+    .filter((ref) => ref !== '' && ref !== 0);
+  const wantedIds = refs.filter(isId).map(Number);
+  const found = new Set(
+    (await tx.term.findMany({ where: { taxonomy, id: { in: wantedIds } }, select: { id: true } })).map((t) => t.id),
+  );
+  const missing = wantedIds.find((id) => !found.has(id));
+  if (missing !== undefined) throw invalidParams({ [field]: `There is no ${TERM_TYPE[taxonomy]} with ID ${missing}.` });
+
+  const ids: number[] = [];
+  for (const ref of refs) {
+    if (isId(ref)) {
+      ids.push(Number(ref));
+      continue;
+    }
+    const name = String(ref);
+    const matches = await tx.term.findMany({
+      where: { taxonomy, OR: [{ name: { equals: name, mode: 'insensitive' } }, { slug: name.toLowerCase() }] },
+      select: { id: true, name: true },
+      orderBy: { id: 'asc' },
+    });
+    const byName = matches.find((t) => t.name.toLowerCase() === name.toLowerCase()) ?? matches[0];
+    ids.push(byName ? byName.id : await insertTerm(tx, taxonomy, { name }));
+  }
+  return [...new Set(ids)];
+}
+
+/**
+ * The term IDs a list filter names, by slug first and then by ID, as the reference resolves them.
+ * A category also stands for every category below it.
+ */
+export async function termIdsForFilter(prisma: Prisma, taxonomy: Taxonomy, field: string, refs: Array<string | number>): Promise<number[]> {
+  const texts = refs.map(String);
+  const rows = await prisma.term.findMany({
+    where: { taxonomy, OR: [{ slug: { in: texts } }, { id: { in: refs.filter(isId).map(Number) } }] },
+    select: { id: true, slug: true },
+  });
+  const ids = texts.map((ref) => (rows.find((t) => t.slug === ref) ?? rows.find((t) => isId(ref) && t.id === Number(ref)))?.id);
+  const unknown = texts.find((_, i) => ids[i] === undefined);
+  if (unknown !== undefined) throw invalidParams({ [field]: `There is no ${TERM_TYPE[taxonomy]} "${unknown}".` });
+  const all = new Set(ids as number[]);
+  if (taxonomy === CATEGORY) {
+    // Walk down one level per query; category trees are shallow, and the set stops growing.
+    for (let level = [...all]; level.length && all.size < 10_000; ) {
+      const children = await prisma.term.findMany({ where: { parentId: { in: level } }, select: { id: true } });
+      level = children.map((c) => c.id).filter((id) => !all.has(id));
+      for (const id of level) all.add(id);
+    }
+  }
+  return [...all];
+}
+
+/** A write's `venue` or `organizer`: 0, an ID, `{id}`, the fields of a new one, or an array of those. */
+export type LinksWrite = number | string | LinkedInput | Array<number | string | LinkedInput>;
+
+/**
+ * The venue or organizer IDs a write names, in order. Objects without `id` are created (or matched
+ * to an existing duplicate) inside the write's transaction. Every ID must be one the caller can see.
+ */
+export async function linkedIdsForWrite(
+  tx: Tx,
+  kind: LinkedKind,
+  caller: Caller,
+  value: LinksWrite,
+  siteZone: string,
+): Promise<number[]> {
+  const field = kind.type;
+  const ids: number[] = [];
+  for (const item of Array.isArray(value) ? value : [value]) {
+    if (typeof item === 'number' || typeof item === 'string') {
+      if (!isId(item)) throw invalidParams({ [field]: `${field} must be the ID of a ${kind.type} or its fields.` });
+      if (Number(item) !== 0) ids.push(Number(item));
+    } else if (item.id !== undefined) {
+      ids.push(Number(item.id));
+    } else {
+      ids.push((await insertLinked(tx, kind, caller, item, siteZone)).row.id);
+    }
+  }
+  const unique = [...new Set(ids)];
+  const rows = await kind.table(tx).findMany({ where: { id: { in: unique } } });
+  const missing = unique.find((id) => {
+    const row = rows.find((r) => r.id === id);
+    return !row || row.status === 'trash' || !canRead(caller, row);
+  });
+  if (missing !== undefined) throw invalidParams({ [field]: `There is no ${kind.type} with ID ${missing}.` });
+  return unique;
+}
+
+/** 400 unless every ID of a list filter is a venue or organizer. */
+export async function assertLinkedExist(prisma: Prisma, kind: LinkedKind, ids: number[]) {
+  const rows = await kind.table(prisma).findMany({ where: { id: { in: ids } }, select: { id: true } });
+  const missing = ids.find((id) => !rows.some((r) => r.id === id));
+  if (missing !== undefined) throw invalidParams({ [kind.type]: `There is no ${kind.type} with ID ${missing}.` });
+}
