@@ -1,0 +1,328 @@
+// Creating, reading, updating and deleting events over HTTP, on both databases: the reference's
+// representation, links given every way the reference allows, true partial updates, and writes
+// that fail leaving nothing behind.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Role } from '../../src/auth/roles.js';
+import { databaseKinds } from '../setup/databases.js';
+import { startServer, type TestServer } from '../setup/server.js';
+
+const EVENT_KEYS = [
+  'id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'rest_url',
+  'title', 'description', 'excerpt', 'slug', 'image', 'all_day', 'start_date', 'start_date_details', 'end_date', 'end_date_details',
+  'utc_start_date', 'utc_start_date_details', 'utc_end_date', 'utc_end_date_details', 'timezone', 'timezone_abbr', 'cost',
+  'cost_details', 'website', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'categories', 'tags',
+  'venue', 'organizer', 'custom_fields',
+];
+
+describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
+  let s: TestServer;
+  let n = 0;
+  const unique = (label: string) => `${label} ${++n}`;
+  const create = async (body: Record<string, unknown> = {}, as: Role = 'administrator') => {
+    const r = await s.post('/events', { title: unique('Event'), start_date: '2031-05-01 10:00', end_date: '2031-05-01 12:00', ...body }, { as });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    return r.body;
+  };
+  /** Every row an event write can touch, to prove a refused write changed nothing. */
+  const snapshot = async () => {
+    const p = s.db.prisma;
+    const order = { orderBy: { id: 'asc' as const } };
+    return JSON.stringify(
+      await Promise.all([p.event.findMany(order), p.venue.findMany(order), p.organizer.findMany(order), p.term.findMany(order), p.eventTerm.findMany(), p.eventVenue.findMany(), p.eventOrganizer.findMany()]),
+    );
+  };
+
+  beforeAll(async () => {
+    s = await startServer(dbKind);
+  });
+  afterAll(() => s?.close());
+
+  it('creates with 201, Location and every field of the reference in its order', async () => {
+    const r = await s.post('/events', {
+      title: 'Autumn Craft Fair',
+      description: '<p>Forty local makers.</p>',
+      start_date: '2027-10-02 10:00:00',
+      end_date: '2027-10-02 17:00:00',
+      timezone: 'America/New_York',
+      cost: '5$',
+    });
+    expect(r.status).toBe(201);
+    expect(r.headers.get('location')).toBe(`${s.base}/events/${r.body.id}`);
+    expect(Object.keys(r.body)).toEqual(EVENT_KEYS);
+    const host = new URL(s.origin).host;
+    expect(r.body).toMatchObject({
+      global_id: `${host}?id=${r.body.id}`,
+      global_id_lineage: [`${host}?id=${r.body.id}`],
+      author: String(s.users.administrator.id),
+      status: 'publish',
+      url: `${s.origin}/event/autumn-craft-fair/`,
+      rest_url: `${s.base}/events/${r.body.id}`,
+      title: 'Autumn Craft Fair',
+      description: '<p>Forty local makers.</p>',
+      excerpt: '',
+      slug: 'autumn-craft-fair',
+      image: false,
+      all_day: false,
+      start_date: '2027-10-02 10:00:00',
+      start_date_details: { year: '2027', month: '10', day: '02', hour: '10', minutes: '00', seconds: '00' },
+      end_date: '2027-10-02 17:00:00',
+      utc_start_date: '2027-10-02 14:00:00',
+      utc_end_date: '2027-10-02 21:00:00',
+      utc_end_date_details: { year: '2027', month: '10', day: '02', hour: '21', minutes: '00', seconds: '00' },
+      timezone: 'America/New_York',
+      timezone_abbr: 'EDT',
+      cost: '5$',
+      cost_details: { currency_symbol: '$', currency_code: '', currency_position: 'postfix', values: ['5'] },
+      website: `${s.origin}/event/autumn-craft-fair/`,
+      show_map: false,
+      show_map_link: false,
+      hide_from_listings: false,
+      sticky: false,
+      featured: false,
+      categories: [],
+      tags: [],
+      venue: [],
+      organizer: [],
+      custom_fields: [],
+    });
+    expect(r.body.date).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(r.body).not.toHaveProperty('json_ld');
+  });
+
+  it('links venues and organizers given inline, by ID and as {id}, and terms by ID, name or slug', async () => {
+    const existingVenue = (await s.post('/venues', { venue: unique('Hall'), city: 'Montréal' })).body;
+    const existingOrganizer = (await s.post('/organizers', { organizer: unique('Guild') })).body;
+    const family = (await s.post('/categories', { name: unique('Family'), slug: unique('family-friendly') })).body;
+    const outdoor = (await s.post('/tags', { name: unique('Outdoor') })).body;
+    const newTag = unique('Crafts');
+    const inlineVenue = unique('Old Mill');
+    const event = await create({
+      venue: { venue: inlineVenue, address: '12 Mill Street', city: 'Beacon', state: 'NY', geo_lat: 41.5, geo_lng: -73.97 },
+      organizer: [{ organizer: unique('Makers'), email: 'info@makers.example.com' }, existingOrganizer.id],
+      categories: [family.name.toUpperCase()],
+      tags: [outdoor.name, newTag, outdoor.id],
+    });
+    expect(event.venue).toMatchObject({ venue: inlineVenue, city: 'Beacon', geo_lat: 41.5, rest_url: expect.stringMatching(/\/venues\/\d+$/) });
+    expect(event.venue).not.toHaveProperty('json_ld');
+    expect(event.organizer.map((o: any) => o.organizer)).toEqual([expect.stringMatching(/^Makers/), existingOrganizer.organizer]);
+    expect(event.categories.map((t: any) => t.id)).toEqual([family.id]);
+    // An existing tag's name is that tag (not a new tag named after its ID, as the reference does).
+    expect(event.tags.map((t: any) => t.name).sort()).toEqual([newTag, outdoor.name].sort());
+    expect(event.tags.find((t: any) => t.name === outdoor.name)).toEqual({
+      name: outdoor.name,
+      slug: outdoor.slug,
+      term_group: 0,
+      term_taxonomy_id: outdoor.id,
+      taxonomy: 'post_tag',
+      description: '',
+      parent: 0,
+      count: 1,
+      filter: 'raw',
+      id: outdoor.id,
+      urls: { self: `${s.base}/tags/${outdoor.id}`, collection: `${s.base}/tags` },
+    });
+    const created = (await s.get(`/tags?search=${encodeURIComponent(newTag)}`)).body.tags;
+    expect(created.map((t: any) => t.name)).toEqual([newTag]);
+
+    // The same inline venue again is the same venue (duplicate avoidance), not a second one.
+    const again = await create({ venue: { venue: inlineVenue, address: '12 Mill Street', city: 'Beacon' } });
+    expect(again.venue.id).toBe(event.venue.id);
+
+    // Several venues are an array; `{id}` names an existing one.
+    const two = await create({ venue: [{ id: existingVenue.id }, event.venue.id] });
+    expect(two.venue.map((v: any) => v.id)).toEqual([existingVenue.id, event.venue.id]);
+    // Form bodies carry IDs as text.
+    const form = await s.request('POST', '/events', {
+      form: { title: unique('Form'), start_date: '2031-05-01 10:00', end_date: '2031-05-01 11:00', venue: String(existingVenue.id), categories: `${family.slug},${unique('Brand new')}`, featured: '1' },
+    });
+    expect(form.status, JSON.stringify(form.body)).toBe(201);
+    expect(form.body.venue.id).toBe(existingVenue.id);
+    expect(form.body.featured).toBe(true);
+    expect(form.body.categories).toHaveLength(2);
+  });
+
+  it('reads by ID and by slug with json_ld on the event and on what it embeds', async () => {
+    const event = await create({
+      title: 'Winter Jazz Night',
+      excerpt: '<p>Standards and new work.</p>',
+      description: '<p>Long text</p>',
+      timezone: 'America/New_York',
+      start_date: '2030-12-12 19:30:00',
+      end_date: '2030-12-12 22:30:00',
+      cost: '10 – 25€',
+      venue: { venue: unique('Blue Note'), city: 'New York' },
+      organizer: [{ organizer: unique('Harbor Arts'), phone: '+1 212' }],
+    });
+    const byId = await s.get(`/events/${event.id}`, { as: null });
+    expect(byId.status).toBe(200);
+    expect(Object.keys(byId.body)).toEqual([...EVENT_KEYS, 'json_ld']);
+    expect(byId.body.json_ld).toEqual({
+      '@context': 'http://schema.org',
+      '@type': 'Event',
+      name: 'Winter Jazz Night',
+      description: 'Standards and new work.',
+      url: event.url,
+      eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
+      eventStatus: 'https://schema.org/EventScheduled',
+      startDate: '2030-12-12T19:30:00-05:00',
+      endDate: '2030-12-12T22:30:00-05:00',
+      location: { '@type': 'Place', name: event.venue.venue, address: { '@type': 'PostalAddress', addressLocality: 'New York' } },
+      organizer: { '@type': 'Person', name: event.organizer[0].organizer, telephone: '+1 212' },
+      offers: { '@type': 'AggregateOffer', lowPrice: '10', highPrice: '25', priceCurrency: 'EUR', url: event.url },
+    });
+    expect(byId.body.venue.json_ld['@type']).toBe('Place');
+    expect(byId.body.organizer[0].json_ld['@type']).toBe('Person');
+    expect(byId.body.timezone_abbr).toBe('EST');
+    const bySlug = await s.get(`/events/by-slug/${event.slug}`, { as: null });
+    expect(bySlug.body).toEqual(byId.body);
+  });
+
+  it('answers 404 rest-event-not-found for unknown IDs and slugs, and 404 rest_no_route for a non-numeric ID', async () => {
+    for (const path of ['/events/99999999', '/events/by-slug/no-such-event']) {
+      for (const method of ['GET', 'PATCH', 'DELETE']) {
+        const r = await s.request(method, path, method === 'PATCH' ? { body: { title: 'x' } } : {});
+        expect(r.status, `${method} ${path}`).toBe(404);
+        expect(r.body.code).toBe('rest-event-not-found');
+      }
+    }
+    const r = await s.get('/events/abc');
+    expect(r.status).toBe(404);
+    expect(r.body.code).toBe('rest_no_route');
+  });
+
+  it('keeps drafts from those who may not read them: 403 event-not-accessible', async () => {
+    const draft = await create({}, 'contributor');
+    expect(draft.status).toBe('draft');
+    for (const as of [null, 'subscriber', 'author'] as const) {
+      const r = await s.get(`/events/${draft.id}`, { as });
+      expect(r.status, String(as)).toBe(403);
+      expect(r.body.code).toBe('event-not-accessible');
+    }
+    expect((await s.get(`/events/${draft.id}`, { as: 'contributor' })).status).toBe(200);
+    expect((await s.get(`/events/${draft.id}`, { as: 'editor' })).status).toBe(200);
+    // Contributors cannot publish: asking for it gets `pending`.
+    expect((await s.request('PATCH', `/events/${draft.id}`, { body: { status: 'publish' }, as: 'contributor' })).body.status).toBe('pending');
+  });
+
+  it('refuses bad input with 400 naming the field, and stores nothing', async () => {
+    const venues = (await s.post('/venues', { venue: unique('Unused') })).body;
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ title: undefined }, 'rest_missing_callback_param', 'title'],
+      [{ start_date: 'not a date' }, 'rest_invalid_param', 'start_date'],
+      [{ end_date: '2031-13-45' }, 'rest_invalid_param', 'end_date'],
+      [{ end_date: '2031-05-01 09:59' }, 'rest_invalid_param', 'end_date'],
+      [{ timezone: 'Mars/Olympus' }, 'rest_invalid_param', 'timezone'],
+      [{ timezone: 'UTC+15' }, 'rest_invalid_param', 'timezone'],
+      [{ website: 'foo' }, 'rest_invalid_param', 'website'],
+      [{ image: 42 }, 'rest_invalid_param', 'image'],
+      [{ title: '   ' }, 'rest_invalid_param', 'title'],
+      [{ all_day: 'maybe' }, 'rest_invalid_param', 'all_day'],
+      [{ status: 'published' }, 'rest_invalid_param', 'status'],
+      [{ author: 999999 }, 'rest_invalid_param', 'author'],
+      [{ start_date: 12.5 }, 'rest_invalid_param', 'start_date'],
+      [{ cost: { amount: 5 } }, 'rest_invalid_param', 'cost'],
+      // A good inline venue and a new tag, then a bad category: none of it may stay.
+      [{ venue: { venue: unique('Ghost hall') }, tags: [unique('Ghost tag')], categories: [999999] }, 'rest_invalid_param', 'categories'],
+      [{ organizer: [{ organizer: unique('Ghost org') }, 999999] }, 'rest_invalid_param', 'organizer'],
+      [{ venue: [venues.id, 999999] }, 'rest_invalid_param', 'venue'],
+      [{ venue: { city: 'No name' } }, 'rest_invalid_param', 'venue'],
+    ];
+    for (const [fields, code, param] of cases) {
+      const before = await snapshot();
+      const body = { title: unique('Bad'), start_date: '2031-05-01 10:00', end_date: '2031-05-01 12:00', ...fields };
+      const r = await s.post('/events', body);
+      expect(r.status, JSON.stringify(fields)).toBe(400);
+      expect(r.body.code, JSON.stringify(fields)).toBe(code);
+      const named = Array.isArray(r.body.data.params) ? r.body.data.params : Object.keys(r.body.data.params);
+      expect(named.join(','), JSON.stringify(fields)).toContain(param);
+      expect(await snapshot(), JSON.stringify(fields)).toBe(before);
+    }
+  });
+
+  it('updates only the fields that are sent, by ID and by slug, with POST, PUT and PATCH', async () => {
+    const organizer = (await s.post('/organizers', { organizer: unique('Kept') })).body;
+    const category = (await s.post('/categories', { name: unique('Kept cat') })).body;
+    const event = await create({
+      timezone: 'Europe/Paris',
+      website: 'https://example.com/fair',
+      image: 'https://example.com/poster.jpg',
+      show_map: true,
+      sticky: true,
+      featured: true,
+      hide_from_listings: true,
+      all_day: false,
+      cost: ['15$', '30$'],
+      excerpt: 'Short',
+      organizer: [organizer.id],
+      categories: [category.id],
+    });
+    const unchanged = (body: any) => {
+      const { modified, modified_utc, title, ...rest } = body;
+      return rest;
+    };
+    let title = 'Renamed';
+    for (const [method, path] of [
+      ['PATCH', `/events/${event.id}`],
+      ['PUT', `/events/${event.id}`],
+      ['POST', `/events/${event.id}`],
+      ['PATCH', `/events/by-slug/${event.slug}`],
+      ['PUT', `/events/by-slug/${event.slug}`],
+      ['POST', `/events/by-slug/${event.slug}`],
+    ]) {
+      title = unique('Renamed');
+      const r = await s.request(method, path, { body: { title } });
+      expect(r.status, `${method} ${path}`).toBe(200);
+      expect(r.body.title).toBe(title);
+      expect(unchanged(r.body), `${method} ${path}`).toEqual(unchanged(event));
+    }
+    // The slug moves only when it is sent; the new slug then addresses the event.
+    const moved = await s.request('PATCH', `/events/by-slug/${event.slug}`, { body: { slug: 'Moved Fair' } });
+    expect(moved.body.slug).toBe('moved-fair');
+    expect((await s.get('/events/by-slug/moved-fair')).body.id).toBe(event.id);
+    // Emptying: links, image, website, cost.
+    const cleared = await s.request('PATCH', `/events/${event.id}`, { body: { organizer: [], categories: '', image: '', website: '', cost: '' } });
+    expect(cleared.body).toMatchObject({ organizer: [], categories: [], image: false, website: cleared.body.url, cost: '', sticky: true, featured: true });
+    expect(cleared.body.cost_details.values).toEqual([]);
+  });
+
+  it('keeps the wall-clock times when only the time zone changes, and checks a partial change of times', async () => {
+    const event = await create({ timezone: 'America/New_York', start_date: '2031-07-01 19:00', end_date: '2031-07-01 21:00' });
+    const paris = (await s.request('PATCH', `/events/${event.id}`, { body: { timezone: 'Europe/Paris' } })).body;
+    expect(paris).toMatchObject({ start_date: '2031-07-01 19:00:00', utc_start_date: '2031-07-01 17:00:00', timezone: 'Europe/Paris', timezone_abbr: 'CEST' });
+    const later = (await s.request('PATCH', `/events/${event.id}`, { body: { end_date: '2031-07-02 01:00' } })).body;
+    expect(later).toMatchObject({ start_date: '2031-07-01 19:00:00', end_date: '2031-07-02 01:00:00' });
+    const before = await snapshot();
+    const r = await s.request('PATCH', `/events/${event.id}`, { body: { start_date: '2031-07-02 02:00' } });
+    expect(r.status).toBe(400);
+    expect(r.body.data.params).toHaveProperty('end_date');
+    expect(await snapshot()).toBe(before);
+    const allDay = (await s.request('PATCH', `/events/${event.id}`, { body: { all_day: true } })).body;
+    expect(allDay).toMatchObject({ all_day: true, start_date: '2031-07-01 00:00:00', end_date: '2031-07-02 23:59:59' });
+  });
+
+  it('moves to the trash, answers 410 the second time, and deletes for good with force (editors only)', async () => {
+    const event = await create({}, 'author');
+    const trashed = await s.request('DELETE', `/events/${event.id}`, { as: 'author' });
+    expect(trashed.status).toBe(200);
+    expect(trashed.body).toMatchObject({ id: event.id, status: 'trash' });
+    const again = await s.request('DELETE', `/events/by-slug/${event.slug}`, { as: 'author' });
+    expect(again.status).toBe(410);
+    expect(again.body.code).toBe('event-is-in-trash');
+    const refused = await s.request('DELETE', `/events/${event.id}?force=true`, { as: 'author' });
+    expect(refused.status).toBe(403);
+    const gone = await s.request('DELETE', `/events/${event.id}?force=true`, { as: 'editor' });
+    expect(gone.status).toBe(200);
+    expect(gone.body.id).toBe(event.id);
+    expect((await s.get(`/events/${event.id}`)).status).toBe(404);
+    expect(await s.db.prisma.eventTerm.count({ where: { eventId: event.id } })).toBe(0);
+  });
+
+  it('ignores read-only and unknown fields', async () => {
+    const event = await create({ id: 5, url: 'https://evil.example.com', utc_start_date: '1999-01-01 00:00:00', cost_details: { values: ['1'] }, timezone_abbr: 'XXX', color: 'red' });
+    expect(event.id).not.toBe(5);
+    expect(event.url).toBe(`${s.origin}/event/${event.slug}/`);
+    expect(event.utc_start_date).toBe('2031-05-01 10:00:00');
+    expect(event.timezone_abbr).toBe('UTC');
+    expect(event).not.toHaveProperty('color');
+  });
+});
