@@ -5,6 +5,7 @@ import { canRead } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Prisma, Tx } from '../db/client.js';
 import { invalidParams } from '../http/errors.js';
+import { sameText } from '../lib/like.js';
 import { insertLinked, type LinkedInput, type LinkedKind } from './linked-posts.js';
 import { CATEGORY, insertTerm, type Taxonomy } from './terms.js';
 
@@ -38,7 +39,7 @@ export async function termIdsForWrite(tx: Tx, taxonomy: Taxonomy, field: string,
     }
     const name = String(ref);
     const matches = await tx.term.findMany({
-      where: { taxonomy, OR: [{ name: { equals: name, mode: 'insensitive' } }, { slug: name.toLowerCase() }] },
+      where: { taxonomy, OR: [{ name: sameText(name) }, { slug: name.toLowerCase() }] },
       select: { id: true, name: true },
       orderBy: { id: 'asc' },
     });

@@ -8,6 +8,7 @@ import type { Caller } from '../auth/roles.js';
 import type { Prisma } from '../db/client.js';
 import { invalidParams } from '../http/errors.js';
 import { formatDateTime, parseDateInput } from '../lib/dates.js';
+import { containing } from '../lib/like.js';
 import type { Page, QueryArgs } from '../lib/pagination.js';
 import { assertLinkedExist, termIdsForFilter } from './event-links.js';
 import { eventInclude, type EventRow } from './events.js';
@@ -56,7 +57,7 @@ export async function listEvents(
   if (window) and.push({ startUtc: { gte: window.start.toJSDate(), lte: window.end.toJSDate() } });
   if (q.include) and.push({ id: { in: q.include } });
   if (q.search) {
-    and.push({ OR: [{ title: { contains: q.search, mode: 'insensitive' } }, { description: { contains: q.search, mode: 'insensitive' } }] });
+    and.push({ OR: [{ title: containing(q.search) }, { description: containing(q.search) }] });
   }
   if (q.categories?.length) {
     const ids = await termIdsForFilter(prisma, CATEGORY, 'categories', q.categories);

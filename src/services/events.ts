@@ -8,6 +8,7 @@ import type { Prisma, Tx } from '../db/client.js';
 import { invalidParams, notFound } from '../http/errors.js';
 import { type CostInput } from '../lib/cost.js';
 import { eventTimes, eventZone, fromWallClock } from '../lib/event-times.js';
+import { startingWith } from '../lib/like.js';
 import { linkedIdsForWrite, type LinksWrite, termIdsForWrite, type TermsWrite } from './event-links.js';
 import { type LinkedKind, ORGANIZER, VENUE } from './linked-posts.js';
 import { assertEditable, assertReadable, freeSlug, imageValue, publicationDate, trashOrDelete, userExists } from './posts.js';
@@ -203,7 +204,7 @@ async function writeLinks(tx: Tx, caller: Caller, eventId: number, input: EventI
 
 async function takenSlugs(tx: Tx, base: string, self: number | undefined): Promise<string[]> {
   const rows = await tx.event.findMany({
-    where: { slug: { startsWith: base }, ...(self ? { id: { not: self } } : {}) },
+    where: { slug: startingWith(base), ...(self ? { id: { not: self } } : {}) },
     select: { slug: true },
   });
   return rows.map((r) => r.slug);

@@ -5,6 +5,7 @@ import { effectiveAuthor, effectiveStatus, listVisibility, type PostStatus } fro
 import { type Caller, hasRole } from '../auth/roles.js';
 import type { Prisma, Tx } from '../db/client.js';
 import { invalidParams, notFound } from '../http/errors.js';
+import { containing, sameText, startingWith } from '../lib/like.js';
 import { assertEditable, assertReadable, freeSlug, imageValue, publicationDate, trashOrDelete, truthy, userExists } from './posts.js';
 import { retryOnConflict } from './retry.js';
 
@@ -80,7 +81,7 @@ export async function listLinked(prisma: Prisma, kind: LinkedKind, caller: Calle
   }
   const and: object[] = [listVisibility(caller, q.status)];
   if (q.search) {
-    const contains = { contains: q.search, mode: 'insensitive' };
+    const contains = containing(q.search);
     and.push({ OR: ['name', 'description', 'excerpt', ...kind.searchFields].map((column) => ({ [column]: contains })) });
   }
   if (q.event !== undefined) and.push({ events: { some: { eventId: q.event } } });
@@ -201,7 +202,7 @@ function columns(kind: LinkedKind, input: LinkedInput, current: LinkedRow | unde
  * nobody learns of another author's drafts this way.
  */
 async function findDuplicate(tx: Tx, kind: LinkedKind, caller: Caller, name: string, input: LinkedInput) {
-  const same = (value: unknown) => ({ equals: String(value).trim(), mode: 'insensitive' });
+  const same = (value: unknown) => sameText(String(value).trim());
   const fields = kind.duplicateFields.filter((f) => input[f] !== undefined && String(input[f]).trim() !== '');
   return kind.table(tx).findFirst({
     where: {
@@ -218,7 +219,7 @@ async function findDuplicate(tx: Tx, kind: LinkedKind, caller: Caller, name: str
 
 async function takenSlugs(tx: Tx, kind: LinkedKind, base: string, self: number | undefined): Promise<string[]> {
   const rows = await kind.table(tx).findMany({
-    where: { slug: { startsWith: base }, ...(self ? { id: { not: self } } : {}) },
+    where: { slug: startingWith(base), ...(self ? { id: { not: self } } : {}) },
     select: { slug: true },
   });
   return rows.map((r) => r.slug);

@@ -3,6 +3,7 @@
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Prisma, Tx } from '../db/client.js';
 import { ApiError, invalidParams, notFound } from '../http/errors.js';
+import { containing, sameText, startingWith } from '../lib/like.js';
 import { firstFreeSlug, slugify } from '../lib/slug.js';
 import { retryOnConflict } from './retry.js';
 
@@ -66,7 +67,7 @@ export async function listTerms(prisma: Prisma, taxonomy: Taxonomy, q: TermListQ
     events: q.event ? { some: { eventId: q.event.id } } : undefined,
     AND: q.hideEmpty ? [{ events: { some: { event: { status: 'publish' } } } }] : undefined,
     OR: q.search
-      ? [{ name: { contains: q.search, mode: 'insensitive' } }, { slug: { contains: q.search, mode: 'insensitive' } }]
+      ? [{ name: containing(q.search) }, { slug: containing(q.search) }]
       : undefined,
   };
   const skip = (q.page - 1) * q.perPage;
@@ -173,7 +174,7 @@ async function checkParent(tx: Tx, parent: number | undefined, self: number | un
 
 async function checkNameFree(tx: Tx, taxonomy: Taxonomy, name: string, parentId: number | null, self: number | undefined) {
   const clash = await tx.term.findFirst({
-    where: { taxonomy, parentId, name: { equals: name, mode: 'insensitive' }, id: self ? { not: self } : undefined },
+    where: { taxonomy, parentId, name: sameText(name), id: self ? { not: self } : undefined },
     select: { id: true },
   });
   if (clash) {
@@ -199,7 +200,7 @@ async function chooseSlug(tx: Tx, taxonomy: Taxonomy, requested: string | undefi
   }
   const base = slugify(name) || TYPE[taxonomy];
   const taken = await tx.term.findMany({
-    where: { taxonomy, slug: { startsWith: base }, id: self ? { not: self } : undefined },
+    where: { taxonomy, slug: startingWith(base), id: self ? { not: self } : undefined },
     select: { slug: true },
   });
   return firstFreeSlug(base, taken.map((t) => t.slug));

@@ -73,6 +73,9 @@ describe.each(databaseKinds)('categories on %s', (kind) => {
       const r = await s.post('/categories', { name: 'workshops' });
       expect(r.status).toBe(400);
       expect(r.body).toMatchObject({ code: 'term_exists', data: { status: 400, term_id: first.id } });
+      // LIKE wildcards are letters like any other: "W_rkshops" and "%" are names of their own.
+      expect((await s.post('/categories', { name: 'W_rkshops' })).status).toBe(201);
+      expect((await s.post('/categories', { name: '%' })).status).toBe(201);
     });
 
     it('allows the same name under another parent', async () => {

@@ -68,6 +68,10 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
       expect(r.body.id).toBe(a.id);
       const other = await create({ [k.name]: name, phone: '+1 556' });
       expect(other.id).not.toBe(a.id);
+      // LIKE wildcards are letters like any other: "D_p%" is no duplicate of "Dup…".
+      const wild = await create({ [k.name]: 'D_p%', phone: '+1 555' });
+      expect(wild.id).not.toBe(a.id);
+      expect((await s.get(`/${k.collection}?search=${encodeURIComponent('_p%')}`)).body[k.collection].map((i: any) => i.id)).toEqual([wild.id]);
     });
 
     it('reads by ID and by slug, with json_ld, also anonymously when published', async () => {
