@@ -34,11 +34,21 @@ export function parseDateInput(value: string | number, zone: string | Zone, now:
   }
   for (const format of LOCAL_FORMATS) {
     const parsed = DateTime.fromFormat(text, format, { zone });
-    if (parsed.isValid) return parsed;
+    if (parsed.isValid) return firstOccurrence(parsed);
   }
   // ISO 8601; an offset in the value wins over `zone`.
-  return valid(DateTime.fromISO(text, { zone, setZone: true }))?.setZone(zone);
+  const iso = valid(DateTime.fromISO(text, { zone, setZone: true }))?.setZone(zone);
+  return iso && !HAS_OFFSET.test(text) ? firstOccurrence(iso) : iso;
 }
+
+const HAS_OFFSET = /(?:[zZ]|[+-]\d\d(?::?\d\d)?)$/;
+
+/**
+ * A wall-clock time that happens twice (the hour repeated when clocks go back) is read as its
+ * first occurrence, still in summer time, as most calendars do.
+ */
+const firstOccurrence = (d: DateTime) =>
+  d.getPossibleOffsets().reduce((first, candidate) => (candidate.toMillis() < first.toMillis() ? candidate : first), d);
 
 const valid = (d: DateTime) => (d.isValid && d.year >= 1 && d.year <= 9999 ? d : undefined);
 
