@@ -33,8 +33,8 @@ export function parseDateInput(value: string | number, zone: string | Zone, now:
     return valid(now.setZone(zone).plus({ [UNITS[relative[3].toLowerCase() as keyof typeof UNITS]]: amount }));
   }
   for (const format of LOCAL_FORMATS) {
-    const parsed = DateTime.fromFormat(text, format, { zone });
-    if (parsed.isValid) return firstOccurrence(parsed);
+    const parsed = valid(DateTime.fromFormat(text, format, { zone }));
+    if (parsed) return firstOccurrence(parsed);
   }
   // ISO 8601; an offset in the value wins over `zone`.
   const iso = valid(DateTime.fromISO(text, { zone, setZone: true }))?.setZone(zone);
@@ -50,7 +50,9 @@ const HAS_OFFSET = /(?:[zZ]|[+-]\d\d(?::?\d\d)?)$/;
 const firstOccurrence = (d: DateTime) =>
   d.getPossibleOffsets().reduce((first, candidate) => (candidate.toMillis() < first.toMillis() ? candidate : first), d);
 
-const valid = (d: DateTime) => (d.isValid && d.year >= 1 && d.year <= 9999 ? d : undefined);
+// Years 1 to 9999, where the instant is too: `YYYY-MM-DD` cannot write year 10000 in any zone.
+const inRange = (year: number) => year >= 1 && year <= 9999;
+const valid = (d: DateTime) => (d.isValid && inRange(d.year) && inRange(d.toUTC().year) ? d : undefined);
 
 /** `YYYY-MM-DD HH:MM:SS` in `zone`. */
 export const formatDateTime = (instant: Date | DateTime, zone: string | Zone) =>

@@ -78,10 +78,14 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
       headers['content-type'] = 'application/json';
       data = JSON.stringify(options.body);
     }
-    const response = await fetch(`${origin}${options.locale ?? ''}${namespacePath}${path}`, { method, headers, body: data });
+    const prefix = `${options.locale ?? ''}${namespacePath}`;
+    const url = new URL(`${origin}${prefix}${path}`);
+    const response = await fetch(url, { method, headers, body: data });
     const text = await response.text();
     const body = text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
-    assertConforms({ method, path: path.split('?')[0] || '/', status: response.status, headers: response.headers, body });
+    // The path as sent: URL parsing resolves `..` segments (`/events/by-slug/..` is `/events/`).
+    const sent = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname;
+    assertConforms({ method, path: sent || '/', status: response.status, headers: response.headers, body });
     return { status: response.status, headers: response.headers, body, text };
   }
 
