@@ -2,6 +2,7 @@
 // specification, visibility, order, paging and the links that carry the filters. Tests other than
 // the default-window one each work in a year of their own, so they cannot see each other's events.
 import { DateTime } from 'luxon';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/auth/roles.js';
 import { databaseKinds } from '../setup/databases.js';
@@ -237,5 +238,32 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
     expect((await inYear(2048, '', null)).body.events[0].venue).toEqual([]);
     expect((await inYear(2048)).body.events[0].venue.id).toBe(draftVenue.id);
     expect((await s.get(`/events/${event.id}`, { as: null })).body.venue).toEqual([]);
+  });
+
+  it.runIf(dbKind === 'postgresql')('loads a page with the same number of queries whatever its size (no N+1)', async () => {
+    const venue = (await s.post('/venues', { venue: 'Counted venue 2049' })).body;
+    for (let day = 1; day <= 6; day++) {
+      await on(2049, day, { venue: venue.id, organizer: [{ organizer: `Counted organizer ${day}` }], categories: [`Counted ${day}`], tags: [`Counted tag ${day}`] });
+    }
+    const query = pg.Client.prototype.query;
+    let count = 0;
+    pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
+      count += 1;
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      const counted = async (perPage: number) => {
+        count = 0;
+        const r = await inYear(2049, `&per_page=${perPage}`);
+        expect(r.body.events).toHaveLength(perPage);
+        return count;
+      };
+      const one = await counted(1);
+      expect(await counted(6)).toBe(one);
+      expect(one).toBeGreaterThan(2); // the counter sees the queries
+      expect(one).toBeLessThan(20);
+    } finally {
+      pg.Client.prototype.query = query;
+    }
   });
 });
