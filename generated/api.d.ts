@@ -56,7 +56,10 @@ export interface paths {
         };
         /**
          * List events
-         * @description A page of events, with the totals in the body and in the headers. Anonymous callers see published events only.
+         * @description A page of the events that start within a window (by default from now until two years ahead), in
+         *     order of start and then ID, with the totals in the body and in the headers. Filters combine with
+         *     AND; the values of one filter combine with OR. Events hidden from listings never appear here (read
+         *     them by ID). Anonymous callers see published events only.
          */
         get: operations["listEvents"];
         put?: never;
@@ -1380,7 +1383,7 @@ export interface components {
         PerPage: number;
         /** @description Events that start at or after this date and time (site time zone). Default: the current time. */
         EventStartDate: components["schemas"]["DateInput"];
-        /** @description Events that start at or before this date and time (site time zone). Default: two years after the current time. */
+        /** @description Events that start at or before this date and time (site time zone); a date without a time means the end of that day. Default: two years after the current time. */
         EventEndDate: components["schemas"]["DateInput"];
         /** @description Events whose title or description contains this text. */
         EventSearch: string;
@@ -1401,9 +1404,9 @@ export interface components {
         PostStatusFilter: components["schemas"]["StatusFilter"];
         /** @description Only events whose venue has coordinates (true) or has none (false). */
         EventGeoloc: boolean;
-        /** @description Latitude of the point to search around; give it together with `geoloc_lng`. */
+        /** @description Latitude of a point; only events whose venue lies within 25 miles (40 km) of it are listed. Give it together with `geoloc_lng`. */
         EventGeolocLat: number;
-        /** @description Longitude of the point to search around; give it together with `geoloc_lat`. */
+        /** @description Longitude of a point; only events whose venue lies within 25 miles (40 km) of it are listed. Give it together with `geoloc_lat`. */
         EventGeolocLng: number;
         /** @description Only the events with these IDs; the date filters are then ignored. */
         EventInclude: components["schemas"]["IdList"];
@@ -1592,7 +1595,7 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /** @description Events that start at or after this date and time (site time zone). Default: the current time. */
                 start_date?: components["parameters"]["EventStartDate"];
-                /** @description Events that start at or before this date and time (site time zone). Default: two years after the current time. */
+                /** @description Events that start at or before this date and time (site time zone); a date without a time means the end of that day. Default: two years after the current time. */
                 end_date?: components["parameters"]["EventEndDate"];
                 /** @description Events whose title or description contains this text. */
                 search?: components["parameters"]["EventSearch"];
@@ -1613,9 +1616,9 @@ export interface operations {
                 status?: components["parameters"]["PostStatusFilter"];
                 /** @description Only events whose venue has coordinates (true) or has none (false). */
                 geoloc?: components["parameters"]["EventGeoloc"];
-                /** @description Latitude of the point to search around; give it together with `geoloc_lng`. */
+                /** @description Latitude of a point; only events whose venue lies within 25 miles (40 km) of it are listed. Give it together with `geoloc_lng`. */
                 geoloc_lat?: components["parameters"]["EventGeolocLat"];
-                /** @description Longitude of the point to search around; give it together with `geoloc_lat`. */
+                /** @description Longitude of a point; only events whose venue lies within 25 miles (40 km) of it are listed. Give it together with `geoloc_lat`. */
                 geoloc_lng?: components["parameters"]["EventGeolocLng"];
                 /** @description Only the events with these IDs; the date filters are then ignored. */
                 include?: components["parameters"]["EventInclude"];
