@@ -325,4 +325,16 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
     expect(event.timezone_abbr).toBe('UTC');
     expect(event).not.toHaveProperty('color');
   });
+
+  it('settles concurrent creates that share a title and a new term: numbered slugs, one term', async () => {
+    const tag = unique('Parallel tag');
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => s.post('/events', { title: 'Parallel launch', start_date: '2031-05-01 10:00', end_date: '2031-05-01 12:00', tags: [tag] })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(6).fill(201));
+    expect(new Set(results.map((r) => r.body.slug)).size).toBe(6);
+    expect(new Set(results.map((r) => r.body.tags[0].id)).size).toBe(1);
+    expect(await s.db.prisma.term.count({ where: { name: tag } })).toBe(1);
+  });
 });
+
