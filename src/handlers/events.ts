@@ -1,6 +1,6 @@
 // The event operations: read the validated request, call the events service, shape the reply.
 import type { Call, Reply } from '../http/handler.js';
-import { listHeaders, listLinks, pageOf, totalPages } from '../lib/pagination.js';
+import { listLinks, pageOf, postListReply } from '../lib/pagination.js';
 import { serializeEvent } from '../serializers/events.js';
 import { type EventListQuery, listEvents as listEventRows } from '../services/event-list.js';
 import * as events from '../services/events.js';
@@ -17,15 +17,8 @@ export async function listEvents(call: Call<'listEvents'>): Promise<Reply> {
   const page = pageOf(pageNumber, per_page);
   const { total, items, args } = await listEventRows(call.db.prisma, call.caller, filters, page, call.config.siteTimezone);
   const links = listLinks(`${call.urls.base}/events/`, args, page, total);
-  const body = {
-    events: items.map((row) => serializeEvent(row, options(call))),
-    rest_url: links.rest_url,
-    ...(links.next_rest_url ? { next_rest_url: links.next_rest_url } : {}),
-    ...(links.previous_rest_url ? { previous_rest_url: links.previous_rest_url } : {}),
-    total,
-    total_pages: totalPages(total, page.perPage),
-  };
-  return { body, headers: listHeaders(total, page.perPage, links) };
+  const events = items.map((row) => serializeEvent(row, options(call)));
+  return postListReply('events', events, links, total, page.perPage);
 }
 
 export async function createEvent(call: Call<'createEvent'>): Promise<Reply> {

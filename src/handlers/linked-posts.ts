@@ -1,7 +1,7 @@
 // The operations of venues and organizers; venues.ts and organizers.ts bind them to their kind.
 import type { PostStatus } from '../auth/permissions.js';
 import type { Call, Reply } from '../http/handler.js';
-import { listHeaders, listLinks, pageOf, totalPages } from '../lib/pagination.js';
+import { listLinks, pageOf, postListReply } from '../lib/pagination.js';
 import { COLLECTION, serializeLinked } from '../serializers/linked-posts.js';
 import * as linked from '../services/linked-posts.js';
 import { truthy } from '../services/posts.js';
@@ -51,15 +51,8 @@ export function linkedOperations(kind: linked.LinkedKind) {
       page,
       total,
     );
-    const body = {
-      [collection]: items.map((row) => serializeLinked(kind, row, options(call))),
-      rest_url: links.rest_url,
-      ...(links.next_rest_url ? { next_rest_url: links.next_rest_url } : {}),
-      ...(links.previous_rest_url ? { previous_rest_url: links.previous_rest_url } : {}),
-      total,
-      total_pages: totalPages(total, page.perPage),
-    };
-    return { body, headers: listHeaders(total, page.perPage, links) };
+    const serialized = items.map((row) => serializeLinked(kind, row, options(call)));
+    return postListReply(collection, serialized, links, total, page.perPage);
   }
 
   async function create(call: Call): Promise<Reply> {

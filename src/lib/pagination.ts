@@ -60,3 +60,19 @@ export function listHeaders(total: number, perPage: number, links: ListLinks): R
   if (rel.length) headers.Link = rel.join(', ');
   return headers;
 }
+
+/**
+ * The envelope of an event, venue or organizer list (reference part 2.1: items first, links only
+ * where there is such a page, then the totals) with its headers.
+ */
+export function postListReply(collection: string, items: unknown[], links: ListLinks, total: number, perPage: number) {
+  const body = {
+    [collection]: items,
+    rest_url: links.rest_url,
+    ...(links.next_rest_url ? { next_rest_url: links.next_rest_url } : {}),
+    ...(links.previous_rest_url ? { previous_rest_url: links.previous_rest_url } : {}),
+    total,
+    total_pages: totalPages(total, perPage),
+  };
+  return { body, headers: listHeaders(total, perPage, links) };
+}

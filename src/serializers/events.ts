@@ -12,6 +12,7 @@ import type { EventRow } from '../services/events.js';
 import { type LinkedKind, type LinkedRow, ORGANIZER, VENUE } from '../services/linked-posts.js';
 import { globalId, imageObject } from '../services/posts.js';
 import { linkedJsonLd, plain, serializeLinked } from './linked-posts.js';
+import { postMeta } from './posts.js';
 import { termUrls } from './terms.js';
 
 type Event = components['schemas']['Event'];
@@ -44,12 +45,7 @@ export function serializeEvent(row: EventRow, options: EventSerializeOptions): E
     id: row.id,
     global_id: globalId(urls.site, row.id),
     global_id_lineage: [globalId(urls.site, row.id)],
-    author: String(row.authorId ?? 0),
-    status: row.status,
-    date: formatDateTime(row.publishedAt, siteZone),
-    date_utc: formatDateTime(row.publishedAt, 'UTC'),
-    modified: formatDateTime(row.modifiedAt, siteZone),
-    modified_utc: formatDateTime(row.modifiedAt, 'UTC'),
+    ...postMeta(row, siteZone),
     url,
     rest_url: eventRestUrl(row.id, urls),
     title: row.title,

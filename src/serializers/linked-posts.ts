@@ -2,9 +2,9 @@
 // (decisions.md): empty fields are left out, and `json_ld` is added on single reads.
 import type { components } from '../../generated/api.js';
 import type { Urls } from '../http/urls.js';
-import { formatDateTime } from '../lib/dates.js';
 import type { LinkedKind, LinkedRow } from '../services/linked-posts.js';
 import { globalId, imageObject } from '../services/posts.js';
+import { postMeta } from './posts.js';
 
 type Venue = components['schemas']['Venue'];
 type Organizer = components['schemas']['Organizer'];
@@ -27,12 +27,7 @@ export function serializeLinked(kind: LinkedKind, row: LinkedRow, { urls, siteZo
   const text = (column: string) => String(row[column] ?? '');
   const fields: Record<string, unknown> = {
     id: row.id,
-    author: String(row.authorId ?? 0),
-    status: row.status,
-    date: formatDateTime(row.publishedAt, siteZone),
-    date_utc: formatDateTime(row.publishedAt, 'UTC'),
-    modified: formatDateTime(row.modifiedAt, siteZone),
-    modified_utc: formatDateTime(row.modifiedAt, 'UTC'),
+    ...postMeta(row, siteZone),
     url,
     rest_url: linkedRestUrl(kind, row.id, urls),
     [kind.nameField]: row.name,

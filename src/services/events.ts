@@ -81,9 +81,9 @@ export async function createEvent(prisma: Prisma, caller: Caller, input: EventIn
         select: { id: true },
       });
       await writeLinks(tx, caller, id, input, siteZone);
-      return tx.event.findUniqueOrThrow({ where: { id }, include: eventInclude });
+      return id;
     }),
-  );
+  ).then((id) => readBack(prisma, id));
 }
 
 export async function updateEvent(prisma: Prisma, caller: Caller, key: Key, input: EventInput, siteZone: string): Promise<EventRow> {
@@ -111,25 +111,31 @@ export async function updateEvent(prisma: Prisma, caller: Caller, key: Key, inpu
         },
       });
       await writeLinks(tx, caller, current.id, input, siteZone);
-      return tx.event.findUniqueOrThrow({ where: { id: current.id }, include: eventInclude });
+      return current.id;
     }),
-  );
+  ).then((id) => readBack(prisma, id));
 }
+
+/**
+ * The event as stored, read after the write's transaction: Prisma loads relations with parallel
+ * queries, which one transaction's single connection would have to queue.
+ */
+const readBack = (prisma: Prisma, id: number) => prisma.event.findUniqueOrThrow({ where: { id }, include: eventInclude });
 
 /** To the trash, or for good with `force`; answers the event as it is after the trash, or as it was. */
 export async function deleteEvent(prisma: Prisma, caller: Caller, key: Key, force: boolean): Promise<EventRow> {
-  return prisma.$transaction(async (tx) => {
-    const current = await tx.event.findFirst({ where: whereKey(key), include: eventInclude });
+  const before = await prisma.event.findFirst({ where: whereKey(key), include: eventInclude });
+  if (!before) throw notFound('event', describe(key));
+  await prisma.$transaction(async (tx) => {
+    // Checked again inside the transaction: another request may have changed it meanwhile.
+    const current = await tx.event.findUnique({ where: { id: before.id } });
     if (!current) throw notFound('event', describe(key));
-    return trashOrDelete('event', caller, current, force, {
-      trash: () =>
-        tx.event.update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() }, include: eventInclude }),
-      remove: async () => {
-        await tx.event.delete({ where: { id: current.id } });
-        return current;
-      },
+    await trashOrDelete('event', caller, current, force, {
+      trash: () => tx.event.update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } }),
+      remove: () => tx.event.delete({ where: { id: current.id } }),
     });
   });
+  return force ? before : readBack(prisma, before.id);
 }
 
 type EventColumns = Omit<PrismaNS.EventUncheckedCreateInput, 'title' | 'slug' | 'startLocal' | 'endLocal' | 'startUtc' | 'endUtc' | 'timezone'>;

@@ -1,12 +1,17 @@
 // Two writers can pass a service's checks at once; a unique index then rejects one of them, and it
-// runs again and sees the other's row (a derived slug moves on to the next number).
-export async function retryOnConflict<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
+// runs again and sees the other's row (a derived slug moves on to the next number). Each round lets
+// at least one of the racing writers through; a short random pause keeps the others from meeting
+// again at once.
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export async function retryOnConflict<T>(work: () => Promise<T>, attempts = 10): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (attempt >= attempts || (code !== 'P2002' && code !== '23505')) throw err;
+      await sleep(Math.random() * 5 * attempt);
     }
   }
 }

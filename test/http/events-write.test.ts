@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/auth/roles.js';
 import { databaseKinds } from '../setup/databases.js';
 import { startServer, type TestServer } from '../setup/server.js';
+import { storedRows } from '../setup/stored-rows.js';
 
 const EVENT_KEYS = [
   'id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'rest_url',
@@ -22,14 +23,6 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
     const r = await s.post('/events', { title: unique('Event'), start_date: '2031-05-01 10:00', end_date: '2031-05-01 12:00', ...body }, { as });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     return r.body;
-  };
-  /** Every row an event write can touch, to prove a refused write changed nothing. */
-  const snapshot = async () => {
-    const p = s.db.prisma;
-    const order = { orderBy: { id: 'asc' as const } };
-    return JSON.stringify(
-      await Promise.all([p.event.findMany(order), p.venue.findMany(order), p.organizer.findMany(order), p.term.findMany(order), p.eventTerm.findMany(), p.eventVenue.findMany(), p.eventOrganizer.findMany()]),
-    );
   };
 
   beforeAll(async () => {
@@ -228,14 +221,14 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
       [{ venue: { city: 'No name' } }, 'rest_invalid_param', 'venue'],
     ];
     for (const [fields, code, param] of cases) {
-      const before = await snapshot();
+      const before = await storedRows(s.db);
       const body = { title: unique('Bad'), start_date: '2031-05-01 10:00', end_date: '2031-05-01 12:00', ...fields };
       const r = await s.post('/events', body);
       expect(r.status, JSON.stringify(fields)).toBe(400);
       expect(r.body.code, JSON.stringify(fields)).toBe(code);
       const named = Array.isArray(r.body.data.params) ? r.body.data.params : Object.keys(r.body.data.params);
       expect(named.join(','), JSON.stringify(fields)).toContain(param);
-      expect(await snapshot(), JSON.stringify(fields)).toBe(before);
+      expect(await storedRows(s.db), JSON.stringify(fields)).toBe(before);
     }
   });
 
@@ -291,11 +284,11 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
     expect(paris).toMatchObject({ start_date: '2031-07-01 19:00:00', utc_start_date: '2031-07-01 17:00:00', timezone: 'Europe/Paris', timezone_abbr: 'CEST' });
     const later = (await s.request('PATCH', `/events/${event.id}`, { body: { end_date: '2031-07-02 01:00' } })).body;
     expect(later).toMatchObject({ start_date: '2031-07-01 19:00:00', end_date: '2031-07-02 01:00:00' });
-    const before = await snapshot();
+    const before = await storedRows(s.db);
     const r = await s.request('PATCH', `/events/${event.id}`, { body: { start_date: '2031-07-02 02:00' } });
     expect(r.status).toBe(400);
     expect(r.body.data.params).toHaveProperty('end_date');
-    expect(await snapshot()).toBe(before);
+    expect(await storedRows(s.db)).toBe(before);
     const allDay = (await s.request('PATCH', `/events/${event.id}`, { body: { all_day: true } })).body;
     expect(allDay).toMatchObject({ all_day: true, start_date: '2031-07-01 00:00:00', end_date: '2031-07-02 23:59:59' });
   });

@@ -8,6 +8,7 @@ import { loadDocument } from '../../src/openapi.js';
 import { insertEvent } from '../factories.js';
 import { databaseKinds } from '../setup/databases.js';
 import { startServer, type TestServer } from '../setup/server.js';
+import { storedRows } from '../setup/stored-rows.js';
 
 type Resource = 'events' | 'venues' | 'organizers' | 'categories' | 'tags';
 type Caller = Role | null;
@@ -76,15 +77,6 @@ describe.each(databaseKinds)('the capability matrix on %s', (dbKind) => {
     }
   }
 
-  /** Every row the service stores, to compare before and after a refused write. */
-  async function snapshot() {
-    const p = s.db.prisma;
-    const order = { orderBy: { id: 'asc' as const } };
-    return JSON.stringify(
-      await Promise.all([p.event.findMany(order), p.venue.findMany(order), p.organizer.findMany(order), p.term.findMany(order), p.eventTerm.findMany(), p.eventVenue.findMany(), p.eventOrganizer.findMany()]),
-    );
-  }
-
   const cases = operations.flatMap((op) => [null, ...ROLES].map((caller) => ({ op, caller })));
 
   it.each(cases.map(({ op, caller }) => [op.operationId!, caller ?? 'anonymous', op, caller] as const))('%s as %s', async (_id, _who, op, caller) => {
@@ -94,14 +86,14 @@ describe.each(databaseKinds)('the capability matrix on %s', (dbKind) => {
     const path = op.path.replace('{id}', String(target?.id)).replace('{slug}', encodeURIComponent(target?.slug ?? ''));
     const method = op.method.toLowerCase();
     const body = method === 'get' || method === 'delete' ? undefined : item ? { description: `changed by ${caller}` } : createBody(resource!);
-    const before = method === 'get' ? undefined : await snapshot();
+    const before = method === 'get' ? undefined : await storedRows(s.db);
 
     const r = await s.request(method.toUpperCase(), path, { body, as: caller });
     const want = expected(op.operationId!, method, resource, item, caller);
     expect(r.status, JSON.stringify(r.body)).toBe(want);
     if (want === 401 || want === 403) {
       expect(r.body.code).toBe('rest_forbidden');
-      expect(await snapshot()).toBe(before);
+      expect(await storedRows(s.db)).toBe(before);
     }
     for (const secret of secrets) expect(r.text).not.toContain(secret);
     expect(r.text).not.toContain('scrypt$');

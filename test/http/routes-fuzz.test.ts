@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLES } from '../../src/auth/roles.js';
 import { startServer, type TestServer } from '../setup/server.js';
+import { storedRows } from '../setup/stored-rows.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
@@ -124,15 +125,6 @@ describe('event writes under generated bodies', () => {
   });
   afterAll(() => s?.close());
 
-  /** Every row an event write can touch. */
-  const snapshot = async () => {
-    const p = s.db.prisma;
-    const order = { orderBy: { id: 'asc' as const } };
-    return JSON.stringify(
-      await Promise.all([p.event.findMany(order), p.venue.findMany(order), p.organizer.findMany(order), p.term.findMany(order), p.eventTerm.findMany(), p.eventVenue.findMany(), p.eventOrganizer.findMany()]),
-    );
-  };
-
   const write = fc.record({ update: fc.boolean(), as: fc.constantFrom('administrator', 'editor', 'contributor'), body: eventBody });
 
   it(`creates and updates, or refuses with 4xx and writes nothing (seed ${SEED}, ${Math.ceil(RUNS / 4)} runs)`, async () => {
@@ -140,13 +132,13 @@ describe('event writes under generated bodies', () => {
     const target = (await s.post('/events', { title: 'Target', start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00' })).body;
     await fc.assert(
       fc.asyncProperty(write, async ({ update, as, body: fields }) => {
-        const before = await snapshot();
+        const before = await storedRows(s.db);
         const r = update
           ? await s.request('PATCH', `/events/${target.id}`, { body: fields, as })
           : await s.post('/events', fields, { as });
         outcomes.set(r.status, (outcomes.get(r.status) ?? 0) + 1);
         expect(r.status, JSON.stringify(fields)).toBeLessThan(500);
-        if (r.status >= 400) expect(await snapshot(), JSON.stringify(fields)).toBe(before);
+        if (r.status >= 400) expect(await storedRows(s.db), JSON.stringify(fields)).toBe(before);
       }),
       { seed: SEED, numRuns: Math.ceil(RUNS / 4) },
     );
