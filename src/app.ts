@@ -6,6 +6,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { Config } from './config.js';
+import { restRoot } from './discovery/rest-root.js';
 import type { Database } from './db/client.js';
 import { handlers } from './handlers/index.js';
 import { createBackend } from './http/backend.js';
@@ -16,7 +17,7 @@ import { type LocaleInfo, localeMiddleware } from './http/locale.js';
 import { coerceBodyScalars, illFormedFields, normalizeQuery } from './http/query.js';
 import { NAMESPACE, requestUrls } from './http/urls.js';
 import { validationError } from './http/validation.js';
-import { loadDocument } from './openapi.js';
+import { assertDocumentationBuilt, loadDocument } from './openapi.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -31,6 +32,7 @@ export interface AppOptions {
 }
 
 export function createApp({ config, db, onServerError, logger }: AppOptions) {
+  assertDocumentationBuilt();
   const api = createBackend(loadDocument());
   registerSecurity(api, { config, db });
   registerHandlers(api, { config, db });
@@ -46,6 +48,8 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ limit: MAX_BODY_BYTES, extended: true, parameterLimit: 1000 }));
 
+  // The REST root lies outside the namespace, so outside the document's paths.
+  app.all(config.restPrefix, restRoot(config));
   app.use(`${config.restPrefix}/${NAMESPACE}`, (req, res, next) => {
     dispatch(api, req, res).catch(next);
   });
@@ -111,6 +115,7 @@ function registerHandlers(api: OpenAPIBackend, deps: Pick<Call, 'config' | 'db'>
           urls: requestUrls(req, deps.config, locale.segment),
           locale: locale.tag,
           caller: callerOfResponse(res),
+          accepts: (types: string[]) => req.accepts(types),
           ...deps,
         } as Call;
         return (handler as (call: Call) => Promise<Reply>)(call);
@@ -171,7 +176,7 @@ function bodyParserError(err: unknown): ApiError | undefined {
 function sendReply(res: Response, reply: Reply) {
   if (res.headersSent) return;
   res.status(reply.status ?? 200);
-  res.set('Content-Type', 'application/json; charset=UTF-8');
+  res.set('Content-Type', reply.contentType ?? 'application/json; charset=UTF-8');
   if (reply.headers) res.set(reply.headers);
-  res.send(JSON.stringify(reply.body));
+  res.send(reply.contentType ? String(reply.body) : JSON.stringify(reply.body));
 }

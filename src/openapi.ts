@@ -1,11 +1,76 @@
-// The bundled document (generated/openapi.json), read once.
+// The bundled document (generated/openapi.json) and its translations and rendered pages
+// (generated/doc/, built by scripts/build-doc.mjs), each read once.
 import fs from 'node:fs';
 import type { Document } from 'openapi-backend';
 
-const DOCUMENT_PATH = new URL('../generated/openapi.json', import.meta.url);
-let cached: Document | undefined;
+const generated = (file: string) => new URL(`../generated/${file}`, import.meta.url);
+const read = (file: string) => fs.readFileSync(generated(file), 'utf8');
 
+let bundle: Document | undefined;
+
+/** The document as written, in English: what requests are validated against. */
 export function loadDocument(): Document {
-  cached ??= JSON.parse(fs.readFileSync(DOCUMENT_PATH, 'utf8')) as Document;
-  return cached;
+  bundle ??= JSON.parse(read('openapi.json')) as Document;
+  return bundle;
+}
+
+interface Manifest {
+  languages: string[];
+  serverPlaceholder: string;
+}
+
+let manifest: Manifest | undefined;
+
+function docManifest(): Manifest {
+  if (!manifest) {
+    try {
+      manifest = JSON.parse(read('doc/manifest.json')) as Manifest;
+    } catch {
+      throw new Error('generated/doc/ is missing: run npm run build:doc (npm ci runs it after install).');
+    }
+  }
+  return manifest;
+}
+
+/** The language served for a locale tag: `fr-CA` → `fr`; one we do not have → `en`. */
+export function documentLanguage(tag: string): string {
+  const language = tag.toLowerCase().split(/[-_]/)[0];
+  return docManifest().languages.includes(language) ? language : 'en';
+}
+
+const translated = new Map<string, Document>();
+
+/** The document with its descriptions in `language` (one of the manifest's). */
+export function localizedDocument(language: string): Document {
+  let document = translated.get(language);
+  if (!document) {
+    document = JSON.parse(read(`doc/openapi.${documentLanguage(language)}.json`)) as Document;
+    translated.set(language, document);
+  }
+  return document;
+}
+
+const pages = new Map<string, string>();
+
+/** The rendered page in `language`, its server URL set to `serverUrl`. */
+export function documentPage(language: string, serverUrl: string): string {
+  let page = pages.get(language);
+  if (page === undefined) {
+    page = read(`doc/doc.${documentLanguage(language)}.html`);
+    pages.set(language, page);
+  }
+  return page.replaceAll(docManifest().serverPlaceholder, inertUrl(serverUrl));
+}
+
+/**
+ * The URL comes from the request's Host header and lands in a script and in HTML text: everything
+ * but the plain characters of a URL is percent-encoded, so it can close no string and open no tag.
+ */
+const inertUrl = (url: string) => url.replace(/[^A-Za-z0-9._~:/@%[\]-]/g, (c) => encodeURIComponent(c));
+
+/** Fails at start, not at the first request, when the built documentation is missing. */
+export function assertDocumentationBuilt(): void {
+  for (const language of docManifest().languages) {
+    if (!fs.existsSync(generated(`doc/doc.${language}.html`))) throw new Error(`generated/doc/doc.${language}.html is missing: run npm run build:doc.`);
+  }
 }

@@ -1,12 +1,38 @@
+// The namespace index and this document, in the language of the locale segment (English when we
+// have no translation), saying which in `Content-Language`.
+import { namespaceRoutes } from '../discovery/namespace-index.js';
+import { ApiError } from '../http/errors.js';
 import type { Call, Reply } from '../http/handler.js';
-import { notImplemented } from '../http/errors.js';
-import { loadDocument } from '../openapi.js';
+import { NAMESPACE } from '../http/urls.js';
+import { documentLanguage, documentPage, localizedDocument } from '../openapi.js';
 
-/** The document as JSON, its `servers` pointing at the base URL the request came in on. */
+// The page's scripts and styles are inline; it may load nothing from anywhere else.
+const PAGE_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; font-src data:; worker-src blob:; connect-src 'self'";
+
+/** The document as JSON, its `servers` pointing at the base URL the request came in on; or its page. */
 export async function getDocumentation(call: Call<'getDocumentation'>): Promise<Reply> {
-  return { body: { ...loadDocument(), servers: [{ url: call.urls.base }] } };
+  const language = documentLanguage(call.locale);
+  const headers = { 'Content-Language': language, Vary: 'Accept' };
+  if (call.accepts(['application/json', 'text/html']) === 'text/html') {
+    return {
+      body: documentPage(language, call.urls.base),
+      contentType: 'text/html; charset=utf-8',
+      headers: { ...headers, 'Content-Security-Policy': PAGE_POLICY },
+    };
+  }
+  return { body: { ...localizedDocument(language), servers: [{ url: call.urls.base }] }, headers };
 }
 
-export async function getNamespaceIndex(): Promise<Reply> {
-  throw notImplemented(); // issue: discovery and documentation
+export async function getNamespaceIndex(call: Call<'getNamespaceIndex'>): Promise<Reply> {
+  const { namespace } = call.query as { namespace?: string };
+  if (namespace !== undefined && namespace !== NAMESPACE) {
+    throw new ApiError(404, 'rest_invalid_namespace', 'The specified namespace could not be found.');
+  }
+  const language = documentLanguage(call.locale);
+  const body = {
+    namespace: NAMESPACE,
+    routes: namespaceRoutes(localizedDocument(language), call.urls, call.config.siteTimezone),
+    _links: { up: [{ href: `${call.urls.root}/` }] },
+  };
+  return { body, headers: { 'Content-Language': language } };
 }

@@ -43,9 +43,6 @@ export const invalidParams = (params: Record<string, string>) =>
 export const missingParams = (names: string[]) =>
   new ApiError(400, 'rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, { params: names });
 
-export const notImplemented = () =>
-  new ApiError(501, 'rest_not_implemented', 'This operation is not available yet.');
-
 /** Prisma's error codes we can explain to the client; anything else is a 500 without details. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;

@@ -31,13 +31,17 @@ export interface Call<K extends OperationId = OperationId> {
   locale: string;
   /** Who is calling: a signed-in user, or null when anonymous. */
   caller: Caller;
+  /** Content negotiation: the best of `types` for the request's Accept header, or false. */
+  accepts: (types: string[]) => string | false;
   db: Database;
   config: Config;
 }
 
 export interface Reply {
   status?: number;
+  /** Serialized as JSON, unless `contentType` says the body is already text of that type. */
   body: unknown;
+  contentType?: string;
   headers?: Record<string, string>;
 }
 

@@ -34,8 +34,11 @@ export interface EventListQuery {
 
 /** How far from `geoloc_lat`/`geoloc_lng` a venue may be: 25 miles, the usual calendar geofence. */
 export const GEOFENCE_KM = 40.2336;
-/** The default window: from now until this many years ahead. */
-const DEFAULT_YEARS = 2;
+/** The window a list covers when it names no dates: from now until two years ahead. */
+export function defaultWindow(now: Date | DateTime) {
+  const start = (now instanceof Date ? DateTime.fromJSDate(now) : now).set({ millisecond: 0 });
+  return { start, end: start.plus({ years: 2 }) };
+}
 
 export interface EventListResult {
   total: number;
@@ -137,9 +140,8 @@ function dateWindow(q: EventListQuery, siteZone: string, now: DateTime) {
     const bareDate = typeof value === 'string' && /^\s*\d{4}-\d{2}-\d{2}\s*$/.test(value);
     return field === 'end_date' && bareDate ? parsed.endOf('day') : parsed;
   };
-  const start = read('start_date', now).set({ millisecond: 0 });
-  const end = read('end_date', now.plus({ years: DEFAULT_YEARS })).set({ millisecond: 0 });
-  return { start, end };
+  const defaults = defaultWindow(now);
+  return { start: read('start_date', defaults.start).set({ millisecond: 0 }), end: read('end_date', defaults.end).set({ millisecond: 0 }) };
 }
 
 /** IDs of venues within the geofence of a point: a box on the indexed columns, then the true distance. */

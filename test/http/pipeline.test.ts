@@ -80,11 +80,6 @@ describe('the HTTP pipeline', () => {
     }
   });
 
-  it('answers operations whose issues are open with 501 in the error shape', async () => {
-    const r = await fetch(s.base);
-    expect(r.status).toBe(501);
-    expect(((await r.json()) as { code: string }).code).toBe('rest_not_implemented');
-  });
 
   it('serves the document at /doc with servers pointing at the base URL of the request', async () => {
     const r = await s.get('/doc', { locale: '/es' });

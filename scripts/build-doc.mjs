@@ -1,0 +1,34 @@
+// Builds what /doc serves in each language into generated/doc/ (not committed; `npm ci` runs this
+// after install): openapi.<lang>.json, the document with its descriptions translated from
+// openapi/locales/<lang>.po, and doc.<lang>.html, its Redoc page rendered by @redocly/cli with every
+// script and style inlined, so that it renders with no network. The page's server URL is a
+// placeholder that the service replaces with the base URL of each request.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { LANGUAGES, readTranslations, translateDocument } from './lib/translate.mjs';
+
+const SERVER_PLACEHOLDER = 'https://calendar-events.invalid/base-url';
+
+const root = path.resolve(import.meta.dirname, '..');
+const outDir = path.join(root, 'generated', 'doc');
+const bundle = JSON.parse(fs.readFileSync(path.join(root, 'generated', 'openapi.json'), 'utf8'));
+fs.mkdirSync(outDir, { recursive: true });
+
+for (const language of ['en', ...LANGUAGES]) {
+  const document = language === 'en' ? bundle : translateDocument(bundle, readTranslations(root, language));
+  const json = path.join(outDir, `openapi.${language}.json`);
+  fs.writeFileSync(json, JSON.stringify(document, null, 2) + '\n');
+
+  const forPage = path.join(outDir, `page-source.${language}.json`);
+  fs.writeFileSync(forPage, JSON.stringify({ ...document, servers: [{ url: SERVER_PLACEHOLDER }] }));
+  const html = path.join(outDir, `doc.${language}.html`);
+  execFileSync(path.join(root, 'node_modules', '.bin', 'redocly'), ['build-docs', forPage, '--inlineBundle', '--output', html], { cwd: root, stdio: 'pipe' });
+  fs.rmSync(forPage);
+  const page = fs.readFileSync(html, 'utf8').replace(/<html lang="[^"]*">/, `<html lang="${language}">`);
+  fs.writeFileSync(html, page);
+}
+// What the service needs to know about these files.
+const manifest = { languages: ['en', ...LANGUAGES], serverPlaceholder: SERVER_PLACEHOLDER };
+fs.writeFileSync(path.join(outDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+console.log(`Built generated/doc/ for ${['en', ...LANGUAGES].join(', ')}`);

@@ -1,0 +1,35 @@
+// `GET {prefix}/`, the REST root, as WordPress answers it: the site, its time zone and the
+// namespaces it serves, with the routes of ours.
+import type { NextFunction, Request, Response } from 'express';
+import { DateTime } from 'luxon';
+import type { Config } from '../config.js';
+import { ApiError } from '../http/errors.js';
+import type { LocaleInfo } from '../http/locale.js';
+import { NAMESPACE, requestUrls } from '../http/urls.js';
+import { documentLanguage, localizedDocument } from '../openapi.js';
+import { namespaceRoutes } from './namespace-index.js';
+
+export function restRoot(config: Config) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      next(new ApiError(405, 'rest_method_not_allowed', `Method ${req.method} is not allowed here.`, {}, { Allow: 'GET, HEAD' }));
+      return;
+    }
+    const locale = res.locals.locale as LocaleInfo;
+    const urls = requestUrls(req, config, locale.segment);
+    const language = documentLanguage(locale.tag);
+    const document = localizedDocument(language);
+    const body = {
+      name: document.info.title,
+      description: (document.info as { summary?: string }).summary ?? '',
+      url: urls.site,
+      home: urls.site,
+      gmt_offset: DateTime.now().setZone(config.siteTimezone).offset / 60,
+      timezone_string: config.siteTimezone,
+      namespaces: [NAMESPACE],
+      authentication: [],
+      routes: namespaceRoutes(document, urls, config.siteTimezone),
+    };
+    res.status(200).set({ 'Content-Type': 'application/json; charset=UTF-8', 'Content-Language': language }).send(JSON.stringify(body));
+  };
+}
