@@ -2,13 +2,15 @@
 // after install): openapi.<lang>.json, the document with its descriptions translated from
 // openapi/locales/<lang>.po, and doc.<lang>.html, its Redoc page rendered by @redocly/cli with every
 // script and style inlined, so that it renders with no network. The page's server URL is a
-// placeholder that the service replaces with the base URL of each request.
+// placeholder that the service replaces with the base URL of each request. Redoc's telemetry is off:
+// readers' browsers report to nobody.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { LANGUAGES, readTranslations, translateDocument } from './lib/translate.mjs';
 
 const SERVER_PLACEHOLDER = 'https://calendar-events.invalid/base-url';
+const NO_IMAGE = 'data:image/svg+xml,%3Csvg%20xmlns=%22http://www.w3.org/2000/svg%22/%3E';
 
 const root = path.resolve(import.meta.dirname, '..');
 const outDir = path.join(root, 'generated', 'doc');
@@ -25,7 +27,15 @@ for (const language of ['en', ...LANGUAGES]) {
   const html = path.join(outDir, `doc.${language}.html`);
   execFileSync(path.join(root, 'node_modules', '.bin', 'redocly'), ['build-docs', forPage, '--inlineBundle', '--output', html], { cwd: root, stdio: 'pipe' });
   fs.rmSync(forPage);
-  const page = fs.readFileSync(html, 'utf8').replace(/<html lang="[^"]*">/, `<html lang="${language}">`);
+  const built = fs.readFileSync(html, 'utf8');
+  // The CLI writes `disableTelemetry: false` into the page whatever it is told; the page's own option wins.
+  const TELEMETRY_ON = /(const __redoc_options = \{[^\n]*?)"disableTelemetry":false/;
+  if (!TELEMETRY_ON.test(built)) throw new Error('Redoc page options changed: check that its telemetry is still off.');
+  const page = built
+    .replace(TELEMETRY_ON, '$1"disableTelemetry":true')
+    .replace(/<html lang="[^"]*">/, `<html lang="${language}">`)
+    // Redoc's "API docs by" badge would fetch its logo from Redocly's CDN: the page loads nothing from elsewhere.
+    .replaceAll(/https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(?:-full)?\.svg/g, NO_IMAGE);
   fs.writeFileSync(html, page);
 }
 // What the service needs to know about these files.
