@@ -1518,6 +1518,8 @@ export interface components {
         };
     };
     headers: {
+        /** @description The language of the descriptions served, from the locale segment of the URL (English when there is no translation). */
+        ContentLanguage: "en" | "fr" | "de" | "es";
         /** @description Seconds to wait before trying to sign in again. */
         RetryAfter: number;
         /** @description How many items match the request. */
@@ -1554,6 +1556,7 @@ export interface operations {
             /** @description The namespace index. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1576,6 +1579,7 @@ export interface operations {
             /** @description The OpenAPI document, or its rendered page. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {

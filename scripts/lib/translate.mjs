@@ -1,12 +1,13 @@
-// The human-readable texts of the OpenAPI document (every `description` and `summary` outside
-// examples) and their translations, kept in gettext PO files under openapi/locales/ so that a
-// translator can edit them with the usual tools: msgid is the English text, msgstr its translation.
+// The human-readable texts of the OpenAPI document (every `description`, `summary` and tag
+// `x-displayName` outside examples) and their translations, kept in gettext PO files under
+// openapi/locales/ so that a translator can edit them with the usual tools: msgid is the English
+// text, msgstr its translation.
 import fs from 'node:fs';
 import path from 'node:path';
 import PO from 'pofile';
 
 export const LANGUAGES = ['fr', 'de', 'es'];
-const TEXT_KEYS = new Set(['description', 'summary']);
+const TEXT_KEYS = new Set(['description', 'summary', 'x-displayName']);
 
 /** Calls `visit(text, replace)` for every translatable text of the document, in document order. */
 function eachText(node, visit, inExample = false) {
