@@ -921,6 +921,25 @@ export interface components {
             total_pages: number;
         };
         /**
+         * ICalendar
+         * @description An iCalendar (RFC 5545) `VCALENDAR` with one `VEVENT` per event: `UID` is the event's `global_id`;
+         *     `DTSTART`/`DTEND` carry the event's time zone (`TZID`, with its `VTIMEZONE`), or UTC for a fixed
+         *     offset; all-day events are dates, the end exclusive. `SUMMARY`, `DESCRIPTION` (plain text),
+         *     `LOCATION` (the venue), `ORGANIZER` (the first organizer with an e-mail address), `CATEGORIES`
+         *     (categories and tags), `URL`, `LAST-MODIFIED` and `STATUS` follow the event.
+         * @example BEGIN:VCALENDAR
+         *     VERSION:2.0
+         *     PRODID:-//Calendar Events Service//calendar/events/v1//EN
+         *     BEGIN:VEVENT
+         *     UID:example.org?id=9
+         *     DTSTART;TZID=America/New_York:20261212T193000
+         *     DTEND;TZID=America/New_York:20261212T223000
+         *     SUMMARY:Winter Jazz Night
+         *     END:VEVENT
+         *     END:VCALENDAR
+         */
+        ICalendar: string;
+        /**
          * Name
          * @description A non-empty name or title; it may not be blank or contain the NUL character.
          * @example Winter Jazz Night
@@ -1635,7 +1654,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of events. */
+            /** @description A page of events, as JSON or (with `Accept: text/calendar`) as an iCalendar feed. */
             200: {
                 headers: {
                     "X-TEC-Total": components["headers"]["XTecTotal"];
@@ -1647,6 +1666,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventList"];
+                    "text/calendar": components["schemas"]["ICalendar"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1693,13 +1713,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event. */
+            /** @description The event, as JSON or (with `Accept: text/calendar`) as iCalendar. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
+                    "text/calendar": components["schemas"]["ICalendar"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1842,13 +1863,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event. */
+            /** @description The event, as JSON or (with `Accept: text/calendar`) as iCalendar. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
+                    "text/calendar": components["schemas"]["ICalendar"];
                 };
             };
             401: components["responses"]["Unauthorized"];

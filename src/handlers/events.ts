@@ -1,7 +1,8 @@
 // The event operations: read the validated request, call the events service, shape the reply.
 import type { Call, Reply } from '../http/handler.js';
-import { listLinks, pageOf, postListReply } from '../lib/pagination.js';
+import { listHeaders, listLinks, pageOf, postListReply } from '../lib/pagination.js';
 import { serializeEvent } from '../serializers/events.js';
+import { eventsCalendar, ICALENDAR } from '../serializers/ical.js';
 import { type EventListQuery, listEvents as listEventRows } from '../services/event-list.js';
 import * as events from '../services/events.js';
 
@@ -17,9 +18,17 @@ export async function listEvents(call: Call<'listEvents'>): Promise<Reply> {
   const page = pageOf(pageNumber, per_page);
   const { total, items, args } = await listEventRows(call.db.prisma, call.caller, filters, page, call.config.siteTimezone);
   const links = listLinks(`${call.urls.base}/events/`, args, page, total);
+  if (wantsCalendar(call)) {
+    const headers = { ...listHeaders(total, page.perPage, links), Vary: 'Accept' };
+    return { body: eventsCalendar(items, { urls: call.urls, caller: call.caller, name: 'Events' }), contentType: ICALENDAR, headers };
+  }
   const events = items.map((row) => serializeEvent(row, options(call)));
-  return postListReply('events', events, links, total, page.perPage);
+  const reply = postListReply('events', events, links, total, page.perPage);
+  return { ...reply, headers: { ...reply.headers, Vary: 'Accept' } };
 }
+
+/** Calendar applications ask for `text/calendar`; everyone else gets JSON. */
+const wantsCalendar = (call: Call) => call.accepts(['application/json', 'text/calendar']) === 'text/calendar';
 
 export async function createEvent(call: Call<'createEvent'>): Promise<Reply> {
   const row = await events.createEvent(call.db.prisma, call.caller, call.body as events.EventInput, call.config.siteTimezone);
@@ -28,7 +37,11 @@ export async function createEvent(call: Call<'createEvent'>): Promise<Reply> {
 }
 
 async function getEvent(call: Call): Promise<Reply> {
-  return { body: serializeEvent(await events.getEvent(call.db.prisma, call.caller, keyOf(call)), options(call, true)) };
+  const row = await events.getEvent(call.db.prisma, call.caller, keyOf(call));
+  if (wantsCalendar(call)) {
+    return { body: eventsCalendar([row], { urls: call.urls, caller: call.caller, name: row.title }), contentType: ICALENDAR, headers: { Vary: 'Accept' } };
+  }
+  return { body: serializeEvent(row, options(call, true)), headers: { Vary: 'Accept' } };
 }
 
 async function updateEvent(call: Call): Promise<Reply> {

@@ -8,10 +8,11 @@ import type { Urls } from '../http/urls.js';
 import { type Cost, type CostInput, parseCost } from '../lib/cost.js';
 import { formatDateTime } from '../lib/dates.js';
 import { dateDetails, type EventZone, eventZone, zoneAbbreviation } from '../lib/event-times.js';
+import { plainText } from '../lib/plain-text.js';
 import type { EventRow } from '../services/events.js';
 import { type LinkedKind, type LinkedRow, ORGANIZER, VENUE } from '../services/linked-posts.js';
 import { globalId, imageObject } from '../services/posts.js';
-import { linkedJsonLd, plain, serializeLinked } from './linked-posts.js';
+import { linkedJsonLd, serializeLinked } from './linked-posts.js';
 import { postMeta } from './posts.js';
 import { termUrls } from './terms.js';
 
@@ -35,9 +36,7 @@ export function serializeEvent(row: EventRow, options: EventSerializeOptions): E
   const zone = eventZone(row.timezone) ?? eventZone('UTC')!;
   const url = eventPermalink(row.slug, urls);
   const cost = parseCost(row.cost as CostInput);
-  const visible = <T extends LinkedRow>(items: T[]) => items.filter((item) => item.status !== 'trash' && canRead(options.caller, item));
-  const venues = visible(row.venues.map((link) => link.venue as LinkedRow));
-  const organizers = visible(row.organizers.map((link) => link.organizer as LinkedRow));
+  const { venues, organizers } = readableLinks(row, options.caller);
   const embed = (kind: LinkedKind, item: LinkedRow) => serializeLinked(kind, item, { urls, siteZone, single });
   const embeddedVenues = venues.map((venue) => embed(VENUE, venue));
 
@@ -83,6 +82,15 @@ export function serializeEvent(row: EventRow, options: EventSerializeOptions): E
   return event;
 }
 
+/** The event's venues and organizers that the caller may read (none in the trash). */
+export function readableLinks(row: EventRow, caller: Caller) {
+  const visible = (items: LinkedRow[]) => items.filter((item) => item.status !== 'trash' && canRead(caller, item));
+  return {
+    venues: visible(row.venues.map((link) => link.venue as LinkedRow)),
+    organizers: visible(row.organizers.map((link) => link.organizer as LinkedRow)),
+  };
+}
+
 /** The event's terms of one taxonomy in the reference's raw-term shape, sorted by name. */
 function embeddedTerms(row: EventRow, taxonomy: 'tribe_events_cat' | 'post_tag', urls: Urls): EmbeddedTerm[] {
   return row.terms
@@ -125,7 +133,7 @@ function eventJsonLd(row: EventRow, zone: EventZone, url: string, cost: Cost, ve
     '@context': 'http://schema.org',
     '@type': 'Event',
     name: row.title,
-    description: plain(row.excerpt || row.description),
+    description: plainText(row.excerpt || row.description),
     image: row.image ?? undefined,
     url,
     eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',

@@ -2,6 +2,7 @@
 // (decisions.md): empty fields are left out, and `json_ld` is added on single reads.
 import type { components } from '../../generated/api.js';
 import type { Urls } from '../http/urls.js';
+import { plainText } from '../lib/plain-text.js';
 import type { LinkedKind, LinkedRow } from '../services/linked-posts.js';
 import { globalId, imageObject } from '../services/posts.js';
 import { postMeta } from './posts.js';
@@ -51,8 +52,6 @@ export function serializeLinked(kind: LinkedKind, row: LinkedRow, { urls, siteZo
   } as Venue | Organizer;
 }
 
-/** Text without its HTML tags, as schema.org descriptions want it. */
-export const plain = (html: string) => html.replace(/<[^>]*>/g, '').trim();
 const compact = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '' && v !== null));
 
@@ -73,7 +72,7 @@ function placeJsonLd(row: LinkedRow, text: (c: string) => string) {
   return compact({
     '@type': 'Place',
     name: row.name,
-    description: plain(row.description),
+    description: plainText(row.description),
     url: text('website'),
     address: Object.keys(address).length ? { '@type': 'PostalAddress', ...address } : undefined,
     geo: row.geoLat != null && row.geoLng != null ? { '@type': 'GeoCoordinates', latitude: row.geoLat, longitude: row.geoLng } : undefined,
@@ -87,7 +86,7 @@ function personJsonLd(row: LinkedRow, text: (c: string) => string) {
   return compact({
     '@type': 'Person',
     name: row.name,
-    description: plain(row.description),
+    description: plainText(row.description),
     url: text('website'),
     telephone: text('phone'),
     email: text('email'),

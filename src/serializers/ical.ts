@@ -1,0 +1,97 @@
+// Events as iCalendar (RFC 5545), for calendar applications: one VEVENT per event, its times in the
+// event's own zone with that zone's VTIMEZONE, all-day events as dates. ical-generator writes the
+// text (escaping, line folding); Luxon DateTimes carry the zones, as plain Dates would be written
+// as UTC wall-clock times under the zone's label.
+import { getVtimezoneComponent } from '@touch4it/ical-timezones';
+import ical, { ICalEventStatus, type ICalEventData } from 'ical-generator';
+import { DateTime, IANAZone, type Zone } from 'luxon';
+import type { Caller } from '../auth/roles.js';
+import type { Urls } from '../http/urls.js';
+import { eventZone, fromWallClock } from '../lib/event-times.js';
+import { plainText } from '../lib/plain-text.js';
+import type { EventRow } from '../services/events.js';
+import type { LinkedRow } from '../services/linked-posts.js';
+import { globalId } from '../services/posts.js';
+import { eventPermalink, readableLinks } from './events.js';
+
+export const ICALENDAR = 'text/calendar; charset=utf-8';
+
+export interface CalendarOptions {
+  urls: Urls;
+  caller: Caller;
+  /** The calendar's name, shown by the application that subscribes. */
+  name: string;
+}
+
+const STATUS: Record<string, ICalEventStatus> = {
+  publish: ICalEventStatus.CONFIRMED,
+  future: ICalEventStatus.CONFIRMED,
+  private: ICalEventStatus.CONFIRMED,
+  draft: ICalEventStatus.TENTATIVE,
+  pending: ICalEventStatus.TENTATIVE,
+  trash: ICalEventStatus.CANCELLED,
+};
+
+export function eventsCalendar(rows: EventRow[], options: CalendarOptions): string {
+  const calendar = ical({
+    name: options.name,
+    prodId: { company: 'Calendar Events Service', product: 'calendar/events/v1', language: 'EN' },
+    timezone: { name: null, generator: vtimezone },
+  });
+  for (const row of rows) calendar.createEvent(vevent(row, options));
+  return calendar.toString();
+}
+
+/** The VTIMEZONE of an IANA zone, with the CRLF line ends of RFC 5545. */
+const vtimezone = (zone: string) => getVtimezoneComponent(zone)?.trim().replace(/\r?\n/g, '\r\n') ?? null;
+
+function vevent(row: EventRow, { urls, caller }: CalendarOptions): ICalEventData {
+  const zone = eventZone(row.timezone) ?? eventZone('UTC')!;
+  const { venues, organizers } = readableLinks(row, caller);
+  const url = eventPermalink(row.slug, urls);
+  // ORGANIZER is one calendar address: the first organizer that has an e-mail address.
+  const organizer = organizers.find((o) => o.email);
+  return {
+    id: globalId(urls.site, row.id),
+    ...times(row, zone.zone),
+    summary: row.title,
+    description: plainText(row.description) || undefined,
+    location: venues[0] ? location(venues[0]) : undefined,
+    organizer: organizer ? { name: organizer.name, email: String(organizer.email) } : undefined,
+    categories: row.terms
+      .map((link) => link.term.name)
+      .sort((a, b) => a.localeCompare(b))
+      .map((name) => ({ name })),
+    url,
+    lastModified: row.modifiedAt,
+    // The moment this version of the event was written, so that the same event gives the same text.
+    stamp: row.modifiedAt,
+    status: STATUS[row.status],
+  };
+}
+
+/**
+ * All-day events are dates, the end exclusive (the day after the last one). Others carry their zone
+ * when it is an IANA zone (with its VTIMEZONE); a fixed offset such as `UTC+5:30` has no TZID, so those
+ * times are written in UTC.
+ */
+function times(row: EventRow, zone: Zone) {
+  if (row.allDay) {
+    const start = DateTime.fromJSDate(row.startLocal, { zone: 'UTC' }).startOf('day');
+    const end = DateTime.fromJSDate(row.endLocal, { zone: 'UTC' }).startOf('day').plus({ days: 1 });
+    return { allDay: true, start: start.toJSDate(), end: end.toJSDate() };
+  }
+  if (zone instanceof IANAZone) {
+    const local = (wall: Date) => fromWallClock(wall, { name: zone.name, zone });
+    return { start: local(row.startLocal), end: local(row.endLocal), timezone: zone.name };
+  }
+  return { start: row.startUtc, end: row.endUtc };
+}
+
+function location(venue: LinkedRow) {
+  const text = (column: string) => String(venue[column] ?? '').trim();
+  const region = [text('stateprovince') || text('state') || text('province'), text('zip')].filter(Boolean).join(' ');
+  const address = [text('address'), text('city'), region, text('country')].filter(Boolean).join(', ');
+  const geo = venue.geoLat != null && venue.geoLng != null ? { lat: Number(venue.geoLat), lon: Number(venue.geoLng) } : undefined;
+  return { title: venue.name, ...(address ? { address } : {}), ...(geo ? { geo } : {}) };
+}
