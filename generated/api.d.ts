@@ -487,8 +487,59 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * RouteArg
+         * @description One argument of an endpoint, with its JSON-schema keywords.
+         * @example {
+         *       "default": 1,
+         *       "type": "integer",
+         *       "minimum": 1,
+         *       "description": "The page of results to return.",
+         *       "required": false
+         *     }
+         */
+        RouteArg: {
+            required: boolean;
+            type?: string | unknown[];
+            description?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * RouteEndpoint
+         * @description The methods of a route that take the same arguments, and those arguments.
+         * @example {
+         *       "methods": [
+         *         "DELETE"
+         *       ],
+         *       "args": {
+         *         "id": {
+         *           "type": "integer",
+         *           "minimum": 1,
+         *           "description": "The numeric ID.",
+         *           "required": true
+         *         },
+         *         "force": {
+         *           "default": false,
+         *           "type": "boolean",
+         *           "description": "Delete for good instead of moving to the trash.",
+         *           "required": false
+         *         }
+         *       }
+         *     }
+         */
+        RouteEndpoint: {
+            methods: string[];
+            /** @description The arguments by name; an empty array when there are none. */
+            args: {
+                [key: string]: components["schemas"]["RouteArg"];
+            } | unknown[];
+        };
+        /**
          * Link
          * @description A hypermedia link.
+         * @example {
+         *       "href": "https://example.org/wp-json/"
+         *     }
          */
         Link: {
             /** Format: uri */
@@ -497,20 +548,82 @@ export interface components {
         /**
          * RouteDescription
          * @description One route of the namespace and the arguments of each of its endpoints.
+         * @example {
+         *       "namespace": "calendar/events/v1",
+         *       "methods": [
+         *         "GET",
+         *         "POST",
+         *         "PUT",
+         *         "PATCH",
+         *         "DELETE"
+         *       ],
+         *       "endpoints": [
+         *         {
+         *           "methods": [
+         *             "GET"
+         *           ],
+         *           "args": {
+         *             "id": {
+         *               "type": "integer",
+         *               "minimum": 1,
+         *               "maximum": 2147483647,
+         *               "description": "The numeric ID (digits only; any other value matches no route).",
+         *               "required": true
+         *             }
+         *           }
+         *         },
+         *         {
+         *           "methods": [
+         *             "POST",
+         *             "PUT",
+         *             "PATCH"
+         *           ],
+         *           "args": {
+         *             "id": {
+         *               "type": "integer",
+         *               "minimum": 1,
+         *               "maximum": 2147483647,
+         *               "description": "The numeric ID (digits only; any other value matches no route).",
+         *               "required": true
+         *             },
+         *             "name": {
+         *               "description": "The term's name, unique within its taxonomy.",
+         *               "type": "string",
+         *               "required": false
+         *             },
+         *             "description": {
+         *               "description": "A description of the term.",
+         *               "type": "string",
+         *               "required": false
+         *             },
+         *             "slug": {
+         *               "description": "A URL-safe name, unique within its resource. When it is not given it is derived from the name\n(lower case, accents removed, other letters kept, words joined by hyphens) and numbered\n(`my-venue`, `my-venue-2`) to stay unique.\n",
+         *               "type": "string",
+         *               "required": false
+         *             }
+         *           }
+         *         },
+         *         {
+         *           "methods": [
+         *             "DELETE"
+         *           ],
+         *           "args": {
+         *             "id": {
+         *               "type": "integer",
+         *               "minimum": 1,
+         *               "maximum": 2147483647,
+         *               "description": "The numeric ID (digits only; any other value matches no route).",
+         *               "required": true
+         *             }
+         *           }
+         *         }
+         *       ]
+         *     }
          */
         RouteDescription: {
             namespace: string;
             methods: string[];
-            endpoints: {
-                methods: string[];
-                args: {
-                    [key: string]: {
-                        required: boolean;
-                        type?: string | unknown[];
-                        description?: string;
-                    };
-                } | unknown[];
-            }[];
+            endpoints: components["schemas"]["RouteEndpoint"][];
             _links?: {
                 [key: string]: components["schemas"]["Link"][];
             };
@@ -518,6 +631,89 @@ export interface components {
         /**
          * NamespaceIndex
          * @description What the namespace offers; every route keyed by its full pattern.
+         * @example {
+         *       "namespace": "calendar/events/v1",
+         *       "routes": {
+         *         "/calendar/events/v1/tags/(?P<id>\\d+)": {
+         *           "namespace": "calendar/events/v1",
+         *           "methods": [
+         *             "GET",
+         *             "POST",
+         *             "PUT",
+         *             "PATCH",
+         *             "DELETE"
+         *           ],
+         *           "endpoints": [
+         *             {
+         *               "methods": [
+         *                 "GET"
+         *               ],
+         *               "args": {
+         *                 "id": {
+         *                   "type": "integer",
+         *                   "minimum": 1,
+         *                   "maximum": 2147483647,
+         *                   "description": "The numeric ID (digits only; any other value matches no route).",
+         *                   "required": true
+         *                 }
+         *               }
+         *             },
+         *             {
+         *               "methods": [
+         *                 "POST",
+         *                 "PUT",
+         *                 "PATCH"
+         *               ],
+         *               "args": {
+         *                 "id": {
+         *                   "type": "integer",
+         *                   "minimum": 1,
+         *                   "maximum": 2147483647,
+         *                   "description": "The numeric ID (digits only; any other value matches no route).",
+         *                   "required": true
+         *                 },
+         *                 "name": {
+         *                   "description": "The term's name, unique within its taxonomy.",
+         *                   "type": "string",
+         *                   "required": false
+         *                 },
+         *                 "description": {
+         *                   "description": "A description of the term.",
+         *                   "type": "string",
+         *                   "required": false
+         *                 },
+         *                 "slug": {
+         *                   "description": "A URL-safe name, unique within its resource. When it is not given it is derived from the name\n(lower case, accents removed, other letters kept, words joined by hyphens) and numbered\n(`my-venue`, `my-venue-2`) to stay unique.\n",
+         *                   "type": "string",
+         *                   "required": false
+         *                 }
+         *               }
+         *             },
+         *             {
+         *               "methods": [
+         *                 "DELETE"
+         *               ],
+         *               "args": {
+         *                 "id": {
+         *                   "type": "integer",
+         *                   "minimum": 1,
+         *                   "maximum": 2147483647,
+         *                   "description": "The numeric ID (digits only; any other value matches no route).",
+         *                   "required": true
+         *                 }
+         *               }
+         *             }
+         *           ]
+         *         }
+         *       },
+         *       "_links": {
+         *         "up": [
+         *           {
+         *             "href": "https://example.org/wp-json/"
+         *           }
+         *         ]
+         *       }
+         *     }
          */
         NamespaceIndex: {
             /** @constant */
@@ -532,6 +728,13 @@ export interface components {
         /**
          * ErrorData
          * @description Details of an error; `status` repeats the HTTP status.
+         * @example {
+         *       "status": 400,
+         *       "params": {
+         *         "per_page": "per_page must be >= 1"
+         *       },
+         *       "details": []
+         *     }
          */
         ErrorData: {
             status: number;
@@ -547,6 +750,17 @@ export interface components {
         /**
          * Error
          * @description The shape of every error response.
+         * @example {
+         *       "code": "rest_invalid_param",
+         *       "message": "Invalid parameter(s): per_page",
+         *       "data": {
+         *         "status": 400,
+         *         "params": {
+         *           "per_page": "per_page must be >= 1"
+         *         },
+         *         "details": []
+         *       }
+         *     }
          */
         Error: {
             /**
@@ -562,15 +776,37 @@ export interface components {
             data: components["schemas"]["ErrorData"];
         };
         /**
+         * ServerUrl
+         * @description Where the API is served.
+         * @example {
+         *       "url": "https://example.org/wp-json/calendar/events/v1"
+         *     }
+         */
+        ServerUrl: {
+            /** Format: uri */
+            url: string;
+        };
+        /**
          * OpenApiDocument
          * @description This OpenAPI 3.1 document, with `servers` pointing at the base URL of the request.
+         * @example {
+         *       "openapi": "3.1.0",
+         *       "info": {
+         *         "title": "Calendar Events Service",
+         *         "version": "1.0.0"
+         *       },
+         *       "servers": [
+         *         {
+         *           "url": "https://example.org/wp-json/calendar/events/v1"
+         *         }
+         *       ],
+         *       "paths": {}
+         *     }
          */
         OpenApiDocument: {
             openapi: string;
             info: Record<string, never>;
-            servers?: {
-                url: string;
-            }[];
+            servers?: components["schemas"]["ServerUrl"][];
             paths: Record<string, never>;
         } & {
             [key: string]: unknown;
@@ -639,6 +875,9 @@ export interface components {
         /**
          * GlobalIdLineage
          * @description The global IDs of the object, its own first.
+         * @example [
+         *       "example.org?id=3"
+         *     ]
          */
         GlobalIdLineage: string[];
         /**
@@ -650,6 +889,12 @@ export interface components {
         /**
          * ImageSize
          * @description One rendition of an image.
+         * @example {
+         *       "width": 300,
+         *       "height": 200,
+         *       "mime-type": "image/jpeg",
+         *       "url": "https://example.org/images/poster-300x200.jpg"
+         *     }
          */
         ImageSize: {
             width?: number;
@@ -661,6 +906,10 @@ export interface components {
         /**
          * Image
          * @description A featured image.
+         * @example {
+         *       "url": "https://bluenotehall.example.com/front.jpg",
+         *       "extension": "jpg"
+         *     }
          */
         Image: {
             /** @description The full-size URL. */
@@ -679,6 +928,14 @@ export interface components {
         /**
          * DateDetails
          * @description The parts of a date and time, each a zero-padded string.
+         * @example {
+         *       "year": "2026",
+         *       "month": "12",
+         *       "day": "12",
+         *       "hour": "19",
+         *       "minutes": "30",
+         *       "seconds": "00"
+         *     }
          */
         DateDetails: {
             /** @example 2026 */
@@ -697,6 +954,15 @@ export interface components {
         /**
          * CostDetails
          * @description The parsed cost.
+         * @example {
+         *       "currency_symbol": "$",
+         *       "currency_code": "",
+         *       "currency_position": "postfix",
+         *       "values": [
+         *         "10",
+         *         "25"
+         *       ]
+         *     }
          */
         CostDetails: {
             /** @example $ */
@@ -711,6 +977,11 @@ export interface components {
         /**
          * TermUrls
          * @description REST links of a term; `up` is present only for a category with a parent.
+         * @example {
+         *       "self": "https://example.org/wp-json/calendar/events/v1/categories/2",
+         *       "collection": "https://example.org/wp-json/calendar/events/v1/categories",
+         *       "up": "https://example.org/wp-json/calendar/events/v1/categories/1"
+         *     }
          */
         TermUrls: {
             /** Format: uri */
@@ -723,6 +994,23 @@ export interface components {
         /**
          * EmbeddedTerm
          * @description A category or tag as embedded in an event.
+         * @example {
+         *       "name": "Jazz",
+         *       "slug": "jazz",
+         *       "term_group": 0,
+         *       "term_taxonomy_id": 2,
+         *       "taxonomy": "tribe_events_cat",
+         *       "description": "Jazz concerts and jam sessions.",
+         *       "parent": 1,
+         *       "count": 1,
+         *       "filter": "raw",
+         *       "id": 2,
+         *       "urls": {
+         *         "self": "https://example.org/wp-json/calendar/events/v1/categories/2",
+         *         "collection": "https://example.org/wp-json/calendar/events/v1/categories",
+         *         "up": "https://example.org/wp-json/calendar/events/v1/categories/1"
+         *       }
+         *     }
          */
         EmbeddedTerm: {
             name: string;
@@ -742,6 +1030,54 @@ export interface components {
         /**
          * JsonLd
          * @description A schema.org description of the object in JSON-LD, as search engines read it.
+         * @example {
+         *       "@context": "http://schema.org",
+         *       "@type": "Event",
+         *       "name": "Winter Jazz Night",
+         *       "description": "Standards and new work.",
+         *       "url": "https://example.org/event/winter-jazz-night/",
+         *       "eventAttendanceMode": "https://schema.org/OfflineEventAttendanceMode",
+         *       "eventStatus": "https://schema.org/EventScheduled",
+         *       "startDate": "2026-12-12T19:30:00-05:00",
+         *       "endDate": "2026-12-12T22:30:00-05:00",
+         *       "location": {
+         *         "@type": "Place",
+         *         "name": "Blue Note Hall",
+         *         "description": "Intimate jazz club in Greenwich Village.",
+         *         "url": "https://bluenotehall.example.com",
+         *         "address": {
+         *           "@type": "PostalAddress",
+         *           "streetAddress": "131 W 3rd St",
+         *           "addressLocality": "New York",
+         *           "addressRegion": "NY",
+         *           "postalCode": "10012",
+         *           "addressCountry": "United States"
+         *         },
+         *         "geo": {
+         *           "@type": "GeoCoordinates",
+         *           "latitude": 40.7306,
+         *           "longitude": -73.9866
+         *         },
+         *         "telephone": "+1 212-555-0148",
+         *         "sameAs": "https://bluenotehall.example.com",
+         *         "image": "https://bluenotehall.example.com/front.jpg"
+         *       },
+         *       "organizer": {
+         *         "@type": "Person",
+         *         "name": "Harbor Arts Collective",
+         *         "description": "Presenting live music since 2004.",
+         *         "url": "https://harborarts.example.com",
+         *         "telephone": "+1 212-555-0199",
+         *         "email": "hello@harborarts.example.com",
+         *         "sameAs": "https://harborarts.example.com"
+         *       },
+         *       "offers": {
+         *         "@type": "AggregateOffer",
+         *         "lowPrice": "10",
+         *         "highPrice": "25",
+         *         "url": "https://example.org/event/winter-jazz-night/"
+         *       }
+         *     }
          */
         JsonLd: {
             "@context"?: string;
@@ -752,6 +1088,62 @@ export interface components {
         /**
          * Venue
          * @description A venue. Empty optional fields are omitted; `json_ld` appears on single reads only.
+         * @example {
+         *       "id": 1,
+         *       "author": "2",
+         *       "status": "publish",
+         *       "date": "2026-11-22 02:23:26",
+         *       "date_utc": "2026-11-22 07:23:26",
+         *       "modified": "2026-11-22 02:23:26",
+         *       "modified_utc": "2026-11-22 07:23:26",
+         *       "url": "https://example.org/venue/blue-note-hall/",
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/venues/1",
+         *       "venue": "Blue Note Hall",
+         *       "description": "<p>Intimate jazz club in Greenwich Village.</p>",
+         *       "slug": "blue-note-hall",
+         *       "image": {
+         *         "url": "https://bluenotehall.example.com/front.jpg",
+         *         "extension": "jpg"
+         *       },
+         *       "address": "131 W 3rd St",
+         *       "city": "New York",
+         *       "country": "United States",
+         *       "state": "NY",
+         *       "zip": "10012",
+         *       "phone": "+1 212-555-0148",
+         *       "website": "https://bluenotehall.example.com",
+         *       "stateprovince": "NY",
+         *       "geo_lat": 40.7306,
+         *       "geo_lng": -73.9866,
+         *       "json_ld": {
+         *         "@type": "Place",
+         *         "name": "Blue Note Hall",
+         *         "description": "Intimate jazz club in Greenwich Village.",
+         *         "url": "https://bluenotehall.example.com",
+         *         "address": {
+         *           "@type": "PostalAddress",
+         *           "streetAddress": "131 W 3rd St",
+         *           "addressLocality": "New York",
+         *           "addressRegion": "NY",
+         *           "postalCode": "10012",
+         *           "addressCountry": "United States"
+         *         },
+         *         "geo": {
+         *           "@type": "GeoCoordinates",
+         *           "latitude": 40.7306,
+         *           "longitude": -73.9866
+         *         },
+         *         "telephone": "+1 212-555-0148",
+         *         "sameAs": "https://bluenotehall.example.com",
+         *         "image": "https://bluenotehall.example.com/front.jpg"
+         *       },
+         *       "show_map": true,
+         *       "show_map_link": true,
+         *       "global_id": "example.org?id=1",
+         *       "global_id_lineage": [
+         *         "example.org?id=1"
+         *       ]
+         *     }
          */
         Venue: {
             id: components["schemas"]["Id"];
@@ -803,6 +1195,36 @@ export interface components {
         /**
          * Organizer
          * @description An organizer. Empty optional fields are omitted; `json_ld` appears on single reads only.
+         * @example {
+         *       "id": 2,
+         *       "author": "2",
+         *       "status": "publish",
+         *       "date": "2026-11-22 02:23:26",
+         *       "date_utc": "2026-11-22 07:23:26",
+         *       "modified": "2026-11-22 02:23:26",
+         *       "modified_utc": "2026-11-22 07:23:26",
+         *       "url": "https://example.org/organizer/harbor-arts-collective/",
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/organizers/2",
+         *       "organizer": "Harbor Arts Collective",
+         *       "description": "<p>Presenting live music since 2004.</p>",
+         *       "slug": "harbor-arts-collective",
+         *       "phone": "+1 212-555-0199",
+         *       "website": "https://harborarts.example.com",
+         *       "email": "hello@harborarts.example.com",
+         *       "json_ld": {
+         *         "@type": "Person",
+         *         "name": "Harbor Arts Collective",
+         *         "description": "Presenting live music since 2004.",
+         *         "url": "https://harborarts.example.com",
+         *         "telephone": "+1 212-555-0199",
+         *         "email": "hello@harborarts.example.com",
+         *         "sameAs": "https://harborarts.example.com"
+         *       },
+         *       "global_id": "example.org?id=2",
+         *       "global_id_lineage": [
+         *         "example.org?id=2"
+         *       ]
+         *     }
          */
         Organizer: {
             id: components["schemas"]["Id"];
@@ -834,6 +1256,271 @@ export interface components {
          * Event
          * @description An event. Local times (`start_date`, `end_date`) are in the event's `timezone`; `utc_*` are in UTC.
          *     `json_ld` appears on single reads only.
+         * @example {
+         *       "id": 3,
+         *       "global_id": "example.org?id=3",
+         *       "global_id_lineage": [
+         *         "example.org?id=3"
+         *       ],
+         *       "author": "2",
+         *       "status": "publish",
+         *       "date": "2026-11-22 02:23:27",
+         *       "date_utc": "2026-11-22 07:23:27",
+         *       "modified": "2026-11-22 02:23:27",
+         *       "modified_utc": "2026-11-22 07:23:27",
+         *       "url": "https://example.org/event/winter-jazz-night/",
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/events/3",
+         *       "title": "Winter Jazz Night",
+         *       "description": "<p>An evening of standards and new work with the Harbor Quartet.</p>",
+         *       "excerpt": "<p>Standards and new work.</p>",
+         *       "slug": "winter-jazz-night",
+         *       "image": false,
+         *       "all_day": false,
+         *       "start_date": "2026-12-12 19:30:00",
+         *       "start_date_details": {
+         *         "year": "2026",
+         *         "month": "12",
+         *         "day": "12",
+         *         "hour": "19",
+         *         "minutes": "30",
+         *         "seconds": "00"
+         *       },
+         *       "end_date": "2026-12-12 22:30:00",
+         *       "end_date_details": {
+         *         "year": "2026",
+         *         "month": "12",
+         *         "day": "12",
+         *         "hour": "22",
+         *         "minutes": "30",
+         *         "seconds": "00"
+         *       },
+         *       "utc_start_date": "2026-12-13 00:30:00",
+         *       "utc_start_date_details": {
+         *         "year": "2026",
+         *         "month": "12",
+         *         "day": "13",
+         *         "hour": "00",
+         *         "minutes": "30",
+         *         "seconds": "00"
+         *       },
+         *       "utc_end_date": "2026-12-13 03:30:00",
+         *       "utc_end_date_details": {
+         *         "year": "2026",
+         *         "month": "12",
+         *         "day": "13",
+         *         "hour": "03",
+         *         "minutes": "30",
+         *         "seconds": "00"
+         *       },
+         *       "timezone": "America/New_York",
+         *       "timezone_abbr": "EST",
+         *       "cost": "10$ – 25$",
+         *       "cost_details": {
+         *         "currency_symbol": "$",
+         *         "currency_code": "",
+         *         "currency_position": "postfix",
+         *         "values": [
+         *           "10",
+         *           "25"
+         *         ]
+         *       },
+         *       "website": "https://bluenotehall.example.com/winter-jazz-night",
+         *       "show_map": false,
+         *       "show_map_link": false,
+         *       "hide_from_listings": false,
+         *       "sticky": false,
+         *       "featured": false,
+         *       "categories": [
+         *         {
+         *           "name": "Concerts",
+         *           "slug": "concerts",
+         *           "term_group": 0,
+         *           "term_taxonomy_id": 1,
+         *           "taxonomy": "tribe_events_cat",
+         *           "description": "Live music of every kind.",
+         *           "parent": 0,
+         *           "count": 1,
+         *           "filter": "raw",
+         *           "id": 1,
+         *           "urls": {
+         *             "self": "https://example.org/wp-json/calendar/events/v1/categories/1",
+         *             "collection": "https://example.org/wp-json/calendar/events/v1/categories"
+         *           }
+         *         },
+         *         {
+         *           "name": "Jazz",
+         *           "slug": "jazz",
+         *           "term_group": 0,
+         *           "term_taxonomy_id": 2,
+         *           "taxonomy": "tribe_events_cat",
+         *           "description": "Jazz concerts and jam sessions.",
+         *           "parent": 1,
+         *           "count": 1,
+         *           "filter": "raw",
+         *           "id": 2,
+         *           "urls": {
+         *             "self": "https://example.org/wp-json/calendar/events/v1/categories/2",
+         *             "collection": "https://example.org/wp-json/calendar/events/v1/categories",
+         *             "up": "https://example.org/wp-json/calendar/events/v1/categories/1"
+         *           }
+         *         }
+         *       ],
+         *       "tags": [
+         *         {
+         *           "name": "Live music",
+         *           "slug": "live-music",
+         *           "term_group": 0,
+         *           "term_taxonomy_id": 3,
+         *           "taxonomy": "post_tag",
+         *           "description": "Events with live performers.",
+         *           "parent": 0,
+         *           "count": 1,
+         *           "filter": "raw",
+         *           "id": 3,
+         *           "urls": {
+         *             "self": "https://example.org/wp-json/calendar/events/v1/tags/3",
+         *             "collection": "https://example.org/wp-json/calendar/events/v1/tags"
+         *           }
+         *         }
+         *       ],
+         *       "venue": {
+         *         "id": 1,
+         *         "author": "2",
+         *         "status": "publish",
+         *         "date": "2026-11-22 02:23:26",
+         *         "date_utc": "2026-11-22 07:23:26",
+         *         "modified": "2026-11-22 02:23:26",
+         *         "modified_utc": "2026-11-22 07:23:26",
+         *         "url": "https://example.org/venue/blue-note-hall/",
+         *         "rest_url": "https://example.org/wp-json/calendar/events/v1/venues/1",
+         *         "venue": "Blue Note Hall",
+         *         "description": "<p>Intimate jazz club in Greenwich Village.</p>",
+         *         "slug": "blue-note-hall",
+         *         "image": {
+         *           "url": "https://bluenotehall.example.com/front.jpg",
+         *           "extension": "jpg"
+         *         },
+         *         "address": "131 W 3rd St",
+         *         "city": "New York",
+         *         "country": "United States",
+         *         "state": "NY",
+         *         "zip": "10012",
+         *         "phone": "+1 212-555-0148",
+         *         "website": "https://bluenotehall.example.com",
+         *         "stateprovince": "NY",
+         *         "geo_lat": 40.7306,
+         *         "geo_lng": -73.9866,
+         *         "json_ld": {
+         *           "@type": "Place",
+         *           "name": "Blue Note Hall",
+         *           "description": "Intimate jazz club in Greenwich Village.",
+         *           "url": "https://bluenotehall.example.com",
+         *           "address": {
+         *             "@type": "PostalAddress",
+         *             "streetAddress": "131 W 3rd St",
+         *             "addressLocality": "New York",
+         *             "addressRegion": "NY",
+         *             "postalCode": "10012",
+         *             "addressCountry": "United States"
+         *           },
+         *           "geo": {
+         *             "@type": "GeoCoordinates",
+         *             "latitude": 40.7306,
+         *             "longitude": -73.9866
+         *           },
+         *           "telephone": "+1 212-555-0148",
+         *           "sameAs": "https://bluenotehall.example.com",
+         *           "image": "https://bluenotehall.example.com/front.jpg"
+         *         },
+         *         "show_map": true,
+         *         "show_map_link": true,
+         *         "global_id": "example.org?id=1",
+         *         "global_id_lineage": [
+         *           "example.org?id=1"
+         *         ]
+         *       },
+         *       "organizer": [
+         *         {
+         *           "id": 2,
+         *           "author": "2",
+         *           "status": "publish",
+         *           "date": "2026-11-22 02:23:26",
+         *           "date_utc": "2026-11-22 07:23:26",
+         *           "modified": "2026-11-22 02:23:26",
+         *           "modified_utc": "2026-11-22 07:23:26",
+         *           "url": "https://example.org/organizer/harbor-arts-collective/",
+         *           "rest_url": "https://example.org/wp-json/calendar/events/v1/organizers/2",
+         *           "organizer": "Harbor Arts Collective",
+         *           "description": "<p>Presenting live music since 2004.</p>",
+         *           "slug": "harbor-arts-collective",
+         *           "phone": "+1 212-555-0199",
+         *           "website": "https://harborarts.example.com",
+         *           "email": "hello@harborarts.example.com",
+         *           "json_ld": {
+         *             "@type": "Person",
+         *             "name": "Harbor Arts Collective",
+         *             "description": "Presenting live music since 2004.",
+         *             "url": "https://harborarts.example.com",
+         *             "telephone": "+1 212-555-0199",
+         *             "email": "hello@harborarts.example.com",
+         *             "sameAs": "https://harborarts.example.com"
+         *           },
+         *           "global_id": "example.org?id=2",
+         *           "global_id_lineage": [
+         *             "example.org?id=2"
+         *           ]
+         *         }
+         *       ],
+         *       "custom_fields": [],
+         *       "json_ld": {
+         *         "@context": "http://schema.org",
+         *         "@type": "Event",
+         *         "name": "Winter Jazz Night",
+         *         "description": "Standards and new work.",
+         *         "url": "https://example.org/event/winter-jazz-night/",
+         *         "eventAttendanceMode": "https://schema.org/OfflineEventAttendanceMode",
+         *         "eventStatus": "https://schema.org/EventScheduled",
+         *         "startDate": "2026-12-12T19:30:00-05:00",
+         *         "endDate": "2026-12-12T22:30:00-05:00",
+         *         "location": {
+         *           "@type": "Place",
+         *           "name": "Blue Note Hall",
+         *           "description": "Intimate jazz club in Greenwich Village.",
+         *           "url": "https://bluenotehall.example.com",
+         *           "address": {
+         *             "@type": "PostalAddress",
+         *             "streetAddress": "131 W 3rd St",
+         *             "addressLocality": "New York",
+         *             "addressRegion": "NY",
+         *             "postalCode": "10012",
+         *             "addressCountry": "United States"
+         *           },
+         *           "geo": {
+         *             "@type": "GeoCoordinates",
+         *             "latitude": 40.7306,
+         *             "longitude": -73.9866
+         *           },
+         *           "telephone": "+1 212-555-0148",
+         *           "sameAs": "https://bluenotehall.example.com",
+         *           "image": "https://bluenotehall.example.com/front.jpg"
+         *         },
+         *         "organizer": {
+         *           "@type": "Person",
+         *           "name": "Harbor Arts Collective",
+         *           "description": "Presenting live music since 2004.",
+         *           "url": "https://harborarts.example.com",
+         *           "telephone": "+1 212-555-0199",
+         *           "email": "hello@harborarts.example.com",
+         *           "sameAs": "https://harborarts.example.com"
+         *         },
+         *         "offers": {
+         *           "@type": "AggregateOffer",
+         *           "lowPrice": "10",
+         *           "highPrice": "25",
+         *           "url": "https://example.org/event/winter-jazz-night/"
+         *         }
+         *       }
+         *     }
          */
         Event: {
             id: components["schemas"]["Id"];
@@ -899,6 +1586,199 @@ export interface components {
         /**
          * EventList
          * @description A page of events.
+         * @example {
+         *       "events": [
+         *         {
+         *           "id": 3,
+         *           "global_id": "example.org?id=3",
+         *           "global_id_lineage": [
+         *             "example.org?id=3"
+         *           ],
+         *           "author": "2",
+         *           "status": "publish",
+         *           "date": "2026-11-22 02:23:27",
+         *           "date_utc": "2026-11-22 07:23:27",
+         *           "modified": "2026-11-22 02:23:27",
+         *           "modified_utc": "2026-11-22 07:23:27",
+         *           "url": "https://example.org/event/winter-jazz-night/",
+         *           "rest_url": "https://example.org/wp-json/calendar/events/v1/events/3",
+         *           "title": "Winter Jazz Night",
+         *           "description": "<p>An evening of standards and new work with the Harbor Quartet.</p>",
+         *           "excerpt": "<p>Standards and new work.</p>",
+         *           "slug": "winter-jazz-night",
+         *           "image": false,
+         *           "all_day": false,
+         *           "start_date": "2026-12-12 19:30:00",
+         *           "start_date_details": {
+         *             "year": "2026",
+         *             "month": "12",
+         *             "day": "12",
+         *             "hour": "19",
+         *             "minutes": "30",
+         *             "seconds": "00"
+         *           },
+         *           "end_date": "2026-12-12 22:30:00",
+         *           "end_date_details": {
+         *             "year": "2026",
+         *             "month": "12",
+         *             "day": "12",
+         *             "hour": "22",
+         *             "minutes": "30",
+         *             "seconds": "00"
+         *           },
+         *           "utc_start_date": "2026-12-13 00:30:00",
+         *           "utc_start_date_details": {
+         *             "year": "2026",
+         *             "month": "12",
+         *             "day": "13",
+         *             "hour": "00",
+         *             "minutes": "30",
+         *             "seconds": "00"
+         *           },
+         *           "utc_end_date": "2026-12-13 03:30:00",
+         *           "utc_end_date_details": {
+         *             "year": "2026",
+         *             "month": "12",
+         *             "day": "13",
+         *             "hour": "03",
+         *             "minutes": "30",
+         *             "seconds": "00"
+         *           },
+         *           "timezone": "America/New_York",
+         *           "timezone_abbr": "EST",
+         *           "cost": "10$ – 25$",
+         *           "cost_details": {
+         *             "currency_symbol": "$",
+         *             "currency_code": "",
+         *             "currency_position": "postfix",
+         *             "values": [
+         *               "10",
+         *               "25"
+         *             ]
+         *           },
+         *           "website": "https://bluenotehall.example.com/winter-jazz-night",
+         *           "show_map": false,
+         *           "show_map_link": false,
+         *           "hide_from_listings": false,
+         *           "sticky": false,
+         *           "featured": false,
+         *           "categories": [
+         *             {
+         *               "name": "Concerts",
+         *               "slug": "concerts",
+         *               "term_group": 0,
+         *               "term_taxonomy_id": 1,
+         *               "taxonomy": "tribe_events_cat",
+         *               "description": "Live music of every kind.",
+         *               "parent": 0,
+         *               "count": 1,
+         *               "filter": "raw",
+         *               "id": 1,
+         *               "urls": {
+         *                 "self": "https://example.org/wp-json/calendar/events/v1/categories/1",
+         *                 "collection": "https://example.org/wp-json/calendar/events/v1/categories"
+         *               }
+         *             },
+         *             {
+         *               "name": "Jazz",
+         *               "slug": "jazz",
+         *               "term_group": 0,
+         *               "term_taxonomy_id": 2,
+         *               "taxonomy": "tribe_events_cat",
+         *               "description": "Jazz concerts and jam sessions.",
+         *               "parent": 1,
+         *               "count": 1,
+         *               "filter": "raw",
+         *               "id": 2,
+         *               "urls": {
+         *                 "self": "https://example.org/wp-json/calendar/events/v1/categories/2",
+         *                 "collection": "https://example.org/wp-json/calendar/events/v1/categories",
+         *                 "up": "https://example.org/wp-json/calendar/events/v1/categories/1"
+         *               }
+         *             }
+         *           ],
+         *           "tags": [
+         *             {
+         *               "name": "Live music",
+         *               "slug": "live-music",
+         *               "term_group": 0,
+         *               "term_taxonomy_id": 3,
+         *               "taxonomy": "post_tag",
+         *               "description": "Events with live performers.",
+         *               "parent": 0,
+         *               "count": 1,
+         *               "filter": "raw",
+         *               "id": 3,
+         *               "urls": {
+         *                 "self": "https://example.org/wp-json/calendar/events/v1/tags/3",
+         *                 "collection": "https://example.org/wp-json/calendar/events/v1/tags"
+         *               }
+         *             }
+         *           ],
+         *           "venue": {
+         *             "id": 1,
+         *             "author": "2",
+         *             "status": "publish",
+         *             "date": "2026-11-22 02:23:26",
+         *             "date_utc": "2026-11-22 07:23:26",
+         *             "modified": "2026-11-22 02:23:26",
+         *             "modified_utc": "2026-11-22 07:23:26",
+         *             "url": "https://example.org/venue/blue-note-hall/",
+         *             "rest_url": "https://example.org/wp-json/calendar/events/v1/venues/1",
+         *             "venue": "Blue Note Hall",
+         *             "description": "<p>Intimate jazz club in Greenwich Village.</p>",
+         *             "slug": "blue-note-hall",
+         *             "image": {
+         *               "url": "https://bluenotehall.example.com/front.jpg",
+         *               "extension": "jpg"
+         *             },
+         *             "address": "131 W 3rd St",
+         *             "city": "New York",
+         *             "country": "United States",
+         *             "state": "NY",
+         *             "zip": "10012",
+         *             "phone": "+1 212-555-0148",
+         *             "website": "https://bluenotehall.example.com",
+         *             "stateprovince": "NY",
+         *             "geo_lat": 40.7306,
+         *             "geo_lng": -73.9866,
+         *             "show_map": true,
+         *             "show_map_link": true,
+         *             "global_id": "example.org?id=1",
+         *             "global_id_lineage": [
+         *               "example.org?id=1"
+         *             ]
+         *           },
+         *           "organizer": [
+         *             {
+         *               "id": 2,
+         *               "author": "2",
+         *               "status": "publish",
+         *               "date": "2026-11-22 02:23:26",
+         *               "date_utc": "2026-11-22 07:23:26",
+         *               "modified": "2026-11-22 02:23:26",
+         *               "modified_utc": "2026-11-22 07:23:26",
+         *               "url": "https://example.org/organizer/harbor-arts-collective/",
+         *               "rest_url": "https://example.org/wp-json/calendar/events/v1/organizers/2",
+         *               "organizer": "Harbor Arts Collective",
+         *               "description": "<p>Presenting live music since 2004.</p>",
+         *               "slug": "harbor-arts-collective",
+         *               "phone": "+1 212-555-0199",
+         *               "website": "https://harborarts.example.com",
+         *               "email": "hello@harborarts.example.com",
+         *               "global_id": "example.org?id=2",
+         *               "global_id_lineage": [
+         *                 "example.org?id=2"
+         *               ]
+         *             }
+         *           ],
+         *           "custom_fields": []
+         *         }
+         *       ],
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/events/?page=1&per_page=1&start_date=2026-12-01+00%3A00%3A00&end_date=2026-12-31+23%3A59%3A59",
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
          */
         EventList: {
             events: components["schemas"]["Event"][];
@@ -997,6 +1877,8 @@ export interface components {
         /**
          * TermWriteRef
          * @description A term given by ID, or by name (an unknown name creates the term).
+         * @example 7
+         * @example Concerts
          */
         TermWriteRef: number | string;
         /**
@@ -1016,6 +1898,9 @@ export interface components {
         /**
          * VenueFields
          * @description The writable fields of a venue; every one optional (an update).
+         * @example {
+         *       "phone": "+1 212-555-0100"
+         *     }
          */
         VenueFields: {
             /** @description The venue's name. */
@@ -1053,15 +1938,44 @@ export interface components {
         /**
          * VenueInput
          * @description A new venue.
+         * @example {
+         *       "venue": "Blue Note Hall",
+         *       "description": "<p>Intimate jazz club in Greenwich Village.</p>",
+         *       "address": "131 W 3rd St",
+         *       "city": "New York",
+         *       "country": "United States",
+         *       "state": "NY",
+         *       "zip": "10012",
+         *       "phone": "+1 212-555-0148",
+         *       "website": "https://bluenotehall.example.com",
+         *       "show_map": "yes"
+         *     }
          */
         VenueInput: WithRequired<components["schemas"]["VenueFields"], "venue">;
         /**
-         * VenueLink
-         * @description A venue linked to an event, by ID or as the fields of a venue to create (or `{id}`).
+         * LinkedPostRef
+         * @description An existing venue or organizer, named by its ID.
+         * @example {
+         *       "id": 5
+         *     }
          */
-        VenueLink: components["schemas"]["Id"] | components["schemas"]["VenueInput"] | {
+        LinkedPostRef: {
             id: components["schemas"]["Id"];
         };
+        /**
+         * VenueLink
+         * @description A venue linked to an event, by ID or as the fields of a venue to create (or `{id}`).
+         * @example 5
+         * @example {
+         *       "id": 5
+         *     }
+         * @example {
+         *       "venue": "Old Mill Market Hall",
+         *       "city": "Beacon",
+         *       "state": "NY"
+         *     }
+         */
+        VenueLink: components["schemas"]["Id"] | components["schemas"]["VenueInput"] | components["schemas"]["LinkedPostRef"];
         /**
          * Email
          * @description An e-mail address, or an empty string to clear the value.
@@ -1071,6 +1985,9 @@ export interface components {
         /**
          * OrganizerFields
          * @description The writable fields of an organizer; every one optional (an update).
+         * @example {
+         *       "email": "tickets@harborarts.example.com"
+         *     }
          */
         OrganizerFields: {
             /** @description The organizer's name. */
@@ -1091,18 +2008,35 @@ export interface components {
         /**
          * OrganizerInput
          * @description A new organizer.
+         * @example {
+         *       "organizer": "Harbor Arts Collective",
+         *       "description": "<p>Non-profit presenting live music in New York since 2004.</p>",
+         *       "phone": "+1 212-555-0199",
+         *       "website": "https://harborarts.example.com",
+         *       "email": "hello@harborarts.example.com"
+         *     }
          */
         OrganizerInput: WithRequired<components["schemas"]["OrganizerFields"], "organizer">;
         /**
          * OrganizerLink
          * @description An organizer linked to an event, by ID or as the fields of an organizer to create (or `{id}`).
+         * @example 7
+         * @example {
+         *       "id": 7
+         *     }
+         * @example {
+         *       "organizer": "Hudson Makers Guild",
+         *       "email": "info@hudsonmakers.example.com"
+         *     }
          */
-        OrganizerLink: components["schemas"]["Id"] | components["schemas"]["OrganizerInput"] | {
-            id: components["schemas"]["Id"];
-        };
+        OrganizerLink: components["schemas"]["Id"] | components["schemas"]["OrganizerInput"] | components["schemas"]["LinkedPostRef"];
         /**
          * EventFields
          * @description The writable fields of an event; every one optional (an update).
+         * @example {
+         *       "featured": true,
+         *       "cost": "15$"
+         *     }
          */
         EventFields: {
             /** @description The event's title. */
@@ -1149,11 +2083,73 @@ export interface components {
         /**
          * EventInput
          * @description A new event.
+         * @example {
+         *       "title": "Winter Jazz Night",
+         *       "start_date": "2026-12-12 19:30:00",
+         *       "end_date": "2026-12-12 22:30:00",
+         *       "timezone": "America/New_York",
+         *       "description": "<p>An evening of standards and new work with the Harbor Quartet.</p>",
+         *       "cost": "10 – 25$",
+         *       "website": "https://bluenotehall.example.com/winter-jazz-night",
+         *       "venue": 5,
+         *       "organizer": [
+         *         7
+         *       ],
+         *       "categories": [
+         *         "Concerts",
+         *         3
+         *       ],
+         *       "tags": [
+         *         7,
+         *         10
+         *       ]
+         *     }
          */
         EventInput: WithRequired<components["schemas"]["EventFields"], "title" | "start_date" | "end_date">;
         /**
          * VenueList
          * @description A page of venues.
+         * @example {
+         *       "venues": [
+         *         {
+         *           "id": 1,
+         *           "author": "2",
+         *           "status": "publish",
+         *           "date": "2026-11-22 02:23:26",
+         *           "date_utc": "2026-11-22 07:23:26",
+         *           "modified": "2026-11-22 02:23:26",
+         *           "modified_utc": "2026-11-22 07:23:26",
+         *           "url": "https://example.org/venue/blue-note-hall/",
+         *           "rest_url": "https://example.org/wp-json/calendar/events/v1/venues/1",
+         *           "venue": "Blue Note Hall",
+         *           "description": "<p>Intimate jazz club in Greenwich Village.</p>",
+         *           "slug": "blue-note-hall",
+         *           "image": {
+         *             "url": "https://bluenotehall.example.com/front.jpg",
+         *             "extension": "jpg"
+         *           },
+         *           "address": "131 W 3rd St",
+         *           "city": "New York",
+         *           "country": "United States",
+         *           "state": "NY",
+         *           "zip": "10012",
+         *           "phone": "+1 212-555-0148",
+         *           "website": "https://bluenotehall.example.com",
+         *           "stateprovince": "NY",
+         *           "geo_lat": 40.7306,
+         *           "geo_lng": -73.9866,
+         *           "show_map": true,
+         *           "show_map_link": true,
+         *           "global_id": "example.org?id=1",
+         *           "global_id_lineage": [
+         *             "example.org?id=1"
+         *           ]
+         *         }
+         *       ],
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/venues/?page=1&per_page=1",
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
          */
         VenueList: {
             venues: components["schemas"]["Venue"][];
@@ -1178,6 +2174,34 @@ export interface components {
         /**
          * OrganizerList
          * @description A page of organizers.
+         * @example {
+         *       "organizers": [
+         *         {
+         *           "id": 2,
+         *           "author": "2",
+         *           "status": "publish",
+         *           "date": "2026-11-22 02:23:26",
+         *           "date_utc": "2026-11-22 07:23:26",
+         *           "modified": "2026-11-22 02:23:26",
+         *           "modified_utc": "2026-11-22 07:23:26",
+         *           "url": "https://example.org/organizer/harbor-arts-collective/",
+         *           "rest_url": "https://example.org/wp-json/calendar/events/v1/organizers/2",
+         *           "organizer": "Harbor Arts Collective",
+         *           "description": "<p>Presenting live music since 2004.</p>",
+         *           "slug": "harbor-arts-collective",
+         *           "phone": "+1 212-555-0199",
+         *           "website": "https://harborarts.example.com",
+         *           "email": "hello@harborarts.example.com",
+         *           "global_id": "example.org?id=2",
+         *           "global_id_lineage": [
+         *             "example.org?id=2"
+         *           ]
+         *         }
+         *       ],
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/organizers/?page=1&per_page=1",
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
          */
         OrganizerList: {
             organizers: components["schemas"]["Organizer"][];
@@ -1193,6 +2217,22 @@ export interface components {
         /**
          * Category
          * @description An event category.
+         * @example {
+         *       "id": 2,
+         *       "count": 1,
+         *       "description": "Jazz concerts and jam sessions.",
+         *       "name": "Jazz",
+         *       "slug": "jazz",
+         *       "taxonomy": "tribe_events_cat",
+         *       "parent": 1,
+         *       "meta": [],
+         *       "url": "https://example.org/events/category/concerts/jazz/",
+         *       "urls": {
+         *         "self": "https://example.org/wp-json/calendar/events/v1/categories/2",
+         *         "collection": "https://example.org/wp-json/calendar/events/v1/categories",
+         *         "up": "https://example.org/wp-json/calendar/events/v1/categories/1"
+         *       }
+         *     }
          */
         Category: {
             id: components["schemas"]["Id"];
@@ -1216,6 +2256,29 @@ export interface components {
         /**
          * CategoryList
          * @description A page of categories.
+         * @example {
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/categories/?page=1&per_page=1&include=2&order=asc&orderby=name&hide_empty=true",
+         *       "total": 1,
+         *       "total_pages": 1,
+         *       "categories": [
+         *         {
+         *           "id": 2,
+         *           "count": 1,
+         *           "description": "Jazz concerts and jam sessions.",
+         *           "name": "Jazz",
+         *           "slug": "jazz",
+         *           "taxonomy": "tribe_events_cat",
+         *           "parent": 1,
+         *           "meta": [],
+         *           "url": "https://example.org/events/category/concerts/jazz/",
+         *           "urls": {
+         *             "self": "https://example.org/wp-json/calendar/events/v1/categories/2",
+         *             "collection": "https://example.org/wp-json/calendar/events/v1/categories",
+         *             "up": "https://example.org/wp-json/calendar/events/v1/categories/1"
+         *           }
+         *         }
+         *       ]
+         *     }
          */
         CategoryList: {
             /**
@@ -1242,6 +2305,9 @@ export interface components {
         /**
          * TermFields
          * @description The writable fields of a tag; every one optional (an update).
+         * @example {
+         *       "description": "Events with live performers on stage."
+         *     }
          */
         TermFields: {
             /** @description The term's name, unique within its taxonomy. */
@@ -1253,6 +2319,9 @@ export interface components {
         /**
          * CategoryFields
          * @description The writable fields of a category; every one optional (an update).
+         * @example {
+         *       "name": "Jazz & Blues"
+         *     }
          */
         CategoryFields: {
             /** @description The parent category's ID; 0 for none. */
@@ -1261,11 +2330,30 @@ export interface components {
         /**
          * CategoryInput
          * @description A new category.
+         * @example {
+         *       "name": "Jazz",
+         *       "description": "Jazz concerts and jam sessions.",
+         *       "parent": 2
+         *     }
          */
         CategoryInput: components["schemas"]["CategoryFields"];
         /**
          * Tag
          * @description An event tag.
+         * @example {
+         *       "id": 3,
+         *       "count": 1,
+         *       "description": "Events with live performers.",
+         *       "name": "Live music",
+         *       "slug": "live-music",
+         *       "taxonomy": "post_tag",
+         *       "meta": [],
+         *       "url": "https://example.org/tag/live-music/",
+         *       "urls": {
+         *         "self": "https://example.org/wp-json/calendar/events/v1/tags/3",
+         *         "collection": "https://example.org/wp-json/calendar/events/v1/tags"
+         *       }
+         *     }
          */
         Tag: {
             id: components["schemas"]["Id"];
@@ -1287,6 +2375,27 @@ export interface components {
         /**
          * TagList
          * @description A page of tags.
+         * @example {
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/tags/?page=1&per_page=1&order=asc&orderby=name&hide_empty=true",
+         *       "total": 1,
+         *       "total_pages": 1,
+         *       "tags": [
+         *         {
+         *           "id": 3,
+         *           "count": 1,
+         *           "description": "Events with live performers.",
+         *           "name": "Live music",
+         *           "slug": "live-music",
+         *           "taxonomy": "post_tag",
+         *           "meta": [],
+         *           "url": "https://example.org/tag/live-music/",
+         *           "urls": {
+         *             "self": "https://example.org/wp-json/calendar/events/v1/tags/3",
+         *             "collection": "https://example.org/wp-json/calendar/events/v1/tags"
+         *           }
+         *         }
+         *       ]
+         *     }
          */
         TagList: {
             /**
@@ -1313,6 +2422,10 @@ export interface components {
         /**
          * TagInput
          * @description A new tag.
+         * @example {
+         *       "name": "Live music",
+         *       "description": "Events with live performers."
+         *     }
          */
         TagInput: WithRequired<components["schemas"]["TermFields"], "name">;
     };
