@@ -12,6 +12,8 @@ import { handlers } from './handlers/index.js';
 import { createBackend } from './http/backend.js';
 import { callerOfResponse, registerSecurity } from './http/security.js';
 import { ApiError, invalidParams, noRoute, toApiError } from './http/errors.js';
+import { hardening, requestId } from './http/hardening.js';
+import { health } from './http/health.js';
 import type { Call, Reply } from './http/handler.js';
 import { type LocaleInfo, localeMiddleware } from './http/locale.js';
 import { coerceBodyScalars, illFormedFields, normalizeQuery } from './http/query.js';
@@ -36,12 +38,16 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   const api = createBackend(loadDocument());
   registerSecurity(api, { config, db });
   registerHandlers(api, { config, db });
+  const probes = health(db);
 
   const app = express();
   app.disable('x-powered-by');
   // req.ip, which keys the sign-in throttle, comes from X-Forwarded-For only behind a trusted proxy.
   app.set('trust proxy', config.trustProxy);
+  app.use(requestId());
   if (logger) app.use(requestLogger(logger));
+  app.use(hardening(config));
+  app.use(probes.router);
   app.set('etag', false); // Express's weak ETag would hide ours (issue: production HTTP behaviour)
   app.set('query parser', false); // normalizeQuery reads the raw query against the document
   app.use(localeMiddleware(config.restPrefix));
@@ -59,7 +65,7 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
     if (error.status >= 500 && !(err instanceof ApiError)) onServerError?.(err, req);
     sendReply(res, { status: error.status, body: error.toBody(), headers: error.headers });
   });
-  return app;
+  return Object.assign(app, { drain: probes.drain });
 }
 
 async function dispatch(api: OpenAPIBackend, req: Request, res: Response): Promise<void> {
@@ -70,6 +76,11 @@ async function dispatch(api: OpenAPIBackend, req: Request, res: Response): Promi
   if (!operation) {
     const allowed = METHODS.filter((m) => api.router.matchOperation({ method: m, path, headers: {} }));
     if (!allowed.length) throw noRoute();
+    if (req.method === 'OPTIONS') {
+      // Not a CORS preflight (the cors middleware answers those): say what the route allows.
+      res.status(204).set('Allow', ['OPTIONS', ...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', ')).end();
+      return;
+    }
     throw new ApiError(405, 'rest_method_not_allowed', `Method ${req.method} is not allowed here.`, {}, { Allow: allowed.join(', ') });
   }
   let body: unknown;
@@ -141,7 +152,8 @@ function requestLogger(logger: Logger) {
       req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
-    customProps: (req) => ({ client: (req as Request).ip }),
+    genReqId: (_req, res) => (res as Response).locals.requestId as string,
+    customProps: (req, res) => ({ client: (req as Request).ip, requestId: (res as Response).locals.requestId }),
   });
 }
 

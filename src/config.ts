@@ -21,6 +21,8 @@ export interface Config {
   /** Failed sign-ins allowed per client within `authWindowSeconds` before it gets 429. */
   authMaxFailures: number;
   authWindowSeconds: number;
+  /** Origins whose browser scripts may call the API: `*` (any), or a list of exact origins. */
+  corsOrigins: '*' | string[];
 }
 
 export class ConfigError extends Error {}
@@ -61,7 +63,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     admin: env.ADMIN_USER ? { login: env.ADMIN_USER, password: env.ADMIN_PASSWORD! } : undefined,
     authMaxFailures: positiveInteger(env, 'AUTH_MAX_FAILURES', 10),
     authWindowSeconds: positiveInteger(env, 'AUTH_WINDOW_SECONDS', 900),
+    corsOrigins: corsOrigins(env.CORS_ORIGINS),
   };
+}
+
+/** `*` by default: the API is public to read, and credentials travel in headers, never in cookies. */
+function corsOrigins(value: string | undefined): '*' | string[] {
+  const text = (value ?? '*').trim();
+  if (text === '*') return '*';
+  const origins = text.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || parsed.origin !== origin) throw new ConfigError(`CORS_ORIGINS must be * or origins such as https://app.example.org, got "${origin}"`);
+  }
+  return origins;
 }
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

@@ -17,17 +17,24 @@ async function main() {
     config,
     db,
     logger: log,
-    onServerError: (err, req) => log.error({ err, method: req.method, url: req.url }, 'request failed'),
+    onServerError: (err, req) => log.error({ err, method: req.method, url: req.url, requestId: req.res?.locals.requestId }, 'request failed'),
   });
   const server = app.listen(config.port, config.host, () => {
     log.info({ url: `http://${config.host}:${config.port}${config.restPrefix}/calendar/events/v1`, database: db.kind }, 'listening');
   });
+  // Stop taking requests (readiness fails first, for the balancer), let those in flight finish,
+  // then close the database; whatever still runs after 10 s is cut off.
   const stop = (signal: string) => {
     log.info({ signal }, 'shutting down');
+    app.drain();
     server.close(() => {
       db.close().finally(() => process.exit(0));
     });
-    setTimeout(() => process.exit(1), 10_000).unref();
+    server.closeIdleConnections();
+    setTimeout(() => {
+      server.closeAllConnections();
+      process.exit(1);
+    }, 10_000).unref();
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

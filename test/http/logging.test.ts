@@ -40,7 +40,8 @@ describe('request log', () => {
       ['/venues', { method: 'POST', headers: { authorization: basic(editor.password), 'content-type': 'application/json' }, body: JSON.stringify({ venue: 'Logged Hall', phone: 'body-marker-123' }) }],
       ['/venues', { headers: { authorization: basic('wrong-secret-xyz'), cookie: 'session=cookie-secret' } }],
     ];
-    for (const [path, init] of requests) await fetch(`${origin}${path}`, init);
+    const ids: string[] = [];
+    for (const [path, init] of requests) ids.push((await fetch(`${origin}${path}`, init)).headers.get('x-request-id')!);
     await new Promise((resolve) => setTimeout(resolve, 50));
 
     const entries = lines.map((line) => JSON.parse(line));
@@ -49,6 +50,9 @@ describe('request log', () => {
       ['POST', '/wp-json/calendar/events/v1/venues', 201],
       ['GET', '/wp-json/calendar/events/v1/venues', 401],
     ]);
+    // Each line carries the request ID its response gave the client.
+    expect(entries.map((e) => e.requestId)).toEqual(ids);
+    expect(new Set(ids).size).toBe(3);
     const log = lines.join('\n');
     for (const secret of [editor.appPassword, editor.password, 'wrong-secret-xyz', 'cookie-secret', 'body-marker-123', Buffer.from(`editor:${editor.password}`).toString('base64')]) {
       expect(log).not.toContain(secret);

@@ -1,0 +1,27 @@
+// Probes for load balancers and orchestrators, outside the namespace: /healthz says the process
+// answers, /readyz that it can reach its database and is not shutting down.
+import { type Request, type Response, Router } from 'express';
+import type { Database } from '../db/client.js';
+
+export interface Health {
+  router: Router;
+  /** From now on /readyz answers 503, so that the balancer stops sending requests here. */
+  drain(): void;
+}
+
+export function health(db: Database): Health {
+  let draining = false;
+  const router = Router();
+  const send = (res: Response, status: number, body: object) => res.status(status).set('Cache-Control', 'no-store').json(body);
+  router.get('/healthz', (_req: Request, res: Response) => send(res, 200, { status: 'ok' }));
+  router.get('/readyz', async (_req: Request, res: Response) => {
+    if (draining) return send(res, 503, { status: 'draining' });
+    try {
+      await db.ping();
+      send(res, 200, { status: 'ready', database: db.kind });
+    } catch {
+      send(res, 503, { status: 'unavailable', database: db.kind });
+    }
+  });
+  return { router, drain: () => void (draining = true) };
+}
