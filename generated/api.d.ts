@@ -2430,6 +2430,14 @@ export interface components {
         TagInput: WithRequired<components["schemas"]["TermFields"], "name">;
     };
     responses: {
+        /** @description The representation has not changed since the ETag in `If-None-Match`; no body. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The request is not valid: a parameter is missing, of the wrong type or out of range. `data.params` names the offending parameters. */
         BadRequest: {
             headers: {
@@ -2494,6 +2502,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The object changed since the ETag in `If-Match`; nothing was written. Read it again and retry. */
+        PreconditionFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The object is already in the trash. */
         Gone: {
             headers: {
@@ -2505,6 +2522,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+        IfNoneMatch: string;
         /** @description The namespace to describe. */
         NamespaceParam: string;
         /** @description The context of the request; `view` for the public description. */
@@ -2546,6 +2565,8 @@ export interface components {
         EventPostParent: components["schemas"]["Id"];
         /** @description The numeric ID (digits only; any other value matches no route). */
         IdPath: number;
+        /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+        IfMatch: string;
         /** @description Delete for good instead of moving to the trash (editors and administrators). */
         Force: boolean;
         /** @description The slug (any non-empty text without a slash). */
@@ -2650,6 +2671,11 @@ export interface components {
         };
     };
     headers: {
+        /**
+         * @description A strong validator of this representation. Send it back in `If-None-Match` to get 304 when nothing
+         *     changed, or in `If-Match` on an update or delete to get 412 instead of overwriting someone else's change.
+         */
+        ETag: string;
         /** @description The language of the descriptions served, from the locale segment of the URL (English when there is no translation). */
         ContentLanguage: "en" | "fr" | "de" | "es";
         /** @description Seconds to wait before trying to sign in again. */
@@ -2666,6 +2692,8 @@ export interface components {
         PageLinks: string;
         /** @description The URL of the created object. */
         Location: string;
+        /** @description When the object last changed (HTTP date). */
+        LastModified: string;
     };
     pathItems: never;
 }
@@ -2679,7 +2707,10 @@ export interface operations {
                 /** @description The context of the request; `view` for the public description. */
                 context?: components["parameters"]["Context"];
             };
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2688,6 +2719,7 @@ export interface operations {
             /** @description The namespace index. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
@@ -2695,6 +2727,7 @@ export interface operations {
                     "application/json": components["schemas"]["NamespaceIndex"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
         };
@@ -2702,7 +2735,10 @@ export interface operations {
     getDocumentation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2711,6 +2747,7 @@ export interface operations {
             /** @description The OpenAPI document, or its rendered page. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
@@ -2719,6 +2756,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            304: components["responses"]["NotModified"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -2761,7 +2799,10 @@ export interface operations {
                 /** @description Only the events whose parent is this event. */
                 post_parent?: components["parameters"]["EventPostParent"];
             };
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2770,6 +2811,7 @@ export interface operations {
             /** @description A page of events, as JSON or (with `Accept: text/calendar`) as an iCalendar feed. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-TEC-Total": components["headers"]["XTecTotal"];
                     "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
                     "X-WP-Total": components["headers"]["XWpTotal"];
@@ -2782,6 +2824,7 @@ export interface operations {
                     "text/calendar": components["schemas"]["ICalendar"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
@@ -2817,7 +2860,10 @@ export interface operations {
     getEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -2829,6 +2875,8 @@ export interface operations {
             /** @description The event, as JSON or (with `Accept: text/calendar`) as iCalendar. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2836,6 +2884,7 @@ export interface operations {
                     "text/calendar": components["schemas"]["ICalendar"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -2845,7 +2894,10 @@ export interface operations {
     putEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -2867,6 +2919,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2875,7 +2928,10 @@ export interface operations {
     updateEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -2897,6 +2953,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2908,7 +2965,10 @@ export interface operations {
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -2931,13 +2991,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     patchEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -2959,6 +3023,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2967,7 +3032,10 @@ export interface operations {
     getEventBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -2979,6 +3047,8 @@ export interface operations {
             /** @description The event, as JSON or (with `Accept: text/calendar`) as iCalendar. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2986,6 +3056,7 @@ export interface operations {
                     "text/calendar": components["schemas"]["ICalendar"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -2995,7 +3066,10 @@ export interface operations {
     putEventBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -3017,6 +3091,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3025,7 +3100,10 @@ export interface operations {
     updateEventBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -3047,6 +3125,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3058,7 +3137,10 @@ export interface operations {
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -3081,13 +3163,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     patchEventBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -3109,6 +3195,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3135,7 +3222,10 @@ export interface operations {
                  */
                 status?: components["parameters"]["PostStatusFilter"];
             };
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3144,6 +3234,7 @@ export interface operations {
             /** @description A page of venues. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-TEC-Total": components["headers"]["XTecTotal"];
                     "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
                     "X-WP-Total": components["headers"]["XWpTotal"];
@@ -3155,6 +3246,7 @@ export interface operations {
                     "application/json": components["schemas"]["VenueList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
@@ -3190,7 +3282,10 @@ export interface operations {
     getVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -3202,12 +3297,15 @@ export interface operations {
             /** @description The venue. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Venue"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -3217,7 +3315,10 @@ export interface operations {
     putVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -3239,6 +3340,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3247,7 +3349,10 @@ export interface operations {
     updateVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -3269,6 +3374,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3280,7 +3386,10 @@ export interface operations {
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -3303,13 +3412,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     patchVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -3331,6 +3444,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3339,7 +3453,10 @@ export interface operations {
     getVenueBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -3351,12 +3468,15 @@ export interface operations {
             /** @description The venue. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Venue"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -3366,7 +3486,10 @@ export interface operations {
     putVenueBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -3388,6 +3511,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3396,7 +3520,10 @@ export interface operations {
     updateVenueBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -3418,6 +3545,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3429,7 +3557,10 @@ export interface operations {
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -3452,13 +3583,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     patchVenueBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -3480,6 +3615,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3506,7 +3642,10 @@ export interface operations {
                  */
                 status?: components["parameters"]["PostStatusFilter"];
             };
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3515,6 +3654,7 @@ export interface operations {
             /** @description A page of organizers. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-TEC-Total": components["headers"]["XTecTotal"];
                     "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
                     "X-WP-Total": components["headers"]["XWpTotal"];
@@ -3526,6 +3666,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrganizerList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
@@ -3561,7 +3702,10 @@ export interface operations {
     getOrganizer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -3573,12 +3717,15 @@ export interface operations {
             /** @description The organizer. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Organizer"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -3588,7 +3735,10 @@ export interface operations {
     putOrganizer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -3610,6 +3760,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3618,7 +3769,10 @@ export interface operations {
     updateOrganizer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -3640,6 +3794,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3651,7 +3806,10 @@ export interface operations {
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -3674,13 +3832,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     patchOrganizer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -3702,6 +3864,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3710,7 +3873,10 @@ export interface operations {
     getOrganizerBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -3722,12 +3888,15 @@ export interface operations {
             /** @description The organizer. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Organizer"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -3737,7 +3906,10 @@ export interface operations {
     putOrganizerBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -3759,6 +3931,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3767,7 +3940,10 @@ export interface operations {
     updateOrganizerBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -3789,6 +3965,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3800,7 +3977,10 @@ export interface operations {
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
                 force?: components["parameters"]["Force"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -3823,13 +4003,17 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     patchOrganizerBySlug: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The slug (any non-empty text without a slash). */
                 slug: components["parameters"]["SlugPath"];
@@ -3851,6 +4035,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3884,7 +4069,10 @@ export interface operations {
                 /** @description Limit the results to the terms with this slug (a comma-separated list for several). */
                 slug?: components["parameters"]["TermSlug"];
             };
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3893,6 +4081,7 @@ export interface operations {
             /** @description A page of categories. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-TEC-Total": components["headers"]["XTecTotal"];
                     "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
                     "X-WP-Total": components["headers"]["XWpTotal"];
@@ -3904,6 +4093,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
@@ -3939,7 +4129,10 @@ export interface operations {
     getCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -3951,12 +4144,14 @@ export interface operations {
             /** @description The category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Category"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -3965,7 +4160,10 @@ export interface operations {
     putCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -3987,6 +4185,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3995,7 +4194,10 @@ export interface operations {
     updateCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -4017,6 +4219,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4025,7 +4228,10 @@ export interface operations {
     deleteCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -4047,13 +4253,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     patchCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -4075,6 +4285,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4106,7 +4317,10 @@ export interface operations {
                 /** @description Limit the results to the terms with this slug (a comma-separated list for several). */
                 slug?: components["parameters"]["TermSlug"];
             };
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4115,6 +4329,7 @@ export interface operations {
             /** @description A page of tags. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-TEC-Total": components["headers"]["XTecTotal"];
                     "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
                     "X-WP-Total": components["headers"]["XWpTotal"];
@@ -4126,6 +4341,7 @@ export interface operations {
                     "application/json": components["schemas"]["TagList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
@@ -4161,7 +4377,10 @@ export interface operations {
     getTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -4173,12 +4392,14 @@ export interface operations {
             /** @description The tag. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -4187,7 +4408,10 @@ export interface operations {
     putTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -4209,6 +4433,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4217,7 +4442,10 @@ export interface operations {
     updateTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -4239,6 +4467,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4247,7 +4476,10 @@ export interface operations {
     deleteTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -4269,13 +4501,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     patchTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
                 id: components["parameters"]["IdPath"];
@@ -4297,6 +4533,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

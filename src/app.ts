@@ -11,6 +11,7 @@ import type { Database } from './db/client.js';
 import { handlers } from './handlers/index.js';
 import { createBackend } from './http/backend.js';
 import { callerOfResponse, registerSecurity } from './http/security.js';
+import { entityTag, ifMatchPrecondition, noneMatch } from './http/conditional.js';
 import { ApiError, invalidParams, noRoute, toApiError } from './http/errors.js';
 import { hardening, requestId } from './http/hardening.js';
 import { health } from './http/health.js';
@@ -109,7 +110,7 @@ async function dispatch(api: OpenAPIBackend, req: Request, res: Response): Promi
     req,
     res,
   )) as Reply;
-  sendReply(res, reply);
+  sendReply(res, reply, req);
 }
 
 function registerHandlers(api: OpenAPIBackend, deps: Pick<Call, 'config' | 'db'>) {
@@ -127,6 +128,7 @@ function registerHandlers(api: OpenAPIBackend, deps: Pick<Call, 'config' | 'db'>
           locale: locale.tag,
           caller: callerOfResponse(res),
           accepts: (types: string[]) => req.accepts(types),
+          precondition: ifMatchPrecondition(req.headers['if-match']),
           ...deps,
         } as Call;
         return (handler as (call: Call) => Promise<Reply>)(call);
@@ -185,10 +187,23 @@ function bodyParserError(err: unknown): ApiError | undefined {
   }
 }
 
-function sendReply(res: Response, reply: Reply) {
+function sendReply(res: Response, reply: Reply, req?: Request) {
   if (res.headersSent) return;
-  res.status(reply.status ?? 200);
+  const status = reply.status ?? 200;
+  const body = reply.contentType ? String(reply.body) : JSON.stringify(reply.body);
+  res.status(status);
   res.set('Content-Type', reply.contentType ?? 'application/json; charset=UTF-8');
   if (reply.headers) res.set(reply.headers);
-  res.send(reply.contentType ? String(reply.body) : JSON.stringify(reply.body));
+  if (req && status >= 200 && status < 300) {
+    const etag = entityTag(body, reply.version);
+    res.set('ETag', etag);
+    if (reply.lastModified) res.set('Last-Modified', reply.lastModified.toUTCString());
+    const read = req.method === 'GET' || req.method === 'HEAD';
+    if (read && status === 200 && !noneMatch(req.headers['if-none-match'], etag)) {
+      res.status(304).removeHeader('Content-Type');
+      res.end();
+      return;
+    }
+  }
+  res.send(body);
 }

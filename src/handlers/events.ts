@@ -1,4 +1,5 @@
 // The event operations: read the validated request, call the events service, shape the reply.
+import { versionOf } from '../http/conditional.js';
 import type { Call, Reply } from '../http/handler.js';
 import { listHeaders, listLinks, pageOf, postListReply } from '../lib/pagination.js';
 import { serializeEvent } from '../serializers/events.js';
@@ -12,6 +13,9 @@ const keyOf = (call: Call): events.Key => {
 };
 
 const options = (call: Call, single = false) => ({ urls: call.urls, siteZone: call.config.siteTimezone, caller: call.caller, single });
+
+/** The validators of one event's response: its version leads the ETag; Last-Modified. */
+const validators = (row: events.EventRow) => ({ version: versionOf(row.modifiedAt), lastModified: row.modifiedAt });
 
 export async function listEvents(call: Call<'listEvents'>): Promise<Reply> {
   const { page: pageNumber, per_page, ...filters } = call.query as EventListQuery & { page: number; per_page: number };
@@ -33,26 +37,26 @@ const wantsCalendar = (call: Call) => call.accepts(['application/json', 'text/ca
 export async function createEvent(call: Call<'createEvent'>): Promise<Reply> {
   const row = await events.createEvent(call.db.prisma, call.caller, call.body as events.EventInput, call.config.siteTimezone);
   const body = serializeEvent(row, options(call));
-  return { status: 201, body, headers: { Location: body.rest_url } };
+  return { status: 201, body, headers: { Location: body.rest_url }, ...validators(row) };
 }
 
 async function getEvent(call: Call): Promise<Reply> {
   const row = await events.getEvent(call.db.prisma, call.caller, keyOf(call));
   if (wantsCalendar(call)) {
-    return { body: eventsCalendar([row], { urls: call.urls, caller: call.caller, name: row.title }), contentType: ICALENDAR, headers: { Vary: 'Accept' } };
+    return { body: eventsCalendar([row], { urls: call.urls, caller: call.caller, name: row.title }), contentType: ICALENDAR, headers: { Vary: 'Accept' }, ...validators(row) };
   }
-  return { body: serializeEvent(row, options(call, true)), headers: { Vary: 'Accept' } };
+  return { body: serializeEvent(row, options(call, true)), headers: { Vary: 'Accept' }, ...validators(row) };
 }
 
 async function updateEvent(call: Call): Promise<Reply> {
   const input = (call.body ?? {}) as events.EventInput;
-  const row = await events.updateEvent(call.db.prisma, call.caller, keyOf(call), input, call.config.siteTimezone);
-  return { body: serializeEvent(row, options(call)) };
+  const row = await events.updateEvent(call.db.prisma, call.caller, keyOf(call), input, call.config.siteTimezone, call.precondition);
+  return { body: serializeEvent(row, options(call)), ...validators(row) };
 }
 
 async function deleteEvent(call: Call): Promise<Reply> {
   const { force } = call.query as { force: boolean };
-  return { body: serializeEvent(await events.deleteEvent(call.db.prisma, call.caller, keyOf(call), force), options(call)) };
+  return { body: serializeEvent(await events.deleteEvent(call.db.prisma, call.caller, keyOf(call), force, call.precondition), options(call)) };
 }
 
 export {

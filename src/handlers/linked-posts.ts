@@ -1,5 +1,6 @@
 // The operations of venues and organizers; venues.ts and organizers.ts bind them to their kind.
 import type { PostStatus } from '../auth/permissions.js';
+import { versionOf } from '../http/conditional.js';
 import type { Call, Reply } from '../http/handler.js';
 import { listLinks, pageOf, postListReply } from '../lib/pagination.js';
 import { COLLECTION, serializeLinked } from '../serializers/linked-posts.js';
@@ -24,6 +25,7 @@ const keyOf = (call: Call): linked.Key => {
 export function linkedOperations(kind: linked.LinkedKind) {
   const collection = COLLECTION[kind.type];
   const options = (call: Call, single = false) => ({ urls: call.urls, siteZone: call.config.siteTimezone, single });
+  const validators = (row: linked.LinkedRow) => ({ version: versionOf(row.modifiedAt), lastModified: row.modifiedAt });
 
   async function list(call: Call): Promise<Reply> {
     const q = call.query as LinkedQuery;
@@ -58,23 +60,23 @@ export function linkedOperations(kind: linked.LinkedKind) {
   async function create(call: Call): Promise<Reply> {
     const { row } = await linked.createLinked(call.db.prisma, kind, call.caller, call.body as linked.LinkedInput, call.config.siteTimezone);
     const body = serializeLinked(kind, row, options(call));
-    return { status: 201, body, headers: { Location: body.rest_url } };
+    return { status: 201, body, headers: { Location: body.rest_url }, ...validators(row) };
   }
 
   async function get(call: Call): Promise<Reply> {
     const row = await linked.getLinked(call.db.prisma, kind, call.caller, keyOf(call));
-    return { body: serializeLinked(kind, row, options(call, true)) };
+    return { body: serializeLinked(kind, row, options(call, true)), ...validators(row) };
   }
 
   async function update(call: Call): Promise<Reply> {
     const input = (call.body ?? {}) as linked.LinkedInput;
-    const row = await linked.updateLinked(call.db.prisma, kind, call.caller, keyOf(call), input, call.config.siteTimezone);
-    return { body: serializeLinked(kind, row, options(call)) };
+    const row = await linked.updateLinked(call.db.prisma, kind, call.caller, keyOf(call), input, call.config.siteTimezone, call.precondition);
+    return { body: serializeLinked(kind, row, options(call)), ...validators(row) };
   }
 
   async function remove(call: Call): Promise<Reply> {
     const { force } = call.query as { force: boolean };
-    const row = await linked.deleteLinked(call.db.prisma, kind, call.caller, keyOf(call), force);
+    const row = await linked.deleteLinked(call.db.prisma, kind, call.caller, keyOf(call), force, call.precondition);
     return { body: serializeLinked(kind, row, options(call)) };
   }
 

@@ -4,6 +4,7 @@ import type { operations } from '../../generated/api.js';
 import type { Caller } from '../auth/roles.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
+import type { Precondition } from './conditional.js';
 import type { Urls } from './urls.js';
 
 export type OperationId = keyof operations;
@@ -33,6 +34,8 @@ export interface Call<K extends OperationId = OperationId> {
   caller: Caller;
   /** Content negotiation: the best of `types` for the request's Accept header, or false. */
   accepts: (types: string[]) => string | false;
+  /** What `If-Match` requires of the object a write changes, when the client sent it. */
+  precondition?: Precondition;
   db: Database;
   config: Config;
 }
@@ -42,6 +45,10 @@ export interface Reply {
   /** Serialized as JSON, unless `contentType` says the body is already text of that type. */
   body: unknown;
   contentType?: string;
+  /** The version of the object answered (events, venues, organizers): leads its ETag. */
+  version?: string;
+  /** When the object last changed: `Last-Modified`. */
+  lastModified?: Date;
   headers?: Record<string, string>;
 }
 

@@ -5,13 +5,14 @@ import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { effectiveAuthor, effectiveStatus, type PostStatus } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Prisma, Tx } from '../db/client.js';
+import type { Precondition } from '../http/conditional.js';
 import { invalidParams, notFound } from '../http/errors.js';
 import { type CostInput } from '../lib/cost.js';
 import { eventTimes, eventZone, fromWallClock } from '../lib/event-times.js';
 import { startingWith } from '../lib/like.js';
 import { linkedIdsForWrite, type LinksWrite, termIdsForWrite, type TermsWrite } from './event-links.js';
 import { type LinkedKind, ORGANIZER, VENUE } from './linked-posts.js';
-import { assertEditable, assertReadable, freeSlug, imageValue, publicationDate, trashOrDelete, userExists } from './posts.js';
+import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, publicationDate, trashOrDelete, userExists } from './posts.js';
 import { retryOnConflict } from './retry.js';
 import { CATEGORY, TAG, withCount } from './terms.js';
 
@@ -86,12 +87,20 @@ export async function createEvent(prisma: Prisma, caller: Caller, input: EventIn
   ).then((id) => readBack(prisma, id));
 }
 
-export async function updateEvent(prisma: Prisma, caller: Caller, key: Key, input: EventInput, siteZone: string): Promise<EventRow> {
+export async function updateEvent(
+  prisma: Prisma,
+  caller: Caller,
+  key: Key,
+  input: EventInput,
+  siteZone: string,
+  precondition?: Precondition,
+): Promise<EventRow> {
   return retryOnConflict(() =>
     prisma.$transaction(async (tx) => {
       const current = await tx.event.findFirst({ where: whereKey(key) });
       if (!current) throw notFound('event', describe(key));
       assertEditable(caller, current);
+      await claimVersion(tx.event, current.id, precondition);
       const title = input.title?.trim() ?? current.title;
       const publishedAt = publicationDate(input, siteZone);
       await tx.event.update({
@@ -123,13 +132,15 @@ export async function updateEvent(prisma: Prisma, caller: Caller, key: Key, inpu
 const readBack = (prisma: Prisma, id: number) => prisma.event.findUniqueOrThrow({ where: { id }, include: eventInclude });
 
 /** To the trash, or for good with `force`; answers the event as it is after the trash, or as it was. */
-export async function deleteEvent(prisma: Prisma, caller: Caller, key: Key, force: boolean): Promise<EventRow> {
+export async function deleteEvent(prisma: Prisma, caller: Caller, key: Key, force: boolean, precondition?: Precondition): Promise<EventRow> {
   const before = await prisma.event.findFirst({ where: whereKey(key), include: eventInclude });
   if (!before) throw notFound('event', describe(key));
   await prisma.$transaction(async (tx) => {
     // Checked again inside the transaction: another request may have changed it meanwhile.
     const current = await tx.event.findUnique({ where: { id: before.id } });
     if (!current) throw notFound('event', describe(key));
+    assertEditable(caller, current);
+    await claimVersion(tx.event, current.id, precondition);
     await trashOrDelete('event', caller, current, force, {
       trash: () => tx.event.update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } }),
       remove: () => tx.event.delete({ where: { id: current.id } }),

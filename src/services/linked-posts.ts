@@ -4,9 +4,10 @@
 import { effectiveAuthor, effectiveStatus, listVisibility, type PostStatus } from '../auth/permissions.js';
 import { type Caller, hasRole } from '../auth/roles.js';
 import type { Prisma, Tx } from '../db/client.js';
+import type { Precondition } from '../http/conditional.js';
 import { invalidParams, notFound } from '../http/errors.js';
 import { containing, sameText, startingWith } from '../lib/like.js';
-import { assertEditable, assertReadable, freeSlug, imageValue, publicationDate, trashOrDelete, truthy, userExists } from './posts.js';
+import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, publicationDate, trashOrDelete, truthy, userExists } from './posts.js';
 import { retryOnConflict } from './retry.js';
 
 
@@ -32,6 +33,7 @@ interface Delegate {
   count(args: object): Promise<number>;
   create(args: object): Promise<LinkedRow>;
   update(args: object): Promise<LinkedRow>;
+  updateMany(args: { where: object; data: object }): Promise<{ count: number }>;
   delete(args: object): Promise<unknown>;
 }
 
@@ -138,12 +140,21 @@ export async function insertLinked(tx: Tx, kind: LinkedKind, caller: Caller, inp
   return { row, created: true };
 }
 
-export async function updateLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, key: Key, input: LinkedInput, siteZone: string): Promise<LinkedRow> {
+export async function updateLinked(
+  prisma: Prisma,
+  kind: LinkedKind,
+  caller: Caller,
+  key: Key,
+  input: LinkedInput,
+  siteZone: string,
+  precondition?: Precondition,
+): Promise<LinkedRow> {
   return retryOnConflict(() =>
     prisma.$transaction(async (tx) => {
       const current = await kind.table(tx).findFirst({ where: whereKey(key) });
       if (!current) throw notFound(kind.type, describe(key));
       assertEditable(caller, current);
+      await claimVersion(kind.table(tx), current.id, precondition);
       const name = input[kind.nameField] !== undefined ? String(input[kind.nameField]).trim() : current.name;
       const slug =
         input.slug !== undefined && input.slug !== current.slug
@@ -171,10 +182,12 @@ export async function updateLinked(prisma: Prisma, kind: LinkedKind, caller: Cal
  * Moves the item to the trash (410 when it is there already), or with `force` deletes it for good,
  * its links to events included. Answers the item as it is after the trash, or as it was.
  */
-export async function deleteLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, key: Key, force: boolean): Promise<LinkedRow> {
+export async function deleteLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, key: Key, force: boolean, precondition?: Precondition): Promise<LinkedRow> {
   return prisma.$transaction(async (tx) => {
     const current = await kind.table(tx).findFirst({ where: whereKey(key) });
     if (!current) throw notFound(kind.type, describe(key));
+    assertEditable(caller, current);
+    await claimVersion(kind.table(tx), current.id, precondition);
     return trashOrDelete(kind.type, caller, current, force, {
       trash: () => kind.table(tx).update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } }),
       remove: async () => {

@@ -3,6 +3,7 @@
 import { canDeleteForGood, canEdit, canRead, forbidden, type PostStatus } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Tx } from '../db/client.js';
+import { type Precondition, preconditionFailed } from '../http/conditional.js';
 import { ApiError, invalidParams, type ResourceType } from '../http/errors.js';
 import { parseDateInput } from '../lib/dates.js';
 import { firstFreeSlug, slugify } from '../lib/slug.js';
@@ -104,4 +105,19 @@ export async function trashOrDelete<T>(
     throw new ApiError(410, `${type}-is-in-trash`, `The ${type} with ID ${current.id} is already in the trash.`);
   }
   return ops.trash();
+}
+
+/**
+ * Enforces If-Match inside a write's transaction: the row is touched only if its modification time
+ * is one the client named. The update locks the row, so a second writer holding the same version
+ * waits, then finds it changed: 412, and nothing written.
+ */
+export async function claimVersion(
+  table: { updateMany(args: { where: object; data: object }): Promise<{ count: number }> },
+  id: number,
+  precondition: Precondition | undefined,
+): Promise<void> {
+  if (!precondition || precondition.versions === '*') return;
+  const { count } = await table.updateMany({ where: { id, modifiedAt: { in: precondition.versions } }, data: { modifiedAt: new Date() } });
+  if (count === 0) throw preconditionFailed();
 }

@@ -14,9 +14,9 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const ref = (node: any): any => (node?.$ref ? { ...ref(node.$ref.slice(2).split('/').reduce((at: any, k: string) => at[k], bundle)), ...node, $ref: undefined } : node);
 const french = new Map(PO.parse(fs.readFileSync('openapi/locales/fr.po', 'utf8')).items.map((i) => [i.msgid, i.msgstr[0]]));
 
-/** What the document says a route's endpoint takes: path and query parameter names, then body fields. */
+/** What the document says a route's endpoint takes: path and query parameter names (not headers), then body fields. */
 function documentedArgs(pathItem: any, operation: any): string[] {
-  const params = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map(ref).map((p: any) => p.name);
+  const params = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map(ref).filter((p: any) => p.in !== 'header').map((p: any) => p.name);
   const body = ref(operation.requestBody)?.content?.['application/json']?.schema;
   const fields = (schema: any): string[] => {
     const s = ref(schema);

@@ -1,0 +1,55 @@
+// Conditional requests (RFC 9110). Every successful GET carries a strong ETag computed from the
+// bytes it sends, so `If-None-Match` gives 304 whenever the representation is unchanged, whoever
+// changed what it embeds. Events, venues and organizers put their version (the modification time)
+// in front of it: `If-Match` on an update or delete names that version, and the write claims it
+// atomically, so of two editors who read the same version only the first one writes.
+import { createHash } from 'node:crypto';
+import { ApiError } from './errors.js';
+
+/** A post's version: its modification time in milliseconds, base 36. */
+export const versionOf = (modifiedAt: Date) => modifiedAt.getTime().toString(36);
+
+export function entityTag(body: string, version?: string): string {
+  const digest = createHash('sha256').update(body).digest('base64url').slice(0, 22);
+  return `"${version ? `${version}-` : ''}${digest}"`;
+}
+
+/** `If-Match` / `If-None-Match`: `*`, or the listed entity tags (quoted, weak ones with `W/`). */
+export function parseTags(header: string | string[] | undefined): '*' | string[] | undefined {
+  if (header === undefined) return undefined;
+  const text = [header].flat().join(',').trim();
+  if (text === '*') return '*';
+  return text.match(/(?:W\/)?"[^"]*"/g) ?? [];
+}
+
+/** If-None-Match uses the weak comparison: `W/` does not matter. */
+export function noneMatch(header: string | string[] | undefined, etag: string): boolean {
+  const tags = parseTags(header);
+  if (tags === undefined) return true;
+  if (tags === '*') return false;
+  return !tags.some((tag) => tag.replace(/^W\//, '') === etag);
+}
+
+export interface Precondition {
+  /** `*`: the object must exist; otherwise the versions the client's tags name. */
+  versions: '*' | Date[];
+  /** The strong tags as sent, for objects without a version (terms): compared whole. */
+  tags: string[];
+}
+
+/** The versions named by If-Match's strong tags (weak tags never match If-Match). */
+export function ifMatchPrecondition(header: string | string[] | undefined): Precondition | undefined {
+  const tags = parseTags(header);
+  if (tags === undefined) return undefined;
+  if (tags === '*') return { versions: '*', tags: [] };
+  const strong = tags.filter((tag) => !tag.startsWith('W/'));
+  const versions = strong
+    .map((tag) => /^"([0-9a-z]{1,12})-/.exec(tag)?.[1])
+    .filter((v): v is string => v !== undefined)
+    .map((v) => new Date(parseInt(v, 36)))
+    .filter((d) => !Number.isNaN(d.getTime()));
+  return { versions, tags: strong };
+}
+
+export const preconditionFailed = () =>
+  new ApiError(412, 'rest_precondition_failed', 'The object changed since the version in If-Match; read it again, then retry.');
