@@ -2484,6 +2484,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A request with the same Idempotency-Key is still being answered; retry after `Retry-After`. */
+        Conflict: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request body is larger than 1 MiB. */
         PayloadTooLarge: {
             headers: {
@@ -2495,6 +2505,15 @@ export interface components {
         };
         /** @description The request body is neither JSON nor form-urlencoded. */
         UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The Idempotency-Key was already used for a different request. */
+        UnprocessableContent: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2563,6 +2582,12 @@ export interface components {
         EventInclude: components["schemas"]["IdList"];
         /** @description Only the events whose parent is this event. */
         EventPostParent: components["schemas"]["Id"];
+        /**
+         * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
+         *     24 hours a request with the same key and body gets the first answer again (with
+         *     `Idempotent-Replayed: true`) and creates nothing new; the same key with another body is 422.
+         */
+        IdempotencyKey: string;
         /** @description The numeric ID (digits only; any other value matches no route). */
         IdPath: number;
         /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
@@ -2833,7 +2858,14 @@ export interface operations {
     createEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
+                 *     24 hours a request with the same key and body gets the first answer again (with
+                 *     `Idempotent-Replayed: true`) and creates nothing new; the same key with another body is 422.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2852,8 +2884,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -3255,7 +3289,14 @@ export interface operations {
     createVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
+                 *     24 hours a request with the same key and body gets the first answer again (with
+                 *     `Idempotent-Replayed: true`) and creates nothing new; the same key with another body is 422.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3274,8 +3315,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -3675,7 +3718,14 @@ export interface operations {
     createOrganizer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
+                 *     24 hours a request with the same key and body gets the first answer again (with
+                 *     `Idempotent-Replayed: true`) and creates nothing new; the same key with another body is 422.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3694,8 +3744,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -4102,7 +4154,14 @@ export interface operations {
     createCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
+                 *     24 hours a request with the same key and body gets the first answer again (with
+                 *     `Idempotent-Replayed: true`) and creates nothing new; the same key with another body is 422.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4121,8 +4180,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -4350,7 +4411,14 @@ export interface operations {
     createTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
+                 *     24 hours a request with the same key and body gets the first answer again (with
+                 *     `Idempotent-Replayed: true`) and creates nothing new; the same key with another body is 422.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4369,8 +4437,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -15,6 +15,7 @@ import { entityTag, ifMatchPrecondition, noneMatch } from './http/conditional.js
 import { ApiError, invalidParams, noRoute, toApiError } from './http/errors.js';
 import { hardening, requestId } from './http/hardening.js';
 import { health } from './http/health.js';
+import { idempotent } from './http/idempotency.js';
 import type { Call, Reply } from './http/handler.js';
 import { type LocaleInfo, localeMiddleware } from './http/locale.js';
 import { coerceBodyScalars, illFormedFields, normalizeQuery } from './http/query.js';
@@ -114,26 +115,31 @@ async function dispatch(api: OpenAPIBackend, req: Request, res: Response): Promi
 }
 
 function registerHandlers(api: OpenAPIBackend, deps: Pick<Call, 'config' | 'db'>) {
+  const toCall = (c: Context, req: Request, res: Response): Call => {
+    const locale = res.locals.locale as LocaleInfo;
+    return {
+      // Validation coerced the values ("2" to 2); re-parsing the path would undo that.
+      params: c.validation?.coerced?.params ?? c.request.params,
+      query: c.validation?.coerced?.query ?? c.request.query,
+      body: c.request.requestBody,
+      urls: requestUrls(req, deps.config, locale.segment),
+      locale: locale.tag,
+      caller: callerOfResponse(res),
+      accepts: (types: string[]) => req.accepts(types),
+      precondition: ifMatchPrecondition(req.headers['if-match']),
+      ...deps,
+    } as Call;
+  };
   const wrapped = Object.fromEntries(
-    Object.entries(handlers).map(([operationId, handler]) => [
-      operationId,
-      (c: Context, req: Request, res: Response) => {
-        const locale = res.locals.locale as LocaleInfo;
-        const call = {
-          // Validation coerced the values ("2" to 2); re-parsing the path would undo that.
-          params: c.validation?.coerced?.params ?? c.request.params,
-          query: c.validation?.coerced?.query ?? c.request.query,
-          body: c.request.requestBody,
-          urls: requestUrls(req, deps.config, locale.segment),
-          locale: locale.tag,
-          caller: callerOfResponse(res),
-          accepts: (types: string[]) => req.accepts(types),
-          precondition: ifMatchPrecondition(req.headers['if-match']),
-          ...deps,
-        } as Call;
-        return (handler as (call: Call) => Promise<Reply>)(call);
-      },
-    ]),
+    Object.entries(handlers).map(([operationId, plain]) => {
+      const handler = plain as (call: Call) => Promise<Reply>;
+      // Creates take an Idempotency-Key; every other operation is a read or idempotent already.
+      const create = operationId.startsWith('create') ? idempotent(operationId, handler) : undefined;
+      return [
+        operationId,
+        (c: Context, req: Request, res: Response) => (create ? create(toCall(c, req, res), req.get('idempotency-key')) : handler(toCall(c, req, res))),
+      ];
+    }),
   );
   api.register({
     ...wrapped,

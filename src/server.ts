@@ -4,6 +4,8 @@ import { createApp } from './app.js';
 import { bootstrapAdmin } from './auth/accounts.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
+import { startHousekeeping } from './db/housekeeping.js';
+import { IDEMPOTENCY_HOURS } from './http/idempotency.js';
 
 const log = pino({ level: process.env.LOG_LEVEL || 'info' });
 
@@ -19,6 +21,7 @@ async function main() {
     logger: log,
     onServerError: (err, req) => log.error({ err, method: req.method, url: req.url, requestId: req.res?.locals.requestId }, 'request failed'),
   });
+  const stopHousekeeping = startHousekeeping(db, config.authWindowSeconds, IDEMPOTENCY_HOURS, undefined, (err) => log.warn({ err }, 'housekeeping failed'));
   const server = app.listen(config.port, config.host, () => {
     log.info({ url: `http://${config.host}:${config.port}${config.restPrefix}/calendar/events/v1`, database: db.kind }, 'listening');
   });
@@ -27,6 +30,7 @@ async function main() {
   const stop = (signal: string) => {
     log.info({ signal }, 'shutting down');
     app.drain();
+    stopHousekeeping();
     server.close(() => {
       db.close().finally(() => process.exit(0));
     });

@@ -1,5 +1,7 @@
 // Named errors and the one function that turns any failure into the service's error shape:
 // {"code", "message", "data": {"status", ...}}.
+import { isUniqueViolation } from '../db/errors.js';
+
 export interface ErrorBody {
   code: string;
   message: string;
@@ -48,7 +50,7 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const code = (err as { code?: string })?.code;
   if (code === 'P2025') return new ApiError(404, 'rest_not_found', 'The object does not exist (any more).');
-  if (code === 'P2002' || code === '23505') {
+  if (isUniqueViolation(err)) {
     return new ApiError(409, 'rest_conflict', 'The change conflicts with another object; try again.');
   }
   return new ApiError(500, 'rest_internal_error', 'The server could not complete the request.');

@@ -3,14 +3,14 @@
 // at least one of the racing writers through; a short random pause keeps the others from meeting
 // again at once.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isUniqueViolation } from '../db/errors.js';
 
 export async function retryOnConflict<T>(work: () => Promise<T>, attempts = 10): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (attempt >= attempts || (code !== 'P2002' && code !== '23505')) throw err;
+      if (attempt >= attempts || !isUniqueViolation(err)) throw err;
       await sleep(Math.random() * 5 * attempt);
     }
   }

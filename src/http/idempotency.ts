@@ -1,0 +1,65 @@
+// `Idempotency-Key` on creates: a client that retries a create (after a timeout, a dropped
+// connection) with the same key gets the first answer again and nothing new is created. The first
+// answer is kept in the database for 24 hours, so a retry that reaches another instance, or comes
+// after a restart, is recognised too. The same key with another body is a client error (422).
+import { createHash } from 'node:crypto';
+import type { Prisma } from '../db/client.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { ApiError, invalidParams } from './errors.js';
+import type { Call, Reply } from './handler.js';
+
+export const IDEMPOTENCY_HOURS = 24;
+const KEY = /^[\x21-\x7e]{1,200}$/;
+
+type Handler = (call: Call) => Promise<Reply>;
+
+/** Wraps a create handler: answers a repeated key from the store, and stores the first answer. */
+export function idempotent(operation: string, handler: Handler): (call: Call, key: string | undefined) => Promise<Reply> {
+  return async (call, key) => {
+    if (key === undefined) return handler(call);
+    if (!KEY.test(key)) throw invalidParams({ 'Idempotency-Key': 'Idempotency-Key must be 1 to 200 visible ASCII characters.' });
+    const prisma = call.db.prisma;
+    const userId = call.caller?.id ?? 0;
+    const requestHash = createHash('sha256').update(`${operation}\n${JSON.stringify(call.body ?? null)}`).digest('hex');
+
+    const claimed = await claim(prisma, userId, key, operation, requestHash);
+    if (claimed !== 'new') return claimed;
+    try {
+      const reply = await handler(call);
+      await prisma.idempotencyKey.update({
+        where: { userId_key: { userId, key } },
+        data: { status: reply.status ?? 200, headers: reply.headers ?? {}, body: JSON.stringify(reply.body) },
+      });
+      return reply;
+    } catch (err) {
+      // A refused create created nothing: the key is free for a corrected request.
+      await prisma.idempotencyKey.delete({ where: { userId_key: { userId, key } } }).catch(() => undefined);
+      throw err;
+    }
+  };
+}
+
+/** Takes the key for this request ('new'), or answers from an earlier request that took it. */
+async function claim(prisma: Prisma, userId: number, key: string, operation: string, requestHash: string): Promise<'new' | Reply> {
+  const expired = new Date(Date.now() - IDEMPOTENCY_HOURS * 3600_000);
+  await prisma.idempotencyKey.deleteMany({ where: { userId, key, createdAt: { lt: expired } } });
+  try {
+    await prisma.idempotencyKey.create({ data: { userId, key, operation, requestHash } });
+    return 'new';
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+  }
+  const earlier = await prisma.idempotencyKey.findUnique({ where: { userId_key: { userId, key } } });
+  if (!earlier) return claim(prisma, userId, key, operation, requestHash); // released meanwhile
+  if (earlier.operation !== operation || earlier.requestHash !== requestHash) {
+    throw new ApiError(422, 'rest_idempotency_key_reused', 'This Idempotency-Key was used for a different request; use a new key.');
+  }
+  if (earlier.status === null) {
+    throw new ApiError(409, 'rest_idempotency_in_progress', 'A request with this Idempotency-Key is still being answered; retry shortly.', {}, { 'Retry-After': '1' });
+  }
+  return {
+    status: earlier.status,
+    body: JSON.parse(earlier.body ?? 'null'),
+    headers: { ...(earlier.headers as Record<string, string>), 'Idempotent-Replayed': 'true' },
+  };
+}
