@@ -73,6 +73,8 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
 async function dispatch(api: OpenAPIBackend, req: Request, res: Response): Promise<void> {
   const method = req.method === 'HEAD' ? 'GET' : req.method;
   const path = req.path || '/';
+  // Percent-escapes that are not UTF-8 (`%ED%A0%80`) name no route; decoding them later would throw.
+  if (!decodes(path)) throw noRoute();
   const search = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
   const operation = api.router.matchOperation({ method, path, headers: {} });
   if (!operation) {
@@ -163,6 +165,15 @@ function requestLogger(logger: Logger) {
     genReqId: (_req, res) => (res as Response).locals.requestId as string,
     customProps: (req, res) => ({ client: (req as Request).ip, requestId: (res as Response).locals.requestId }),
   });
+}
+
+function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function hasBody(req: Request): boolean {
