@@ -23,6 +23,8 @@ export interface Config {
   authWindowSeconds: number;
   /** Origins whose browser scripts may call the API: `*` (any), or a list of exact origins. */
   corsOrigins: '*' | string[];
+  /** On SIGTERM, how long to keep serving (with /readyz failing) before closing, for balancers to notice. */
+  shutdownGraceSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -64,6 +66,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authMaxFailures: positiveInteger(env, 'AUTH_MAX_FAILURES', 10),
     authWindowSeconds: positiveInteger(env, 'AUTH_WINDOW_SECONDS', 900),
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
+    shutdownGraceSeconds: nonNegativeNumber(env, 'SHUTDOWN_GRACE_SECONDS', 0),
   };
 }
 
@@ -82,6 +85,12 @@ function corsOrigins(value: string | undefined): '*' | string[] {
     if (!parsed || parsed.origin !== origin) throw new ConfigError(`CORS_ORIGINS must be * or origins such as https://app.example.org, got "${origin}"`);
   }
   return origins;
+}
+
+function nonNegativeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = Number(env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 0 || value > 600) throw new ConfigError(`${name} must be a number of seconds from 0 to 600, got "${env[name]}"`);
+  return value;
 }
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

@@ -25,20 +25,25 @@ async function main() {
   const server = app.listen(config.port, config.host, () => {
     log.info({ url: `http://${config.host}:${config.port}${config.restPrefix}/calendar/events/v1`, database: db.kind }, 'listening');
   });
-  // Stop taking requests (readiness fails first, for the balancer), let those in flight finish,
-  // then close the database; whatever still runs after 10 s is cut off.
+  // Fail readiness at once, so that balancers stop sending requests here; keep serving for the
+  // grace period; then stop accepting, let the requests in flight finish and close the database.
+  // Whatever still runs 10 s later is cut off.
+  let stopping = false;
   const stop = (signal: string) => {
-    log.info({ signal }, 'shutting down');
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal, graceSeconds: config.shutdownGraceSeconds }, 'shutting down');
     app.drain();
     stopHousekeeping();
-    server.close(() => {
-      db.close().finally(() => process.exit(0));
-    });
-    server.closeIdleConnections();
     setTimeout(() => {
-      server.closeAllConnections();
-      process.exit(1);
-    }, 10_000).unref();
+      server.close(() => {
+        db.close().finally(() => process.exit(0));
+      });
+      setTimeout(() => {
+        server.closeAllConnections();
+        process.exit(1);
+      }, 10_000).unref();
+    }, config.shutdownGraceSeconds * 1000);
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
