@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLES } from '../../src/auth/roles.js';
 import { loadDocument } from '../../src/openapi.js';
+import { seedOneOfEach } from '../setup/seed.js';
 import { startServer, type TestServer } from '../setup/server.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -88,11 +89,7 @@ describe('requests generated from the document', () => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startServer('pglite');
-    await s.post('/categories', { name: 'Seed' });
-    await s.post('/tags', { name: 'Seed' });
-    await s.post('/venues', { venue: 'Seed' });
-    await s.post('/organizers', { organizer: 'Seed' });
-    await s.post('/events', { title: 'Seed', start_date: 'tomorrow', end_date: '+2 days', venue: 3, categories: ['Seed'] });
+    await seedOneOfEach(s);
   });
   afterAll(() => s?.close());
 

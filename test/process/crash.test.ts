@@ -3,19 +3,11 @@
 // again on the same database. Every create that was acknowledged must be there, whole (its new tag,
 // its inline venue), and nothing half-written may exist: no event without the tag it was created
 // with, no inline venue or tag left behind by a create that did not commit.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase, postgresUrl } from '../setup/databases.js';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
+import { freePort, startProcess } from '../setup/process.js';
 
 describe.runIf(postgresUrl)('a crash during writes on PostgreSQL', () => {
   let database: { url: string; drop: () => Promise<void> };
@@ -25,19 +17,7 @@ describe.runIf(postgresUrl)('a crash during writes on PostgreSQL', () => {
   const auth = `Basic ${Buffer.from('crash-admin:crash-admin-password').toString('base64')}`;
 
   async function start() {
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { ...process.env, DATABASE_URL: database.url, PORT: String(port), ADMIN_USER: 'crash-admin', ADMIN_PASSWORD: 'crash-admin-password', LOG_LEVEL: 'warn' },
-      stdio: 'ignore',
-    });
-    for (let i = 0; i < 150; i++) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('the service did not become ready');
+    child = await startProcess(port, { DATABASE_URL: database.url, ADMIN_USER: 'crash-admin', ADMIN_PASSWORD: 'crash-admin-password' });
   }
 
   beforeAll(async () => {
