@@ -9,6 +9,8 @@ import { ApiError, invalidParams } from './errors.js';
 import type { Call, Reply } from './handler.js';
 
 export const IDEMPOTENCY_HOURS = 24;
+/** A first request still unanswered after this long died with its instance; no request runs that long. */
+const ABANDONED_AFTER_MS = 60_000;
 const KEY = /^[\x21-\x7e]{1,200}$/;
 
 type Handler = (call: Call) => Promise<Reply>;
@@ -53,6 +55,11 @@ async function claim(prisma: Prisma, userId: number, key: string, operation: str
   if (!earlier) return claim(prisma, userId, key, operation, requestHash); // released meanwhile
   if (earlier.operation !== operation || earlier.requestHash !== requestHash) {
     throw new ApiError(422, 'rest_idempotency_key_reused', 'This Idempotency-Key was used for a different request; use a new key.');
+  }
+  if (earlier.status === null && earlier.createdAt.getTime() < Date.now() - ABANDONED_AFTER_MS) {
+    // Its first request never finished (the instance died): the key is free again.
+    await prisma.idempotencyKey.deleteMany({ where: { userId, key, status: null, createdAt: earlier.createdAt } });
+    return claim(prisma, userId, key, operation, requestHash);
   }
   if (earlier.status === null) {
     throw new ApiError(409, 'rest_idempotency_in_progress', 'A request with this Idempotency-Key is still being answered; retry shortly.', {}, { 'Retry-After': '1' });

@@ -68,6 +68,19 @@ describe.each(databaseKinds)('Idempotency-Key on %s', (dbKind) => {
     expect(await s.db.prisma.event.count({ where: { title: b.title } })).toBe(1);
   });
 
+  it('frees a key whose first request never finished (its instance died)', async () => {
+    const b = body();
+    const key = `abandoned-${n}`;
+    await create(b, key);
+    // As if the request had crashed before storing its answer, a minute ago: its event was rolled back too.
+    await s.db.prisma.idempotencyKey.updateMany({ where: { key }, data: { status: null, body: null, createdAt: new Date(Date.now() - 61_000) } });
+    const retry = await create(b, key);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    await s.db.prisma.idempotencyKey.updateMany({ where: { key }, data: { status: null, body: null, createdAt: new Date() } });
+    expect((await create(b, key)).status).toBe(409);
+  });
+
   it('forgets keys after 24 hours, and the housekeeping purges them with ended sign-in windows', async () => {
     const b = body();
     const key = `old-${n}`;
