@@ -6,11 +6,7 @@ import { serializeEvent } from '../serializers/events.js';
 import { eventsCalendar, ICALENDAR } from '../serializers/ical.js';
 import { type EventListQuery, listEvents as listEventRows } from '../services/event-list.js';
 import * as events from '../services/events.js';
-
-const keyOf = (call: Call): events.Key => {
-  const params = call.params as { id?: number; slug?: string };
-  return params.id !== undefined ? { id: params.id } : { slug: params.slug! };
-};
+import { keyOf } from './post-key.js';
 
 const options = (call: Call, single = false) => ({ urls: call.urls, siteZone: call.config.siteTimezone, caller: call.caller, single });
 

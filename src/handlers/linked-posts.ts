@@ -6,6 +6,7 @@ import { listLinks, pageOf, postListReply } from '../lib/pagination.js';
 import { COLLECTION, serializeLinked } from '../serializers/linked-posts.js';
 import * as linked from '../services/linked-posts.js';
 import { truthy } from '../services/posts.js';
+import { keyOf } from './post-key.js';
 
 interface LinkedQuery {
   page: number;
@@ -16,11 +17,6 @@ interface LinkedQuery {
   only_with_upcoming?: boolean | string;
   status?: PostStatus[];
 }
-
-const keyOf = (call: Call): linked.Key => {
-  const params = call.params as { id?: number; slug?: string };
-  return params.id !== undefined ? { id: params.id } : { slug: params.slug! };
-};
 
 export function linkedOperations(kind: linked.LinkedKind) {
   const collection = COLLECTION[kind.type];

@@ -12,7 +12,7 @@ import { eventTimes, eventZone, fromWallClock } from '../lib/event-times.js';
 import { startingWith } from '../lib/like.js';
 import { linkedIdsForWrite, type LinksWrite, termIdsForWrite, type TermsWrite } from './event-links.js';
 import { type LinkedKind, ORGANIZER, VENUE } from './linked-posts.js';
-import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, publicationDate, trashOrDelete, userExists } from './posts.js';
+import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, publicationDate, trashOrDelete, userExists, describeKey, type Key, whereKey } from './posts.js';
 import { retryOnConflict } from './retry.js';
 import { CATEGORY, TAG, withCount } from './terms.js';
 
@@ -52,14 +52,12 @@ export interface EventInput {
   organizer?: LinksWrite;
 }
 
-export type Key = { id: number } | { slug: string };
+export type { Key } from './posts.js';
 
-const whereKey = (key: Key) => ('id' in key ? { id: key.id } : { slug: key.slug });
-const describe = (key: Key) => ('id' in key ? key.id : key.slug);
 
 export async function getEvent(prisma: Prisma, caller: Caller, key: Key): Promise<EventRow> {
   const row = await prisma.event.findFirst({ where: whereKey(key), include: eventInclude });
-  if (!row) throw notFound('event', describe(key));
+  if (!row) throw notFound('event', describeKey(key));
   assertReadable('event', caller, row);
   return row;
 }
@@ -98,7 +96,7 @@ export async function updateEvent(
   return retryOnConflict(() =>
     prisma.$transaction(async (tx) => {
       const current = await tx.event.findFirst({ where: whereKey(key) });
-      if (!current) throw notFound('event', describe(key));
+      if (!current) throw notFound('event', describeKey(key));
       assertEditable(caller, current);
       await claimVersion(tx.event, current.id, precondition);
       const title = input.title?.trim() ?? current.title;
@@ -134,11 +132,11 @@ const readBack = (prisma: Prisma, id: number) => prisma.event.findUniqueOrThrow(
 /** To the trash, or for good with `force`; answers the event as it is after the trash, or as it was. */
 export async function deleteEvent(prisma: Prisma, caller: Caller, key: Key, force: boolean, precondition?: Precondition): Promise<EventRow> {
   const before = await prisma.event.findFirst({ where: whereKey(key), include: eventInclude });
-  if (!before) throw notFound('event', describe(key));
+  if (!before) throw notFound('event', describeKey(key));
   await prisma.$transaction(async (tx) => {
     // Checked again inside the transaction: another request may have changed it meanwhile.
     const current = await tx.event.findUnique({ where: { id: before.id } });
-    if (!current) throw notFound('event', describe(key));
+    if (!current) throw notFound('event', describeKey(key));
     assertEditable(caller, current);
     await claimVersion(tx.event, current.id, precondition);
     await trashOrDelete('event', caller, current, force, {

@@ -7,7 +7,7 @@ import type { Prisma, Tx } from '../db/client.js';
 import type { Precondition } from '../http/conditional.js';
 import { invalidParams, notFound } from '../http/errors.js';
 import { containing, sameText, startingWith } from '../lib/like.js';
-import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, publicationDate, trashOrDelete, truthy, userExists } from './posts.js';
+import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, publicationDate, trashOrDelete, truthy, userExists, describeKey, type Key, whereKey } from './posts.js';
 import { retryOnConflict } from './retry.js';
 
 
@@ -62,7 +62,7 @@ export type LinkedInput = Record<string, string | number | boolean | undefined> 
   image?: string | number;
 };
 
-export type Key = { id: number } | { slug: string };
+export type { Key } from './posts.js';
 
 export interface LinkedListQuery {
   page: number;
@@ -74,8 +74,6 @@ export interface LinkedListQuery {
   status?: PostStatus[];
 }
 
-const whereKey = (key: Key) => ('id' in key ? { id: key.id } : { slug: key.slug });
-const describe = (key: Key) => ('id' in key ? key.id : key.slug);
 
 export async function listLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, q: LinkedListQuery) {
   if (q.event !== undefined && !(await prisma.event.findUnique({ where: { id: q.event }, select: { id: true } }))) {
@@ -104,7 +102,7 @@ export async function listLinked(prisma: Prisma, kind: LinkedKind, caller: Calle
 
 export async function getLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, key: Key): Promise<LinkedRow> {
   const row = await kind.table(prisma).findFirst({ where: whereKey(key) });
-  if (!row) throw notFound(kind.type, describe(key));
+  if (!row) throw notFound(kind.type, describeKey(key));
   assertReadable(kind.type, caller, row);
   return row;
 }
@@ -152,7 +150,7 @@ export async function updateLinked(
   return retryOnConflict(() =>
     prisma.$transaction(async (tx) => {
       const current = await kind.table(tx).findFirst({ where: whereKey(key) });
-      if (!current) throw notFound(kind.type, describe(key));
+      if (!current) throw notFound(kind.type, describeKey(key));
       assertEditable(caller, current);
       await claimVersion(kind.table(tx), current.id, precondition);
       const name = input[kind.nameField] !== undefined ? String(input[kind.nameField]).trim() : current.name;
@@ -185,7 +183,7 @@ export async function updateLinked(
 export async function deleteLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, key: Key, force: boolean, precondition?: Precondition): Promise<LinkedRow> {
   return prisma.$transaction(async (tx) => {
     const current = await kind.table(tx).findFirst({ where: whereKey(key) });
-    if (!current) throw notFound(kind.type, describe(key));
+    if (!current) throw notFound(kind.type, describeKey(key));
     assertEditable(caller, current);
     await claimVersion(kind.table(tx), current.id, precondition);
     return trashOrDelete(kind.type, caller, current, force, {

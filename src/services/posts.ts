@@ -8,6 +8,13 @@ import { ApiError, invalidParams, type ResourceType } from '../http/errors.js';
 import { parseDateInput } from '../lib/dates.js';
 import { firstFreeSlug, slugify } from '../lib/slug.js';
 
+/** How a request names an event, venue or organizer: by ID or by slug. */
+export type Key = { id: number } | { slug: string };
+
+export const whereKey = (key: Key) => ('id' in key ? { id: key.id } : { slug: key.slug });
+/** The key as the not-found message names it. */
+export const describeKey = (key: Key) => ('id' in key ? key.id : key.slug);
+
 export interface PostHead {
   id: number;
   authorId: number | null;
