@@ -1,0 +1,117 @@
+// The yardstick of the benchmark: a bare node:http server that answers the single-event and event-list
+// requests of the service with hand-written SQL through `pg` and JSON.stringify. No framework, no
+// validation, no authentication: what the same data costs with nothing in between. It loads what the
+// service's representation shows (the event, its venues, organizers and terms with their counts) so
+// that the two do the same work on the database.
+//
+// Run as its own process: DATABASE_URL=... PORT=... node --import tsx scripts/bench/baseline.ts
+import http from 'node:http';
+import pg from 'pg';
+
+const API = '/wp-json/calendar/events/v1';
+const PREFIX = `${API}/events`;
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+
+const EVENT_COLUMNS = `id, author_id, status, slug, title, description, excerpt, published_at, modified_at, start_local, end_local,
+  start_utc, end_utc, timezone, all_day, cost, website, image, show_map, show_map_link, hide_from_listings, sticky, featured`;
+
+type Row = Record<string, unknown> & { id: number };
+
+async function related(ids: number[]) {
+  const [venues, organizers, terms] = await Promise.all([
+    pool.query(`SELECT ev.event_id, v.* FROM event_venues ev JOIN venues v ON v.id = ev.venue_id WHERE ev.event_id = ANY($1) ORDER BY ev.position, v.id`, [ids]),
+    pool.query(`SELECT eo.event_id, o.* FROM event_organizers eo JOIN organizers o ON o.id = eo.organizer_id WHERE eo.event_id = ANY($1) ORDER BY eo.position, o.id`, [ids]),
+    pool.query(
+      `SELECT et.event_id, t.*, (SELECT count(*)::int FROM event_terms x JOIN events e ON e.id = x.event_id WHERE x.term_id = t.id AND e.status = 'publish') AS count
+       FROM event_terms et JOIN terms t ON t.id = et.term_id WHERE et.event_id = ANY($1) ORDER BY t.name`,
+      [ids],
+    ),
+  ]);
+  const byEvent = (rows: Row[]) => {
+    const map = new Map<number, Row[]>();
+    for (const row of rows) {
+      const list = map.get(row.event_id as number) ?? [];
+      list.push(row);
+      map.set(row.event_id as number, list);
+    }
+    return map;
+  };
+  return { venues: byEvent(venues.rows), organizers: byEvent(organizers.rows), terms: byEvent(terms.rows) };
+}
+
+function representation(event: Row, links: Awaited<ReturnType<typeof related>>, host: string) {
+  const terms = links.terms.get(event.id) ?? [];
+  const term = (t: Row) => ({ id: t.id, name: t.name, slug: t.slug, taxonomy: t.taxonomy, description: t.description, parent: t.parent_id ?? 0, count: t.count });
+  return {
+    ...event,
+    url: `http://${host}/event/${event.slug}/`,
+    rest_url: `http://${host}${PREFIX}/${event.id}`,
+    categories: terms.filter((t) => t.taxonomy === 'tribe_events_cat').map(term),
+    tags: terms.filter((t) => t.taxonomy === 'post_tag').map(term),
+    venue: links.venues.get(event.id) ?? [],
+    organizer: links.organizers.get(event.id) ?? [],
+  };
+}
+
+async function single(id: number, host: string) {
+  const { rows } = await pool.query(`SELECT ${EVENT_COLUMNS} FROM events WHERE id = $1`, [id]);
+  if (!rows.length) return undefined;
+  return representation(rows[0], await related([id]), host);
+}
+
+async function list(query: URLSearchParams, host: string) {
+  const now = new Date();
+  const where = [`status = 'publish'`, `NOT hide_from_listings`, `start_utc >= $1`, `start_utc <= $2`];
+  const params: unknown[] = [
+    query.get('start_date') ? new Date(query.get('start_date')!) : now,
+    query.get('end_date') ? new Date(`${query.get('end_date')}T23:59:59Z`) : new Date(now.getTime() + 2 * 365.25 * 86400_000),
+  ];
+  if (query.get('categories')) {
+    params.push(query.get('categories')!.split(',').map(Number));
+    where.push(`id IN (SELECT event_id FROM event_terms WHERE term_id = ANY($${params.length}))`);
+  }
+  if (query.get('venue')) {
+    params.push(query.get('venue')!.split(',').map(Number));
+    where.push(`id IN (SELECT event_id FROM event_venues WHERE venue_id = ANY($${params.length}))`);
+  }
+  const perPage = Math.min(Number(query.get('per_page') ?? 12), 50);
+  const page = Number(query.get('page') ?? 1);
+  const clause = where.join(' AND ');
+  const [count, rows] = await Promise.all([
+    pool.query(`SELECT count(*)::int AS total FROM events WHERE ${clause}`, params),
+    pool.query(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${clause} ORDER BY start_utc, id LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`, params),
+  ]);
+  const links = await related(rows.rows.map((r: Row) => r.id));
+  const total = count.rows[0].total as number;
+  return { events: rows.rows.map((r: Row) => representation(r, links, host)), total, total_pages: Math.ceil(total / perPage) };
+}
+
+/** The venue list with `search`: the text anywhere in the name, description or address fields. */
+async function venues(query: URLSearchParams) {
+  const columns = ['name', 'description', 'excerpt', 'address', 'city', 'country', 'province', 'state', 'stateprovince', 'zip', 'phone'];
+  const pattern = `%${(query.get('search') ?? '').replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const clause = `status = 'publish' AND (${columns.map((c) => `${c} ILIKE $1`).join(' OR ')})`;
+  const [count, rows] = await Promise.all([
+    pool.query(`SELECT count(*)::int AS total FROM venues WHERE ${clause}`, [pattern]),
+    pool.query(`SELECT * FROM venues WHERE ${clause} ORDER BY published_at DESC, id DESC LIMIT 12`, [pattern]),
+  ]);
+  const total = count.rows[0].total as number;
+  return { venues: rows.rows, total, total_pages: Math.ceil(total / 12) };
+}
+
+const server = http.createServer(async (req, res) => {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const host = req.headers.host ?? 'localhost';
+  try {
+    let body: unknown;
+    if (url.pathname === `${API}/venues`) body = await venues(url.searchParams);
+    else if (url.pathname === PREFIX || url.pathname === `${PREFIX}/`) body = await list(url.searchParams, host);
+    else if (url.pathname.startsWith(`${PREFIX}/`)) body = await single(Number(url.pathname.slice(PREFIX.length + 1)), host);
+    res.writeHead(body ? 200 : 404, { 'Content-Type': 'application/json; charset=UTF-8' });
+    res.end(JSON.stringify(body ?? { code: 'rest_no_route' }));
+  } catch (err) {
+    res.writeHead(500, { 'Content-Type': 'application/json; charset=UTF-8' });
+    res.end(JSON.stringify({ code: 'error', message: String(err) }));
+  }
+});
+server.listen(Number(process.env.PORT), '127.0.0.1');

@@ -1,0 +1,119 @@
+// Driving a server process with autocannon over loopback, and watching its resident memory while
+// it works.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import autocannon from 'autocannon';
+
+export interface Figures {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  /** Highest resident set size of the server process seen during the run, in MB. */
+  peakRssMb: number | undefined;
+  /** Answers that were not the expected status, and connection errors or timeouts. */
+  failures: number;
+  requests: number;
+}
+
+export interface Scenario {
+  name: string;
+  method?: 'GET' | 'POST';
+  /** The path and query of the next request; called once per request. */
+  path: () => string;
+  body?: () => string;
+  headers?: Record<string, string>;
+  /** The status every answer must have. */
+  expect: number;
+}
+
+export interface Server {
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+
+/** Starts `node --import tsx <script>` with `env` and waits until `readyPath` answers 2xx. */
+export async function startServer(script: string, env: Record<string, string>, readyPath: string): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode} before it was ready`);
+    if (await fetch(`${url}${readyPath}`).then((r) => r.ok, () => false)) return { url, process: child, stop };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await stop();
+  throw new Error(`${script} did not become ready`);
+}
+
+/** Resident memory of a process in MB, from /proc (Linux); undefined elsewhere. */
+function rssMb(pid: number): number | undefined {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A short warm-up (JIT, connection pools, plan caches), then the measured run. */
+export async function measure(server: Server, scenario: Scenario, seconds: number, connections: number): Promise<Figures> {
+  await drive(server, scenario, Math.min(2, seconds), connections);
+  let peak: number | undefined;
+  const sample = () => {
+    const now = rssMb(server.process.pid!);
+    if (now !== undefined) peak = Math.max(peak ?? 0, now);
+  };
+  const sampler = setInterval(sample, 20);
+  try {
+    const result = await drive(server, scenario, seconds, connections);
+    sample();
+    return { ...result, peakRssMb: peak };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+async function drive(server: Server, scenario: Scenario, seconds: number, connections: number): Promise<Omit<Figures, 'peakRssMb'>> {
+  let unexpected = 0;
+  const result = await autocannon({
+    url: server.url,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        method: scenario.method ?? 'GET',
+        headers: { ...(scenario.body ? { 'content-type': 'application/json' } : {}), ...scenario.headers },
+        setupRequest: (request) => ({ ...request, path: scenario.path(), ...(scenario.body ? { body: scenario.body() } : {}) }),
+        onResponse: (status) => {
+          if (status !== scenario.expect) unexpected++;
+        },
+      },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failures: unexpected + result.errors + result.timeouts,
+    requests: result.requests.total,
+  };
+}

@@ -1,0 +1,240 @@
+// `npm run bench`: seeds realistic calendars, starts the service and a bare node:http baseline on
+// them, drives both over loopback with autocannon and prints throughput, latency and memory
+// (docs/performance.md explains the figures). Needs a PostgreSQL server: BENCH_DATABASE_URL, else
+// TEST_DATABASE_URL or DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/test. It creates its
+// own databases there and drops them at the end.
+//
+// BENCH_SECONDS (default 10) is the length of each measured run; BENCH_CONNECTIONS (default 32) the
+// number of concurrent connections.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createUser, issueAppPassword } from '../../src/auth/accounts.js';
+import { openDatabase } from '../../src/db/client.js';
+import type { SqlConnection } from '../../src/db/sql.js';
+import { type CalendarSize, STANDARD, seedCalendar } from './calendar.js';
+import { type Figures, measure, type Scenario, type Server, startServer } from './load.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const SERVER_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test';
+const API = '/wp-json/calendar/events/v1';
+const NOW = new Date();
+
+/** What the scenarios ask for, picked from the seeded data. */
+interface Fixtures {
+  eventIds: number[];
+  venueId: number;
+  categoryId: number;
+  organizerId: number;
+  tagId: number;
+  windowStart: string;
+  windowEnd: string;
+  bearer: string;
+}
+
+type Storage = { kind: 'postgresql'; url: string } | { kind: 'pglite'; dataDir: string };
+
+const READS = ['single event', 'default list', 'filtered list', 'venue search'] as const;
+
+function scenarios(f: Fixtures): Record<(typeof READS)[number] | 'event creation', Scenario> {
+  let n = 0;
+  const next = () => n++;
+  const filtered = `${API}/events?categories=${f.categoryId}&venue=${f.venueId}&start_date=${f.windowStart}&end_date=${f.windowEnd}`;
+  return {
+    'single event': { name: 'single event', path: () => `${API}/events/${f.eventIds[next() % f.eventIds.length]}`, expect: 200 },
+    'default list': { name: 'default list', path: () => `${API}/events`, expect: 200 },
+    'filtered list': { name: 'filtered list', path: () => filtered, expect: 200 },
+    'venue search': { name: 'venue search', path: () => `${API}/venues?search=lyon`, expect: 200 },
+    'event creation': {
+      name: 'event creation',
+      method: 'POST',
+      path: () => `${API}/events`,
+      headers: { authorization: `Bearer ${f.bearer}` },
+      body: () => {
+        const day = 1 + (next() % 28);
+        return JSON.stringify({
+          title: `Benchmark Evening ${n}`,
+          description: '<p>Created by the benchmark.</p>',
+          start_date: `2027-03-${String(day).padStart(2, '0')} 19:00:00`,
+          end_date: `2027-03-${String(day).padStart(2, '0')} 21:00:00`,
+          venue: f.venueId,
+          organizer: [f.organizerId],
+          categories: [f.categoryId],
+          tags: [f.tagId],
+          cost: '10',
+        });
+      },
+      expect: 201,
+    },
+  };
+}
+
+async function main() {
+  const cpus = os.cpus();
+  console.log(`Calendar Events Service benchmark — ${new Date().toISOString()}`);
+  console.log(`node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`);
+  console.log(`${CONNECTIONS} connections, ${SECONDS} s per measured run after a 2 s warm-up; latencies in ms\n`);
+  const rows: string[][] = [];
+  const print = (setup: string, name: string, figures: Figures, ratio?: number) => {
+    rows.push([setup, name, figures.requestsPerSecond.toFixed(0), String(figures.p50), String(figures.p99), figures.peakRssMb?.toFixed(0) ?? 'n/a', ratio === undefined ? '' : ratio.toFixed(2), figures.failures ? `${figures.failures} FAILED of ${figures.requests}` : '']);
+    console.log(table([rows[rows.length - 1]]));
+  };
+  console.log(table([HEADER]));
+
+  // PostgreSQL, 10,000 events: the baseline first, then the service on the same database.
+  const standard = await createPostgres('standard');
+  try {
+    const fixtures = await seed({ kind: 'postgresql', url: standard.url }, STANDARD);
+    const all = scenarios(fixtures);
+    const baseline = await startServer('scripts/bench/baseline.ts', { DATABASE_URL: standard.url }, `${API}/events/${fixtures.eventIds[0]}`);
+    const baselineFigures = new Map<string, Figures>();
+    try {
+      for (const name of READS) {
+        const figures = await measure(baseline, all[name], SECONDS, CONNECTIONS);
+        baselineFigures.set(name, figures);
+        print('baseline (node:http + pg)', name, figures);
+      }
+    } finally {
+      await baseline.stop();
+    }
+    const service = await startService({ kind: 'postgresql', url: standard.url });
+    try {
+      for (const name of [...READS, 'event creation'] as const) {
+        const figures = await measure(service, all[name], SECONDS, CONNECTIONS);
+        const base = baselineFigures.get(name);
+        print('service on PostgreSQL', name, figures, base && figures.requestsPerSecond / base.requestsPerSecond);
+      }
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    await standard.drop();
+  }
+
+  // PGlite, the embedded default, with the same calendar.
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'calendar-bench-'));
+  try {
+    const fixtures = await seed({ kind: 'pglite', dataDir }, STANDARD);
+    const all = scenarios(fixtures);
+    const service = await startService({ kind: 'pglite', dataDir });
+    try {
+      for (const name of [...READS, 'event creation'] as const) print('service on PGlite', name, await measure(service, all[name], SECONDS, CONNECTIONS));
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  // Scaling: the same lists on 1,000 and on 100,000 events (PostgreSQL).
+  const scaled = new Map<string, Figures>();
+  for (const events of [1_000, 100_000]) {
+    const database = await createPostgres(`scale_${events}`);
+    try {
+      const fixtures = await seed({ kind: 'postgresql', url: database.url }, { ...STANDARD, events });
+      const all = scenarios(fixtures);
+      const service = await startService({ kind: 'postgresql', url: database.url });
+      try {
+        for (const name of ['default list', 'filtered list'] as const) {
+          const figures = await measure(service, all[name], SECONDS, CONNECTIONS);
+          scaled.set(`${name} ${events}`, figures);
+          print(`PostgreSQL, ${events.toLocaleString('en')} events`, name, figures);
+        }
+      } finally {
+        await service.stop();
+      }
+    } finally {
+      await database.drop();
+    }
+  }
+  console.log('\nScaling, 100,000 events against 1,000 (latency ratio; 1.5 or less is the target):');
+  for (const name of ['default list', 'filtered list']) {
+    const small = scaled.get(`${name} 1000`)!;
+    const large = scaled.get(`${name} 100000`)!;
+    console.log(`  ${name.padEnd(14)} p50 ${ratio(large.p50, small.p50)}  p99 ${ratio(large.p99, small.p99)}  throughput ${(large.requestsPerSecond / small.requestsPerSecond).toFixed(2)}×`);
+  }
+  const failed = rows.some((row) => row[7]);
+  if (failed) {
+    console.error('\nSome requests failed: the figures above are not to be trusted.');
+    process.exitCode = 1;
+  }
+}
+
+const HEADER = ['setup', 'scenario', 'req/s', 'p50', 'p99', 'peak RSS MB', '÷ baseline', ''];
+const WIDTHS = [32, 16, 8, 6, 6, 12, 11, 0];
+const table = (rows: string[][]) => rows.map((row) => row.map((cell, i) => (i < 2 ? cell.padEnd(WIDTHS[i]) : cell.padStart(WIDTHS[i]))).join(' ')).join('\n');
+const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : `${a}/${b} ms`);
+
+function startService(storage: Storage): Promise<Server> {
+  const env = storage.kind === 'postgresql' ? { DATABASE_URL: storage.url } : { DATABASE_URL: '', DATA_DIR: storage.dataDir };
+  return startServer('src/server.ts', { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, '/readyz');
+}
+
+/** A fresh database on the server, dropped by `drop()`. */
+async function createPostgres(label: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `calendar_bench_${label}_${process.pid}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: SERVER_URL });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+/** Migrates and seeds the database, adds a contributor with an application password, picks the fixtures. */
+async function seed(storage: Storage, size: CalendarSize): Promise<Fixtures> {
+  const started = Date.now();
+  const db = await openDatabase(storage.kind === 'postgresql' ? { databaseUrl: storage.url, dataDir: '' } : { dataDir: storage.dataDir });
+  try {
+    await db.withConnection((sql) => seedCalendar(sql, size, NOW));
+    await createUser(db.prisma, { login: 'bench', password: 'bench-password', role: 'contributor' });
+    const { password } = await issueAppPassword(db.prisma, 'bench', 'benchmark');
+    const fixtures = await db.withConnection((sql) => pickFixtures(sql, password));
+    console.log(`  (seeded ${size.events.toLocaleString('en')} events on ${storage.kind} in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    return fixtures;
+  } finally {
+    await db.close();
+  }
+}
+
+/** Published upcoming events to read, and the busiest venue and category of the coming year. */
+async function pickFixtures(sql: SqlConnection, bearer: string): Promise<Fixtures> {
+  const day = (offsetDays: number) => new Date(NOW.getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+  const [windowStart, windowEnd] = [day(0), day(365)];
+  const events = await sql.query<{ id: number }>(`SELECT id FROM events WHERE status = 'publish' ORDER BY id LIMIT 1000`);
+  const [busiest] = await sql.query<{ venue_id: number; term_id: number }>(
+    `SELECT ev.venue_id, et.term_id FROM events e
+     JOIN event_venues ev ON ev.event_id = e.id JOIN event_terms et ON et.event_id = e.id JOIN terms t ON t.id = et.term_id
+     WHERE t.taxonomy = 'tribe_events_cat' AND e.start_utc BETWEEN $1 AND $2
+     GROUP BY 1, 2 ORDER BY count(*) DESC, 1, 2 LIMIT 1`,
+    [windowStart, windowEnd],
+  );
+  const [other] = await sql.query<{ organizer_id: number; tag_id: number }>(
+    `SELECT (SELECT min(id) FROM organizers) AS organizer_id, (SELECT min(id) FROM terms WHERE taxonomy = 'post_tag') AS tag_id`,
+  );
+  return {
+    eventIds: events.map((e) => e.id),
+    venueId: busiest.venue_id,
+    categoryId: busiest.term_id,
+    organizerId: other.organizer_id,
+    tagId: other.tag_id,
+    windowStart,
+    windowEnd,
+    bearer,
+  };
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
