@@ -168,7 +168,7 @@ const table = (rows: string[][]) => rows.map((row) => row.map((cell, i) => (i < 
 const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : `${a}/${b} ms`);
 
 function startService(storage: Storage): Promise<Server> {
-  const env = storage.kind === 'postgresql' ? { DATABASE_URL: storage.url } : { DATABASE_URL: '', DATA_DIR: storage.dataDir };
+  const env: Record<string, string> = storage.kind === 'postgresql' ? { DATABASE_URL: storage.url } : { DATABASE_URL: '', DATA_DIR: storage.dataDir };
   return startServer('src/server.ts', { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, '/readyz');
 }
 

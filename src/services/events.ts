@@ -14,13 +14,13 @@ import { linkedIdsForWrite, type LinksWrite, termIdsForWrite, type TermsWrite } 
 import { type LinkedKind, ORGANIZER, VENUE } from './linked-posts.js';
 import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, publicationDate, trashOrDelete, userExists, describeKey, type Key, whereKey } from './posts.js';
 import { retryOnConflict } from './retry.js';
-import { CATEGORY, TAG, withCount } from './terms.js';
+import { CATEGORY, TAG } from './terms.js';
 
 /** Everything the representation shows, loaded with a fixed number of queries for any page size. */
 export const eventInclude = {
   venues: { include: { venue: true }, orderBy: [{ position: 'asc' }, { venueId: 'asc' }] },
   organizers: { include: { organizer: true }, orderBy: [{ position: 'asc' }, { organizerId: 'asc' }] },
-  terms: { include: { term: { include: withCount } } },
+  terms: { include: { term: true } },
 } satisfies PrismaNS.EventInclude;
 
 export type EventRow = PrismaNS.EventGetPayload<{ include: typeof eventInclude }>;

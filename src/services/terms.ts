@@ -1,6 +1,6 @@
 // Categories and tags: one table, told apart by taxonomy. Every write runs in a transaction, and
 // the unique indexes (slug; name among siblings) settle races between concurrent writers.
-import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { Prisma as PrismaNS, Term } from '../../generated/prisma/client.js';
 import type { Prisma, Tx } from '../db/client.js';
 import { ApiError, invalidParams, notFound } from '../http/errors.js';
 import { containing, sameText, startingWith } from '../lib/like.js';
@@ -48,12 +48,7 @@ export interface TermListQuery {
   slug?: string[];
 }
 
-/** Loads a term's count: the published events that carry it. */
-export const withCount = {
-  _count: { select: { events: { where: { event: { status: 'publish' } } } } },
-} satisfies PrismaNS.TermInclude;
-
-export type TermRow = PrismaNS.TermGetPayload<{ include: typeof withCount }>;
+export type TermRow = Term;
 
 export async function listTerms(prisma: Prisma, taxonomy: Taxonomy, q: TermListQuery) {
   if (q.event && !(await prisma.event.findUnique({ where: { id: q.event.id }, select: { id: true } }))) {
@@ -65,7 +60,7 @@ export async function listTerms(prisma: Prisma, taxonomy: Taxonomy, q: TermListQ
     slug: q.slug ? { in: q.slug } : undefined,
     parentId: q.parent === undefined ? undefined : q.parent === 0 ? null : q.parent,
     events: q.event ? { some: { eventId: q.event.id } } : undefined,
-    AND: q.hideEmpty ? [{ events: { some: { event: { status: 'publish' } } } }] : undefined,
+    eventCount: q.hideEmpty ? { gt: 0 } : undefined,
     OR: q.search
       ? [{ name: containing(q.search) }, { slug: containing(q.search) }]
       : undefined,
@@ -75,8 +70,8 @@ export async function listTerms(prisma: Prisma, taxonomy: Taxonomy, q: TermListQ
   const [total, rows] = await Promise.all([
     prisma.term.count({ where }),
     byPosition
-      ? prisma.term.findMany({ where, include: withCount })
-      : prisma.term.findMany({ where, include: withCount, orderBy: orderBy(q), skip, take: q.perPage }),
+      ? prisma.term.findMany({ where })
+      : prisma.term.findMany({ where, orderBy: orderBy(q), skip, take: q.perPage }),
   ]);
   let page = rows;
   if (byPosition) {
@@ -93,7 +88,7 @@ function orderBy(q: TermListQuery): PrismaNS.TermOrderByWithRelationInput[] {
     q.orderby === 'id' || q.orderby === 'term_group'
       ? { id: dir }
       : q.orderby === 'count'
-        ? { events: { _count: dir } }
+        ? { eventCount: dir }
         : q.orderby === 'slug'
           ? { slug: dir }
           : q.orderby === 'description'
@@ -103,7 +98,7 @@ function orderBy(q: TermListQuery): PrismaNS.TermOrderByWithRelationInput[] {
 }
 
 export async function getTerm(prisma: Prisma | Tx, taxonomy: Taxonomy, id: number): Promise<TermRecord> {
-  const row = await prisma.term.findFirst({ where: { id, taxonomy }, include: withCount });
+  const row = await prisma.term.findFirst({ where: { id, taxonomy } });
   if (!row) throw notFound(TYPE[taxonomy], id);
   return (await withPaths(prisma, [row]))[0];
 }
@@ -232,7 +227,7 @@ async function withPaths(prisma: Prisma | Tx, rows: TermRow[]): Promise<TermReco
       slug: row.slug,
       description: row.description,
       parentId: row.parentId ?? 0,
-      count: row._count.events,
+      count: row.eventCount,
       path,
     };
   });
