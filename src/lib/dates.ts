@@ -54,6 +54,26 @@ const firstOccurrence = (d: DateTime) =>
 const inRange = (year: number) => year >= 1 && year <= 9999;
 const valid = (d: DateTime) => (d.isValid && inRange(d.year) && inRange(d.toUTC().year) ? d : undefined);
 
-/** `YYYY-MM-DD HH:MM:SS` in `zone`. */
-export const formatDateTime = (instant: Date | DateTime, zone: string | Zone) =>
-  (instant instanceof Date ? DateTime.fromJSDate(instant) : instant).setZone(zone).toFormat('yyyy-MM-dd HH:mm:ss');
+/**
+ * `YYYY-MM-DD HH:MM:SS` in `zone`. Every representation writes several of these, so this shifts the
+ * instant by the zone's offset and reads the digits off toISOString, instead of building a luxon
+ * DateTime and parsing a format string each time.
+ */
+export function formatDateTime(instant: Date | DateTime, zone: string | Zone): string {
+  const ms = instant instanceof Date ? instant.getTime() : instant.toMillis();
+  const resolved = typeof zone === 'string' ? zoneNamed(zone) : zone;
+  const shifted = new Date(ms + resolved.offset(ms) * 60_000);
+  return shifted.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+// Zones by name, resolved once: luxon checks a zone name against Intl on every use of the string.
+const zones = new Map<string, Zone>();
+function zoneNamed(name: string): Zone {
+  let zone = zones.get(name);
+  if (!zone) {
+    zone = DateTime.now().setZone(name).zone;
+    if (!zone.isValid) throw new RangeError(`Unknown time zone: ${name}`);
+    zones.set(name, zone);
+  }
+  return zone;
+}

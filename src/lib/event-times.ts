@@ -12,8 +12,21 @@ export interface EventZone {
 
 const OFFSET = /^UTC\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?$/i;
 
+// Every event read resolves its stored zone name; resolving means asking Intl, so each name is
+// resolved once. Only valid names are kept, so the cache holds at most the zones in use.
+const resolved = new Map<string, EventZone>();
+
 /** The zone named by a `timezone` input, or undefined when it names none. */
 export function eventZone(name: string): EventZone | undefined {
+  let zone = resolved.get(name);
+  if (!zone) {
+    zone = resolveZone(name);
+    if (zone) resolved.set(name, zone);
+  }
+  return zone;
+}
+
+function resolveZone(name: string): EventZone | undefined {
   const text = name.trim();
   if (/^(UTC|GMT|Z)$/i.test(text)) return { name: 'UTC', zone: FixedOffsetZone.utcInstance };
   const offset = OFFSET.exec(text);
@@ -81,6 +94,22 @@ const ABBREVIATION_LOCALES = ['en-US', 'en-GB', 'en-AU', 'en-IN', 'en-ZA', 'en-N
  */
 export function zoneAbbreviation(zone: EventZone, at: Date): string {
   if (zone.zone instanceof FixedOffsetZone) return zone.name;
+  // Asking ICU in several locales is slow, and a list asks for every event. A zone's name changes
+  // with its offset, at a transition; within one day and one offset it is the same.
+  const day = Math.floor(at.getTime() / 86_400_000);
+  const key = `${zone.name} ${day} ${zone.zone.offset(at.getTime())}`;
+  let name = abbreviations.get(key);
+  if (name === undefined) {
+    name = lookUpAbbreviation(zone, at);
+    if (abbreviations.size >= 10_000) abbreviations.clear();
+    abbreviations.set(key, name);
+  }
+  return name;
+}
+
+const abbreviations = new Map<string, string>();
+
+function lookUpAbbreviation(zone: EventZone, at: Date): string {
   const moment = DateTime.fromJSDate(at, { zone: zone.zone });
   for (const locale of ABBREVIATION_LOCALES) {
     const name = moment.setLocale(locale).offsetNameShort;

@@ -1,4 +1,6 @@
 import { DateTime } from 'luxon';
+import fc from 'fast-check';
+import { formatDateTime } from '../../src/lib/dates.js';
 import { describe, expect, it } from 'vitest';
 import { dateDetails, eventTimes, eventZone, fromWallClock, zoneAbbreviation, type EventTimes } from '../../src/lib/event-times.js';
 
@@ -65,5 +67,19 @@ describe('eventTimes', () => {
 describe('dateDetails', () => {
   it('gives zero-padded strings', () => {
     expect(dateDetails(new Date('2027-01-05T07:08:09Z'))).toEqual({ year: '2027', month: '01', day: '05', hour: '07', minutes: '08', seconds: '09' });
+  });
+});
+
+describe('formatDateTime', () => {
+  it('writes the wall clock of any instant in any zone as luxon does, daylight-saving changes included', () => {
+    const zones = ['UTC', 'Europe/Paris', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/St_Johns'];
+    fc.assert(
+      fc.property(fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2200, 0, 1) }), fc.constantFrom(...zones), (ms, zone) => {
+        const expected = DateTime.fromMillis(ms, { zone }).toFormat('yyyy-MM-dd HH:mm:ss');
+        expect(formatDateTime(new Date(ms), zone)).toBe(expected);
+        expect(formatDateTime(new Date(ms), eventZone(zone)!.zone)).toBe(expected);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
