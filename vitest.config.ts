@@ -1,5 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
+// The machines run in UTC, where reading a zoneless time as local time happens to be right; the
+// tests run in a zone with daylight saving and a non-whole-hour offset history, so that such a
+// mistake shows.
+process.env.TZ = 'America/Sao_Paulo';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

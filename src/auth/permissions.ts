@@ -64,19 +64,31 @@ export async function effectiveAuthor(
   return requested;
 }
 
+/** Which items a list shows a caller: these statuses, and unpublished ones only if `ownerId` wrote them. */
+export interface ListScope {
+  statuses: PostStatus[];
+  ownerId?: number;
+}
+
 /**
- * The status condition of a list. Without `status`, callers who may edit get every status but
- * trash, others only published items; callers below editor never see other people's unpublished
- * items. Callers who may not edit can ask for `publish` only.
+ * The scope of a list. Without `status`, callers who may edit get every status but trash, others
+ * only published items; callers below editor never see other people's unpublished items. Callers
+ * who may not edit can ask for `publish` only.
  */
-export function listVisibility(caller: Caller, statuses: PostStatus[] | undefined) {
+export function listScope(caller: Caller, statuses: PostStatus[] | undefined): ListScope {
   if (!hasRole(caller, 'contributor')) {
     if (statuses && statuses.some((s) => s !== 'publish')) {
       throw invalidParams({ status: 'Only published items can be listed without an account that may edit them.' });
     }
-    return { status: 'publish' as const };
+    return { statuses: ['publish'] };
   }
-  const wanted = { status: { in: statuses ?? POST_STATUSES.filter((s) => s !== 'trash') } };
-  if (hasRole(caller, 'editor')) return wanted;
-  return { ...wanted, OR: [{ status: 'publish' as const }, { authorId: caller!.id }] };
+  const wanted = statuses ?? POST_STATUSES.filter((s) => s !== 'trash');
+  return hasRole(caller, 'editor') ? { statuses: wanted } : { statuses: wanted, ownerId: caller!.id };
+}
+
+/** The scope of a list as a Prisma condition. */
+export function listVisibility(caller: Caller, statuses: PostStatus[] | undefined) {
+  const scope = listScope(caller, statuses);
+  const wanted = { status: { in: scope.statuses } };
+  return scope.ownerId === undefined ? wanted : { ...wanted, OR: [{ status: 'publish' as const }, { authorId: scope.ownerId }] };
 }

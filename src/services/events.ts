@@ -13,10 +13,11 @@ import { startingWith } from '../lib/like.js';
 import { linkedIdsForWrite, type LinksWrite, termIdsForWrite, type TermsWrite } from './event-links.js';
 import { type LinkedKind, ORGANIZER, VENUE } from './linked-posts.js';
 import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, publicationDate, trashOrDelete, userExists, describeKey, type Key, whereKey } from './posts.js';
+import { selectEvents } from './event-rows.js';
 import { retryOnConflict } from './retry.js';
 import { CATEGORY, TAG } from './terms.js';
 
-/** Everything the representation shows, loaded with a fixed number of queries for any page size. */
+/** Everything the representation shows: what selectEvents loads, in the shape Prisma would give it. */
 export const eventInclude = {
   venues: { include: { venue: true }, orderBy: [{ position: 'asc' }, { venueId: 'asc' }] },
   organizers: { include: { organizer: true }, orderBy: [{ position: 'asc' }, { organizerId: 'asc' }] },
@@ -55,8 +56,14 @@ export interface EventInput {
 export type { Key } from './posts.js';
 
 
+/** The event an ID or slug names, with everything its representation shows, or undefined. */
+async function findEvent(prisma: Prisma, key: Key): Promise<EventRow | undefined> {
+  const where = 'id' in key ? PrismaNS.sql`e.id = ${key.id}::int` : PrismaNS.sql`e.slug = ${key.slug}::text`;
+  return (await selectEvents(prisma, { where }))[0];
+}
+
 export async function getEvent(prisma: Prisma, caller: Caller, key: Key): Promise<EventRow> {
-  const row = await prisma.event.findFirst({ where: whereKey(key), include: eventInclude });
+  const row = await findEvent(prisma, key);
   if (!row) throw notFound('event', describeKey(key));
   assertReadable('event', caller, row);
   return row;
@@ -123,15 +130,16 @@ export async function updateEvent(
   ).then((id) => readBack(prisma, id));
 }
 
-/**
- * The event as stored, read after the write's transaction: Prisma loads relations with parallel
- * queries, which one transaction's single connection would have to queue.
- */
-const readBack = (prisma: Prisma, id: number) => prisma.event.findUniqueOrThrow({ where: { id }, include: eventInclude });
+/** The event as stored, read after the write's transaction has committed. */
+async function readBack(prisma: Prisma, id: number): Promise<EventRow> {
+  const row = await findEvent(prisma, { id });
+  if (!row) throw notFound('event', id); // deleted by another request in between
+  return row;
+}
 
 /** To the trash, or for good with `force`; answers the event as it is after the trash, or as it was. */
 export async function deleteEvent(prisma: Prisma, caller: Caller, key: Key, force: boolean, precondition?: Precondition): Promise<EventRow> {
-  const before = await prisma.event.findFirst({ where: whereKey(key), include: eventInclude });
+  const before = await findEvent(prisma, key);
   if (!before) throw notFound('event', describeKey(key));
   await prisma.$transaction(async (tx) => {
     // Checked again inside the transaction: another request may have changed it meanwhile.
