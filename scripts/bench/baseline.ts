@@ -21,11 +21,7 @@ async function related(ids: number[]) {
   const [venues, organizers, terms] = await Promise.all([
     pool.query(`SELECT ev.event_id, v.* FROM event_venues ev JOIN venues v ON v.id = ev.venue_id WHERE ev.event_id = ANY($1) ORDER BY ev.position, v.id`, [ids]),
     pool.query(`SELECT eo.event_id, o.* FROM event_organizers eo JOIN organizers o ON o.id = eo.organizer_id WHERE eo.event_id = ANY($1) ORDER BY eo.position, o.id`, [ids]),
-    pool.query(
-      `SELECT et.event_id, t.*, (SELECT count(*)::int FROM event_terms x JOIN events e ON e.id = x.event_id WHERE x.term_id = t.id AND e.status = 'publish') AS count
-       FROM event_terms et JOIN terms t ON t.id = et.term_id WHERE et.event_id = ANY($1) ORDER BY t.name`,
-      [ids],
-    ),
+    pool.query(`SELECT et.event_id, t.* FROM event_terms et JOIN terms t ON t.id = et.term_id WHERE et.event_id = ANY($1) ORDER BY t.name`, [ids]),
   ]);
   const byEvent = (rows: Row[]) => {
     const map = new Map<number, Row[]>();
@@ -41,7 +37,7 @@ async function related(ids: number[]) {
 
 function representation(event: Row, links: Awaited<ReturnType<typeof related>>, host: string) {
   const terms = links.terms.get(event.id) ?? [];
-  const term = (t: Row) => ({ id: t.id, name: t.name, slug: t.slug, taxonomy: t.taxonomy, description: t.description, parent: t.parent_id ?? 0, count: t.count });
+  const term = (t: Row) => ({ id: t.id, name: t.name, slug: t.slug, taxonomy: t.taxonomy, description: t.description, parent: t.parent_id ?? 0, count: t.event_count });
   return {
     ...event,
     url: `http://${host}/event/${event.slug}/`,
