@@ -2,8 +2,9 @@
 // (generated/doc/, built by scripts/build-doc.mjs), each read once.
 import fs from 'node:fs';
 import type { Document } from 'openapi-backend';
+import { inProject } from './project-root.js';
 
-const generated = (file: string) => new URL(`../generated/${file}`, import.meta.url);
+const generated = (file: string) => inProject('generated', file);
 const read = (file: string) => fs.readFileSync(generated(file), 'utf8');
 
 let bundle: Document | undefined;

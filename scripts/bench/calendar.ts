@@ -14,8 +14,9 @@ export interface CalendarSize {
 
 export const STANDARD: CalendarSize = { events: 10_000, venues: 500, organizers: 300, categories: 50, tags: 200 };
 
-// A spread-out pseudo-random integer in [0, m) from an index and a salt: the same calendar on every run.
-const pick = (index: string, salt: number, m: number) => `((((${index})::bigint * 2654435761 + ${salt * 40503}) % 4294967291) % ${m})::int`;
+// A pseudo-random integer in [0, m) from an index and a salt, through PostgreSQL's integer hash so that
+// picks with different salts are independent: the same calendar on every run.
+const pick = (index: string, salt: number, m: number) => `((hashint4(((${index}) * 1009 + ${salt})::int)::bigint + 2147483648) % ${m})::int`;
 
 const CITIES = ['Paris', 'Lyon', 'Berlin', 'Hamburg', 'Madrid', 'Sevilla', 'London', 'Leeds', 'Boston', 'Denver', 'Toronto', 'Oslo', 'Vienna', 'Prague', 'Lisbon', 'Porto', 'Dublin', 'Milan', 'Zurich', 'Ghent'];
 const KINDS = ['Jazz Night', 'Yoga Class', 'Farmers Market', 'Lecture', 'Film Screening', 'Workshop', 'Chamber Concert', 'City Tour', 'Book Club', 'Family Day', 'Tasting', 'Open Studio'];
@@ -56,7 +57,7 @@ export async function seedCalendar(sql: SqlConnection, size: CalendarSize, now: 
     INSERT INTO events (author_id, status, slug, title, description, published_at, modified_at, start_local, end_local, start_utc, end_utc,
                         timezone, all_day, cost, website, featured, hide_from_listings)
       SELECT 1 + n % 5,
-        (CASE WHEN n % 20 = 0 THEN 'draft' ELSE 'publish' END)::"PostStatus",
+        (CASE WHEN ${pick('n', 11, 20)} = 0 THEN 'draft' ELSE 'publish' END)::"PostStatus",
         'event-' || n,
         (${array(KINDS)})[1 + ${pick('n', 3, KINDS.length)}] || ' #' || n,
         '${LOREM}',
@@ -66,7 +67,7 @@ export async function seedCalendar(sql: SqlConnection, size: CalendarSize, now: 
         t.zone, n % 20 = 1,
         CASE WHEN n % 5 < 3 THEN to_jsonb(5 + n % 40) END,
         CASE WHEN n % 4 = 0 THEN 'https://tickets.example.org/' || n END,
-        n % 25 = 0, n % 100 = 99
+        ${pick('n', 12, 25)} = 0, ${pick('n', 13, 100)} = 0
       FROM generate_series(0, ${size.events - 1}) n
       CROSS JOIN LATERAL (SELECT
         date '${today}' - 365 + ${pick('n', 4, 3 * 365)} + make_interval(hours => 9 + n % 12, mins => (n % 4) * 15) AS start_local,
@@ -82,20 +83,20 @@ export async function seedCalendar(sql: SqlConnection, size: CalendarSize, now: 
     -- One venue for nine events in ten; a fifth of those at the ten busiest venues.
     INSERT INTO event_venues (event_id, venue_id)
       SELECT e.id, v.id FROM numbered_events e
-      JOIN numbered_venues v ON v.n = CASE WHEN e.n % 5 = 0 THEN ${pick('e.n', 5, 10)} ELSE ${pick('e.n', 6, size.venues)} END
-      WHERE e.n % 10 <> 7;
+      JOIN numbered_venues v ON v.n = CASE WHEN ${pick('e.n', 14, 5)} = 0 THEN ${pick('e.n', 5, 10)} ELSE ${pick('e.n', 6, size.venues)} END
+      WHERE ${pick('e.n', 15, 10)} <> 0;
 
     INSERT INTO event_organizers (event_id, organizer_id, position)
       SELECT DISTINCT ON (e.id, o.id) e.id, o.id, k FROM numbered_events e
       CROSS JOIN generate_series(0, 1) k
-      JOIN numbered_organizers o ON o.n = ${pick('e.n + k * 7919', 7, size.organizers)}
+      JOIN numbered_organizers o ON o.n = ${pick('e.n * 2 + k', 7, size.organizers)}
       WHERE k = 0 OR e.n % 3 = 0;
 
     -- A category for every event (a quarter of them among the five most popular), two or three tags.
     INSERT INTO event_terms (event_id, term_id)
       SELECT e.id, t.id FROM numbered_events e
       JOIN numbered_terms t ON t.taxonomy = 'tribe_events_cat'
-        AND t.n = CASE WHEN e.n % 4 = 0 THEN ${pick('e.n', 8, 5)} ELSE ${pick('e.n', 9, size.categories)} END;
+        AND t.n = CASE WHEN ${pick('e.n', 16, 4)} = 0 THEN ${pick('e.n', 8, 5)} ELSE ${pick('e.n', 9, size.categories)} END;
     INSERT INTO event_terms (event_id, term_id)
       SELECT DISTINCT e.id, t.id FROM numbered_events e
       CROSS JOIN generate_series(0, 2) k

@@ -41,10 +41,11 @@ export const freePort = () =>
     });
   });
 
-/** Starts `node --import tsx <script>` with `env` and waits until `readyPath` answers 2xx. */
-export async function startServer(script: string, env: Record<string, string>, readyPath: string): Promise<Server> {
+/** Starts `node <args>` with `env` and waits until `readyPath` answers 2xx. */
+export async function startServer(args: string[], env: Record<string, string>, readyPath: string): Promise<Server> {
+  const script = args.join(' ');
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -6,6 +6,7 @@
 //
 // BENCH_SECONDS (default 10) is the length of each measured run; BENCH_CONNECTIONS (default 32) the
 // number of concurrent connections.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,6 +73,8 @@ function scenarios(f: Fixtures): Record<(typeof READS)[number] | 'event creation
 }
 
 async function main() {
+  // The service as `npm start` runs it: compiled.
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   const cpus = os.cpus();
   console.log(`Calendar Events Service benchmark — ${new Date().toISOString()}`);
   console.log(`node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`);
@@ -88,7 +91,7 @@ async function main() {
   try {
     const fixtures = await seed({ kind: 'postgresql', url: standard.url }, STANDARD);
     const all = scenarios(fixtures);
-    const baseline = await startServer('scripts/bench/baseline.ts', { DATABASE_URL: standard.url }, `${API}/events/${fixtures.eventIds[0]}`);
+    const baseline = await startServer(['--import', 'tsx', 'scripts/bench/baseline.ts'], { DATABASE_URL: standard.url }, `${API}/events/${fixtures.eventIds[0]}`);
     const baselineFigures = new Map<string, Figures>();
     try {
       for (const name of READS) {
@@ -169,7 +172,7 @@ const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : `${
 
 function startService(storage: Storage): Promise<Server> {
   const env: Record<string, string> = storage.kind === 'postgresql' ? { DATABASE_URL: storage.url } : { DATABASE_URL: '', DATA_DIR: storage.dataDir };
-  return startServer('src/server.ts', { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, '/readyz');
+  return startServer(['dist/src/server.js'], { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, '/readyz');
 }
 
 /** A fresh database on the server, dropped by `drop()`. */
@@ -215,7 +218,7 @@ async function pickFixtures(sql: SqlConnection, bearer: string): Promise<Fixture
   const [busiest] = await sql.query<{ venue_id: number; term_id: number }>(
     `SELECT ev.venue_id, et.term_id FROM events e
      JOIN event_venues ev ON ev.event_id = e.id JOIN event_terms et ON et.event_id = e.id JOIN terms t ON t.id = et.term_id
-     WHERE t.taxonomy = 'tribe_events_cat' AND e.start_utc BETWEEN $1 AND $2
+     WHERE t.taxonomy = 'tribe_events_cat' AND e.status = 'publish' AND NOT e.hide_from_listings AND e.start_utc BETWEEN $1 AND $2
      GROUP BY 1, 2 ORDER BY count(*) DESC, 1, 2 LIMIT 1`,
     [windowStart, windowEnd],
   );

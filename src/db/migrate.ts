@@ -6,10 +6,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { inProject } from '../project-root.js';
 import type { SqlConnection } from './sql.js';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
+export const MIGRATIONS_DIR = inProject('prisma', 'migrations');
 
 /** The key Prisma's own migrate commands lock on, so that they and we exclude each other. */
 const MIGRATION_LOCK_KEY = 72707369;
