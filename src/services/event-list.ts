@@ -11,7 +11,7 @@ import { formatDateTime, parseDateInput } from '../lib/dates.js';
 import { containingPattern } from '../lib/like.js';
 import type { Page, QueryArgs } from '../lib/pagination.js';
 import { assertLinkedExist, termIdsForFilter } from './event-links.js';
-import { selectEvents } from './event-rows.js';
+import { selectEventPage, selectEvents } from './event-rows.js';
 import type { EventRow } from './events.js';
 import { ORGANIZER, VENUE } from './linked-posts.js';
 import { CATEGORY, TAG } from './terms.js';
@@ -97,11 +97,17 @@ export async function listEvents(
   if (q.geoloc_lat !== undefined && q.geoloc_lng !== undefined) and.push(atVenues(await venuesNear(prisma, q.geoloc_lat, q.geoloc_lng)));
 
   const where = PrismaNS.join(and, ' AND ');
-  const publicWindow = window && and.length === narrowing && isPublic(scope);
-  const [total, items] = await Promise.all([
-    publicWindow ? countListed(prisma, window.start.toJSDate(), window.end.toJSDate()) : count(prisma, where),
-    selectEvents(prisma, { where, orderBy: sql`ORDER BY e.start_utc, e.id`, take: page.perPage, skip: page.offset }),
-  ]);
+  const selection = { where, orderBy: sql`ORDER BY e.start_utc, e.id`, take: page.perPage, skip: page.offset };
+  let total: number;
+  let items: EventRow[];
+  if (window && and.length === narrowing && isPublic(scope)) {
+    // The public list as it is: its page straight off the start index, its total off the day counts.
+    [total, items] = await Promise.all([countListed(prisma, window.start.toJSDate(), window.end.toJSDate()), selectEvents(prisma, selection)]);
+  } else {
+    const found = await selectEventPage(prisma, selection);
+    items = found.items;
+    total = found.total ?? (await count(prisma, where)); // a page past the end still tells the total
+  }
   const args: QueryArgs = [
     ['start_date', window && formatDateTime(window.start, siteZone)],
     ['end_date', window && formatDateTime(window.end, siteZone)],

@@ -28,12 +28,31 @@ export interface EventSelection {
 }
 
 /** The events that match, in the order asked for. */
-export async function selectEvents(db: Prisma | Tx, { where, orderBy = PrismaNS.empty, take, skip = 0 }: EventSelection): Promise<EventRow[]> {
-  const page = take === undefined ? PrismaNS.empty : sql`LIMIT ${take} OFFSET ${skip}`;
-  // The page is cut first, in a subquery, so that links are gathered for its events only.
-  const rows = await db.$queryRaw<Array<{ event: string }>>`
-    SELECT (${EVENT_JSON})::text AS event FROM (SELECT * FROM events e WHERE ${where} ${orderBy} ${page}) e ${orderBy}`;
-  return rows.map(({ event }) => toEventRow(JSON.parse(event)));
+export async function selectEvents(db: Prisma | Tx, selection: EventSelection): Promise<EventRow[]> {
+  return (await select(db, selection, false)).map(({ event }) => toEventRow(JSON.parse(event)));
+}
+
+/**
+ * A page of the events that match and, in the same statement, how many match in all (undefined
+ * when the page is empty). Finding the matches once for both, instead of once for a count and again
+ * for the page, halves the work of a filtered list; and it keeps the planner from walking the start
+ * index in order in the hope of filling the page soon, which is slow when few events match.
+ */
+export async function selectEventPage(db: Prisma | Tx, selection: EventSelection & { take: number }) {
+  const rows = await select(db, selection, true);
+  return { items: rows.map(({ event }) => toEventRow(JSON.parse(event))), total: rows[0]?.total };
+}
+
+async function select(db: Prisma | Tx, { where, orderBy = PrismaNS.empty, take, skip = 0 }: EventSelection, withTotal: boolean) {
+  const page = take === undefined ? PrismaNS.empty : sql`LIMIT ${take}::int OFFSET ${skip}::int`;
+  if (!withTotal) {
+    // The page is cut first, in a subquery, so that links are gathered for its events only.
+    return db.$queryRaw<Array<{ event: string; total?: number }>>`
+      SELECT (${EVENT_JSON})::text AS event FROM (SELECT * FROM events e WHERE ${where} ${orderBy} ${page}) e ${orderBy}`;
+  }
+  return db.$queryRaw<Array<{ event: string; total: number }>>`
+    SELECT ((${EVENT_JSON}) - 'total_matches')::text AS event, e.total_matches::int AS total
+    FROM (SELECT e.*, count(*) OVER () AS total_matches FROM events e WHERE ${where} ${orderBy} ${page}) e ${orderBy}`;
 }
 
 type Json = Record<string, unknown>;
