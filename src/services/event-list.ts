@@ -61,7 +61,18 @@ export async function listEvents(
   const scope = listScope(caller, q.status);
   const and = [inScope(scope), sql`NOT e.hide_from_listings`];
   const window = q.include ? undefined : dateWindow(q, siteZone, now);
-  if (window) and.push(sql`e.start_utc BETWEEN ${window.start.toJSDate()}::timestamptz AND ${window.end.toJSDate()}::timestamptz`);
+  const between = window && sql`BETWEEN ${window.start.toJSDate()}::timestamptz AND ${window.end.toJSDate()}::timestamptz`;
+  if (between) and.push(sql`e.start_utc ${between}`);
+  // Links to the events of a public list carry their start (migration link_listed_start), so each
+  // venue, organizer or term filter of such a list is a set of events read off one index, and the
+  // sets are intersected before any event row is read. Other lists test each event's links.
+  const publicWindow = between && isPublic(scope) ? between : undefined;
+  const linkSets: PrismaNS.Sql[] = [];
+  const linked = (table: 'event_venues' | 'event_organizers' | 'event_terms', column: string, ids: number[]) => {
+    const [from, key] = [PrismaNS.raw(table), PrismaNS.raw(column)];
+    if (publicWindow) linkSets.push(sql`SELECT l.event_id FROM ${from} l WHERE l.${key} = ANY(${ids}::int[]) AND l.listed_start_utc ${publicWindow}`);
+    else and.push(sql`EXISTS (SELECT 1 FROM ${from} l WHERE l.event_id = e.id AND l.${key} = ANY(${ids}::int[]))`);
+  };
   // Everything below narrows the public window; without it the total can be read off the day counts.
   const narrowing = and.length;
   if (q.include) and.push(sql`e.id = ANY(${q.include}::int[])`);
@@ -69,15 +80,15 @@ export async function listEvents(
     const pattern = containingPattern(q.search);
     and.push(sql`(e.title ILIKE ${pattern} OR e.description ILIKE ${pattern})`);
   }
-  if (q.categories?.length) and.push(withTerms(await termIdsForFilter(prisma, CATEGORY, 'categories', q.categories)));
-  if (q.tags?.length) and.push(withTerms(await termIdsForFilter(prisma, TAG, 'tags', q.tags)));
+  if (q.categories?.length) linked('event_terms', 'term_id', await termIdsForFilter(prisma, CATEGORY, 'categories', q.categories));
+  if (q.tags?.length) linked('event_terms', 'term_id', await termIdsForFilter(prisma, TAG, 'tags', q.tags));
   if (q.venue?.length) {
     await assertLinkedExist(prisma, VENUE, q.venue);
-    and.push(atVenues(q.venue));
+    linked('event_venues', 'venue_id', q.venue);
   }
   if (q.organizer?.length) {
     await assertLinkedExist(prisma, ORGANIZER, q.organizer);
-    and.push(sql`EXISTS (SELECT 1 FROM event_organizers l WHERE l.event_id = e.id AND l.organizer_id = ANY(${q.organizer}::int[]))`);
+    linked('event_organizers', 'organizer_id', q.organizer);
   }
   if (q.featured !== undefined) and.push(sql`e.featured = ${q.featured}::boolean`);
   if (q.post_parent !== undefined) {
@@ -94,8 +105,9 @@ export async function listEvents(
     const missing = q.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng';
     throw invalidParams({ [missing]: 'geoloc_lat and geoloc_lng must be given together.' });
   }
-  if (q.geoloc_lat !== undefined && q.geoloc_lng !== undefined) and.push(atVenues(await venuesNear(prisma, q.geoloc_lat, q.geoloc_lng)));
+  if (q.geoloc_lat !== undefined && q.geoloc_lng !== undefined) linked('event_venues', 'venue_id', await venuesNear(prisma, q.geoloc_lat, q.geoloc_lng));
 
+  if (linkSets.length) and.push(sql`e.id IN (${PrismaNS.join(linkSets, ' INTERSECT ')})`);
   const where = PrismaNS.join(and, ' AND ');
   const selection = { where, orderBy: sql`ORDER BY e.start_utc, e.id`, take: page.perPage, skip: page.offset };
   let total: number;
@@ -136,8 +148,6 @@ function inScope(scope: ListScope): PrismaNS.Sql {
   return scope.ownerId === undefined ? statuses : sql`${statuses} AND (e.status = 'publish' OR e.author_id = ${scope.ownerId}::int)`;
 }
 
-const withTerms = (ids: number[]) => sql`EXISTS (SELECT 1 FROM event_terms l WHERE l.event_id = e.id AND l.term_id = ANY(${ids}::int[]))`;
-const atVenues = (ids: number[]) => sql`EXISTS (SELECT 1 FROM event_venues l WHERE l.event_id = e.id AND l.venue_id = ANY(${ids}::int[]))`;
 
 async function count(prisma: Prisma, where: PrismaNS.Sql): Promise<number> {
   const [row] = await prisma.$queryRaw<Array<{ total: number }>>`SELECT count(*)::int AS total FROM events e WHERE ${where}`;

@@ -57,10 +57,11 @@ async function select(db: Prisma | Tx, { where, orderBy = PrismaNS.empty, take, 
 
 type Json = Record<string, unknown>;
 
-// Columns as JSON writes them: timestamps with an offset, and the wall-clock times (timestamp
-// without zone) bare, which Prisma reads as UTC.
-const INSTANTS = new Set(['published_at', 'modified_at', 'start_utc', 'end_utc', 'created_at']);
-const WALL_CLOCKS = new Set(['start_local', 'end_local']);
+// Timestamps as JSON writes them: instants (`*_at`, `*_utc`) with an offset, wall-clock times
+// (`*_local`, timestamp without zone) bare, which Prisma reads as UTC. The schema names every
+// timestamp column so.
+const isInstant = (column: string) => column.endsWith('_at') || column.endsWith('_utc');
+const isWallClock = (column: string) => column.endsWith('_local');
 
 const fieldNames = new Map<string, string>();
 /** The Prisma field of a column: the schema maps every camelCase field to its snake_case column. */
@@ -79,7 +80,7 @@ function record(columns: Json): Json {
   for (const column in columns) {
     const value = columns[column];
     fields[fieldName(column)] =
-      typeof value !== 'string' ? value : INSTANTS.has(column) ? new Date(value) : WALL_CLOCKS.has(column) ? new Date(`${value}Z`) : value;
+      typeof value !== 'string' ? value : isInstant(column) ? new Date(value) : isWallClock(column) ? new Date(`${value}Z`) : value;
   }
   return fields;
 }

@@ -1,10 +1,11 @@
-// A term's count is kept by triggers (migration term_event_count) instead of being counted on every
-// read. After every kind of write the counts the API shows must equal a recount of the stored links.
+// Data kept by triggers instead of being computed on every read: a term's count (migration
+// term_event_count) and the listed start each link carries (migration link_listed_start). After
+// every kind of write, they must equal what recomputing them from the stored rows gives.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from '../setup/databases.js';
 import { startServer, type TestServer } from '../setup/server.js';
 
-describe.each(databaseKinds)('term counts on %s', (kind) => {
+describe.each(databaseKinds)('derived data on %s', (kind) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startServer(kind);
@@ -26,6 +27,13 @@ describe.each(databaseKinds)('term counts on %s', (kind) => {
   async function expectExact() {
     const { shown, recount } = await counts();
     expect(shown).toEqual(recount);
+    for (const table of ['event_venues', 'event_organizers', 'event_terms']) {
+      const [{ wrong }] = await s.db.prisma.$queryRawUnsafe<Array<{ wrong: number }>>(
+        `SELECT count(*)::int AS wrong FROM ${table} l JOIN events e ON e.id = l.event_id
+         WHERE l.listed_start_utc IS DISTINCT FROM CASE WHEN e.status = 'publish' AND NOT e.hide_from_listings THEN e.start_utc END`,
+      );
+      expect(wrong, table).toBe(0);
+    }
     return shown;
   }
 
@@ -46,6 +54,10 @@ describe.each(databaseKinds)('term counts on %s', (kind) => {
     let shown = await expectExact();
     expect([shown.get(jazz), shown.get(folk), shown.get(free)]).toEqual([1, 2, 0]);
 
+    await s.post(`/events/${a.id}`, { start_date: '2030-05-02 19:00', end_date: '2030-05-02 21:00', venue: { venue: 'Moved Hall' }, organizer: [{ organizer: 'Moved Org' }] });
+    await s.post(`/events/${a.id}`, { hide_from_listings: true });
+    await expectExact();
+    await s.post(`/events/${a.id}`, { hide_from_listings: false });
     await s.request('DELETE', `/events/${b.id}`); // to the trash: no longer published
     shown = await expectExact();
     expect([shown.get(jazz), shown.get(folk)]).toEqual([0, 1]);
