@@ -14,6 +14,16 @@ export interface CalendarSize {
 
 export const STANDARD: CalendarSize = { events: 10_000, venues: 500, organizers: 300, categories: 50, tags: 200 };
 
+/**
+ * A calendar of another size in the same proportions: a city with ten times the events has about
+ * ten times the venues, organizers and tags, so a venue's or a category's share stays the same.
+ */
+export function scaledCalendar(events: number): CalendarSize {
+  const factor = events / STANDARD.events;
+  const scale = (n: number) => Math.max(5, Math.round(n * factor));
+  return { events, venues: scale(STANDARD.venues), organizers: scale(STANDARD.organizers), categories: scale(STANDARD.categories), tags: scale(STANDARD.tags) };
+}
+
 // A pseudo-random integer in [0, m) from an index and a salt, through PostgreSQL's integer hash so that
 // picks with different salts are independent: the same calendar on every run.
 const pick = (index: string, salt: number, m: number) => `((hashint4(((${index}) * 1009 + ${salt})::int)::bigint + 2147483648) % ${m})::int`;
@@ -80,10 +90,10 @@ export async function seedCalendar(sql: SqlConnection, size: CalendarSize, now: 
     CREATE TEMP TABLE numbered_terms AS
       SELECT id, taxonomy, (row_number() OVER (PARTITION BY taxonomy ORDER BY id) - 1)::int AS n FROM terms;
 
-    -- One venue for nine events in ten; a fifth of those at the ten busiest venues.
+    -- One venue for nine events in ten; a fifth of those at the busiest fiftieth of the venues.
     INSERT INTO event_venues (event_id, venue_id)
       SELECT e.id, v.id FROM numbered_events e
-      JOIN numbered_venues v ON v.n = CASE WHEN ${pick('e.n', 14, 5)} = 0 THEN ${pick('e.n', 5, 10)} ELSE ${pick('e.n', 6, size.venues)} END
+      JOIN numbered_venues v ON v.n = CASE WHEN ${pick('e.n', 14, 5)} = 0 THEN ${pick('e.n', 5, Math.ceil(size.venues / 50))} ELSE ${pick('e.n', 6, size.venues)} END
       WHERE ${pick('e.n', 15, 10)} <> 0;
 
     INSERT INTO event_organizers (event_id, organizer_id, position)
@@ -92,11 +102,11 @@ export async function seedCalendar(sql: SqlConnection, size: CalendarSize, now: 
       JOIN numbered_organizers o ON o.n = ${pick('e.n * 2 + k', 7, size.organizers)}
       WHERE k = 0 OR e.n % 3 = 0;
 
-    -- A category for every event (a quarter of them among the five most popular), two or three tags.
+    -- A category for every event (a quarter of them among the most popular tenth), two or three tags.
     INSERT INTO event_terms (event_id, term_id)
       SELECT e.id, t.id FROM numbered_events e
       JOIN numbered_terms t ON t.taxonomy = 'tribe_events_cat'
-        AND t.n = CASE WHEN ${pick('e.n', 16, 4)} = 0 THEN ${pick('e.n', 8, 5)} ELSE ${pick('e.n', 9, size.categories)} END;
+        AND t.n = CASE WHEN ${pick('e.n', 16, 4)} = 0 THEN ${pick('e.n', 8, Math.ceil(size.categories / 10))} ELSE ${pick('e.n', 9, size.categories)} END;
     INSERT INTO event_terms (event_id, term_id)
       SELECT DISTINCT e.id, t.id FROM numbered_events e
       CROSS JOIN generate_series(0, 2) k

@@ -14,7 +14,7 @@ import pg from 'pg';
 import { createUser, issueAppPassword } from '../../src/auth/accounts.js';
 import { openDatabase } from '../../src/db/client.js';
 import type { SqlConnection } from '../../src/db/sql.js';
-import { type CalendarSize, STANDARD, seedCalendar } from './calendar.js';
+import { type CalendarSize, STANDARD, scaledCalendar, seedCalendar } from './calendar.js';
 import { type Figures, measure, type Scenario, type Server, startServer } from './load.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -131,12 +131,13 @@ async function main() {
     rmSync(dataDir, { recursive: true, force: true });
   }
 
-  // Scaling: the same lists on 1,000 and on 100,000 events (PostgreSQL).
+  // Scaling: the same lists on calendars of 1,000 and of 100,000 events in the same proportions
+  // (PostgreSQL), so that the filtered list finds about as many events in both.
   const scaled = new Map<string, Figures>();
   for (const events of [1_000, 100_000]) {
     const database = await createPostgres(`scale_${events}`);
     try {
-      const fixtures = await seed({ kind: 'postgresql', url: database.url }, { ...STANDARD, events });
+      const fixtures = await seed({ kind: 'postgresql', url: database.url }, scaledCalendar(events));
       const all = scenarios(fixtures);
       const service = await startService({ kind: 'postgresql', url: database.url });
       try {

@@ -3,7 +3,7 @@
 // get the document's defaults; bodies are validated as sent (after coerceBodyScalars).
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { type Document, OpenAPIBackend } from 'openapi-backend';
+import { type Document, type Operation, OpenAPIBackend, type Request } from 'openapi-backend';
 
 export function createBackend(document: Document): OpenAPIBackend {
   const api = new OpenAPIBackend({
@@ -18,10 +18,42 @@ export function createBackend(document: Document): OpenAPIBackend {
     },
   });
   api.init();
-  // The router rebuilds its list of operations from the document on every match, twice per request
-  // (our dispatch matches once to answer 405s, openapi-backend again); the document never changes
-  // once loaded, so the list is built once.
-  const operations = api.router.getOperations();
-  api.router.getOperations = () => operations;
+  compileRoutes(api);
   return api;
 }
+
+/**
+ * The router rebuilds its list of operations from the document, and a regular expression for every
+ * path template, on each match, twice per request (our dispatch matches once to answer 405s,
+ * openapi-backend again). The document never changes once loaded, so both are built once here; the
+ * matching itself is the router's: an exact path first, else the templates that match, the most
+ * specific first, with the router's own errors.
+ */
+function compileRoutes(api: OpenAPIBackend) {
+  const router = api.router;
+  const operations = router.getOperations();
+  const templates = operations
+    .map((operation) => ({
+      operation,
+      pattern: new RegExp(`^${operation.path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}$`),
+      specificity: operation.path.replace(/\{.*?\}/g, '').length,
+    }))
+    .sort((a, b) => b.specificity - a.specificity); // stable: equal ones keep the document's order
+  router.getOperations = () => operations;
+  router.matchOperation = ((request: Request, strict?: boolean): Operation | undefined => {
+    const req = router.normalizeRequest(request);
+    const fail = (message: string) => {
+      if (strict) throw new Error(message);
+      return undefined;
+    };
+    // No apiRoot is set, so every path lies under the root '/' and only needs normalizing.
+    const path = router.normalizePath(req.path);
+    const exact = operations.find((operation) => operation.path === path && operation.method === req.method);
+    if (exact) return exact;
+    const matching = templates.filter((template) => template.pattern.test(path));
+    if (!matching.length) return fail('404-notFound: no route matches request');
+    return matching.find((template) => template.operation.method === req.method)?.operation ?? fail('405-methodNotAllowed: this method is not registered for the route');
+  }) as typeof router.matchOperation;
+}
+
+const escapeRegExp = (literal: string) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
