@@ -113,6 +113,5 @@ export async function seedCalendar(sql: SqlConnection, size: CalendarSize, now: 
       JOIN numbered_terms t ON t.taxonomy = 'post_tag' AND t.n = ${pick('e.n * 3 + k', 10, size.tags)}
       WHERE k < 2 OR e.n % 2 = 0;
     COMMIT;
-    ANALYZE;
   `);
 }

@@ -7,7 +7,7 @@
 // BENCH_SECONDS (default 10) is the length of each measured run; BENCH_CONNECTIONS (default 32) the
 // number of concurrent connections.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -22,6 +22,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SERVER_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test';
 const API = '/wp-json/calendar/events/v1';
 const NOW = new Date();
+/** The service as `npm start` runs it: the node arguments of its last command (flags and dist/src/server.js). */
+const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')).scripts.start as string).split('&&').pop()!.trim().split(/\s+/).slice(1);
 
 /** What the scenarios ask for, picked from the seeded data. */
 interface Fixtures {
@@ -73,7 +75,6 @@ function scenarios(f: Fixtures): Record<(typeof READS)[number] | 'event creation
 }
 
 async function main() {
-  // The service as `npm start` runs it: compiled.
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   const cpus = os.cpus();
   console.log(`Calendar Events Service benchmark — ${new Date().toISOString()}`);
@@ -173,7 +174,7 @@ const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : `${
 
 function startService(storage: Storage): Promise<Server> {
   const env: Record<string, string> = storage.kind === 'postgresql' ? { DATABASE_URL: storage.url } : { DATABASE_URL: '', DATA_DIR: storage.dataDir };
-  return startServer(['dist/src/server.js'], { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, '/readyz');
+  return startServer(START_ARGS, { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, '/readyz');
 }
 
 /** A fresh database on the server, dropped by `drop()`. */
@@ -200,7 +201,12 @@ async function seed(storage: Storage, size: CalendarSize): Promise<Fixtures> {
   const started = Date.now();
   const db = await openDatabase(storage.kind === 'postgresql' ? { databaseUrl: storage.url, dataDir: '' } : { dataDir: storage.dataDir });
   try {
-    await db.withConnection((sql) => seedCalendar(sql, size, NOW));
+    await db.withConnection(async (sql) => {
+      await seedCalendar(sql, size, NOW);
+      // As a database in service would be: vacuumed (index-only scans need the visibility map), so
+      // that autovacuum does not start in the middle of a measurement.
+      await sql.exec('VACUUM ANALYZE');
+    });
     await createUser(db.prisma, { login: 'bench', password: 'bench-password', role: 'contributor' });
     const { password } = await issueAppPassword(db.prisma, 'bench', 'benchmark');
     const fixtures = await db.withConnection((sql) => pickFixtures(sql, password));

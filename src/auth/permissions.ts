@@ -85,10 +85,3 @@ export function listScope(caller: Caller, statuses: PostStatus[] | undefined): L
   const wanted = statuses ?? POST_STATUSES.filter((s) => s !== 'trash');
   return hasRole(caller, 'editor') ? { statuses: wanted } : { statuses: wanted, ownerId: caller!.id };
 }
-
-/** The scope of a list as a Prisma condition. */
-export function listVisibility(caller: Caller, statuses: PostStatus[] | undefined) {
-  const scope = listScope(caller, statuses);
-  const wanted = { status: { in: scope.statuses } };
-  return scope.ownerId === undefined ? wanted : { ...wanted, OR: [{ status: 'publish' as const }, { authorId: scope.ownerId }] };
-}

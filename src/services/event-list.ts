@@ -3,7 +3,7 @@
 // and then ID. One count and one page query, written in SQL (the page through selectEvents).
 import { DateTime } from 'luxon';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { type ListScope, listScope, type PostStatus } from '../auth/permissions.js';
+import { listScope, type PostStatus } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Prisma } from '../db/client.js';
 import { invalidParams } from '../http/errors.js';
@@ -12,6 +12,7 @@ import { containingPattern } from '../lib/like.js';
 import type { Page, QueryArgs } from '../lib/pagination.js';
 import { assertLinkedExist, termIdsForFilter } from './event-links.js';
 import { selectEventPage, selectEvents } from './event-rows.js';
+import { inScope, isPublic } from './list-scope.js';
 import type { EventRow } from './events.js';
 import { ORGANIZER, VENUE } from './linked-posts.js';
 import { CATEGORY, TAG } from './terms.js';
@@ -59,7 +60,7 @@ export async function listEvents(
   now = DateTime.now(),
 ): Promise<EventListResult> {
   const scope = listScope(caller, q.status);
-  const and = [inScope(scope), sql`NOT e.hide_from_listings`];
+  const and = [inScope(scope, 'e'), sql`NOT e.hide_from_listings`];
   const window = q.include ? undefined : dateWindow(q, siteZone, now);
   const between = window && sql`BETWEEN ${window.start.toJSDate()}::timestamptz AND ${window.end.toJSDate()}::timestamptz`;
   if (between) and.push(sql`e.start_utc ${between}`);
@@ -138,16 +139,6 @@ export async function listEvents(
   ];
   return { total, items, args };
 }
-
-const isPublic = (scope: ListScope) => scope.ownerId === undefined && scope.statuses.length === 1 && scope.statuses[0] === 'publish';
-
-/** The scope as a condition on `e`; the public one is written out so that the planner can use the partial index of listed events. */
-function inScope(scope: ListScope): PrismaNS.Sql {
-  if (isPublic(scope)) return sql`e.status = 'publish'`;
-  const statuses = sql`e.status::text = ANY(${scope.statuses}::text[])`;
-  return scope.ownerId === undefined ? statuses : sql`${statuses} AND (e.status = 'publish' OR e.author_id = ${scope.ownerId}::int)`;
-}
-
 
 async function count(prisma: Prisma, where: PrismaNS.Sql): Promise<number> {
   const [row] = await prisma.$queryRaw<Array<{ total: number }>>`SELECT count(*)::int AS total FROM events e WHERE ${where}`;

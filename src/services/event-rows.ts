@@ -5,6 +5,7 @@
 // compares the two), so the rest of the service does not know the difference.
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Prisma, Tx } from '../db/client.js';
+import { type Json, record } from '../db/rows.js';
 import type { EventRow } from './events.js';
 
 const sql = PrismaNS.sql;
@@ -53,36 +54,6 @@ async function select(db: Prisma | Tx, { where, orderBy = PrismaNS.empty, take, 
   return db.$queryRaw<Array<{ event: string; total: number }>>`
     SELECT ((${EVENT_JSON}) - 'total_matches')::text AS event, e.total_matches::int AS total
     FROM (SELECT e.*, count(*) OVER () AS total_matches FROM events e WHERE ${where} ${orderBy} ${page}) e ${orderBy}`;
-}
-
-type Json = Record<string, unknown>;
-
-// Timestamps as JSON writes them: instants (`*_at`, `*_utc`) with an offset, wall-clock times
-// (`*_local`, timestamp without zone) bare, which Prisma reads as UTC. The schema names every
-// timestamp column so.
-const isInstant = (column: string) => column.endsWith('_at') || column.endsWith('_utc');
-const isWallClock = (column: string) => column.endsWith('_local');
-
-const fieldNames = new Map<string, string>();
-/** The Prisma field of a column: the schema maps every camelCase field to its snake_case column. */
-function fieldName(column: string): string {
-  let name = fieldNames.get(column);
-  if (name === undefined) {
-    name = column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
-    fieldNames.set(column, name);
-  }
-  return name;
-}
-
-/** One table row: columns renamed to fields, timestamps to Dates; nested values are left as they are. */
-function record(columns: Json): Json {
-  const fields: Json = {};
-  for (const column in columns) {
-    const value = columns[column];
-    fields[fieldName(column)] =
-      typeof value !== 'string' ? value : isInstant(column) ? new Date(value) : isWallClock(column) ? new Date(`${value}Z`) : value;
-  }
-  return fields;
 }
 
 function toEventRow(json: Json): EventRow {

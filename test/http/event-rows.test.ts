@@ -64,3 +64,27 @@ describe.each(databaseKinds)('event reads on %s', (kind) => {
     );
   });
 });
+
+describe.each(databaseKinds)('venue and organizer lists on %s', (kind) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer(kind);
+  });
+  afterAll(() => s?.close());
+
+  it('read venues and organizers exactly as Prisma does', async () => {
+    await s.post('/venues', { venue: 'Hall A', city: 'Lyon', geo_lat: 45.76, geo_lng: 4.83, phone: '+33 1', website: 'https://a.example.org' });
+    await s.post('/venues', { venue: 'Hall B', status: 'draft', address: '2 Rue', zip: '69001' });
+    await s.post('/organizers', { organizer: 'Org', email: 'o@example.org', date: '2020-02-02 10:00:00' });
+    const { listLinked, VENUE, ORGANIZER } = await import('../../src/services/linked-posts.js');
+    const editor = { id: s.users.editor.id, login: 'editor', role: 'editor' as const };
+    for (const [linked, rows] of [
+      [VENUE, await s.db.prisma.venue.findMany({ orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }] })],
+      [ORGANIZER, await s.db.prisma.organizer.findMany({ orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }] })],
+    ] as const) {
+      const listed = await listLinked(s.db.prisma, linked, editor, { page: 1, perPage: 50, onlyWithUpcoming: false });
+      expect(listed.items).toEqual(rows);
+      expect(listed.total).toBe(rows.length);
+    }
+  });
+});
