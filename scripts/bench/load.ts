@@ -13,6 +13,8 @@ export interface Figures {
   peakRssMb: number | undefined;
   /** Answers that were not the expected status, and connection errors or timeouts. */
   failures: number;
+  /** What the failures were: unexpected statuses, errors and timeouts, with their counts. */
+  failureKinds: Record<string, number>;
   requests: number;
 }
 
@@ -94,7 +96,7 @@ export async function measure(server: Server, scenario: Scenario, seconds: numbe
 }
 
 async function drive(server: Server, scenario: Scenario, seconds: number, connections: number): Promise<Omit<Figures, 'peakRssMb'>> {
-  let unexpected = 0;
+  const unexpected: Record<string, number> = {};
   const result = await autocannon({
     url: server.url,
     connections,
@@ -105,7 +107,7 @@ async function drive(server: Server, scenario: Scenario, seconds: number, connec
         headers: { ...(scenario.body ? { 'content-type': 'application/json' } : {}), ...scenario.headers },
         setupRequest: (request) => ({ ...request, path: scenario.path(), ...(scenario.body ? { body: scenario.body() } : {}) }),
         onResponse: (status) => {
-          if (status !== scenario.expect) unexpected++;
+          if (status !== scenario.expect) unexpected[status] = (unexpected[status] ?? 0) + 1;
         },
       },
     ],
@@ -114,7 +116,9 @@ async function drive(server: Server, scenario: Scenario, seconds: number, connec
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    failures: unexpected + result.errors + result.timeouts,
+    // autocannon counts timeouts among the errors.
+    failures: Object.values(unexpected).reduce((a, b) => a + b, 0) + result.errors,
+    failureKinds: { ...unexpected, ...(result.errors > result.timeouts ? { 'connection errors': result.errors - result.timeouts } : {}), ...(result.timeouts ? { timeouts: result.timeouts } : {}) },
     requests: result.requests.total,
   };
 }

@@ -5,7 +5,8 @@
 // own databases there and drops them at the end.
 //
 // BENCH_SECONDS (default 10) is the length of each measured run; BENCH_CONNECTIONS (default 32) the
-// number of concurrent connections.
+// number of concurrent connections; BENCH_ONLY (default all) a comma-separated choice of the parts:
+// postgresql (baseline and service, 10,000 events), pglite, scaling.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -19,6 +20,7 @@ import { type Figures, measure, type Scenario, type Server, startServer } from '
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const PARTS = new Set((process.env.BENCH_ONLY || 'postgresql,pglite,scaling').split(',').map((part) => part.trim()));
 const SERVER_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test';
 const API = '/wp-json/calendar/events/v1';
 const NOW = new Date();
@@ -81,13 +83,26 @@ async function main() {
   console.log(`node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`);
   console.log(`${CONNECTIONS} connections, ${SECONDS} s per measured run after a 2 s warm-up; latencies in ms\n`);
   const rows: string[][] = [];
-  const print = (setup: string, name: string, figures: Figures, ratio?: number) => {
-    rows.push([setup, name, figures.requestsPerSecond.toFixed(0), String(figures.p50), String(figures.p99), figures.peakRssMb?.toFixed(0) ?? 'n/a', ratio === undefined ? '' : ratio.toFixed(2), figures.failures ? `${figures.failures} FAILED of ${figures.requests}` : '']);
+  const print: Print = (setup, name, figures, ratio) => {
+    rows.push([setup, name, figures.requestsPerSecond.toFixed(0), String(figures.p50), String(figures.p99), figures.peakRssMb?.toFixed(0) ?? 'n/a', ratio === undefined ? '' : ratio.toFixed(2), figures.failures ? `${figures.failures} FAILED of ${figures.requests} (${Object.entries(figures.failureKinds).map(([kind, count]) => `${kind} ×${count}`).join(', ')})` : '']);
     console.log(table([rows[rows.length - 1]]));
   };
   console.log(table([HEADER]));
 
-  // PostgreSQL, 10,000 events: the baseline first, then the service on the same database.
+  if (PARTS.has('postgresql')) await comparePostgres(print);
+  if (PARTS.has('pglite')) await measurePglite(print);
+  if (PARTS.has('scaling')) await measureScaling(print);
+  const failed = rows.some((row) => row[7]);
+  if (failed) {
+    console.error('\nSome requests failed: the figures above are not to be trusted.');
+    process.exitCode = 1;
+  }
+}
+
+type Print = (setup: string, name: string, figures: Figures, ratio?: number) => void;
+
+/** PostgreSQL, 10,000 events: the baseline first, then the service on the same database. */
+async function comparePostgres(print: Print) {
   const standard = await createPostgres('standard');
   try {
     const fixtures = await seed({ kind: 'postgresql', url: standard.url }, STANDARD);
@@ -116,8 +131,10 @@ async function main() {
   } finally {
     await standard.drop();
   }
+}
 
-  // PGlite, the embedded default, with the same calendar.
+/** PGlite, the embedded default, with the same calendar. */
+async function measurePglite(print: Print) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'calendar-bench-'));
   try {
     const fixtures = await seed({ kind: 'pglite', dataDir }, STANDARD);
@@ -131,9 +148,13 @@ async function main() {
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
 
-  // Scaling: the same lists on calendars of 1,000 and of 100,000 events in the same proportions
-  // (PostgreSQL), so that the filtered list finds about as many events in both.
+/**
+ * Scaling: the same lists on calendars of 1,000 and of 100,000 events in the same proportions
+ * (PostgreSQL), so that the filtered list finds about as many events in both.
+ */
+async function measureScaling(print: Print) {
   const scaled = new Map<string, Figures>();
   for (const events of [1_000, 100_000]) {
     const database = await createPostgres(`scale_${events}`);
@@ -159,11 +180,6 @@ async function main() {
     const small = scaled.get(`${name} 1000`)!;
     const large = scaled.get(`${name} 100000`)!;
     console.log(`  ${name.padEnd(14)} p50 ${ratio(large.p50, small.p50)}  p99 ${ratio(large.p99, small.p99)}  throughput ${(large.requestsPerSecond / small.requestsPerSecond).toFixed(2)}×`);
-  }
-  const failed = rows.some((row) => row[7]);
-  if (failed) {
-    console.error('\nSome requests failed: the figures above are not to be trusted.');
-    process.exitCode = 1;
   }
 }
 
