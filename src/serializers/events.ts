@@ -91,12 +91,15 @@ export function readableLinks(row: EventRow, caller: Caller) {
   };
 }
 
+// One collator for every sort: localeCompare with a locale and options builds one on each call.
+const BY_NAME = new Intl.Collator('en', { sensitivity: 'base' });
+
 /** The event's terms of one taxonomy in the reference's raw-term shape, sorted by name. */
 function embeddedTerms(row: EventRow, taxonomy: 'tribe_events_cat' | 'post_tag', urls: Urls): EmbeddedTerm[] {
   return row.terms
     .map((link) => link.term)
     .filter((term) => term.taxonomy === taxonomy)
-    .sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) || a.id - b.id)
+    .sort((a, b) => BY_NAME.compare(a.name, b.name) || a.id - b.id)
     .map((term) => ({
       name: term.name,
       slug: term.slug,

@@ -24,32 +24,34 @@ export function linkedRestUrl(kind: LinkedKind, id: number, urls: Urls) {
 }
 
 export function serializeLinked(kind: LinkedKind, row: LinkedRow, { urls, siteZone, single }: SerializeOptions): Venue | Organizer {
-  const url = `${urls.site}/${kind.type}/${encodeURIComponent(row.slug)}/`;
-  const text = (column: string) => String(row[column] ?? '');
-  const fields: Record<string, unknown> = {
-    id: row.id,
-    ...postMeta(row, siteZone),
-    url,
-    rest_url: linkedRestUrl(kind, row.id, urls),
-    [kind.nameField]: row.name,
-    description: row.description,
-    excerpt: row.excerpt,
-    slug: row.slug,
-    image: imageObject(row.image),
-    ...Object.fromEntries(kind.textFields.map((f) => [f, text(f)])),
+  // Built in one pass, in the reference's field order: an event list embeds one of these per link.
+  const out: Record<string, unknown> = {};
+  const put = (key: string, value: unknown) => {
+    if (value !== undefined && value !== null && value !== '') out[key] = value;
   };
+  put('id', row.id);
+  const meta = postMeta(row, siteZone);
+  for (const key of Object.keys(meta) as Array<keyof typeof meta>) put(key, meta[key]);
+  put('url', `${urls.site}/${kind.type}/${encodeURIComponent(row.slug)}/`);
+  put('rest_url', linkedRestUrl(kind, row.id, urls));
+  put(kind.nameField, row.name);
+  put('description', row.description);
+  put('excerpt', row.excerpt);
+  put('slug', row.slug);
+  put('image', imageObject(row.image));
+  for (const field of kind.textFields) put(field, String(row[field] ?? ''));
   if (kind.type === 'venue') {
-    fields.geo_lat = row.geoLat ?? undefined;
-    fields.geo_lng = row.geoLng ?? undefined;
+    put('geo_lat', row.geoLat);
+    put('geo_lng', row.geoLng);
   }
-  const present = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
-  return {
-    ...present,
-    ...(single ? { json_ld: linkedJsonLd(kind, row) } : {}),
-    ...(kind.type === 'venue' ? { show_map: Boolean(row.showMap), show_map_link: Boolean(row.showMapLink) } : {}),
-    global_id: globalId(urls.site, row.id),
-    global_id_lineage: [globalId(urls.site, row.id)],
-  } as Venue | Organizer;
+  if (single) out.json_ld = linkedJsonLd(kind, row);
+  if (kind.type === 'venue') {
+    out.show_map = Boolean(row.showMap);
+    out.show_map_link = Boolean(row.showMapLink);
+  }
+  out.global_id = globalId(urls.site, row.id);
+  out.global_id_lineage = [out.global_id];
+  return out as unknown as Venue | Organizer;
 }
 
 const compact = (o: Record<string, unknown>) =>

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import fc from 'fast-check';
-import { formatDateTime } from '../../src/lib/dates.js';
+import { formatDateTime, zoneOffset } from '../../src/lib/dates.js';
 import { describe, expect, it } from 'vitest';
 import { dateDetails, eventTimes, eventZone, fromWallClock, zoneAbbreviation, type EventTimes } from '../../src/lib/event-times.js';
 
@@ -81,5 +81,23 @@ describe('formatDateTime', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('takes the offset at the instant of a transition, to the millisecond, from the day it remembers', () => {
+    const zones = ['Europe/Paris', 'America/New_York', 'Australia/Lord_Howe', 'America/St_Johns', 'Europe/Dublin'];
+    let transitions = 0;
+    for (const name of zones) {
+      const zone = eventZone(name)!.zone;
+      for (let day = Date.UTC(2024, 0, 1); day < Date.UTC(2027, 0, 1); day += 86_400_000) {
+        if (zone.offset(day) === zone.offset(day + 86_399_999)) continue;
+        transitions++;
+        // Ask late instants first, so that the day's entry is made from one of them.
+        for (let minute = 1439; minute >= 0; minute--) {
+          const ms = day + minute * 60_000;
+          for (const at of [ms, ms - 1, ms + 1]) expect(zoneOffset(zone, at), `${name} ${new Date(at).toISOString()}`).toBe(zone.offset(at));
+        }
+      }
+    }
+    expect(transitions).toBe(zones.length * 6);
   });
 });
