@@ -8,6 +8,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../../generated/prisma/client.js';
 import type { SqlConnection } from './sql.js';
 import { migrate } from './migrate.js';
+import { registerDriver } from './reads.js';
 
 export type Prisma = PrismaClient;
 /** The client a `$transaction` callback receives. */
@@ -83,6 +84,7 @@ async function openPGlite(dataDir: string): Promise<Database> {
   // pglite-prisma-adapter pins an older @prisma/driver-adapter-utils; the interfaces differ in
   // types only (STACK.md: verified at run time with Prisma 6.19).
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(lite) as never });
+  registerDriver(prisma, async (text, values) => (await lite.query(text, values)).rows);
   const sql: SqlConnection = {
     query: async (text, params) => (await lite.query(text, params)).rows as never,
     exec: async (script) => void (await lite.exec(script)),
@@ -104,6 +106,7 @@ function openPostgres(connectionString: string, poolSize = 10): Database {
   // An idle client that loses its connection emits 'error'; without a listener that kills the process.
   pool.on('error', () => {});
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  registerDriver(prisma, async (text, values) => (await pool.query(text, values)).rows);
   return {
     prisma,
     kind: 'postgresql',

@@ -6,6 +6,7 @@ import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { listScope, type PostStatus } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Prisma } from '../db/client.js';
+import { selectRows } from '../db/reads.js';
 import { invalidParams } from '../http/errors.js';
 import { formatDateTime, parseDateInput } from '../lib/dates.js';
 import { containingPattern } from '../lib/like.js';
@@ -141,7 +142,7 @@ export async function listEvents(
 }
 
 async function count(prisma: Prisma, where: PrismaNS.Sql): Promise<number> {
-  const [row] = await prisma.$queryRaw<Array<{ total: number }>>`SELECT count(*)::int AS total FROM events e WHERE ${where}`;
+  const [row] = await selectRows<{ total: number }>(prisma, sql`SELECT count(*)::int AS total FROM events e WHERE ${where}`);
   return row.total;
 }
 
@@ -157,13 +158,13 @@ async function countListed(prisma: Prisma, start: Date, end: Date): Promise<numb
   const firstDay = Math.floor(start.getTime() / DAY_MS) * DAY_MS;
   const lastDay = Math.floor(end.getTime() / DAY_MS) * DAY_MS;
   const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  const [row] = await prisma.$queryRaw<Array<{ total: number }>>`
+  const [row] = await selectRows<{ total: number }>(prisma, sql`
     SELECT (SELECT coalesce(sum(events), 0) FROM listed_events_per_day
             WHERE day > ${date(firstDay)}::date AND day < ${date(lastDay)}::date)::int
          + (SELECT count(*) FROM events e WHERE e.status = 'publish' AND NOT e.hide_from_listings AND e.start_utc >= ${start}::timestamptz
             AND e.start_utc < ${new Date(Math.min(firstDay + DAY_MS, end.getTime() + 1))}::timestamptz)::int
          + (SELECT count(*) FROM events e WHERE e.status = 'publish' AND NOT e.hide_from_listings AND e.start_utc <= ${end}::timestamptz
-            AND e.start_utc >= ${new Date(Math.max(lastDay, firstDay + DAY_MS))}::timestamptz)::int AS total`;
+            AND e.start_utc >= ${new Date(Math.max(lastDay, firstDay + DAY_MS))}::timestamptz)::int AS total`);
   return row.total;
 }
 

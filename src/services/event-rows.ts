@@ -1,10 +1,12 @@
 // Events with everything their representation shows (venues, organizers, terms), read with one SQL
-// statement. Every event read goes through here, so it is the service's hottest path: Prisma's
-// `include` would compile its query anew on each call and send seven statements. The rows come back
+// statement (run on the driver, db/reads.ts). Every event read goes through here, so it is the
+// service's hottest path: Prisma's `include` would compile its query anew on each call and send
+// seven statements. The rows come back
 // in exactly the shape `findMany({ include: eventInclude })` gives (test/http/event-rows.test.ts
 // compares the two), so the rest of the service does not know the difference.
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Prisma, Tx } from '../db/client.js';
+import { selectRows } from '../db/reads.js';
 import { type Json, record } from '../db/rows.js';
 import type { EventRow } from './events.js';
 
@@ -48,12 +50,12 @@ async function select(db: Prisma | Tx, { where, orderBy = PrismaNS.empty, take, 
   const page = take === undefined ? PrismaNS.empty : sql`LIMIT ${take}::int OFFSET ${skip}::int`;
   if (!withTotal) {
     // The page is cut first, in a subquery, so that links are gathered for its events only.
-    return db.$queryRaw<Array<{ event: string; total?: number }>>`
-      SELECT (${EVENT_JSON})::text AS event FROM (SELECT * FROM events e WHERE ${where} ${orderBy} ${page}) e ${orderBy}`;
+    return selectRows<{ event: string; total?: number }>(db, sql`
+      SELECT (${EVENT_JSON})::text AS event FROM (SELECT * FROM events e WHERE ${where} ${orderBy} ${page}) e ${orderBy}`);
   }
-  return db.$queryRaw<Array<{ event: string; total: number }>>`
+  return selectRows<{ event: string; total: number }>(db, sql`
     SELECT ((${EVENT_JSON}) - 'total_matches')::text AS event, e.total_matches::int AS total
-    FROM (SELECT e.*, count(*) OVER () AS total_matches FROM events e WHERE ${where} ${orderBy} ${page}) e ${orderBy}`;
+    FROM (SELECT e.*, count(*) OVER () AS total_matches FROM events e WHERE ${where} ${orderBy} ${page}) e ${orderBy}`);
 }
 
 function toEventRow(json: Json): EventRow {

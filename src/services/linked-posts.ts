@@ -7,6 +7,7 @@ import { type Caller, hasRole } from '../auth/roles.js';
 import type { Prisma, Tx } from '../db/client.js';
 import type { Precondition } from '../http/conditional.js';
 import { invalidParams, notFound } from '../http/errors.js';
+import { selectRows } from '../db/reads.js';
 import { record } from '../db/rows.js';
 import { containingPattern, sameText, startingWith } from '../lib/like.js';
 import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, publicationDate, trashOrDelete, truthy, userExists, describeKey, type Key, whereKey } from './posts.js';
@@ -107,12 +108,14 @@ export async function listLinked(prisma: Prisma, kind: LinkedKind, caller: Calle
   }
   const where = PrismaNS.join(and, ' AND ');
   const order = sql`ORDER BY p.published_at DESC, p.id DESC`;
-  const rows = await prisma.$queryRaw<Array<{ row: string; total: number }>>`
-    SELECT (to_jsonb(p) - 'total_matches')::text AS row, p.total_matches::int AS total
-    FROM (SELECT p.*, count(*) OVER () AS total_matches FROM ${table} p WHERE ${where} ${order}
-          LIMIT ${q.perPage}::int OFFSET ${(q.page - 1) * q.perPage}::int) p ${order}`;
+  const rows = await selectRows<{ row: string; total: number }>(
+    prisma,
+    sql`SELECT (to_jsonb(p) - 'total_matches')::text AS row, p.total_matches::int AS total
+        FROM (SELECT p.*, count(*) OVER () AS total_matches FROM ${table} p WHERE ${where} ${order}
+              LIMIT ${q.perPage}::int OFFSET ${(q.page - 1) * q.perPage}::int) p ${order}`,
+  );
   // A page past the end still tells the total.
-  const total = rows[0]?.total ?? (await prisma.$queryRaw<Array<{ total: number }>>`SELECT count(*)::int AS total FROM ${table} p WHERE ${where}`)[0].total;
+  const total = rows[0]?.total ?? (await selectRows<{ total: number }>(prisma, sql`SELECT count(*)::int AS total FROM ${table} p WHERE ${where}`))[0].total;
   return { total, items: rows.map(({ row }) => record(JSON.parse(row)) as LinkedRow) };
 }
 

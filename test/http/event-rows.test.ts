@@ -35,6 +35,9 @@ describe.each(databaseKinds)('event reads on %s', (kind) => {
     expect(expected.length).toBe(events.length);
     expect(byTerm(actual)).toEqual(byTerm(expected));
     expect(actual[0].startLocal).toBeInstanceOf(Date);
+    // Outside a transaction the statement runs on the driver; inside one, through Prisma: the same rows.
+    const inTransaction = await s.db.prisma.$transaction((tx) => selectEvents(tx, { where: Prisma.sql`TRUE`, orderBy: Prisma.sql`ORDER BY e.id` }));
+    expect(byTerm(inTransaction)).toEqual(byTerm(expected));
   });
 
   it('totals the public list over any window exactly as counting its events would', async () => {
