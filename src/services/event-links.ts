@@ -1,9 +1,11 @@
 // What an event links to, from the way a write or a list filter names it: categories and tags by
 // ID, name or slug; venues and organizers by ID or as the fields of one to create (decisions.md,
 // "Representations"). Names that point nowhere are 400s naming the field, never silent drops.
+import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { canRead } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Prisma, Tx } from '../db/client.js';
+import { selectRows } from '../db/reads.js';
 import { invalidParams } from '../http/errors.js';
 import { sameText } from '../lib/like.js';
 import { insertLinked, type LinkedInput, type LinkedKind } from './linked-posts.js';
@@ -11,6 +13,9 @@ import { CATEGORY, insertTerm, type Taxonomy } from './terms.js';
 
 const TERM_TYPE = { tribe_events_cat: 'category', post_tag: 'tag' } as const;
 const isId = (ref: string | number) => typeof ref === 'number' || /^\d{1,10}$/.test(ref);
+/** IDs are PostgreSQL integers: a larger number names nothing. */
+const MAX_ID = 2_147_483_647;
+const sql = PrismaNS.sql;
 
 /** A write's `categories` or `tags`: an array, or one comma-separated string. */
 export type TermsWrite = string | number | Array<string | number>;
@@ -55,23 +60,21 @@ export async function termIdsForWrite(tx: Tx, taxonomy: Taxonomy, field: string,
  */
 export async function termIdsForFilter(prisma: Prisma, taxonomy: Taxonomy, field: string, refs: Array<string | number>): Promise<number[]> {
   const texts = refs.map(String);
-  const rows = await prisma.term.findMany({
-    where: { taxonomy, OR: [{ slug: { in: texts } }, { id: { in: refs.filter(isId).map(Number) } }] },
-    select: { id: true, slug: true },
-  });
-  const ids = texts.map((ref) => (rows.find((t) => t.slug === ref) ?? rows.find((t) => isId(ref) && t.id === Number(ref)))?.id);
-  const unknown = texts.find((_, i) => ids[i] === undefined);
+  const ids = refs.filter(isId).map(Number).filter((id) => id <= MAX_ID);
+  // The named terms and, for categories, every one below them, in one statement.
+  const rows = await selectRows<{ id: number; slug: string; named: boolean }>(
+    prisma,
+    sql`WITH RECURSIVE named AS (
+          SELECT id FROM terms WHERE taxonomy = ${taxonomy}::"Taxonomy" AND (slug = ANY(${texts}::text[]) OR id = ANY(${ids}::int[]))),
+        tree(id) AS (
+          SELECT id FROM named
+          UNION SELECT t.id FROM terms t JOIN tree ON t.parent_id = tree.id WHERE ${taxonomy === CATEGORY}::boolean)
+        SELECT t.id, t.slug, t.id IN (SELECT id FROM named) AS named FROM tree JOIN terms t ON t.id = tree.id`,
+  );
+  const named = rows.filter((row) => row.named);
+  const unknown = texts.find((ref) => !named.some((t) => t.slug === ref || (isId(ref) && t.id === Number(ref))));
   if (unknown !== undefined) throw invalidParams({ [field]: `There is no ${TERM_TYPE[taxonomy]} "${unknown}".` });
-  const all = new Set(ids as number[]);
-  if (taxonomy === CATEGORY) {
-    // Walk down one level per query; category trees are shallow, and the set stops growing.
-    for (let level = [...all]; level.length && all.size < 10_000; ) {
-      const children = await prisma.term.findMany({ where: { parentId: { in: level } }, select: { id: true } });
-      level = children.map((c) => c.id).filter((id) => !all.has(id));
-      for (const id of level) all.add(id);
-    }
-  }
-  return [...all];
+  return rows.map((row) => row.id);
 }
 
 /** A write's `venue` or `organizer`: 0, an ID, `{id}`, the fields of a new one, or an array of those. */
@@ -112,7 +115,7 @@ export async function linkedIdsForWrite(
 
 /** 400 unless every ID of a list filter is a venue or organizer. */
 export async function assertLinkedExist(prisma: Prisma, kind: LinkedKind, ids: number[]) {
-  const rows = await kind.table(prisma).findMany({ where: { id: { in: ids } }, select: { id: true } });
+  const rows = await selectRows<{ id: number }>(prisma, sql`SELECT id FROM ${PrismaNS.raw(kind.tableName)} WHERE id = ANY(${ids}::int[])`);
   const missing = ids.find((id) => !rows.some((r) => r.id === id));
   if (missing !== undefined) throw invalidParams({ [kind.type]: `There is no ${kind.type} with ID ${missing}.` });
 }

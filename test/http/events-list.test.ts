@@ -126,23 +126,26 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
     expect((await inYear(2042, '&search=')).status).toBe(400);
   });
 
-  it('filters by categories (with their children) and tags by slug or ID: OR within, AND across', async () => {
+  it('filters by categories (with every category below them) and tags by slug or ID: OR within, AND across', async () => {
     const concerts = (await s.post('/categories', { name: 'Concerts 2043' })).body;
     const jazz = (await s.post('/categories', { name: 'Jazz 2043', parent: concerts.id })).body;
+    const bebop = (await s.post('/categories', { name: 'Bebop 2043', parent: jazz.id })).body;
     const workshops = (await s.post('/categories', { name: 'Workshops 2043' })).body;
     const live = (await s.post('/tags', { name: 'Live 2043' })).body;
     const a = await on(2043, 1, { categories: [concerts.id], tags: [live.id] });
     const b = await on(2043, 2, { categories: [jazz.id] });
     const c = await on(2043, 3, { categories: [workshops.id], tags: [live.id] });
     await on(2043, 4);
+    const d = await on(2043, 5, { categories: [bebop.id] });
 
-    expect(ids(await inYear(2043, `&categories=${concerts.slug}`))).toEqual([a.id, b.id]);
-    expect(ids(await inYear(2043, `&categories=${jazz.id}`))).toEqual([b.id]);
-    expect(ids(await inYear(2043, `&categories=${jazz.slug},${workshops.id}`))).toEqual([b.id, c.id]);
-    expect(ids(await inYear(2043, `&categories[]=${jazz.slug}&categories[]=${workshops.slug}`))).toEqual([b.id, c.id]);
+    expect(ids(await inYear(2043, `&categories=${concerts.slug}`))).toEqual([a.id, b.id, d.id]);
+    expect(ids(await inYear(2043, `&categories=${jazz.id}`))).toEqual([b.id, d.id]);
+    expect(ids(await inYear(2043, `&categories=${bebop.id}`))).toEqual([d.id]);
+    expect(ids(await inYear(2043, `&categories=${jazz.slug},${workshops.id}`))).toEqual([b.id, c.id, d.id]);
+    expect(ids(await inYear(2043, `&categories[]=${jazz.slug}&categories[]=${workshops.slug}`))).toEqual([b.id, c.id, d.id]);
     expect(ids(await inYear(2043, `&tags=${live.slug}`))).toEqual([a.id, c.id]);
     expect(ids(await inYear(2043, `&categories=${concerts.id}&tags=${live.id}`))).toEqual([a.id]);
-    for (const bad of ['categories=no-such-category', `categories=${live.id}`, 'tags=99999', `tags=${concerts.slug}`]) {
+    for (const bad of ['categories=no-such-category', `categories=${live.id}`, 'categories=9999999999', 'tags=99999', `tags=${concerts.slug}`]) {
       const r = await inYear(2043, `&${bad}`);
       expect(r.status, bad).toBe(400);
       expect(r.body.code).toBe('rest_invalid_param');
