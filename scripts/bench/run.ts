@@ -8,7 +8,8 @@
 // number of concurrent connections; BENCH_ROUNDS (default 2) how many times the service and the
 // baseline take turns at each read scenario (the best round of each counts); BENCH_ONLY (default
 // all) a comma-separated choice of the parts: postgresql (baseline and service, 10,000 events),
-// pglite, scaling.
+// pglite, scaling; BENCH_PROFILE a folder where each service process leaves a CPU profile
+// (.cpuprofile, for Chrome DevTools or speedscope).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -23,6 +24,7 @@ import { type Figures, measure, type Scenario, type Server, startServer } from '
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
+const PROFILE_DIR = process.env.BENCH_PROFILE;
 const PARTS = new Set((process.env.BENCH_ONLY || 'postgresql,pglite,scaling').split(',').map((part) => part.trim()));
 const SERVER_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test';
 const API = '/wp-json/calendar/events/v1';
@@ -212,7 +214,9 @@ const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : `${
 
 function startService(storage: Storage): Promise<Server> {
   const env: Record<string, string> = storage.kind === 'postgresql' ? { DATABASE_URL: storage.url } : { DATABASE_URL: '', DATA_DIR: storage.dataDir };
-  return startServer(START_ARGS, { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, '/readyz');
+  // V8 writes the profile when the process exits, after the shutdown that stop() starts.
+  const profile = PROFILE_DIR ? [`--cpu-prof`, `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : [];
+  return startServer([...profile, ...START_ARGS], { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, '/readyz');
 }
 
 /** A fresh database on the server, dropped by `drop()`. */
