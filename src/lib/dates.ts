@@ -81,7 +81,8 @@ function zoneNamed(name: string): Zone {
   return zone;
 }
 
-const DAY_MS = 86_400_000;
+/** Milliseconds in a UTC day. */
+export const DAY_MS = 86_400_000;
 const MAX_CACHED_DAYS = 50_000;
 
 /** A zone's offsets over one UTC day: `before` until the instant `change`, `after` from it on. */

@@ -2,7 +2,7 @@
 // kept both as wall-clock times in that zone and as UTC instants, so that neither drifts across a
 // daylight-saving change. Luxon does all zone arithmetic.
 import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
-import { parseDateInput, zoneOffset } from './dates.js';
+import { DAY_MS, parseDateInput, zoneOffset } from './dates.js';
 
 export interface EventZone {
   /** As stored and shown: the IANA name, or `UTC+5`, `UTC-3:30`. */
@@ -96,7 +96,7 @@ export function zoneAbbreviation(zone: EventZone, at: Date): string {
   if (zone.zone instanceof FixedOffsetZone) return zone.name;
   // Asking ICU in several locales is slow, and a list asks for every event. A zone's name changes
   // with its offset, at a transition; within one day and one offset it is the same.
-  const day = Math.floor(at.getTime() / 86_400_000);
+  const day = Math.floor(at.getTime() / DAY_MS);
   const key = `${zone.name} ${day} ${zoneOffset(zone.zone, at.getTime())}`;
   let name = abbreviations.get(key);
   if (name === undefined) {

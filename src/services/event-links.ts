@@ -61,20 +61,22 @@ export async function termIdsForWrite(tx: Tx, taxonomy: Taxonomy, field: string,
 export async function termIdsForFilter(prisma: Prisma, taxonomy: Taxonomy, field: string, refs: Array<string | number>): Promise<number[]> {
   const texts = refs.map(String);
   const ids = refs.filter(isId).map(Number).filter((id) => id <= MAX_ID);
-  // The named terms and, for categories, every one below them, in one statement.
-  const rows = await selectRows<{ id: number; slug: string; named: boolean }>(
+  // Every term a reference could name, each with itself and, for categories, every one below it, in
+  // one statement; which of them a reference names is decided here.
+  const rows = await selectRows<{ root: number; slug: string; id: number }>(
     prisma,
     sql`WITH RECURSIVE named AS (
-          SELECT id FROM terms WHERE taxonomy = ${taxonomy}::"Taxonomy" AND (slug = ANY(${texts}::text[]) OR id = ANY(${ids}::int[]))),
-        tree(id) AS (
-          SELECT id FROM named
-          UNION SELECT t.id FROM terms t JOIN tree ON t.parent_id = tree.id WHERE ${taxonomy === CATEGORY}::boolean)
-        SELECT t.id, t.slug, t.id IN (SELECT id FROM named) AS named FROM tree JOIN terms t ON t.id = tree.id`,
+          SELECT id, slug FROM terms WHERE taxonomy = ${taxonomy}::"Taxonomy" AND (slug = ANY(${texts}::text[]) OR id = ANY(${ids}::int[]))),
+        tree(root, id) AS (
+          SELECT id, id FROM named
+          UNION SELECT tree.root, t.id FROM terms t JOIN tree ON t.parent_id = tree.id WHERE ${taxonomy === CATEGORY}::boolean)
+        SELECT tree.root, named.slug, tree.id FROM tree JOIN named ON named.id = tree.root`,
   );
-  const named = rows.filter((row) => row.named);
-  const unknown = texts.find((ref) => !named.some((t) => t.slug === ref || (isId(ref) && t.id === Number(ref))));
+  const named = rows.filter((row) => row.id === row.root);
+  const roots = texts.map((ref) => (named.find((t) => t.slug === ref) ?? named.find((t) => isId(ref) && t.id === Number(ref)))?.id);
+  const unknown = texts.find((_, i) => roots[i] === undefined);
   if (unknown !== undefined) throw invalidParams({ [field]: `There is no ${TERM_TYPE[taxonomy]} "${unknown}".` });
-  return rows.map((row) => row.id);
+  return [...new Set(rows.filter((row) => roots.includes(row.root)).map((row) => row.id))];
 }
 
 /** A write's `venue` or `organizer`: 0, an ID, `{id}`, the fields of a new one, or an array of those. */

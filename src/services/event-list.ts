@@ -8,7 +8,7 @@ import type { Caller } from '../auth/roles.js';
 import type { Prisma } from '../db/client.js';
 import { selectRows } from '../db/reads.js';
 import { invalidParams } from '../http/errors.js';
-import { formatDateTime, parseDateInput } from '../lib/dates.js';
+import { DAY_MS, formatDateTime, parseDateInput } from '../lib/dates.js';
 import { containingPattern } from '../lib/like.js';
 import type { Page, QueryArgs } from '../lib/pagination.js';
 import { assertLinkedExist, termIdsForFilter } from './event-links.js';
@@ -145,8 +145,6 @@ async function count(prisma: Prisma, where: PrismaNS.Sql): Promise<number> {
   const [row] = await selectRows<{ total: number }>(prisma, sql`SELECT count(*)::int AS total FROM events e WHERE ${where}`);
   return row.total;
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * How many events the public list has between two instants: whole UTC days from the day counts the

@@ -145,6 +145,11 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
     expect(ids(await inYear(2043, `&categories[]=${jazz.slug}&categories[]=${workshops.slug}`))).toEqual([b.id, c.id, d.id]);
     expect(ids(await inYear(2043, `&tags=${live.slug}`))).toEqual([a.id, c.id]);
     expect(ids(await inYear(2043, `&categories=${concerts.id}&tags=${live.id}`))).toEqual([a.id]);
+    // A reference is a slug before it is an ID: a category whose slug is another's ID wins.
+    const named = (await s.post('/categories', { name: 'Numbered 2043', slug: String(workshops.id) })).body;
+    expect(named.slug).toBe(String(workshops.id));
+    const e = await on(2043, 6, { categories: [named.id] });
+    expect(ids(await inYear(2043, `&categories=${workshops.id}`))).toEqual([e.id]);
     for (const bad of ['categories=no-such-category', `categories=${live.id}`, 'categories=9999999999', 'tags=99999', `tags=${concerts.slug}`]) {
       const r = await inYear(2043, `&${bad}`);
       expect(r.status, bad).toBe(400);
