@@ -1,5 +1,5 @@
 // The operations of both term resources; categories.ts and tags.ts bind them to their taxonomy.
-import { entityTag, preconditionFailed } from '../http/conditional.js';
+import { versionOf } from '../http/conditional.js';
 import type { Call, Reply } from '../http/handler.js';
 import { listHeaders, listLinks, pageOf, totalPages } from '../lib/pagination.js';
 import { COLLECTION, serializeTerm } from '../serializers/terms.js';
@@ -70,36 +70,25 @@ export function termOperations(taxonomy: terms.Taxonomy) {
   async function create(call: Call): Promise<Reply> {
     const term = await terms.createTerm(call.db.prisma, taxonomy, call.body as terms.TermInput);
     const body = serializeTerm(term, call.urls);
-    return { status: 201, body, headers: { Location: body.urls.self } };
+    return { status: 201, body, headers: { Location: body.urls.self }, version: versionOf(term.modifiedAt) };
   }
 
   async function get(call: Call): Promise<Reply> {
     const { id } = call.params as { id: number };
-    return { body: serializeTerm(await terms.getTerm(call.db.prisma, taxonomy, id), call.urls) };
-  }
-
-  /**
-   * Terms carry no version: If-Match is compared with the ETag of the term as it is now. (A write
-   * between that read and this one slips through; term edits are rare and small.)
-   */
-  async function checkIfMatch(call: Call, id: number) {
-    const precondition = call.precondition;
-    if (!precondition || precondition.versions === '*') return;
-    const current = serializeTerm(await terms.getTerm(call.db.prisma, taxonomy, id), call.urls);
-    if (!precondition.tags.includes(entityTag(JSON.stringify(current)))) throw preconditionFailed();
+    const term = await terms.getTerm(call.db.prisma, taxonomy, id);
+    return { body: serializeTerm(term, call.urls), version: versionOf(term.modifiedAt) };
   }
 
   async function update(call: Call): Promise<Reply> {
     const { id } = call.params as { id: number };
-    await checkIfMatch(call, id);
-    const term = await terms.updateTerm(call.db.prisma, taxonomy, id, call.body as terms.TermInput);
-    return { body: serializeTerm(term, call.urls) };
+    const term = await terms.updateTerm(call.db.prisma, taxonomy, id, call.body as terms.TermInput, call.precondition);
+    return { body: serializeTerm(term, call.urls), version: versionOf(term.modifiedAt) };
   }
 
   async function remove(call: Call): Promise<Reply> {
     const { id } = call.params as { id: number };
-    await checkIfMatch(call, id);
-    return { body: serializeTerm(await terms.deleteTerm(call.db.prisma, taxonomy, id), call.urls) };
+    const term = await terms.deleteTerm(call.db.prisma, taxonomy, id, call.precondition);
+    return { body: serializeTerm(term, call.urls) };
   }
 
   return { list, create, get, update, remove };

@@ -1,7 +1,7 @@
 // Conditional requests (RFC 9110). Every successful GET carries a strong ETag computed from the
 // bytes it sends, so `If-None-Match` gives 304 whenever the representation is unchanged, whoever
-// changed what it embeds. Events, venues and organizers put their version (the modification time)
-// in front of it: `If-Match` on an update or delete names that version, and the write claims it
+// changed what it embeds. Events, venues, organizers and terms put their version (the modification
+// time) in front of it: `If-Match` on an update or delete names that version, and the write claims it
 // atomically, so of two editors who read the same version only the first one writes.
 import { createHash } from 'node:crypto';
 import { ApiError } from './errors.js';
@@ -33,22 +33,20 @@ export function noneMatch(header: string | string[] | undefined, etag: string): 
 export interface Precondition {
   /** `*`: the object must exist; otherwise the versions the client's tags name. */
   versions: '*' | Date[];
-  /** The strong tags as sent, for objects without a version (terms): compared whole. */
-  tags: string[];
 }
 
 /** The versions named by If-Match's strong tags (weak tags never match If-Match). */
 export function ifMatchPrecondition(header: string | string[] | undefined): Precondition | undefined {
   const tags = parseTags(header);
   if (tags === undefined) return undefined;
-  if (tags === '*') return { versions: '*', tags: [] };
+  if (tags === '*') return { versions: '*' };
   const strong = tags.filter((tag) => !tag.startsWith('W/'));
   const versions = strong
     .map((tag) => /^"([0-9a-z]{1,12})-/.exec(tag)?.[1])
     .filter((v): v is string => v !== undefined)
     .map((v) => new Date(parseInt(v, 36)))
     .filter((d) => !Number.isNaN(d.getTime()));
-  return { versions, tags: strong };
+  return { versions };
 }
 
 export const preconditionFailed = () =>

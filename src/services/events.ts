@@ -12,7 +12,7 @@ import { eventTimes, eventZone, fromWallClock } from '../lib/event-times.js';
 import { startingWith } from '../lib/like.js';
 import { linkedIdsForWrite, type LinksWrite, termIdsForWrite, type TermsWrite } from './event-links.js';
 import { type LinkedKind, ORGANIZER, VENUE } from './linked-posts.js';
-import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, publicationDate, trashOrDelete, userExists, describeKey, type Key, whereKey } from './posts.js';
+import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, lockPost, publicationDate, trashOrDelete, userExists, describeKey, type Key } from './posts.js';
 import { selectEvents } from './event-rows.js';
 import { retryOnConflict } from './retry.js';
 import { CATEGORY, TAG } from './terms.js';
@@ -57,7 +57,7 @@ export type { Key } from './posts.js';
 
 
 /** The event an ID or slug names, with everything its representation shows, or undefined. */
-async function findEvent(prisma: Prisma, key: Key): Promise<EventRow | undefined> {
+async function findEvent(prisma: Prisma | Tx, key: Key): Promise<EventRow | undefined> {
   const where = 'id' in key ? PrismaNS.sql`e.id = ${key.id}::int` : PrismaNS.sql`e.slug = ${key.slug}::text`;
   return (await selectEvents(prisma, { where }))[0];
 }
@@ -102,7 +102,8 @@ export async function updateEvent(
 ): Promise<EventRow> {
   return retryOnConflict(() =>
     prisma.$transaction(async (tx) => {
-      const current = await tx.event.findFirst({ where: whereKey(key) });
+      const id = await lockPost(tx, 'events', key);
+      const current = id === undefined ? null : await tx.event.findUnique({ where: { id } });
       if (!current) throw notFound('event', describeKey(key));
       assertEditable(caller, current);
       await claimVersion(tx.event, current.id, precondition);
@@ -139,19 +140,21 @@ async function readBack(prisma: Prisma, id: number): Promise<EventRow> {
 
 /** To the trash, or for good with `force`; answers the event as it is after the trash, or as it was. */
 export async function deleteEvent(prisma: Prisma, caller: Caller, key: Key, force: boolean, precondition?: Precondition): Promise<EventRow> {
-  const before = await findEvent(prisma, key);
-  if (!before) throw notFound('event', describeKey(key));
-  await prisma.$transaction(async (tx) => {
-    // Checked again inside the transaction: another request may have changed it meanwhile.
-    const current = await tx.event.findUnique({ where: { id: before.id } });
-    if (!current) throw notFound('event', describeKey(key));
-    assertEditable(caller, current);
-    await claimVersion(tx.event, current.id, precondition);
-    await trashOrDelete('event', caller, current, force, {
-      trash: () => tx.event.update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } }),
-      remove: () => tx.event.delete({ where: { id: current.id } }),
-    });
-  });
+  const before = await retryOnConflict(() =>
+    prisma.$transaction(async (tx) => {
+      // Read under the row's lock, so that the answer to a delete for good is the event as it was deleted.
+      const id = await lockPost(tx, 'events', key);
+      const current = id === undefined ? undefined : await findEvent(tx, { id });
+      if (!current) throw notFound('event', describeKey(key));
+      assertEditable(caller, current);
+      await claimVersion(tx.event, current.id, precondition);
+      await trashOrDelete('event', caller, current, force, {
+        trash: () => tx.event.update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } }),
+        remove: () => tx.event.delete({ where: { id: current.id } }),
+      });
+      return current;
+    }),
+  );
   return force ? before : readBack(prisma, before.id);
 }
 

@@ -10,7 +10,7 @@ import { invalidParams, notFound } from '../http/errors.js';
 import { selectRows } from '../db/reads.js';
 import { record } from '../db/rows.js';
 import { containingPattern, sameText, startingWith } from '../lib/like.js';
-import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, publicationDate, trashOrDelete, truthy, userExists, describeKey, type Key, whereKey } from './posts.js';
+import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, lockPost, publicationDate, trashOrDelete, truthy, userExists, describeKey, type Key, whereKey } from './posts.js';
 import { inScope } from './list-scope.js';
 import { retryOnConflict } from './retry.js';
 
@@ -139,6 +139,10 @@ export async function createLinked(prisma: Prisma, kind: LinkedKind, caller: Cal
 /** Creates the item inside the caller's transaction (events create their venues and organizers so). */
 export async function insertLinked(tx: Tx, kind: LinkedKind, caller: Caller, input: LinkedInput, siteZone: string): Promise<CreateResult> {
   const name = String(input[kind.nameField]).trim();
+  // Duplicates are told apart by optional fields too, so no unique index can settle a race between
+  // two creates of the same name. Creates of one name take turns instead: the second waits here
+  // until the first commits, then finds its row as a duplicate. The lock is released at commit.
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${kind.type}:${name.toLowerCase()}`}::text, 0))`;
   const existing = await findDuplicate(tx, kind, caller, name, input);
   if (existing) return { row: existing, created: false };
   const status = effectiveStatus(caller, input.status);
@@ -168,8 +172,7 @@ export async function updateLinked(
 ): Promise<LinkedRow> {
   return retryOnConflict(() =>
     prisma.$transaction(async (tx) => {
-      const current = await kind.table(tx).findFirst({ where: whereKey(key) });
-      if (!current) throw notFound(kind.type, describeKey(key));
+      const current = await lockedLinked(tx, kind, key);
       assertEditable(caller, current);
       await claimVersion(kind.table(tx), current.id, precondition);
       const name = input[kind.nameField] !== undefined ? String(input[kind.nameField]).trim() : current.name;
@@ -200,9 +203,8 @@ export async function updateLinked(
  * its links to events included. Answers the item as it is after the trash, or as it was.
  */
 export async function deleteLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, key: Key, force: boolean, precondition?: Precondition): Promise<LinkedRow> {
-  return prisma.$transaction(async (tx) => {
-    const current = await kind.table(tx).findFirst({ where: whereKey(key) });
-    if (!current) throw notFound(kind.type, describeKey(key));
+  return retryOnConflict(() => prisma.$transaction(async (tx) => {
+    const current = await lockedLinked(tx, kind, key);
     assertEditable(caller, current);
     await claimVersion(kind.table(tx), current.id, precondition);
     return trashOrDelete(kind.type, caller, current, force, {
@@ -212,7 +214,15 @@ export async function deleteLinked(prisma: Prisma, kind: LinkedKind, caller: Cal
         return current;
       },
     });
-  });
+  }));
+}
+
+/** The item a key names, locked for the rest of the transaction (posts.ts lockPost says why). */
+async function lockedLinked(tx: Tx, kind: LinkedKind, key: Key): Promise<LinkedRow> {
+  const id = await lockPost(tx, kind.tableName, key);
+  const current = id === undefined ? null : await kind.table(tx).findFirst({ where: { id } });
+  if (!current) throw notFound(kind.type, describeKey(key));
+  return current;
 }
 
 /** The columns a write sets besides name, slug, status, author and dates. */

@@ -1,5 +1,6 @@
 // What events, venues and organizers share as posts: publication dates, images, slugs, truthy
 // words, and the answer to "may this caller see or change this item".
+import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { canDeleteForGood, canEdit, canRead, forbidden, type PostStatus } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Tx } from '../db/client.js';
@@ -112,6 +113,22 @@ export async function trashOrDelete<T>(
     throw new ApiError(410, `${type}-is-in-trash`, `The ${type} with ID ${current.id} is already in the trash.`);
   }
   return ops.trash();
+}
+
+/**
+ * Locks the post a key names until the write's transaction ends, and answers its ID (undefined when
+ * there is none). Every update and delete of a post starts here. A second writer of the same row
+ * waits on the lock; the read that follows it is a new statement, so under READ COMMITTED it sees
+ * the first writer's committed row. Without the lock a partial update wrote back fields it was not
+ * sent (title, status, times, the name a slug or stateprovince derives from) from a copy read before
+ * another writer committed. Locking rather than writing only the named columns, because what a write
+ * stores depends on the current row: derived columns (UTC times from wall-clock times and zone), and
+ * permission checks on the current status and author.
+ */
+export async function lockPost(tx: Tx, table: 'events' | 'venues' | 'organizers', key: Key): Promise<number | undefined> {
+  const where = 'id' in key ? PrismaNS.sql`id = ${key.id}::int` : PrismaNS.sql`slug = ${key.slug}::text`;
+  const rows = await tx.$queryRaw<Array<{ id: number }>>`SELECT id FROM ${PrismaNS.raw(table)} WHERE ${where} FOR UPDATE`;
+  return rows[0]?.id;
 }
 
 /**

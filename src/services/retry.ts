@@ -1,16 +1,17 @@
 // Two writers can pass a service's checks at once; a unique index then rejects one of them, and it
 // runs again and sees the other's row (a derived slug moves on to the next number). Each round lets
 // at least one of the racing writers through; a short random pause keeps the others from meeting
-// again at once.
+// again at once. Two writers that lock the same rows in opposite orders (an event's inline venues
+// named in another order) deadlock; PostgreSQL aborts one, which runs again the same way.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isUniqueViolation } from '../db/errors.js';
+import { isTransient, isUniqueViolation } from '../db/errors.js';
 
 export async function retryOnConflict<T>(work: () => Promise<T>, attempts = 10): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (err) {
-      if (attempt >= attempts || !isUniqueViolation(err)) throw err;
+      if (attempt >= attempts || !(isUniqueViolation(err) || isTransient(err))) throw err;
       await sleep(Math.random() * 5 * attempt);
     }
   }

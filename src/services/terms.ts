@@ -5,6 +5,8 @@ import type { Prisma, Tx } from '../db/client.js';
 import { ApiError, invalidParams, notFound } from '../http/errors.js';
 import { containing, sameText, startingWith } from '../lib/like.js';
 import { firstFreeSlug, slugify } from '../lib/slug.js';
+import type { Precondition } from '../http/conditional.js';
+import { claimVersion } from './posts.js';
 import { retryOnConflict } from './retry.js';
 
 export type Taxonomy = 'tribe_events_cat' | 'post_tag';
@@ -24,6 +26,8 @@ export interface TermRecord {
   count: number;
   /** Slugs from the root category down to this term, for its permalink. */
   path: string[];
+  /** The version If-Match names (http/conditional.ts). */
+  modifiedAt: Date;
 }
 
 export interface TermInput {
@@ -121,11 +125,11 @@ export async function insertTerm(tx: Tx, taxonomy: Taxonomy, input: TermInput): 
   return row.id;
 }
 
-export async function updateTerm(prisma: Prisma, taxonomy: Taxonomy, id: number, input: TermInput): Promise<TermRecord> {
+export async function updateTerm(prisma: Prisma, taxonomy: Taxonomy, id: number, input: TermInput, precondition?: Precondition): Promise<TermRecord> {
   await retryOnConflict(() =>
     prisma.$transaction(async (tx) => {
-      const current = await tx.term.findFirst({ where: { id, taxonomy } });
-      if (!current) throw notFound(TYPE[taxonomy], id);
+      const current = await lockTerm(tx, taxonomy, id);
+      await claimVersion(tx.term, id, precondition);
       const name = input.name?.trim() ?? current.name;
       const parentId =
         taxonomy === CATEGORY && input.parent !== undefined ? await checkParent(tx, input.parent, id) : current.parentId;
@@ -133,7 +137,7 @@ export async function updateTerm(prisma: Prisma, taxonomy: Taxonomy, id: number,
       const slug = input.slug !== undefined ? await chooseSlug(tx, taxonomy, input.slug, name, id) : current.slug;
       await tx.term.update({
         where: { id },
-        data: { name, slug, parentId, description: input.description ?? current.description },
+        data: { name, slug, parentId, description: input.description ?? current.description, modifiedAt: new Date() },
       });
     }),
   );
@@ -141,15 +145,29 @@ export async function updateTerm(prisma: Prisma, taxonomy: Taxonomy, id: number,
 }
 
 /** Deletes for good; children of a deleted category move up to its parent. Returns the term as it was. */
-export async function deleteTerm(prisma: Prisma, taxonomy: Taxonomy, id: number): Promise<TermRecord> {
-  return prisma.$transaction(async (tx) => {
+export async function deleteTerm(prisma: Prisma, taxonomy: Taxonomy, id: number, precondition?: Precondition): Promise<TermRecord> {
+  return retryOnConflict(() => prisma.$transaction(async (tx) => {
+    await lockTerm(tx, taxonomy, id);
+    await claimVersion(tx.term, id, precondition);
     const before = await getTerm(tx, taxonomy, id);
     await tx.term.updateMany({ where: { parentId: id }, data: { parentId: before.parentId || null } });
     await tx.term.delete({ where: { id } });
     return before;
-  });
+  }));
 }
 
+
+/**
+ * The term, locked until the write's transaction ends: a second writer waits, then reads the first
+ * one's committed row, so an update never writes back a name, slug, parent or description it was
+ * not sent from a stale copy (the same reasoning as posts.ts lockPost).
+ */
+async function lockTerm(tx: Tx, taxonomy: Taxonomy, id: number): Promise<Term> {
+  const rows = await tx.$queryRaw<Array<{ id: number }>>`SELECT id FROM terms WHERE id = ${id}::int AND taxonomy = ${taxonomy}::"Taxonomy" FOR UPDATE`;
+  const current = rows.length ? await tx.term.findUnique({ where: { id } }) : null;
+  if (!current) throw notFound(TYPE[taxonomy], id);
+  return current;
+}
 
 async function checkParent(tx: Tx, parent: number | undefined, self: number | undefined): Promise<number | null> {
   if (!parent) return null;
@@ -229,6 +247,7 @@ async function withPaths(prisma: Prisma | Tx, rows: TermRow[]): Promise<TermReco
       parentId: row.parentId ?? 0,
       count: row.eventCount,
       path,
+      modifiedAt: row.modifiedAt,
     };
   });
 }

@@ -1,0 +1,155 @@
+// Writers racing on one object, on both databases (PostgreSQL is where requests really interleave:
+// PGlite runs one transaction at a time). Each writer changes different fields with a partial
+// update; whatever the interleaving, every field a writer was told it changed (200) must be in the
+// final object, because an update never writes back a field it was not sent from an older copy.
+// Also: If-Match claimed atomically on terms, and creates that de-duplicate by name.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseKinds } from '../setup/databases.js';
+import { startServer, type TestServer } from '../setup/server.js';
+
+const ROUNDS = 4;
+const METHODS = ['PATCH', 'POST', 'PUT'] as const;
+
+interface Writer {
+  body: Record<string, unknown>;
+  /** The part of the representation this writer changed. */
+  pick: (representation: any) => unknown;
+}
+
+const field = (name: string, value: unknown): Writer => ({ body: { [name]: value }, pick: (r) => r[name] });
+
+describe.each(databaseKinds)('concurrent writers on %s', (dbKind) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer(dbKind);
+  });
+  afterAll(() => s?.close());
+
+  /**
+   * Sends every writer at once (by ID and by slug, by turns of POST, PUT and PATCH) and checks that
+   * each one's field, as its own answer showed it, is what the object shows at the end.
+   */
+  async function race(collection: string, object: { id: number; slug: string }, writers: Writer[]) {
+    const answers = await Promise.all(
+      writers.map((w, i) => {
+        const path = i % 2 ? `/${collection}/by-slug/${object.slug}` : `/${collection}/${object.id}`;
+        return s.request(METHODS[i % METHODS.length], collection === 'categories' || collection === 'tags' ? `/${collection}/${object.id}` : path, { body: w.body });
+      }),
+    );
+    for (const answer of answers) expect(answer.status).toBe(200);
+    const final = (await s.get(`/${collection}/${object.id}`)).body;
+    writers.forEach((w, i) => expect({ writer: w.body, value: w.pick(final) }).toEqual({ writer: w.body, value: w.pick(answers[i].body) }));
+  }
+
+  it('keeps every field that parallel partial updates of one event acknowledged', async () => {
+    const venue = (await s.post('/venues', { venue: `Race hall ${dbKind}` })).body;
+    for (let round = 0; round < ROUNDS; round++) {
+      const event = (await s.post('/events', { title: `Race ${round}`, start_date: '2034-01-01 10:00', end_date: '2034-01-01 11:00' })).body;
+      await race('events', event, [
+        field('status', 'draft'),
+        field('excerpt', `Excerpt ${round}`),
+        field('title', `Renamed ${round}`),
+        field('description', `Description ${round}`),
+        field('website', `https://race.example/${round}`),
+        { body: { start_date: '2034-02-02 09:00', end_date: '2034-02-02 12:00' }, pick: (r) => [r.start_date, r.end_date] },
+        field('featured', true),
+        field('sticky', true),
+        field('hide_from_listings', true),
+        { body: { cost: '12' }, pick: (r) => r.cost },
+        { body: { timezone: 'Europe/Paris' }, pick: (r) => r.timezone },
+        { body: { categories: [`Race category ${round}`] }, pick: (r) => r.categories.map((c: { name: string }) => c.name) },
+        { body: { tags: [`race-tag-${round}`] }, pick: (r) => r.tags.map((t: { name: string }) => t.name) },
+        { body: { venue: venue.id }, pick: (r) => r.venue.id },
+      ]);
+    }
+  });
+
+  it('keeps every field that parallel partial updates of one venue or organizer acknowledged', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const venue = (await s.post('/venues', { venue: `Venue race ${round}` })).body;
+      await race('venues', venue, [
+        field('venue', `Venue renamed ${round}`),
+        field('address', `${round} Main Street`),
+        field('city', 'Springfield'),
+        field('zip', '12345'),
+        field('phone', '+1 555 0100'),
+        field('website', `https://venue.example/${round}`),
+        field('description', `About venue ${round}`),
+        field('excerpt', 'Short'),
+        field('status', 'draft'),
+        field('province', 'Ontario'),
+        field('show_map', false),
+      ]);
+      const organizer = (await s.post('/organizers', { organizer: `Organizer race ${round}` })).body;
+      await race('organizers', organizer, [
+        field('organizer', `Organizer renamed ${round}`),
+        field('phone', '+1 555 0199'),
+        field('email', `race${round}@example.org`),
+        field('website', `https://organizer.example/${round}`),
+        field('description', `About organizer ${round}`),
+        field('excerpt', 'Brief'),
+        field('status', 'draft'),
+      ]);
+    }
+  });
+
+  it('keeps every field that parallel partial updates of one category or tag acknowledged', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const parent = (await s.post('/categories', { name: `Parent race ${round}` })).body;
+      const category = (await s.post('/categories', { name: `Category race ${round}` })).body;
+      await race('categories', category, [
+        field('name', `Category renamed ${round}`),
+        field('description', `About category ${round}`),
+        field('slug', `category-slug-${round}`),
+        field('parent', parent.id),
+      ]);
+      const tag = (await s.post('/tags', { name: `Tag race ${round}` })).body;
+      await race('tags', tag, [field('name', `Tag renamed ${round}`), field('description', `About tag ${round}`), field('slug', `tag-slug-${round}`)]);
+    }
+  });
+
+  it('lets only one of many writers holding the same version of a term write', async () => {
+    for (const collection of ['categories', 'tags']) {
+      const term = await s.post(`/${collection}`, { name: `Versioned ${collection}` });
+      const etag = term.headers.get('etag')!;
+      expect(etag).toMatch(/^"[0-9a-z]+-[A-Za-z0-9_-]{22}"$/);
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          s.request('PATCH', `/${collection}/${term.body.id}`, { body: { description: `Writer ${i}` }, headers: { 'if-match': etag } }),
+        ),
+      );
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+      expect(answers.filter((a) => a.status === 412)).toHaveLength(19);
+      const winner = answers.find((a) => a.status === 200)!;
+      expect((await s.get(`/${collection}/${term.body.id}`)).body.description).toBe(winner.body.description);
+      // The winner's answer carries the new version, which the next write may name.
+      const next = await s.request('DELETE', `/${collection}/${term.body.id}`, { headers: { 'if-match': winner.headers.get('etag')! } });
+      expect(next.status).toBe(200);
+    }
+  });
+
+  it('makes one venue or organizer of many parallel creates of the same name', async () => {
+    for (const [collection, nameField] of [['venues', 'venue'], ['organizers', 'organizer']] as const) {
+      const name = `Only one ${collection}`;
+      const answers = await Promise.all(Array.from({ length: 30 }, () => s.post(`/${collection}`, { [nameField]: name })));
+      expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+      const listed = (await s.get(`/${collection}?search=${encodeURIComponent(name)}&per_page=50`)).body[collection];
+      expect(listed).toHaveLength(1);
+    }
+    // The same when events create them inline, naming two of them in opposite orders.
+    const events = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        s.post('/events', {
+          title: `Inline ${i}`,
+          start_date: '2034-03-03 10:00',
+          end_date: '2034-03-03 11:00',
+          venue: i % 2 ? [{ venue: 'Inline hall A' }, { venue: 'Inline hall B' }] : [{ venue: 'Inline hall B' }, { venue: 'Inline hall A' }],
+        }),
+      ),
+    );
+    for (const e of events) expect(e.status).toBe(201);
+    for (const name of ['Inline hall A', 'Inline hall B']) {
+      expect((await s.get(`/venues?search=${encodeURIComponent(name)}`)).body.venues).toHaveLength(1);
+    }
+  });
+});
