@@ -129,12 +129,15 @@ describe.each(databaseKinds)('concurrent writers on %s', (dbKind) => {
   });
 
   it('makes one venue or organizer of many parallel creates of the same name', async () => {
-    for (const [collection, nameField] of [['venues', 'venue'], ['organizers', 'organizer']] as const) {
-      const name = `Only one ${collection}`;
-      const answers = await Promise.all(Array.from({ length: 30 }, () => s.post(`/${collection}`, { [nameField]: name })));
-      expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
-      const listed = (await s.get(`/${collection}?search=${encodeURIComponent(name)}&per_page=50`)).body[collection];
-      expect(listed).toHaveLength(1);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [collection, nameField] of [['venues', 'venue'], ['organizers', 'organizer']] as const) {
+        const name = `Only one ${collection} ${round}`;
+        // Spelled in different cases: duplicates are found without regard to case.
+        const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => s.post(`/${collection}`, { [nameField]: i % 2 ? name : name.toUpperCase() })));
+        expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+        const listed = (await s.get(`/${collection}?search=${encodeURIComponent(name)}&per_page=50`)).body[collection];
+        expect(listed).toHaveLength(1);
+      }
     }
     // The same when events create them inline, naming two of them in opposite orders.
     const events = await Promise.all(
