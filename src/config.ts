@@ -1,5 +1,6 @@
 // Configuration, read from the environment once at start. A bad value fails fast with a message
 // that names the variable.
+import { isIP } from 'node:net';
 import { IANAZone } from 'luxon';
 
 export interface Config {
@@ -13,8 +14,13 @@ export interface Config {
   databaseUrl?: string;
   /** IANA zone of the site: default event zone and zone of post dates. */
   siteTimezone: string;
-  /** Honour `X-Forwarded-Proto`/`-Host` when building URLs (only behind a trusted proxy). */
-  trustProxy: boolean;
+  /**
+   * Which peers are trusted proxies, in Express's own forms: `false` (none), a number of hops, or
+   * addresses, CIDR ranges and the names `loopback`, `linklocal`, `uniquelocal`. Never "everyone":
+   * the client address keys the sign-in throttle, and trusting every X-Forwarded-For entry would let
+   * a client pick its own.
+   */
+  trustProxy: TrustProxy;
   logLevel: string;
   /** Administrator created at start when its login does not exist yet. */
   admin?: { login: string; password: string };
@@ -26,6 +32,8 @@ export interface Config {
   /** On SIGTERM, how long to keep serving (with /readyz failing) before closing, for balancers to notice. */
   shutdownGraceSeconds: number;
 }
+
+export type TrustProxy = false | number | string[];
 
 export class ConfigError extends Error {}
 
@@ -60,7 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR || './data',
     databaseUrl,
     siteTimezone,
-    trustProxy: /^(1|true|yes)$/i.test(env.TRUST_PROXY ?? ''),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
     admin: env.ADMIN_USER ? { login: env.ADMIN_USER, password: env.ADMIN_PASSWORD! } : undefined,
     authMaxFailures: positiveInteger(env, 'AUTH_MAX_FAILURES', 10),
@@ -68,6 +76,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     shutdownGraceSeconds: nonNegativeNumber(env, 'SHUTDOWN_GRACE_SECONDS', 0),
   };
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: off by default; a hop count (`true`/`yes`/`on` are read as the one proxy in front);
+ * or a comma-separated list of proxy addresses and CIDR ranges.
+ */
+function trustProxy(value: string | undefined): TrustProxy {
+  const text = (value ?? '').trim().toLowerCase();
+  if (text === '' || /^(0|false|no|off)$/.test(text)) return false;
+  if (/^(true|yes|on)$/.test(text)) return 1;
+  if (/^\d{1,2}$/.test(text)) return Number(text);
+  const entries = text.split(',').map((e) => e.trim());
+  for (const entry of entries) {
+    if (!PROXY_NAMES.has(entry) && !isAddressOrRange(entry)) {
+      throw new ConfigError(
+        `TRUST_PROXY must be off, a number of proxies in front (1 to 99), or proxy addresses and CIDR ranges such as 10.0.0.0/8,loopback; got "${entry}"`,
+      );
+    }
+  }
+  return entries;
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address, bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  if (bits === undefined) return true;
+  const max = family === 4 ? 32 : 128;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= max;
 }
 
 /** `*` by default: the API is public to read, and credentials travel in headers, never in cookies. */

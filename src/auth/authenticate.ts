@@ -1,11 +1,12 @@
 // Turns an Authorization header into the caller: HTTP Basic with a login and its password or one
 // of its application passwords, or Bearer with an application password. No header means an
 // anonymous caller; a header that does not check out is a 401 on every route, as in WordPress.
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Prisma } from '../db/client.js';
 import { ApiError } from '../http/errors.js';
 import type { Caller, Principal } from './roles.js';
 import { appPasswordLookup, verifySecret } from './secrets.js';
-import { type ThrottleLimits, recordFailure, refuseIfThrottled } from './throttle.js';
+import { type ThrottleLimits, recordFailure, refuseIfThrottled, releaseFailure, reserveFailure } from './throttle.js';
 
 export interface Credentials {
   scheme: 'basic' | 'bearer';
@@ -32,17 +33,63 @@ const UNKNOWN_USER_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAA
 
 export async function authenticate(prisma: Prisma, credentials: Credentials | undefined, client: string, limits: ThrottleLimits): Promise<Caller> {
   if (!credentials) return null;
-  await refuseIfThrottled(prisma, client, limits);
-  const principal = credentials.scheme === 'bearer' ? await byAppPassword(prisma, credentials.secret) : await byLogin(prisma, credentials);
-  if (!principal) {
+  const key = fingerprint(credentials);
+  if (knownGood.has(key)) {
+    // Right a moment ago, so not a guess: checked as usual, without reserving a failure.
+    await refuseIfThrottled(prisma, client, limits);
+    const principal = await verify(prisma, credentials);
+    if (principal) return principal;
+    knownGood.delete(key);
     await recordFailure(prisma, client, limits);
     throw invalidCredentials();
   }
+  // The same new credentials in parallel (an app's first burst of requests) wait for the first
+  // check instead of each reserving a failure, which could throttle a client that did nothing wrong.
+  const first = checking.get(key);
+  if (first && (await first.catch(() => undefined))) return authenticate(prisma, credentials, client, limits);
+  const attempt = (async () => {
+    await reserveFailure(prisma, client, limits);
+    const principal = await verify(prisma, credentials);
+    if (principal) {
+      await releaseFailure(prisma, client);
+      remember(key);
+    }
+    return principal;
+  })();
+  if (!checking.has(key)) {
+    checking.set(key, attempt);
+    void attempt.catch(() => undefined).finally(() => checking.delete(key));
+  }
+  const principal = await attempt;
+  if (!principal) throw invalidCredentials();
   return principal;
 }
 
+const verify = (prisma: Prisma, credentials: Credentials) =>
+  credentials.scheme === 'bearer' ? byAppPassword(prisma, credentials.secret) : byLogin(prisma, credentials);
+
+// Credentials that proved right lately, by an HMAC under a key that lives only in this process (so
+// the set reveals nothing). Only the throttle reads it: such credentials are still verified in
+// full on every request, so a revoked password stops working at once. A cache, nothing more: an
+// instance without it only reserves a failure more often.
+const FINGERPRINT_KEY = randomBytes(32);
+const KNOWN_GOOD_MAX = 10_000;
+const knownGood = new Set<string>();
+const checking = new Map<string, Promise<Principal | undefined>>();
+
+const fingerprint = (c: Credentials) =>
+  createHmac('sha256', FINGERPRINT_KEY).update(`${c.scheme}\0${c.login ?? ''}\0${c.secret}`).digest('base64url');
+
+function remember(key: string) {
+  if (knownGood.size >= KNOWN_GOOD_MAX) knownGood.delete(knownGood.values().next().value!);
+  knownGood.add(key);
+}
+
 async function byLogin(prisma: Prisma, { login, secret }: Credentials): Promise<Principal | undefined> {
-  const user = login ? await prisma.user.findUnique({ where: { login } }) : null;
+  // A login that no account can have (NUL, which PostgreSQL text cannot hold, or longer than the
+  // column) is an unknown login, not a question for the database.
+  const possible = login && login.length <= 60 && !login.includes('\0');
+  const user = possible ? await prisma.user.findUnique({ where: { login } }) : null;
   if (!user) {
     await verifySecret(secret, UNKNOWN_USER_HASH);
     return undefined;

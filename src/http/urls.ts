@@ -15,8 +15,9 @@ export interface Urls {
 }
 
 export function requestUrls(req: Request, config: Config, localeSegment: string | undefined): Urls {
-  const forwarded = (name: string) =>
-    config.trustProxy ? String(req.headers[name] ?? '').split(',')[0].trim() || undefined : undefined;
+  // Forwarded headers count only when the peer that sent them is a proxy we trust.
+  const fromProxy = config.trustProxy !== false && (req.app.get('trust proxy fn') as (address: string, hop: number) => boolean)(req.socket.remoteAddress ?? '', 0);
+  const forwarded = (name: string) => (fromProxy ? String(req.headers[name] ?? '').split(',')[0].trim() || undefined : undefined);
   const proto = forwarded('x-forwarded-proto') ?? (req.socket && 'encrypted' in req.socket ? 'https' : 'http');
   const host = forwarded('x-forwarded-host') ?? req.headers.host ?? `${config.host}:${config.port}`;
   const site = `${proto}://${host}`;
