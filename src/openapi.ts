@@ -15,6 +15,17 @@ export function loadDocument(): Document {
   return bundle;
 }
 
+/** The role an operation of the document needs (`x-required-role`), if any. */
+export function requiredRole(operationId: string): string | undefined {
+  for (const item of Object.values(loadDocument().paths ?? {})) {
+    for (const operation of Object.values(item ?? {})) {
+      const op = operation as { operationId?: string; 'x-required-role'?: string };
+      if (op?.operationId === operationId) return op['x-required-role'];
+    }
+  }
+  return undefined;
+}
+
 interface Manifest {
   languages: string[];
   serverPlaceholder: string;

@@ -27,7 +27,7 @@ export function termOperations(taxonomy: terms.Taxonomy) {
     const q = call.query as TermQuery;
     const page = pageOf(q.page, q.per_page);
     const eventParam = q.post !== undefined ? 'post' : q.event !== undefined ? 'event' : undefined;
-    const { total, items } = await terms.listTerms(call.db.prisma, taxonomy, {
+    const { total, items } = await terms.listTerms(call.db.prisma, call.caller, taxonomy, {
       page: page.page,
       perPage: page.perPage,
       search: q.search,

@@ -2,19 +2,23 @@
 // ID, name or slug; venues and organizers by ID or as the fields of one to create (decisions.md,
 // "Representations"). Names that point nowhere are 400s naming the field, never silent drops.
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { canRead } from '../auth/permissions.js';
-import type { Caller } from '../auth/roles.js';
+import { canRead, type PostStatus } from '../auth/permissions.js';
+import { type Caller, hasRole, isRole } from '../auth/roles.js';
 import type { Prisma, Tx } from '../db/client.js';
 import { selectRows } from '../db/reads.js';
-import { invalidParams } from '../http/errors.js';
+import { ApiError, invalidParams } from '../http/errors.js';
+import { requiredRole } from '../openapi.js';
 import { sameText } from '../lib/like.js';
 import { insertLinked, type LinkedInput, type LinkedKind } from './linked-posts.js';
 import { CATEGORY, insertTerm, type Taxonomy } from './terms.js';
 
 const TERM_TYPE = { tribe_events_cat: 'category', post_tag: 'tag' } as const;
-const isId = (ref: string | number) => typeof ref === 'number' || /^\d{1,10}$/.test(ref);
-/** IDs are PostgreSQL integers: a larger number names nothing. */
+/** A reference made of digits is an ID, however long; IDs are PostgreSQL integers, so a larger one names nothing. */
+const isId = (ref: string | number) => typeof ref === 'number' || /^\d+$/.test(ref);
 const MAX_ID = 2_147_483_647;
+const inRange = (ref: string | number) => Number(ref) <= MAX_ID;
+/** The operation whose role a write needs to create a term by naming it. */
+const CREATE_TERM = { tribe_events_cat: 'createCategory', post_tag: 'createTag' } as const;
 const sql = PrismaNS.sql;
 
 /** A write's `categories` or `tags`: an array, or one comma-separated string. */
@@ -25,10 +29,12 @@ export type TermsWrite = string | number | Array<string | number>;
  * (any case) or slug, and otherwise create the term. Runs in the write's transaction, so a term
  * created here is rolled back with a failed write.
  */
-export async function termIdsForWrite(tx: Tx, taxonomy: Taxonomy, field: string, value: TermsWrite): Promise<number[]> {
+export async function termIdsForWrite(tx: Tx, caller: Caller, taxonomy: Taxonomy, field: string, value: TermsWrite): Promise<number[]> {
   const refs = (Array.isArray(value) ? value : typeof value === 'number' ? [value] : value.split(','))
     .map((ref) => (typeof ref === 'string' ? ref.trim() : ref))
     .filter((ref) => ref !== '' && ref !== 0);
+  const tooLarge = refs.find((ref) => isId(ref) && !inRange(ref));
+  if (tooLarge !== undefined) throw invalidParams({ [field]: `There is no ${TERM_TYPE[taxonomy]} with ID ${tooLarge}.` });
   const wantedIds = refs.filter(isId).map(Number);
   const found = new Set(
     (await tx.term.findMany({ where: { taxonomy, id: { in: wantedIds } }, select: { id: true } })).map((t) => t.id),
@@ -49,9 +55,19 @@ export async function termIdsForWrite(tx: Tx, taxonomy: Taxonomy, field: string,
       orderBy: { id: 'asc' },
     });
     const byName = matches.find((t) => t.name.toLowerCase() === name.toLowerCase()) ?? matches[0];
+    if (!byName) assertMayCreateTerm(caller, taxonomy, field);
     ids.push(byName ? byName.id : await insertTerm(tx, taxonomy, { name }));
   }
   return [...new Set(ids)];
+}
+
+/** Naming a new term creates it, so it needs the role that creating it through its own route needs. */
+function assertMayCreateTerm(caller: Caller, taxonomy: Taxonomy, field: string) {
+  const role = requiredRole(CREATE_TERM[taxonomy]);
+  if (role === undefined || (isRole(role) && hasRole(caller, role))) return;
+  throw new ApiError(403, 'rest_cannot_create_term', `Sorry, you are not allowed to create new ${field}; name existing ones.`, {
+    params: { [field]: `Only an ${role} or above may create a ${TERM_TYPE[taxonomy]}.` },
+  });
 }
 
 /**
@@ -60,7 +76,7 @@ export async function termIdsForWrite(tx: Tx, taxonomy: Taxonomy, field: string,
  */
 export async function termIdsForFilter(prisma: Prisma, taxonomy: Taxonomy, field: string, refs: Array<string | number>): Promise<number[]> {
   const texts = refs.map(String);
-  const ids = refs.filter(isId).map(Number).filter((id) => id <= MAX_ID);
+  const ids = refs.filter((ref) => isId(ref) && inRange(ref)).map(Number);
   // Every term a reference could name, each with itself and, for categories, every one below it, in
   // one statement; which of them a reference names is decided here.
   const rows = await selectRows<{ root: number; slug: string; id: number }>(
@@ -98,8 +114,10 @@ export async function linkedIdsForWrite(
   for (const item of Array.isArray(value) ? value : [value]) {
     if (typeof item === 'number' || typeof item === 'string') {
       if (!isId(item)) throw invalidParams({ [field]: `${field} must be the ID of a ${kind.type} or its fields.` });
+      if (!inRange(item)) throw invalidParams({ [field]: `There is no ${kind.type} with ID ${item}.` });
       if (Number(item) !== 0) ids.push(Number(item));
     } else if (item.id !== undefined) {
+      if (!isId(item.id as string | number) || !inRange(item.id as string | number)) throw invalidParams({ [field]: `There is no ${kind.type} with ID ${item.id}.` });
       ids.push(Number(item.id));
     } else {
       ids.push((await insertLinked(tx, kind, caller, item, siteZone)).row.id);
@@ -115,9 +133,15 @@ export async function linkedIdsForWrite(
   return unique;
 }
 
-/** 400 unless every ID of a list filter is a venue or organizer. */
-export async function assertLinkedExist(prisma: Prisma, kind: LinkedKind, ids: number[]) {
-  const rows = await selectRows<{ id: number }>(prisma, sql`SELECT id FROM ${PrismaNS.raw(kind.tableName)} WHERE id = ANY(${ids}::int[])`);
-  const missing = ids.find((id) => !rows.some((r) => r.id === id));
+/** 400 unless every ID of a list filter is a venue or organizer the caller may read (others are as missing). */
+export async function assertLinkedExist(prisma: Prisma, kind: LinkedKind, caller: Caller, ids: number[]) {
+  const rows = await selectRows<{ id: number; status: PostStatus; author_id: number | null }>(
+    prisma,
+    sql`SELECT id, status, author_id FROM ${PrismaNS.raw(kind.tableName)} WHERE id = ANY(${ids}::int[])`,
+  );
+  const missing = ids.find((id) => {
+    const row = rows.find((r) => r.id === id);
+    return !row || !canRead(caller, { status: row.status, authorId: row.author_id });
+  });
   if (missing !== undefined) throw invalidParams({ [kind.type]: `There is no ${kind.type} with ID ${missing}.` });
 }

@@ -13,6 +13,7 @@ import { containingPattern } from '../lib/like.js';
 import type { Page, QueryArgs } from '../lib/pagination.js';
 import { assertLinkedExist, termIdsForFilter } from './event-links.js';
 import { selectEventPage, selectEvents } from './event-rows.js';
+import { readableEvent } from './posts.js';
 import { inScope, isPublic } from './list-scope.js';
 import type { EventRow } from './events.js';
 import { ORGANIZER, VENUE } from './linked-posts.js';
@@ -85,16 +86,16 @@ export async function listEvents(
   if (q.categories?.length) linked('event_terms', 'term_id', await termIdsForFilter(prisma, CATEGORY, 'categories', q.categories));
   if (q.tags?.length) linked('event_terms', 'term_id', await termIdsForFilter(prisma, TAG, 'tags', q.tags));
   if (q.venue?.length) {
-    await assertLinkedExist(prisma, VENUE, q.venue);
+    await assertLinkedExist(prisma, VENUE, caller, q.venue);
     linked('event_venues', 'venue_id', q.venue);
   }
   if (q.organizer?.length) {
-    await assertLinkedExist(prisma, ORGANIZER, q.organizer);
+    await assertLinkedExist(prisma, ORGANIZER, caller, q.organizer);
     linked('event_organizers', 'organizer_id', q.organizer);
   }
   if (q.featured !== undefined) and.push(sql`e.featured = ${q.featured}::boolean`);
   if (q.post_parent !== undefined) {
-    if (!(await prisma.event.findUnique({ where: { id: q.post_parent }, select: { id: true } }))) {
+    if (!(await readableEvent(prisma, caller, q.post_parent))) {
       throw invalidParams({ post_parent: 'post_parent is not the ID of an event.' });
     }
     and.push(sql`e.parent_id = ${q.post_parent}::int`);

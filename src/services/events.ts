@@ -222,7 +222,7 @@ async function writeLinks(tx: Tx, caller: Caller, eventId: number, input: EventI
     [TAG, 'tags', input.tags],
   ] as const) {
     if (value === undefined) continue;
-    const ids = await termIdsForWrite(tx, taxonomy, field, value);
+    const ids = await termIdsForWrite(tx, caller, taxonomy, field, value);
     await tx.eventTerm.deleteMany({ where: { eventId, term: { taxonomy } } });
     await tx.eventTerm.createMany({ data: ids.map((termId) => ({ eventId, termId })) });
   }

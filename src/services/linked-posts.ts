@@ -10,7 +10,7 @@ import { invalidParams, notFound } from '../http/errors.js';
 import { selectRows } from '../db/reads.js';
 import { record } from '../db/rows.js';
 import { containingPattern, sameText, startingWith } from '../lib/like.js';
-import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, lockPost, publicationDate, trashOrDelete, truthy, userExists, describeKey, type Key, whereKey } from './posts.js';
+import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, lockPost, publicationDate, readableEvent, trashOrDelete, truthy, userExists, describeKey, type Key, whereKey } from './posts.js';
 import { inScope } from './list-scope.js';
 import { retryOnConflict } from './retry.js';
 
@@ -87,25 +87,27 @@ export interface LinkedListQuery {
  * the matches are found once for both (as for events, services/event-rows.ts).
  */
 export async function listLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, q: LinkedListQuery) {
-  if (q.event !== undefined && !(await prisma.event.findUnique({ where: { id: q.event }, select: { id: true } }))) {
+  if (q.event !== undefined && !(await readableEvent(prisma, caller, q.event))) {
     throw invalidParams({ event: 'event is not the ID of an event.' });
   }
   const { sql, raw } = PrismaNS;
   const [table, links, column] = [raw(kind.tableName), raw(kind.linkTable), raw(`${kind.type}_id`)];
   const withEvents = (condition: PrismaNS.Sql) =>
     sql`EXISTS (SELECT 1 FROM ${links} l JOIN events ev ON ev.id = l.event_id WHERE l.${column} = p.id AND ${condition})`;
+  // Only events the caller may read count (reference part 2.4: `has_events` wants one that is not a
+  // draft or pending, `has_events=false` no event at all): nobody learns of an event it may not read
+  // through a venue or organizer list.
+  const readable = inScope(listScope(caller, undefined), 'ev');
+  const counted = sql`${readable} AND ev.status NOT IN ('draft', 'pending', 'trash')`;
   const and = [inScope(listScope(caller, q.status), 'p')];
   if (q.search) {
     const pattern = containingPattern(q.search);
     and.push(sql`(${PrismaNS.join(['name', 'description', 'excerpt', ...kind.searchFields].map((c) => sql`p.${raw(c)} ILIKE ${pattern}`), ' OR ')})`);
   }
   if (q.event !== undefined) and.push(sql`EXISTS (SELECT 1 FROM ${links} l WHERE l.${column} = p.id AND l.event_id = ${q.event}::int)`);
-  if (q.hasEvents === true) and.push(withEvents(sql`ev.status NOT IN ('draft', 'pending', 'trash')`));
-  if (q.hasEvents === false) and.push(sql`NOT EXISTS (SELECT 1 FROM ${links} l WHERE l.${column} = p.id)`);
-  if (q.onlyWithUpcoming) {
-    const visible = hasRole(caller, 'editor') ? sql`ev.status <> 'trash'` : sql`ev.status = 'publish'`;
-    and.push(withEvents(sql`ev.start_utc >= ${new Date()}::timestamptz AND ${visible}`));
-  }
+  if (q.hasEvents === true) and.push(withEvents(counted));
+  if (q.hasEvents === false) and.push(sql`NOT ${withEvents(readable)}`);
+  if (q.onlyWithUpcoming) and.push(withEvents(sql`ev.start_utc >= ${new Date()}::timestamptz AND ${readable}`));
   const where = PrismaNS.join(and, ' AND ');
   const order = sql`ORDER BY p.published_at DESC, p.id DESC`;
   const rows = await selectRows<{ row: string; total: number }>(

@@ -3,7 +3,7 @@
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { canDeleteForGood, canEdit, canRead, forbidden, type PostStatus } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
-import type { Tx } from '../db/client.js';
+import type { Prisma, Tx } from '../db/client.js';
 import { type Precondition, preconditionFailed } from '../http/conditional.js';
 import { ApiError, invalidParams, type ResourceType } from '../http/errors.js';
 import { parseDateInput } from '../lib/dates.js';
@@ -87,6 +87,12 @@ export function assertEditable(caller: Caller, item: PostHead) {
 }
 
 export const globalId = (site: string, id: number) => `${new URL(site).host}?id=${id}`;
+
+/** Whether the caller may read the event: a filter that names one treats any other as missing. */
+export async function readableEvent(prisma: Prisma, caller: Caller, id: number): Promise<boolean> {
+  const row = await prisma.event.findUnique({ where: { id }, select: { status: true, authorId: true } });
+  return row !== null && canRead(caller, row);
+}
 
 export async function userExists(tx: Tx, id: number) {
   return (await tx.user.findUnique({ where: { id }, select: { id: true } })) !== null;

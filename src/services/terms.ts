@@ -6,7 +6,8 @@ import { ApiError, invalidParams, notFound } from '../http/errors.js';
 import { containing, sameText, startingWith } from '../lib/like.js';
 import { firstFreeSlug, slugify } from '../lib/slug.js';
 import type { Precondition } from '../http/conditional.js';
-import { claimVersion } from './posts.js';
+import type { Caller } from '../auth/roles.js';
+import { claimVersion, readableEvent } from './posts.js';
 import { retryOnConflict } from './retry.js';
 
 export type Taxonomy = 'tribe_events_cat' | 'post_tag';
@@ -54,8 +55,12 @@ export interface TermListQuery {
 
 export type TermRow = Term;
 
-export async function listTerms(prisma: Prisma, taxonomy: Taxonomy, q: TermListQuery) {
-  if (q.event && !(await prisma.event.findUnique({ where: { id: q.event.id }, select: { id: true } }))) {
+/**
+ * A page of terms. `count` (and so `hide_empty` and `orderby=count`) counts published events only,
+ * which every caller may read, so a count never tells anyone of a draft or private event.
+ */
+export async function listTerms(prisma: Prisma, caller: Caller, taxonomy: Taxonomy, q: TermListQuery) {
+  if (q.event && !(await readableEvent(prisma, caller, q.event.id))) {
     throw invalidParams({ [q.event.param]: `${q.event.param} is not the ID of an event.` });
   }
   const where: PrismaNS.TermWhereInput = {
