@@ -2,6 +2,7 @@
 // that names the variable.
 import { isIP } from 'node:net';
 import { IANAZone } from 'luxon';
+import { trimEndChar } from './lib/text.js';
 
 export interface Config {
   host: string;
@@ -42,7 +43,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${env.PORT}"`);
   }
-  let restPrefix = (env.REST_PREFIX ?? '/wp-json').trim().replace(/\/+$/, '');
+  let restPrefix = trimEndChar((env.REST_PREFIX ?? '/wp-json').trim(), '/');
   if (restPrefix && !restPrefix.startsWith('/')) restPrefix = `/${restPrefix}`;
   if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(restPrefix)) {
     throw new ConfigError(`REST_PREFIX must be a URL path such as /wp-json, got "${env.REST_PREFIX}"`);

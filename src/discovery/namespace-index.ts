@@ -92,7 +92,7 @@ function operationArgs(document: Document, pathItem: OpenAPIV3_1.PathItemObject,
 
 /** `/events/{id}` → `/calendar/events/v1/events/(?P<id>\d+)`, as WordPress writes route patterns. */
 function routePattern(document: Document, path: string, pathItem: OpenAPIV3_1.PathItemObject): string {
-  const pattern = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+  const pattern = path.replace(/\{([^{}]+)\}/g, (_, name: string) => {
     const parameter = (pathItem.parameters ?? []).map((p) => resolve(document, p as Parameter)).find((p) => p.name === name);
     const schema = parameter?.schema && resolve(document, parameter.schema as Schema);
     return `(?P<${name}>${schema?.type === 'integer' ? '\\d+' : '[^/]+'})`;

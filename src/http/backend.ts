@@ -33,11 +33,14 @@ function compileRoutes(api: OpenAPIBackend) {
   const router = api.router;
   const operations = router.getOperations();
   const templates = operations
-    .map((operation) => ({
-      operation,
-      pattern: new RegExp(`^${operation.path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}$`),
-      specificity: operation.path.replace(/\{.*?\}/g, '').length,
-    }))
+    .map((operation) => {
+      const segments = operation.path.split('/').map((segment) => (/^\{[^{}]+\}$/.test(segment) ? VARIABLE : segment));
+      if (segments.some((segment) => segment !== VARIABLE && segment.includes('{'))) {
+        throw new Error(`${operation.path}: a path variable must be a whole segment`);
+      }
+      const specificity = segments.filter((segment) => segment !== VARIABLE).join('/').length;
+      return { operation, segments, specificity };
+    })
     .sort((a, b) => b.specificity - a.specificity); // stable: equal ones keep the document's order
   router.getOperations = () => operations;
   router.matchOperation = ((request: Request, strict?: boolean): Operation | undefined => {
@@ -50,10 +53,16 @@ function compileRoutes(api: OpenAPIBackend) {
     const path = router.normalizePath(req.path);
     const exact = operations.find((operation) => operation.path === path && operation.method === req.method);
     if (exact) return exact;
-    const matching = templates.filter((template) => template.pattern.test(path));
+    const matching = templates.filter((template) => matchesTemplate(template.segments, path));
     if (!matching.length) return fail('404-notFound: no route matches request');
     return matching.find((template) => template.operation.method === req.method)?.operation ?? fail('405-methodNotAllowed: this method is not registered for the route');
   }) as typeof router.matchOperation;
 }
 
-const escapeRegExp = (literal: string) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const VARIABLE = Symbol('path variable');
+
+/** A path matches a template segment by segment: literals exactly, a variable any non-empty segment. */
+function matchesTemplate(segments: Array<string | typeof VARIABLE>, path: string): boolean {
+  const parts = path.split('/');
+  return parts.length === segments.length && segments.every((segment, i) => (segment === VARIABLE ? parts[i] !== '' : segment === parts[i]));
+}

@@ -15,9 +15,10 @@ export interface Cost {
 
 export type CostInput = string | number | Array<string | number> | null | undefined;
 
-// Between values: a comma, an en or em dash, or a hyphen between two amounts.
-const SEPARATOR = /\s*(?:,|[–—]|\s-\s|(?<=\d)\s*-\s*(?=\D{0,3}\d))\s*/u;
-const AMOUNT = /^([^\d\s.]{0,5}?)\s*(\d[\d\s.]*)\s*([^\d\s.]{0,5})$/u;
+// Between values: a comma, an en or em dash, or a hyphen between two amounts. The pieces are
+// trimmed afterwards, so the separator does not take the spaces around it (a leading and trailing
+// `\s*` made its time grow with the square of a run of spaces).
+const SEPARATOR = /,|[–—]|\s-\s|(?<=\d)\s*-(?=\s*\D{0,3}\d)/u;
 
 interface Entry {
   amount?: number;
@@ -58,14 +59,31 @@ export function parseCost(input: CostInput): Cost {
   };
 }
 
+/**
+ * An amount with at most five characters of currency before or after it ("$12", "12 €", "EUR 5"),
+ * else a label. Read in one pass: a pattern whose number and spaces overlapped backtracked over long
+ * runs of spaces.
+ */
 function readEntry(piece: string): Entry {
-  const match = AMOUNT.exec(piece);
-  const amount = match ? toNumber(match[2]) : undefined;
-  if (!match || amount === undefined) return { label: piece, symbol: '', position: '' };
-  const [, before, , after] = match;
+  const label: Entry = { label: piece, symbol: '', position: '' };
+  let i = 0;
+  while (i < piece.length && !NUMERIC.test(piece[i])) i++;
+  const before = piece.slice(0, i);
+  while (i < piece.length && SPACE.test(piece[i])) i++;
+  if (before.length > 5 || !DIGIT.test(piece[i] ?? '')) return label;
+  const start = i;
+  while (i < piece.length && NUMERIC.test(piece[i])) i++;
+  const after = piece.slice(i);
+  if (after.length > 5 || [...after].some((c) => NUMERIC.test(c))) return label;
+  const amount = toNumber(piece.slice(start, i));
+  if (amount === undefined) return label;
   const symbol = before || after;
   return { amount, label: piece, symbol, position: before ? 'prefix' : after ? 'postfix' : '' };
 }
+
+const NUMERIC = /^[\d\s.]$/u;
+const SPACE = /^\s$/u;
+const DIGIT = /^\d$/;
 
 /** "1 234.50", "1.234" (thousands), "12.5" to a number; undefined when it is not one. */
 function toNumber(text: string): number | undefined {

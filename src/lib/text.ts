@@ -1,0 +1,18 @@
+// Small text helpers written as loops, where the obvious regular expression (`/-+$/`, `/[ \t]+\n/`)
+// would backtrack over long runs of the same character: each runs in one pass (test/unit/regex-safety).
+
+/** `text` without `char` repeated at its start and end. */
+export function trimChar(text: string, char: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text[start] === char) start++;
+  while (end > start && text[end - 1] === char) end--;
+  return text.slice(start, end);
+}
+
+/** `text` without `char` repeated at its end. */
+export function trimEndChar(text: string, char: string): string {
+  let end = text.length;
+  while (end > 0 && text[end - 1] === char) end--;
+  return text.slice(0, end);
+}
