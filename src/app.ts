@@ -19,7 +19,7 @@ import { idempotent } from './http/idempotency.js';
 import type { Call, Reply } from './http/handler.js';
 import { type LocaleInfo, localeMiddleware } from './http/locale.js';
 import { coerceBodyScalars, illFormedFields, normalizeQuery } from './http/query.js';
-import { NAMESPACE, requestUrls } from './http/urls.js';
+import { hostCheck, NAMESPACE, requestUrls } from './http/urls.js';
 import { validationError } from './http/validation.js';
 import { assertDocumentationBuilt, loadDocument } from './openapi.js';
 
@@ -47,13 +47,14 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   // req.ip, which keys the sign-in throttle, comes from X-Forwarded-For only behind a trusted proxy.
   app.set('trust proxy', config.trustProxy);
   app.use(requestId());
+  app.use(hostCheck(config));
   if (logger) app.use(requestLogger(logger));
   app.use(hardening(config));
   app.use(probes.router);
   app.set('etag', false); // Express's weak ETag would hide ours (issue: production HTTP behaviour)
   app.set('query parser', false); // normalizeQuery reads the raw query against the document
   app.use(localeMiddleware(config.restPrefix));
-  app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
+  app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'], verify: refuseDeepJson }));
   app.use(express.urlencoded({ limit: MAX_BODY_BYTES, extended: true, parameterLimit: 1000 }));
 
   // The REST root lies outside the namespace, so outside the document's paths.
@@ -182,12 +183,15 @@ function hasBody(req: Request): boolean {
 
 /** body-parser's failures, in the error shape. */
 function bodyParserError(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return undefined;
   const type = (err as { type?: string })?.type;
   switch (type) {
     case 'entity.parse.failed':
       return new ApiError(400, 'rest_invalid_json', 'The body is not valid JSON.', {
         json_error_message: (err as Error).message,
       });
+    case 'entity.too.deep':
+      return new ApiError(400, 'rest_invalid_json', `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
     case 'entity.too.large':
       return new ApiError(413, 'rest_payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
     case 'encoding.unsupported':
@@ -199,8 +203,40 @@ function bodyParserError(err: unknown): ApiError | undefined {
     case 'request.size.invalid':
     case 'stream.encoding.set':
       return new ApiError(400, 'rest_invalid_body', 'The body could not be read.');
-    default:
+    default: {
+      // Anything else body-parser refuses as the client's fault: a body that does not decompress
+      // as its Content-Encoding says (zlib's error, given status 400), a form nested too deep.
+      const status = (err as { status?: unknown })?.status;
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        return new ApiError(400, 'rest_invalid_body', 'The body could not be read: it is not what its Content-Encoding and Content-Type say.');
+      }
       return undefined;
+    }
+  }
+}
+
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Refuses JSON nested deeper than MAX_JSON_DEPTH before it is parsed: the validators and our own
+ * walks over a body recurse, and 5,000 nested arrays overflowed the stack. One pass over the bytes,
+ * counting brackets outside strings.
+ */
+function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer) {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const byte = body[i];
+    if (inString) {
+      if (byte === 0x5c) i++; // backslash: the next byte is escaped
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) {
+      inString = true;
+    } else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) throw Object.assign(new Error('too deep'), { type: 'entity.too.deep' });
+    } else if (byte === 0x5d || byte === 0x7d) {
+      depth--;
+    }
   }
 }
 

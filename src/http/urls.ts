@@ -1,7 +1,8 @@
 // The URLs a response refers to, built from the request that came in (scheme, host, locale segment
 // and REST prefix), so that links work behind any host name and in every locale.
-import type { Request } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { Config } from '../config.js';
+import { ApiError } from './errors.js';
 
 export const NAMESPACE = 'calendar/events/v1';
 
@@ -14,12 +15,36 @@ export interface Urls {
   base: string;
 }
 
-export function requestUrls(req: Request, config: Config, localeSegment: string | undefined): Urls {
+/** A host name, IPv4 address or bracketed IPv6 address, with an optional port. */
+const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/** The scheme and host a request was made to, as the client or a trusted proxy says. */
+function origin(req: Request, config: Config): { proto: string; host: string } {
   // Forwarded headers count only when the peer that sent them is a proxy we trust.
   const fromProxy = config.trustProxy !== false && (req.app.get('trust proxy fn') as (address: string, hop: number) => boolean)(req.socket.remoteAddress ?? '', 0);
   const forwarded = (name: string) => (fromProxy ? String(req.headers[name] ?? '').split(',')[0].trim() || undefined : undefined);
   const proto = forwarded('x-forwarded-proto') ?? (req.socket && 'encrypted' in req.socket ? 'https' : 'http');
   const host = forwarded('x-forwarded-host') ?? req.headers.host ?? `${config.host}:${config.port}`;
+  return { proto, host };
+}
+
+/**
+ * 400 for a request whose Host (or trusted X-Forwarded-Host/-Proto) is no host: every link and ID
+ * in a response is built from it, and `[::1` made URL parsing throw deep inside a handler.
+ */
+export function hostCheck(config: Config) {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const { proto, host } = origin(req, config);
+    if (!HOST.test(host) || (proto !== 'http' && proto !== 'https')) {
+      next(new ApiError(400, 'rest_invalid_host', 'The Host header (or X-Forwarded-Host/-Proto from a trusted proxy) is not a valid host.'));
+      return;
+    }
+    next();
+  };
+}
+
+export function requestUrls(req: Request, config: Config, localeSegment: string | undefined): Urls {
+  const { proto, host } = origin(req, config);
   const site = `${proto}://${host}`;
   const root = `${site}${localeSegment ? `/${localeSegment}` : ''}${config.restPrefix}`;
   return { site, root, base: `${root}/${NAMESPACE}` };
