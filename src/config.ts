@@ -32,6 +32,21 @@ export interface Config {
   corsOrigins: '*' | string[];
   /** On SIGTERM, how long to keep serving (with /readyz failing) before closing, for balancers to notice. */
   shutdownGraceSeconds: number;
+  /** How long to wait for a database connection (a new one, or a free one from the pool). */
+  databaseConnectTimeoutSeconds: number;
+  /** How long one SQL statement may run, on the server and as seen from here (a silent server). */
+  databaseStatementTimeoutSeconds: number;
+  /** The HTTP server's limits on slow clients (see http/http-server.ts). */
+  http: HttpTimeouts;
+}
+
+export interface HttpTimeouts {
+  /** Until the request's headers have all arrived. */
+  headersTimeoutSeconds: number;
+  /** Until the whole request, body included, has arrived. */
+  requestTimeoutSeconds: number;
+  /** How long an idle kept-alive connection stays open. */
+  keepAliveTimeoutSeconds: number;
 }
 
 export type TrustProxy = false | number | string[];
@@ -76,6 +91,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authWindowSeconds: positiveInteger(env, 'AUTH_WINDOW_SECONDS', 900),
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     shutdownGraceSeconds: nonNegativeNumber(env, 'SHUTDOWN_GRACE_SECONDS', 0),
+    databaseConnectTimeoutSeconds: positiveSeconds(env, 'DATABASE_CONNECT_TIMEOUT_SECONDS', 5),
+    databaseStatementTimeoutSeconds: positiveSeconds(env, 'DATABASE_STATEMENT_TIMEOUT_SECONDS', 10),
+    http: {
+      headersTimeoutSeconds: positiveSeconds(env, 'HTTP_HEADERS_TIMEOUT_SECONDS', 10),
+      requestTimeoutSeconds: positiveSeconds(env, 'HTTP_REQUEST_TIMEOUT_SECONDS', 30),
+      keepAliveTimeoutSeconds: positiveSeconds(env, 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', 5),
+    },
   };
 }
 
@@ -130,6 +152,12 @@ function corsOrigins(value: string | undefined): '*' | string[] {
 function nonNegativeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = Number(env[name] ?? fallback);
   if (!Number.isFinite(value) || value < 0 || value > 600) throw new ConfigError(`${name} must be a number of seconds from 0 to 600, got "${env[name]}"`);
+  return value;
+}
+
+function positiveSeconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = Number(env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0 || value > 3600) throw new ConfigError(`${name} must be a number of seconds above 0, at most 3600, got "${env[name]}"`);
   return value;
 }
 

@@ -11,7 +11,12 @@ const log = pino({ level: process.env.LOG_LEVEL || 'info' });
 
 async function main() {
   const config = loadConfig();
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    connectTimeoutMs: config.databaseConnectTimeoutSeconds * 1000,
+    statementTimeoutMs: config.databaseStatementTimeoutSeconds * 1000,
+  });
   if (config.admin && (await bootstrapAdmin(db.prisma, config.admin.login, config.admin.password))) {
     log.info({ login: config.admin.login }, 'created the administrator from ADMIN_USER');
   }

@@ -29,10 +29,14 @@ export interface DatabaseOptions {
   /** Directory for PGlite; `memory://` keeps it in memory (tests). */
   dataDir: string;
   poolSize?: number;
+  /** PostgreSQL: how long to wait for a connection, new or from the pool (default 5 s). */
+  connectTimeoutMs?: number;
+  /** PostgreSQL: how long one statement may take, on the server and as seen from here (default 10 s). */
+  statementTimeoutMs?: number;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  const db = options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize) : await openPGlite(options.dataDir);
+  const db = options.databaseUrl ? openPostgres(options.databaseUrl, options) : await openPGlite(options.dataDir);
   try {
     await db.withConnection((sql) => migrate(sql));
   } catch (err) {
@@ -101,8 +105,28 @@ async function openPGlite(dataDir: string): Promise<Database> {
   };
 }
 
-function openPostgres(connectionString: string, poolSize = 10): Database {
-  const pool = new pg.Pool({ connectionString, max: poolSize });
+/**
+ * A database that is down answers at once (connection refused); one that is stopped or cut off
+ * answers never. Every wait is bounded so that a request fails within seconds instead of hanging:
+ * getting a connection (a new one, or a free one from a busy pool: pg-pool applies the same limit
+ * to both), each statement on the server (`statement_timeout`) and as seen from here
+ * (`query_timeout`, for a server that stopped answering mid-statement). Keep-alive probes notice a
+ * peer that vanished without closing. Broken connections are dropped by the pool, so the service
+ * recovers by itself once the database is back.
+ */
+function openPostgres(connectionString: string, options: DatabaseOptions): Database {
+  const statementTimeout = options.statementTimeoutMs ?? 10_000;
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    statement_timeout: statementTimeout,
+    // A little longer than the server's own limit, which gives the clearer error when it can.
+    query_timeout: statementTimeout + 1_000,
+    idle_in_transaction_session_timeout: statementTimeout * 3,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
   // An idle client that loses its connection emits 'error'; without a listener that kills the process.
   pool.on('error', () => {});
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });

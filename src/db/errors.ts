@@ -14,3 +14,49 @@ export function isTransient(err: unknown): boolean {
   const codes = [e?.code, e?.cause?.code, e?.cause?.originalCode, e?.meta?.code];
   return codes.some((code) => code === '40P01' || code === '40001' || code === 'P2034');
 }
+
+// What says "the database cannot be reached or cannot take the work now", whichever layer reports it
+// (pg, pg-pool, Prisma and its driver adapters wrap one another's errors): SQLSTATE classes 08
+// (connection), 53 (insufficient resources: disk full, out of memory, too many connections), 57P
+// (server shutting down, cannot connect now), 58 (I/O error), statement timeouts (57014) and
+// lock waits given up (55P03); node's socket errors; Prisma's connection and pool timeout codes.
+const UNAVAILABLE_SQLSTATE_PREFIXES = ['08', '53', '57P', '58'];
+const UNAVAILABLE_SQLSTATES = new Set(['57014', '55P03']);
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ENOSPC', 'EIO', 'EDQUOT']);
+const UNAVAILABLE_PRISMA = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+const UNAVAILABLE_MESSAGES = [
+  'connection terminated',
+  'timeout exceeded when trying to connect',
+  'query read timeout',
+  'connection timeout',
+  'client has encountered a connection error',
+  'server closed the connection',
+  'server has closed the connection',
+  'cannot use a pool after calling end',
+  'database system is shutting down',
+  'database system is starting up',
+  'no space left on device',
+  'pglite is closed',
+];
+
+/** Whether an error means the database is unavailable (503), as opposed to a fault of ours (500). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  const visit = (value: unknown, depth: number): boolean => {
+    if (value === null || typeof value !== 'object' || seen.has(value) || depth > 4) return false;
+    seen.add(value);
+    const e = value as Record<string, unknown>;
+    for (const key of ['code', 'originalCode', 'errno', 'kind']) {
+      const code = e[key];
+      if (typeof code !== 'string') continue;
+      if (UNAVAILABLE_ERRNOS.has(code) || UNAVAILABLE_PRISMA.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
+      if (/^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_SQLSTATE_PREFIXES.some((prefix) => code.startsWith(prefix))) return true;
+    }
+    for (const key of ['message', 'originalMessage']) {
+      const message = e[key];
+      if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.toLowerCase().includes(m))) return true;
+    }
+    return ['cause', 'meta', 'driverAdapterError', 'error'].some((key) => visit(e[key], depth + 1));
+  };
+  return visit(err, 0);
+}

@@ -1,6 +1,6 @@
 // Named errors and the one function that turns any failure into the service's error shape:
 // {"code", "message", "data": {"status", ...}}.
-import { isUniqueViolation } from '../db/errors.js';
+import { isDatabaseUnavailable, isUniqueViolation } from '../db/errors.js';
 
 export interface ErrorBody {
   code: string;
@@ -45,6 +45,12 @@ export const invalidParams = (params: Record<string, string>) =>
 export const missingParams = (names: string[]) =>
   new ApiError(400, 'rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, { params: names });
 
+/** Seconds a client should wait before retrying while the database is unavailable. */
+export const DATABASE_RETRY_SECONDS = 5;
+
+export const databaseUnavailable = () =>
+  new ApiError(503, 'rest_database_unavailable', 'The database is unavailable; retry after the time in Retry-After.', {}, { 'Retry-After': String(DATABASE_RETRY_SECONDS) });
+
 /** Prisma's error codes we can explain to the client; anything else is a 500 without details. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
@@ -53,5 +59,6 @@ export function toApiError(err: unknown): ApiError {
   if (isUniqueViolation(err)) {
     return new ApiError(409, 'rest_conflict', 'The change conflicts with another object; try again.');
   }
+  if (isDatabaseUnavailable(err)) return databaseUnavailable();
   return new ApiError(500, 'rest_internal_error', 'The server could not complete the request.');
 }

@@ -1,7 +1,10 @@
 // Probes for load balancers and orchestrators, outside the namespace: /healthz says the process
 // answers, /readyz that it can reach its database and is not shutting down.
 import { type Request, type Response, Router } from 'express';
+import { setTimeout } from 'node:timers/promises';
 import type { Database } from '../db/client.js';
+
+const READY_TIMEOUT_MS = 2_000;
 
 export interface Health {
   router: Router;
@@ -17,7 +20,8 @@ export function health(db: Database): Health {
   router.get('/readyz', async (_req: Request, res: Response) => {
     if (draining) return send(res, 503, { status: 'draining' });
     try {
-      await db.ping();
+      // Bounded of its own: a database that stopped answering must fail the probe, not hang it.
+      await Promise.race([db.ping(), setTimeout(READY_TIMEOUT_MS).then(() => Promise.reject(new Error('timeout')))]);
       send(res, 200, { status: 'ready', database: db.kind });
     } catch {
       send(res, 503, { status: 'unavailable', database: db.kind });
