@@ -1,12 +1,13 @@
 // `npm run users -- <command>`: manage accounts and application passwords in the database the
-// service uses (DATABASE_URL, else the PGlite directory DATA_DIR; stop the service first when it
-// runs on PGlite, which allows one process at a time).
+// service uses (DATABASE_URL, else the PGlite directory DATA_DIR). PGlite admits one process at a
+// time: while the service runs on it, this command refuses, naming the service's process.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import * as accounts from '../src/auth/accounts.js';
 import { displayAppPassword } from '../src/auth/secrets.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
+import { DataDirLockedError } from '../src/db/data-dir-lock.js';
 
 const USAGE = `Usage: npm run users -- <command>
 
@@ -105,7 +106,8 @@ function required(value: string | undefined, what: string): string {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    const known = err instanceof accounts.AccountError || err instanceof ConfigError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+    const known =
+      err instanceof accounts.AccountError || err instanceof ConfigError || err instanceof DataDirLockedError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
     console.error(known ? `users: ${(err as Error).message}` : err);
     process.exit(1);
   },

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../../generated/prisma/client.js';
 import type { SqlConnection } from './sql.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { migrate } from './migrate.js';
 import { registerDriver } from './reads.js';
 
@@ -83,8 +84,15 @@ class TurnTakingPGlite extends PGlite {
 async function openPGlite(dataDir: string): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) fs.mkdirSync(path.resolve(dataDir), { recursive: true });
-  const lite = new TurnTakingPGlite(inMemory ? undefined : path.resolve(dataDir), { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
-  await lite.waitReady;
+  const unlock = inMemory ? () => {} : lockDataDir(path.resolve(dataDir));
+  let lite: TurnTakingPGlite;
+  try {
+    lite = new TurnTakingPGlite(inMemory ? undefined : path.resolve(dataDir), { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
+    await lite.waitReady;
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   // pglite-prisma-adapter pins an older @prisma/driver-adapter-utils; the interfaces differ in
   // types only (STACK.md: verified at run time with Prisma 6.19).
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(lite) as never });
@@ -99,8 +107,12 @@ async function openPGlite(dataDir: string): Promise<Database> {
     withConnection: (fn) => fn(sql),
     ping: async () => void (await lite.query('SELECT 1')),
     close: async () => {
-      await prisma.$disconnect();
-      await lite.close();
+      try {
+        await prisma.$disconnect();
+        await lite.close();
+      } finally {
+        unlock();
+      }
     },
   };
 }
