@@ -25,6 +25,7 @@ import { assertDocumentationBuilt, loadDocument } from './openapi.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 export interface AppOptions {
   config: Config;
@@ -54,8 +55,12 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   app.set('etag', false); // Express's weak ETag would hide ours (issue: production HTTP behaviour)
   app.set('query parser', false); // normalizeQuery reads the raw query against the document
   app.use(localeMiddleware(config.restPrefix));
-  app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'], verify: refuseDeepJson }));
-  app.use(express.urlencoded({ limit: MAX_BODY_BYTES, extended: true, parameterLimit: 1000 }));
+  // Only the methods whose operations take a body read one: a body sent with GET or DELETE is
+  // ignored, so that no read answers 413 or 400 for something the document does not describe.
+  const withBody = (parser: express.RequestHandler): express.RequestHandler => (req, res, next) =>
+    BODY_METHODS.has(req.method) ? parser(req, res, next) : next();
+  app.use(withBody(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'], verify: refuseDeepJson })));
+  app.use(withBody(express.urlencoded({ limit: MAX_BODY_BYTES, extended: true, parameterLimit: 1000 })));
 
   // The REST root lies outside the namespace, so outside the document's paths.
   app.all(config.restPrefix, restRoot(config));

@@ -57,7 +57,7 @@ export function toApiError(err: unknown): ApiError {
   const code = (err as { code?: string })?.code;
   if (code === 'P2025') return new ApiError(404, 'rest_not_found', 'The object does not exist (any more).');
   if (isUniqueViolation(err)) {
-    return new ApiError(409, 'rest_conflict', 'The change conflicts with another object; try again.');
+    return new ApiError(409, 'rest_conflict', 'The change conflicts with another object; try again.', {}, { 'Retry-After': '1' });
   }
   if (isDatabaseUnavailable(err)) return databaseUnavailable();
   return new ApiError(500, 'rest_internal_error', 'The server could not complete the request.');
