@@ -1,6 +1,6 @@
 // Idempotency-Key on creates, on both databases: a retry gets the first answer and creates
 // nothing; another body is 422; keys are per user and expire after 24 hours; concurrent retries
-// create one object. Expired rows are purged by the housekeeping.
+// create one object. (Each body names a new category, which authors may create.) Expired rows are purged by the housekeeping.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeExpired } from '../../src/db/housekeeping.js';
 import { databaseKinds } from '../setup/databases.js';
@@ -9,7 +9,7 @@ import { startServer, type TestServer } from '../setup/server.js';
 describe.each(databaseKinds)('Idempotency-Key on %s', (dbKind) => {
   let s: TestServer;
   let n = 0;
-  const body = () => ({ title: `Idempotent ${++n}`, start_date: '2034-01-01 10:00', end_date: '2034-01-01 11:00', tags: [`New tag ${n}`] });
+  const body = () => ({ title: `Idempotent ${++n}`, start_date: '2034-01-01 10:00', end_date: '2034-01-01 11:00', categories: [`New category ${n}`] });
   const create = (b: object, key?: string, as: 'administrator' | 'author' = 'administrator') =>
     s.post('/events', b, { as, headers: key ? { 'idempotency-key': key } : {} });
   beforeAll(async () => {
@@ -28,7 +28,7 @@ describe.each(databaseKinds)('Idempotency-Key on %s', (dbKind) => {
     expect(retry.headers.get('location')).toBe(first.headers.get('location'));
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(await s.db.prisma.event.count()).toBe(count);
-    expect(await s.db.prisma.term.count({ where: { name: b.tags[0] } })).toBe(1);
+    expect(await s.db.prisma.term.count({ where: { name: b.categories[0] } })).toBe(1);
     // Without a key, the same body creates again.
     expect((await create(b)).body.id).not.toBe(first.body.id);
   });
