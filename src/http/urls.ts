@@ -24,7 +24,9 @@ function origin(req: Request, config: Config): { proto: string; host: string } {
   const fromProxy = config.trustProxy !== false && (req.app.get('trust proxy fn') as (address: string, hop: number) => boolean)(req.socket.remoteAddress ?? '', 0);
   const forwarded = (name: string) => (fromProxy ? String(req.headers[name] ?? '').split(',')[0].trim() || undefined : undefined);
   const proto = forwarded('x-forwarded-proto') ?? (req.socket && 'encrypted' in req.socket ? 'https' : 'http');
-  const host = forwarded('x-forwarded-host') ?? req.headers.host ?? `${config.host}:${config.port}`;
+  // Without a Host (HTTP/1.0), the address we listen on; an IPv6 one in brackets.
+  const listening = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const host = forwarded('x-forwarded-host') ?? req.headers.host ?? `${listening}:${config.port}`;
   return { proto, host };
 }
 
