@@ -6,6 +6,16 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 /**
+ * A row a write refers to (a venue, a term, a parent category, an author) was deleted by another
+ * transaction after the write checked it: the write's checks, run again, now see it gone.
+ */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string; originalCode?: string }; meta?: { driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } } } | null;
+  const cause = e?.meta?.driverAdapterError?.cause;
+  return e?.code === 'P2003' || e?.code === '23503' || e?.cause?.code === '23503' || e?.cause?.originalCode === '23503' || cause?.kind === 'ForeignKeyConstraintViolation' || cause?.originalCode === '23503';
+}
+
+/**
  * PostgreSQL gave up one of two transactions that waited on each other (40P01), or could not
  * serialize it (40001): running it again is safe, as nothing of it was committed.
  */
@@ -19,11 +29,12 @@ export function isTransient(err: unknown): boolean {
 // (pg, pg-pool, Prisma and its driver adapters wrap one another's errors): SQLSTATE classes 08
 // (connection), 53 (insufficient resources: disk full, out of memory, too many connections), 57P
 // (server shutting down, cannot connect now), 58 (I/O error), statement timeouts (57014) and
-// lock waits given up (55P03); node's socket errors; Prisma's connection and pool timeout codes.
+// lock waits given up (55P03); node's socket errors; Prisma's connection, pool and transaction-start
+// timeouts (a transaction that could not get a connection in time: the database cannot take the work now).
 const UNAVAILABLE_SQLSTATE_PREFIXES = ['08', '53', '57P', '58'];
 const UNAVAILABLE_SQLSTATES = new Set(['57014', '55P03']);
 const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ENOSPC', 'EIO', 'EDQUOT']);
-const UNAVAILABLE_PRISMA = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+const UNAVAILABLE_PRISMA = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
 const UNAVAILABLE_MESSAGES = [
   'connection terminated',
   'timeout exceeded when trying to connect',

@@ -1,6 +1,6 @@
 // Named errors and the one function that turns any failure into the service's error shape:
 // {"code", "message", "data": {"status", ...}}.
-import { isDatabaseUnavailable, isUniqueViolation } from '../db/errors.js';
+import { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from '../db/errors.js';
 
 export interface ErrorBody {
   code: string;
@@ -56,7 +56,7 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const code = (err as { code?: string })?.code;
   if (code === 'P2025') return new ApiError(404, 'rest_not_found', 'The object does not exist (any more).');
-  if (isUniqueViolation(err)) {
+  if (isUniqueViolation(err) || isForeignKeyViolation(err)) {
     return new ApiError(409, 'rest_conflict', 'The change conflicts with another object; try again.', {}, { 'Retry-After': '1' });
   }
   if (isDatabaseUnavailable(err)) return databaseUnavailable();

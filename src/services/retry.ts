@@ -2,16 +2,18 @@
 // runs again and sees the other's row (a derived slug moves on to the next number). Each round lets
 // at least one of the racing writers through; a short random pause keeps the others from meeting
 // again at once. Two writers that lock the same rows in opposite orders (an event's inline venues
-// named in another order) deadlock; PostgreSQL aborts one, which runs again the same way.
+// named in another order) deadlock; PostgreSQL aborts one, which runs again the same way. A write
+// whose venue, term, parent or author was deleted after it checked it fails its foreign key; run
+// again, its checks find the row gone and answer 400.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isTransient, isUniqueViolation } from '../db/errors.js';
+import { isForeignKeyViolation, isTransient, isUniqueViolation } from '../db/errors.js';
 
 export async function retryOnConflict<T>(work: () => Promise<T>, attempts = 10): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (err) {
-      if (attempt >= attempts || !(isUniqueViolation(err) || isTransient(err))) throw err;
+      if (attempt >= attempts || !(isUniqueViolation(err) || isTransient(err) || isForeignKeyViolation(err))) throw err;
       await sleep(Math.random() * 5 * attempt);
     }
   }

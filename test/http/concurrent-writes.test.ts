@@ -156,3 +156,30 @@ describe.each(databaseKinds)('concurrent writers on %s', (dbKind) => {
     }
   });
 });
+
+describe.each(databaseKinds)('writers racing a delete on %s', (dbKind) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer(dbKind);
+  });
+  afterAll(() => s?.close());
+
+  it('links to a venue, term or parent deleted meanwhile answer 201 or 400, never 5xx', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const venue = (await s.post('/venues', { venue: `Doomed hall ${round}` })).body;
+      const category = (await s.post('/categories', { name: `Doomed category ${round}` })).body;
+      const children = await Promise.all(Array.from({ length: 4 }, (_, i) => s.post('/categories', { name: `Child ${round}.${i}` })));
+      const writes = [
+        ...Array.from({ length: 8 }, (_, i) =>
+          s.post('/events', { title: `Racing ${round}.${i}`, start_date: '2034-04-04 10:00', end_date: '2034-04-04 11:00', venue: venue.id, categories: [category.id] }),
+        ),
+        ...children.map((child) => s.request('PATCH', `/categories/${child.body.id}`, { body: { parent: category.id } })),
+        s.request('DELETE', `/venues/${venue.id}?force=true`),
+        s.request('DELETE', `/categories/${category.id}`),
+      ];
+      const statuses = (await Promise.all(writes)).map((r) => r.status);
+      expect(statuses.filter((status) => ![200, 201, 400].includes(status))).toEqual([]);
+      expect(statuses.slice(-2)).toEqual([200, 200]);
+    }
+  });
+});
