@@ -18,7 +18,7 @@ export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$trans
 export interface Database {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgresql';
-  /** Runs `fn` on one dedicated connection (the migration runner needs a session for its lock). */
+  /** Runs `fn` on one dedicated connection without statement limits (migrations: a session for their lock). */
   withConnection<T>(fn: (sql: SqlConnection) => Promise<T>): Promise<T>;
   /** Cheap round trip, for readiness checks. */
   ping(): Promise<void>;
@@ -146,15 +146,19 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
   return {
     prisma,
     kind: 'postgresql',
+    // A connection of its own, without the statement limits: a migration may rightly take minutes,
+    // and so may waiting for another instance's migration to release the advisory lock.
     withConnection: async (fn) => {
-      const client = await pool.connect();
+      const client = new pg.Client({ connectionString, connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000, keepAlive: true });
+      client.on('error', () => {});
+      await client.connect();
       try {
         return await fn({
           query: async (text, params) => (await client.query(text, params as unknown[])).rows,
           exec: async (script) => void (await client.query(script)),
         });
       } finally {
-        client.release();
+        await client.end().catch(() => undefined);
       }
     },
     ping: async () => void (await pool.query('SELECT 1')),

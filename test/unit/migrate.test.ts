@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SqlConnection } from '../../src/db/sql.js';
+import { openDatabase } from '../../src/db/client.js';
 import { type Migration, migrate, MigrationError, readMigrations } from '../../src/db/migrate.js';
 import { createPostgresDatabase, postgresUrl } from '../setup/databases.js';
 
@@ -73,5 +74,24 @@ describe.skipIf(!postgresUrl)('the migration runner on PostgreSQL', () => {
     const count = await clients[0].query('SELECT count(*)::int AS n FROM _prisma_migrations');
     expect(count.rows[0].n).toBe(names.length);
     await Promise.all(clients.map((c) => c.end()));
+  });
+
+  it("waits for another instance's migrations past the statement timeout of ordinary requests", async () => {
+    const created = await createPostgresDatabase();
+    const holder = new pg.Client({ connectionString: created.url });
+    await holder.connect();
+    try {
+      // Another instance holds the migration lock for longer than a statement may take.
+      await holder.query('SELECT pg_advisory_lock(72707369)');
+      const release = setTimeout(() => void holder.query('SELECT pg_advisory_unlock(72707369)'), 1500);
+      const started = Date.now();
+      const db = await openDatabase({ databaseUrl: created.url, dataDir: '', statementTimeoutMs: 300, connectTimeoutMs: 1000 });
+      clearTimeout(release);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+      await db.close();
+    } finally {
+      await holder.end();
+      await created.drop();
+    }
   });
 });
