@@ -48,9 +48,9 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   // req.ip, which keys the sign-in throttle, comes from X-Forwarded-For only behind a trusted proxy.
   app.set('trust proxy', config.trustProxy);
   app.use(requestId());
-  app.use(hostCheck(config));
   if (logger) app.use(requestLogger(logger));
   app.use(hardening(config));
+  app.use(hostCheck(config));
   app.use(probes.router);
   app.set('etag', false); // Express's weak ETag would hide ours (issue: production HTTP behaviour)
   app.set('query parser', false); // normalizeQuery reads the raw query against the document
