@@ -202,6 +202,9 @@ function bodyParserError(err: unknown): ApiError | undefined {
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new ApiError(415, 'rest_unsupported_media_type', 'The body uses an encoding or character set that is not supported.');
+    case 'querystring.parse.rangeError':
+      // body-parser's own limit on `a[b][c]=...` (32 levels), which @types/body-parser cannot set.
+      return new ApiError(400, 'rest_invalid_body', 'The form is nested too deep.');
     case 'parameters.too.many':
       return new ApiError(413, 'rest_payload_too_large', 'The form has too many fields.');
     case 'request.aborted':
@@ -210,7 +213,7 @@ function bodyParserError(err: unknown): ApiError | undefined {
       return new ApiError(400, 'rest_invalid_body', 'The body could not be read.');
     default: {
       // Anything else body-parser refuses as the client's fault: a body that does not decompress
-      // as its Content-Encoding says (zlib's error, given status 400), a form nested too deep.
+      // as its Content-Encoding says (zlib's error, given status 400).
       const status = (err as { status?: unknown })?.status;
       if (typeof status === 'number' && status >= 400 && status < 500) {
         return new ApiError(400, 'rest_invalid_body', 'The body could not be read: it is not what its Content-Encoding and Content-Type say.');
@@ -226,8 +229,13 @@ export const MAX_JSON_DEPTH = 64;
  * Refuses JSON nested deeper than MAX_JSON_DEPTH before it is parsed: the validators and our own
  * walks over a body recurse, and 5,000 nested arrays overflowed the stack. One pass over the bytes,
  * counting brackets outside strings.
+ *
+ * The bytes are read as UTF-8, the one encoding the JSON standard allows between systems, so any
+ * other charset body-parser would decode is refused (415): in UTF-16 an escaped quote (`\`, NUL,
+ * `"`) fooled the scan into counting the brackets after it as text, and nesting got through again.
  */
-function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer) {
+function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer, charset: string) {
+  if (charset !== 'utf-8') throw Object.assign(new Error('not UTF-8'), { type: 'charset.unsupported' });
   let depth = 0;
   let inString = false;
   for (let i = 0; i < body.length; i++) {

@@ -32,12 +32,15 @@ function origin(req: Request, config: Config): { proto: string; host: string } {
 
 /**
  * 400 for a request whose Host (or trusted X-Forwarded-Host/-Proto) is no host: every link and ID
- * in a response is built from it, and `[::1` made URL parsing throw deep inside a handler.
+ * in a response is built from it, and `[::1` made URL parsing throw deep inside a handler. HOST
+ * keeps out what would change the URL's meaning (`@`, `/`, `?`); the URL parser, which builds the
+ * global IDs (src/services/posts.ts), must accept the rest: it refuses hosts of HOST's shape such
+ * as `256.1.1.1`, `[1:2]` or a port above 65535.
  */
 export function hostCheck(config: Config) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const { proto, host } = origin(req, config);
-    if (!HOST.test(host) || (proto !== 'http' && proto !== 'https')) {
+    if (!HOST.test(host) || (proto !== 'http' && proto !== 'https') || !URL.canParse(`${proto}://${host}`)) {
       next(new ApiError(400, 'rest_invalid_host', 'The Host header (or X-Forwarded-Host/-Proto from a trusted proxy) is not a valid host.'));
       return;
     }

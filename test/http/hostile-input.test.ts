@@ -1,6 +1,7 @@
-// Input that once reached a 500: bodies nested without end, bodies that do not decompress as their
-// Content-Encoding says, and Host headers that are no host. Each is the client's fault: a 400 in the
-// error shape. Sent over a raw socket where fetch would refuse to send it.
+// Input that once reached a 500 or stalled the process: bodies nested without end (in any charset),
+// bodies that do not decompress as their Content-Encoding says, Host headers that are no host, names
+// built to make a pattern backtrack. Each is the client's fault: a 4xx in the error shape, at once.
+// Sent over a raw socket where fetch would refuse to send it.
 import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,31 @@ interface RawAnswer {
   status: number;
   body: any;
 }
+
+/** One HTTP/1.1 request written by hand; answers the status and the JSON body. */
+function rawRequest(server: TestServer, method: string, path: string, headers: Record<string, string>, body: Buffer | string = ''): Promise<RawAnswer> {
+  const data = Buffer.isBuffer(body) ? body : Buffer.from(body);
+  const head = [`${method} /wp-json/calendar/events/v1${path} HTTP/1.1`, 'Connection: close', `Content-Length: ${data.length}`]
+    .concat(Object.entries({ Host: '127.0.0.1', ...headers }).map(([k, v]) => `${k}: ${v}`))
+    .join('\r\n');
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(new URL(server.origin).port), '127.0.0.1', () => socket.write(Buffer.concat([Buffer.from(`${head}\r\n\r\n`), data])));
+    // Not ended: a half-closed socket makes the server drop the answers it has not written yet.
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      const payload = text.slice(split + 4);
+      resolve({ status: Number(text.split(' ')[1]), body: payload.startsWith('{') ? JSON.parse(payload) : payload });
+    });
+  });
+}
+
+/** Bad hosts: the first five fail HOST's shape, the rest pass it but not the URL parser. */
+const BAD_HOSTS = ['[::1', 'a b', 'example.org:port', '[::1]]', 'x'.repeat(300), '[1:2]', '256.1.1.1', '1.2.3.4.5', '999999999999', 'example.org:99999', '[::1]:65536'];
+const GOOD_HOSTS = ['[::1]:8080', 'localhost', 'calendar.example.org:443', '127.0.0.1'];
 
 describe('hostile input', () => {
   let s: TestServer;
@@ -22,27 +48,7 @@ describe('hostile input', () => {
   });
   afterAll(() => s?.close());
 
-  /** One HTTP/1.1 request written by hand; answers the status and the JSON body. */
-  function raw(method: string, path: string, headers: Record<string, string>, body: Buffer | string = ''): Promise<RawAnswer> {
-    const data = Buffer.isBuffer(body) ? body : Buffer.from(body);
-    const head = [`${method} /wp-json/calendar/events/v1${path} HTTP/1.1`, 'Connection: close', `Content-Length: ${data.length}`]
-      .concat(Object.entries({ Host: '127.0.0.1', ...headers }).map(([k, v]) => `${k}: ${v}`))
-      .join('\r\n');
-    return new Promise((resolve, reject) => {
-      const socket = net.connect(Number(new URL(s.origin).port), '127.0.0.1', () => socket.write(Buffer.concat([Buffer.from(`${head}\r\n\r\n`), data])));
-      // Not ended: a half-closed socket makes the server drop the answers it has not written yet.
-      const chunks: Buffer[] = [];
-      socket.on('data', (chunk) => chunks.push(chunk));
-      socket.on('error', reject);
-      socket.on('close', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const split = text.indexOf('\r\n\r\n');
-        const payload = text.slice(split + 4);
-        resolve({ status: Number(text.split(' ')[1]), body: payload.startsWith('{') ? JSON.parse(payload) : payload });
-      });
-    });
-  }
-
+  const raw = (method: string, path: string, headers: Record<string, string>, body: Buffer | string = '') => rawRequest(s, method, path, headers, body);
   const json = { 'Content-Type': 'application/json' };
   const admin = () => ({ Authorization: `Bearer ${s.users.administrator.appPassword}` });
   const writes = () => [
@@ -80,7 +86,7 @@ describe('hostile input', () => {
   });
 
   it('answers 400 rest_invalid_host to a Host that is no host, on reads and writes', async () => {
-    for (const host of ['[::1', 'a b', 'example.org:port', '[::1]]', 'x'.repeat(300)]) {
+    for (const host of BAD_HOSTS) {
       for (const [method, path, body] of [
         ['GET', '/events', ''],
         ['GET', `/venues/${venueId}`, ''],
@@ -91,14 +97,61 @@ describe('hostile input', () => {
         expect({ host, method, path, status: r.status, code: r.body.code }).toEqual({ host, method, path, status: 400, code: 'rest_invalid_host' });
       }
     }
-    for (const host of ['[::1]:8080', 'localhost', 'calendar.example.org:443', '127.0.0.1']) {
+    for (const host of GOOD_HOSTS) {
       expect((await raw('GET', `/venues/${venueId}`, { Host: host })).status).toBe(200);
     }
   });
 
-  it('answers a form nested too deep with a 4xx', async () => {
+  it('answers a form nested too deep with 400 rest_invalid_body saying so', async () => {
     const r = await raw('POST', '/venues', { ...admin(), 'Content-Type': 'application/x-www-form-urlencoded' }, `venue${'[a]'.repeat(200)}=1`);
-    expect(r.status).toBeGreaterThanOrEqual(400);
-    expect(r.status).toBeLessThan(500);
+    expect({ status: r.status, code: r.body.code, message: r.body.message }).toEqual({ status: 400, code: 'rest_invalid_body', message: 'The form is nested too deep.' });
+  });
+
+  it('refuses JSON in any charset but UTF-8 with 415, where the depth scan could be fooled', async () => {
+    // In UTF-16 the escaped quote `\"` is `\`, NUL, `"`: a scan over bytes took the NUL as the
+    // escaped character and ended the string early, so the 5,000 brackets after it went uncounted.
+    const nested = `["\\"", ${'['.repeat(5000)}${']'.repeat(5000)}]`;
+    const utf16le = Buffer.from(nested, 'utf16le');
+    const utf32le = Buffer.alloc(nested.length * 4);
+    for (let i = 0; i < nested.length; i++) utf32le.writeUInt32LE(nested.charCodeAt(i), i * 4);
+    for (const [method, path] of writes()) {
+      for (const [charset, body] of [['utf-16le', utf16le], ['utf-16be', Buffer.from(utf16le).swap16()], ['utf-32', utf32le]] as const) {
+        const r = await raw(method, path, { ...admin(), 'Content-Type': `application/json; charset=${charset}` }, body);
+        expect({ method, path, charset, status: r.status, code: r.body.code }).toEqual({ method, path, charset, status: 415, code: 'rest_unsupported_media_type' });
+      }
+    }
+    const utf8 = await raw('POST', '/venues', { ...admin(), 'Content-Type': 'application/json; charset=UTF-8' }, '{"venue":"Eight-bit hall"}');
+    expect(utf8.status).toBe(201);
+  });
+
+  it('checks a long name that can never match in linear time', async () => {
+    // The name pattern was quadratic, and validation runs it even past maxLength: 80,000
+    // characters ending in NUL took 7 s of CPU, a full 1 MiB body would take many minutes.
+    const name = `${'a'.repeat(100_000)}\u0000`;
+    for (const [path, field] of [['/venues', 'venue'], ['/organizers', 'organizer'], ['/events', 'title'], ['/categories', 'name']]) {
+      const started = performance.now();
+      const r = await s.post(path, { [field]: name }, { as: 'author' });
+      const took = performance.now() - started;
+      expect({ path, status: r.status, fast: took < 2500 }).toEqual({ path, status: 400, fast: true });
+    }
+  });
+});
+
+describe('hostile forwarded hosts from a trusted proxy', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer('pglite', { TRUST_PROXY: 'loopback' });
+  });
+  afterAll(() => s?.close());
+
+  it('answers 400 rest_invalid_host to an X-Forwarded-Host that is no host, and builds links from a good one', async () => {
+    for (const host of BAD_HOSTS) {
+      const r = await rawRequest(s, 'GET', '/events', { 'X-Forwarded-Host': host });
+      expect({ host, status: r.status, code: r.body.code }).toEqual({ host, status: 400, code: 'rest_invalid_host' });
+    }
+    for (const host of GOOD_HOSTS) {
+      const r = await rawRequest(s, 'GET', '/doc', { 'X-Forwarded-Host': host, 'X-Forwarded-Proto': 'https' });
+      expect({ host, status: r.status, server: r.body.servers?.[0]?.url }).toEqual({ host, status: 200, server: `https://${host}/wp-json/calendar/events/v1` });
+    }
   });
 });

@@ -1,12 +1,15 @@
 // Every regular expression in src/ runs in linear time: recheck looks for inputs that make a
 // backtracking engine (V8's) take polynomial or exponential time. The patterns are found with the
 // TypeScript parser (regex literals, and RegExp constructors called with a string literal), so a
-// new pattern anywhere in src/ is checked without being listed here.
+// new pattern anywhere in src/ is checked without being listed here. The document's `pattern`s run on
+// request text too (Ajv compiles them with the `u` flag), before any handler, so they are checked
+// as well.
 import fs from 'node:fs';
 import path from 'node:path';
 import { check } from 'recheck';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { loadDocument } from '../../src/openapi.js';
 
 interface Found {
   where: string;
@@ -46,15 +49,34 @@ function patternsIn(file: string): Found[] {
   return found;
 }
 
-const patterns = sourceFiles(path.resolve('src')).flatMap(patternsIn);
+/** Every schema `pattern` in the bundled document the server loads. */
+function documentPatterns(): Found[] {
+  const found: Found[] = [];
+  const visit = (node: unknown, at: string) => {
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'pattern' && typeof value === 'string') found.push({ where: `generated/openapi.json${at}`, source: value, flags: 'u' });
+      else visit(value, `${at}/${key}`);
+    }
+  };
+  visit(loadDocument(), '#');
+  return found;
+}
 
-describe('regular expressions in src/', () => {
+const patterns = sourceFiles(path.resolve('src')).flatMap(patternsIn);
+const fromDocument = documentPatterns();
+
+describe('regular expressions in src/ and the document', () => {
   it('are found', () => {
     // A parser that stopped finding them would make the next test pass vacuously.
     expect(patterns.length).toBeGreaterThan(20);
   });
 
-  it.each(patterns.map((p) => [p.where, p] as const))('%s runs in linear time', async (_where, pattern) => {
+  it('are found in the document', () => {
+    expect(fromDocument.length).toBeGreaterThan(10);
+  });
+
+  it.each([...patterns, ...fromDocument].map((p) => [p.where, p] as const))('%s runs in linear time', async (_where, pattern) => {
     expect(pattern.source).not.toBe('<not a literal: cannot be checked>');
     const diagnostics = await check(pattern.source, pattern.flags, { timeout: 10_000 });
     expect({ pattern: `/${pattern.source}/${pattern.flags}`, status: diagnostics.status }).toEqual({ pattern: `/${pattern.source}/${pattern.flags}`, status: 'safe' });
