@@ -2513,7 +2513,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body is neither JSON nor form-urlencoded. */
+        /** @description The request body is neither JSON in UTF-8 nor form-urlencoded, or its Content-Encoding is not gzip, deflate or br. */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
