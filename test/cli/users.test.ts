@@ -12,6 +12,7 @@ import { openDatabase } from '../../src/db/client.js';
 const run = promisify(execFile);
 const limits = { maxFailures: 100, windowSeconds: 60 };
 
+// Each command is a process of its own that opens the database: seconds each on a loaded machine.
 describe('npm run users (on PGlite in a directory)', () => {
   let dataDir: string;
   const users = async (...args: string[]) => {
@@ -54,7 +55,7 @@ describe('npm run users (on PGlite in a directory)', () => {
     await expect(withDb((db) => authenticate(db.prisma, { scheme: 'bearer', secret: password! }, 'cli-test', limits))).rejects.toMatchObject({
       code: 'rest_invalid_credentials',
     });
-  });
+  }, 120_000);
 
   it('prints a generated password once when none is given, and refuses bad input with exit code 1', async () => {
     const out = await users('create', 'li');
@@ -64,5 +65,5 @@ describe('npm run users (on PGlite in a directory)', () => {
     expect(caller).toMatchObject({ login: 'li', role: 'subscriber' });
     await expect(users('create', 'li', '--password', 'another-one')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('taken') });
     await expect(users('create', 'bad role', '--role', 'king')).rejects.toMatchObject({ code: 1 });
-  });
+  }, 120_000);
 });
