@@ -57,6 +57,27 @@ describe.each(databaseKinds)('authentication on %s', (dbKind) => {
     }
   });
 
+  it('answers 401 to credentials no account can have (NUL, over-long), and counts them as failures', async () => {
+    // PostgreSQL text cannot hold NUL: asked about such a login, it failed the request with a 500.
+    const appPassword = s.users.editor.appPassword;
+    for (const authorization of [
+      basic('edi\0tor', 'whatever'),
+      basic('x'.repeat(61), 'whatever'),
+      basic('editor', `${appPassword.slice(0, 4)}\0${appPassword.slice(5)}`),
+      `Bearer ${appPassword.slice(0, 4)}\u00e9${appPassword.slice(5)}`,
+      `Bearer ${'A'.repeat(5_000)}`,
+    ]) {
+      const headers = client();
+      for (let i = 0; i < 3; i++) {
+        const r = await s.get('/venues', { as: null, headers: { ...headers, authorization } });
+        expect(r.status, JSON.stringify(authorization)).toBe(401);
+        expect(r.body.code).toBe('rest_invalid_credentials');
+      }
+      // AUTH_MAX_FAILURES is 3: each of those counted.
+      expect((await s.get('/venues', { as: null, headers: { ...headers, authorization } })).status).toBe(429);
+    }
+  });
+
   it('treats an unknown scheme as no credentials: reads work, writes get 401 rest_forbidden', async () => {
     const headers = { ...client(), authorization: 'Digest username="editor"' };
     expect((await s.get('/venues', { as: null, headers })).status).toBe(200);
