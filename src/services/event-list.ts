@@ -3,7 +3,7 @@
 // and then ID. One count and one page query, written in SQL (the page through selectEvents).
 import { DateTime } from 'luxon';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { listScope, type PostStatus } from '../auth/permissions.js';
+import { type ListScope, listScope, type PostStatus } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Prisma } from '../db/client.js';
 import { selectRows } from '../db/reads.js';
@@ -14,7 +14,7 @@ import type { Page, QueryArgs } from '../lib/pagination.js';
 import { assertLinkedExist, termIdsForFilter } from './event-links.js';
 import { selectEventPage, selectEvents } from './event-rows.js';
 import { readableEvent } from './posts.js';
-import { inScope, isPublic } from './list-scope.js';
+import { inScope, isPublic, scopeWhere } from './list-scope.js';
 import type { EventRow } from './events.js';
 import { ORGANIZER, VENUE } from './linked-posts.js';
 import { CATEGORY, TAG } from './terms.js';
@@ -100,15 +100,19 @@ export async function listEvents(
     }
     and.push(sql`e.parent_id = ${q.post_parent}::int`);
   }
+  // Only venues the caller may read place an event, as only they are shown with it (serializers/
+  // events.ts readableLinks: what canRead allows, the trash aside, which is listScope without a
+  // status): else probing the geofence would find where a draft or private venue is.
+  const readableVenues = listScope(caller, undefined);
   const located = sql`EXISTS (SELECT 1 FROM event_venues l JOIN venues v ON v.id = l.venue_id
-    WHERE l.event_id = e.id AND v.geo_lat IS NOT NULL AND v.geo_lng IS NOT NULL)`;
+    WHERE l.event_id = e.id AND v.geo_lat IS NOT NULL AND v.geo_lng IS NOT NULL AND ${inScope(readableVenues, 'v')})`;
   if (q.geoloc === true) and.push(located);
   if (q.geoloc === false) and.push(sql`NOT ${located}`);
   if ((q.geoloc_lat === undefined) !== (q.geoloc_lng === undefined)) {
     const missing = q.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng';
     throw invalidParams({ [missing]: 'geoloc_lat and geoloc_lng must be given together.' });
   }
-  if (q.geoloc_lat !== undefined && q.geoloc_lng !== undefined) linked('event_venues', 'venue_id', await venuesNear(prisma, q.geoloc_lat, q.geoloc_lng));
+  if (q.geoloc_lat !== undefined && q.geoloc_lng !== undefined) linked('event_venues', 'venue_id', await venuesNear(prisma, readableVenues, q.geoloc_lat, q.geoloc_lng));
 
   if (linkSets.length) and.push(sql`e.id IN (${PrismaNS.join(linkSets, ' INTERSECT ')})`);
   const where = PrismaNS.join(and, ' AND ');
@@ -184,8 +188,11 @@ function dateWindow(q: EventListQuery, siteZone: string, now: DateTime) {
   return { start: read('start_date', defaults.start).set({ millisecond: 0 }), end: read('end_date', defaults.end).set({ millisecond: 0 }) };
 }
 
-/** IDs of venues within the geofence of a point: a box on the indexed columns, then the true distance. */
-async function venuesNear(prisma: Prisma, lat: number, lng: number): Promise<number[]> {
+/**
+ * IDs of the venues in `scope` within the geofence of a point: a box on the indexed columns, then
+ * the true distance.
+ */
+async function venuesNear(prisma: Prisma, scope: ListScope, lat: number, lng: number): Promise<number[]> {
   const dLat = (GEOFENCE_KM / 6371) * (180 / Math.PI);
   const dLng = dLat / Math.max(Math.cos((lat * Math.PI) / 180), 1e-6);
   const wraps = lng - dLng < -180 || lng + dLng > 180;
@@ -193,6 +200,7 @@ async function venuesNear(prisma: Prisma, lat: number, lng: number): Promise<num
     where: {
       geoLat: { gte: lat - dLat, lte: lat + dLat },
       geoLng: wraps ? { not: null } : { gte: lng - dLng, lte: lng + dLng },
+      ...scopeWhere(scope),
     },
     select: { id: true, geoLat: true, geoLng: true },
   });

@@ -1,4 +1,4 @@
-// A list's scope (auth/permissions.ts listScope) as a condition of hand-written SQL.
+// A list's scope (auth/permissions.ts listScope) as a condition of hand-written SQL, or of a Prisma query.
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { ListScope } from '../auth/permissions.js';
 
@@ -14,4 +14,12 @@ export function inScope(scope: ListScope, alias: string): PrismaNS.Sql {
   if (isPublic(scope)) return PrismaNS.sql`${table}.status = 'publish'`;
   const statuses = PrismaNS.sql`${table}.status::text = ANY(${scope.statuses}::text[])`;
   return scope.ownerId === undefined ? statuses : PrismaNS.sql`${statuses} AND (${table}.status = 'publish' OR ${table}.author_id = ${scope.ownerId}::int)`;
+}
+
+/** The scope as a Prisma `where` on a post table (events, venues, organizers). */
+export function scopeWhere(scope: ListScope) {
+  return {
+    status: { in: scope.statuses },
+    ...(scope.ownerId === undefined ? {} : { OR: [{ status: 'publish' as const }, { authorId: scope.ownerId }] }),
+  };
 }

@@ -76,6 +76,23 @@ describe.each(databaseKinds)('what unreadable objects leak on %s', (dbKind) => {
     expect(withoutEvents).not.toContain('Public hall');
   });
 
+  it('places events only by venues the caller may read (geoloc, geoloc_lat/geoloc_lng)', async () => {
+    const hidden = (await s.post('/venues', { venue: 'Hidden hall', status: 'draft', geo_lat: 48.85, geo_lng: 2.35 }, { as: 'author' })).body;
+    const shown = (await s.post('/events', { title: 'Public show at a hidden hall', start_date: '2035-08-08 10:00', end_date: '2035-08-08 11:00', venue: hidden.id }, { as: 'author' })).body;
+    const titles = async (query: string, as: Role | null) =>
+      (await s.get(`/events?start_date=2035-08-01&end_date=2035-08-31&${query}`, { as })).body.events.map((e: any) => e.title);
+    for (const as of readers) {
+      expect(await titles('geoloc_lat=48.85&geoloc_lng=2.35', as)).toEqual([]);
+      expect(await titles('geoloc=true', as)).toEqual([]);
+      // As they see it, the event has no venue.
+      expect(await titles('geoloc=false', as)).toEqual([shown.title]);
+    }
+    for (const as of ['author', 'editor'] as const) {
+      expect(await titles('geoloc_lat=48.85&geoloc_lng=2.35', as)).toEqual([shown.title]);
+      expect(await titles('geoloc=true', as)).toEqual([shown.title]);
+    }
+  });
+
   it('shows term counts of published events only, to everyone', async () => {
     for (const as of [...readers, 'editor'] as const) {
       const secret = (await s.get('/categories?hide_empty=false&search=Secret', { as })).body.categories[0];
