@@ -20,7 +20,9 @@ export async function tour(baseUrl: string, token: string) {
   const client = createClient<paths, 'application/json'>({ baseUrl, headers: { Authorization: `Bearer ${token}` } });
 
   const venue = ok(await client.POST('/venues', { body: { venue: 'Harbor Hall', city: 'Portland', state: 'ME' } }));
-  const organizer = ok(await client.POST('/organizers', { body: { organizer: 'Harbor Arts', email: 'hello@harborarts.example.com' } }));
+  const organizer = ok(
+    await client.POST('/organizers', { body: { organizer: 'Harbor Arts', email: 'hello@harborarts.example.com' } }),
+  );
   const created: Event[] = [];
   for (const [day, title] of ['Folk night', 'Jazz night', 'Poetry night'].entries()) {
     const event = ok(
@@ -42,7 +44,11 @@ export async function tour(baseUrl: string, token: string) {
   // Page through May 2041, two events at a time, as a calendar front end would.
   const listed: Event[] = [];
   for (let page = 1; ; page++) {
-    const list = ok(await client.GET('/events', { params: { query: { page, per_page: 2, start_date: '2041-05-01', end_date: '2041-05-31', venue: [venue.id] } } }));
+    const list = ok(
+      await client.GET('/events', {
+        params: { query: { page, per_page: 2, start_date: '2041-05-01', end_date: '2041-05-31', venue: [venue.id] } },
+      }),
+    );
     listed.push(...list.events);
     if (!list.next_rest_url) return { venue, organizer, created, listed, pages: page, total: list.total };
   }
@@ -50,7 +56,13 @@ export async function tour(baseUrl: string, token: string) {
 
 // Run as a script: print what it did.
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const result = await tour(process.env.CALENDAR_URL ?? 'http://127.0.0.1:8080/wp-json/calendar/events/v1', process.env.CALENDAR_TOKEN ?? '');
-  for (const event of result.listed) console.log(`${event.start_date} ${event.timezone_abbr}  ${event.title} at ${Array.isArray(event.venue) ? '-' : event.venue.venue}`);
+  const result = await tour(
+    process.env.CALENDAR_URL ?? 'http://127.0.0.1:8080/wp-json/calendar/events/v1',
+    process.env.CALENDAR_TOKEN ?? '',
+  );
+  for (const event of result.listed)
+    console.log(
+      `${event.start_date} ${event.timezone_abbr}  ${event.title} at ${Array.isArray(event.venue) ? '-' : event.venue.venue}`,
+    );
   console.log(`${result.total} events in ${result.pages} pages`);
 }

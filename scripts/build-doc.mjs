@@ -25,7 +25,11 @@ for (const language of ['en', ...LANGUAGES]) {
   const forPage = path.join(outDir, `page-source.${language}.json`);
   fs.writeFileSync(forPage, JSON.stringify({ ...document, servers: [{ url: SERVER_PLACEHOLDER }] }));
   const html = path.join(outDir, `doc.${language}.html`);
-  execFileSync(path.join(root, 'node_modules', '.bin', 'redocly'), ['build-docs', forPage, '--inlineBundle', '--output', html], { cwd: root, stdio: 'pipe' });
+  execFileSync(
+    path.join(root, 'node_modules', '.bin', 'redocly'),
+    ['build-docs', forPage, '--inlineBundle', '--output', html],
+    { cwd: root, stdio: 'pipe' },
+  );
   fs.rmSync(forPage);
   const built = fs.readFileSync(html, 'utf8');
   // The CLI writes `disableTelemetry: false` into the page whatever it is told; the page's own option wins.

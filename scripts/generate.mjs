@@ -14,12 +14,21 @@ const run = (cmd, args) => execFileSync(bin(cmd), args, { cwd: root, stdio: 'pip
 const bundle = path.join(outDir, 'openapi.json');
 const types = path.join(outDir, 'api.d.ts');
 run('redocly', ['bundle', 'openapi/openapi.yaml', '--output', bundle]);
-run('openapi-typescript', [bundle, '--output', types, '--redocly', path.join(import.meta.dirname, 'redocly.types.yaml')]);
+run('openapi-typescript', [
+  bundle,
+  '--output',
+  types,
+  '--redocly',
+  path.join(import.meta.dirname, 'redocly.types.yaml'),
+]);
 
 if (check) {
   const stale = ['openapi.json', 'api.d.ts'].filter((file) => {
     const committed = path.join(root, 'generated', file);
-    return !fs.existsSync(committed) || fs.readFileSync(committed, 'utf8') !== fs.readFileSync(path.join(outDir, file), 'utf8');
+    return (
+      !fs.existsSync(committed) ||
+      fs.readFileSync(committed, 'utf8') !== fs.readFileSync(path.join(outDir, file), 'utf8')
+    );
   });
   fs.rmSync(outDir, { recursive: true, force: true });
   if (stale.length) {

@@ -77,7 +77,9 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       case 'app-password add': {
         const issued = await accounts.issueAppPassword(prisma, required(rest[0], 'login'), required(rest[1], 'name'));
-        console.log(`Application password "${issued.name}" (${issued.uuid}), shown once:\n\n  ${displayAppPassword(issued.password)}\n`);
+        console.log(
+          `Application password "${issued.name}" (${issued.uuid}), shown once:\n\n  ${displayAppPassword(issued.password)}\n`,
+        );
         console.log('Use it with HTTP Basic (login and this password) or as "Authorization: Bearer <password>".');
         return 0;
       }
@@ -85,7 +87,11 @@ async function main(argv: string[]): Promise<number> {
         console.table(await accounts.listAppPasswords(prisma, required(rest[0], 'login')));
         return 0;
       case 'app-password revoke': {
-        const count = await accounts.revokeAppPassword(prisma, required(rest[0], 'login'), required(rest[1], 'uuid or name'));
+        const count = await accounts.revokeAppPassword(
+          prisma,
+          required(rest[0], 'login'),
+          required(rest[1], 'uuid or name'),
+        );
         console.log(`Revoked ${count} application password(s).`);
         return 0;
       }
@@ -107,7 +113,10 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
     const known =
-      err instanceof accounts.AccountError || err instanceof ConfigError || err instanceof DataDirLockedError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+      err instanceof accounts.AccountError ||
+      err instanceof ConfigError ||
+      err instanceof DataDirLockedError ||
+      (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
     console.error(known ? `users: ${(err as Error).message}` : err);
     process.exit(1);
   },

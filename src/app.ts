@@ -57,9 +57,15 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   app.use(localeMiddleware(config.restPrefix));
   // Only the methods whose operations take a body read one: a body sent with GET or DELETE is
   // ignored, so that no read answers 413 or 400 for something the document does not describe.
-  const withBody = (parser: express.RequestHandler): express.RequestHandler => (req, res, next) =>
-    BODY_METHODS.has(req.method) ? parser(req, res, next) : next();
-  app.use(withBody(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'], verify: refuseDeepJson })));
+  const withBody =
+    (parser: express.RequestHandler): express.RequestHandler =>
+    (req, res, next) =>
+      BODY_METHODS.has(req.method) ? parser(req, res, next) : next();
+  app.use(
+    withBody(
+      express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'], verify: refuseDeepJson }),
+    ),
+  );
   app.use(withBody(express.urlencoded({ limit: MAX_BODY_BYTES, extended: true, parameterLimit: 1000 })));
 
   // The REST root lies outside the namespace, so outside the document's paths.
@@ -88,20 +94,35 @@ async function dispatch(api: OpenAPIBackend, req: Request, res: Response): Promi
     if (!allowed.length) throw noRoute();
     if (req.method === 'OPTIONS') {
       // Not a CORS preflight (the cors middleware answers those): say what the route allows.
-      res.status(204).set('Allow', ['OPTIONS', ...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', ')).end();
+      res
+        .status(204)
+        .set('Allow', ['OPTIONS', ...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '))
+        .end();
       return;
     }
-    throw new ApiError(405, 'rest_method_not_allowed', `Method ${req.method} is not allowed here.`, {}, { Allow: allowed.join(', ') });
+    throw new ApiError(
+      405,
+      'rest_method_not_allowed',
+      `Method ${req.method} is not allowed here.`,
+      {},
+      { Allow: allowed.join(', ') },
+    );
   }
   let body: unknown;
   if (operation.requestBody) {
     if (req.body === undefined && hasBody(req)) {
-      throw new ApiError(415, 'rest_unsupported_media_type', 'Send the body as application/json or application/x-www-form-urlencoded.');
+      throw new ApiError(
+        415,
+        'rest_unsupported_media_type',
+        'Send the body as application/json or application/x-www-form-urlencoded.',
+      );
     }
     body = req.body ?? {};
     const illFormed = illFormedFields(body);
     if (illFormed.length) {
-      throw invalidParams(Object.fromEntries(illFormed.map((name) => [name, `${name} contains text that is not valid Unicode.`])));
+      throw invalidParams(
+        Object.fromEntries(illFormed.map((name) => [name, `${name} contains text that is not valid Unicode.`])),
+      );
     }
     const schema = (operation.requestBody as OpenAPIV3_1.RequestBodyObject).content['application/json']?.schema;
     if (body && typeof body === 'object' && !Array.isArray(body)) {
@@ -145,7 +166,8 @@ function registerHandlers(api: OpenAPIBackend, deps: Pick<Call, 'config' | 'db'>
       const create = operationId.startsWith('create') ? idempotent(operationId, handler) : undefined;
       return [
         operationId,
-        (c: Context, req: Request, res: Response) => (create ? create(toCall(c, req, res), req.get('idempotency-key')) : handler(toCall(c, req, res))),
+        (c: Context, req: Request, res: Response) =>
+          create ? create(toCall(c, req, res), req.get('idempotency-key')) : handler(toCall(c, req, res)),
       ];
     }),
   );
@@ -201,7 +223,11 @@ function bodyParserError(err: unknown): ApiError | undefined {
       return new ApiError(413, 'rest_payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new ApiError(415, 'rest_unsupported_media_type', 'The body uses an encoding or character set that is not supported.');
+      return new ApiError(
+        415,
+        'rest_unsupported_media_type',
+        'The body uses an encoding or character set that is not supported.',
+      );
     case 'querystring.parse.rangeError':
       // body-parser's own limit on `a[b][c]=...` (32 levels), which @types/body-parser cannot set.
       return new ApiError(400, 'rest_invalid_body', 'The form is nested too deep.');
@@ -216,7 +242,11 @@ function bodyParserError(err: unknown): ApiError | undefined {
       // as its Content-Encoding says (zlib's error, given status 400).
       const status = (err as { status?: unknown })?.status;
       if (typeof status === 'number' && status >= 400 && status < 500) {
-        return new ApiError(400, 'rest_invalid_body', 'The body could not be read: it is not what its Content-Encoding and Content-Type say.');
+        return new ApiError(
+          400,
+          'rest_invalid_body',
+          'The body could not be read: it is not what its Content-Encoding and Content-Type say.',
+        );
       }
       return undefined;
     }
@@ -241,7 +271,8 @@ function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer, charset: str
   for (let i = 0; i < body.length; i++) {
     const byte = body[i];
     if (inString) {
-      if (byte === 0x5c) i++; // backslash: the next byte is escaped
+      if (byte === 0x5c)
+        i++; // backslash: the next byte is escaped
       else if (byte === 0x22) inString = false;
     } else if (byte === 0x22) {
       inString = true;

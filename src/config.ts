@@ -136,7 +136,10 @@ function isAddressOrRange(entry: string): boolean {
 function corsOrigins(value: string | undefined): '*' | string[] {
   const text = (value ?? '*').trim();
   if (text === '*') return '*';
-  const origins = text.split(',').map((o) => o.trim()).filter(Boolean);
+  const origins = text
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   for (const origin of origins) {
     let parsed: URL | undefined;
     try {
@@ -144,25 +147,29 @@ function corsOrigins(value: string | undefined): '*' | string[] {
     } catch {
       parsed = undefined;
     }
-    if (!parsed || parsed.origin !== origin) throw new ConfigError(`CORS_ORIGINS must be * or origins such as https://app.example.org, got "${origin}"`);
+    if (!parsed || parsed.origin !== origin)
+      throw new ConfigError(`CORS_ORIGINS must be * or origins such as https://app.example.org, got "${origin}"`);
   }
   return origins;
 }
 
 function nonNegativeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = Number(env[name] ?? fallback);
-  if (!Number.isFinite(value) || value < 0 || value > 600) throw new ConfigError(`${name} must be a number of seconds from 0 to 600, got "${env[name]}"`);
+  if (!Number.isFinite(value) || value < 0 || value > 600)
+    throw new ConfigError(`${name} must be a number of seconds from 0 to 600, got "${env[name]}"`);
   return value;
 }
 
 function positiveSeconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = Number(env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0 || value > 3600) throw new ConfigError(`${name} must be a number of seconds above 0, at most 3600, got "${env[name]}"`);
+  if (!Number.isFinite(value) || value <= 0 || value > 3600)
+    throw new ConfigError(`${name} must be a number of seconds above 0, at most 3600, got "${env[name]}"`);
   return value;
 }
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = Number(env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name} must be a positive integer, got "${env[name]}"`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new ConfigError(`${name} must be a positive integer, got "${env[name]}"`);
   return value;
 }

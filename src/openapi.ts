@@ -83,6 +83,7 @@ const inertUrl = (url: string) => url.replace(/[^A-Za-z0-9._~:/@%[\]-]/g, (c) =>
 /** Fails at start, not at the first request, when the built documentation is missing. */
 export function assertDocumentationBuilt(): void {
   for (const language of docManifest().languages) {
-    if (!fs.existsSync(generated(`doc/doc.${language}.html`))) throw new Error(`generated/doc/doc.${language}.html is missing: run npm run build:doc.`);
+    if (!fs.existsSync(generated(`doc/doc.${language}.html`)))
+      throw new Error(`generated/doc/doc.${language}.html is missing: run npm run build:doc.`);
   }
 }

@@ -26,19 +26,28 @@ async function main() {
     config,
     db,
     logger: log,
-    onServerError: (err, req) => log.error({ err, method: req.method, url: req.url, requestId: req.res?.locals.requestId }, 'request failed'),
+    onServerError: (err, req) =>
+      log.error({ err, method: req.method, url: req.url, requestId: req.res?.locals.requestId }, 'request failed'),
   });
-  const stopHousekeeping = startHousekeeping(db, config.authWindowSeconds, IDEMPOTENCY_HOURS, undefined, (err) => log.warn({ err }, 'housekeeping failed'));
+  const stopHousekeeping = startHousekeeping(db, config.authWindowSeconds, IDEMPOTENCY_HOURS, undefined, (err) =>
+    log.warn({ err }, 'housekeeping failed'),
+  );
   const server = createHttpServer(app, config.http);
   // A port in use or not ours to take is the end of this process: staying up while serving
   // nothing would look like a running service.
   server.once('error', (err: NodeJS.ErrnoException) => {
-    log.fatal({ code: err.code, host: config.host, port: config.port }, `cannot listen on ${config.host}:${config.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use by another process' : err.message}`);
+    log.fatal(
+      { code: err.code, host: config.host, port: config.port },
+      `cannot listen on ${config.host}:${config.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use by another process' : err.message}`,
+    );
     stopHousekeeping();
     db.close().finally(() => process.exit(1));
   });
   server.listen(config.port, config.host, () => {
-    log.info({ url: `http://${config.host}:${config.port}${config.restPrefix}/calendar/events/v1`, database: db.kind }, 'listening');
+    log.info(
+      { url: `http://${config.host}:${config.port}${config.restPrefix}/calendar/events/v1`, database: db.kind },
+      'listening',
+    );
   });
   // Fail readiness at once, so that balancers stop sending requests here; keep serving for the
   // grace period; then stop accepting, let the requests in flight finish and close the database.
@@ -65,6 +74,9 @@ async function main() {
 }
 
 main().catch((err) => {
-  log.fatal(err instanceof ConfigError || err instanceof DataDirLockedError ? { msg: err.message } : { err }, 'could not start');
+  log.fatal(
+    err instanceof ConfigError || err instanceof DataDirLockedError ? { msg: err.message } : { err },
+    'could not start',
+  );
   process.exit(1);
 });

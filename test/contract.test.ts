@@ -20,13 +20,17 @@ describe('the contract', () => {
       expect(op.summary, op.operationId).toBeTruthy();
       expect(op.description, op.operationId).toBeTruthy();
       expect(op.tags?.length, op.operationId).toBe(1);
-      expect(Object.keys(op.responses ?? {}).some((s) => s.startsWith('2')), op.operationId).toBe(true);
+      expect(
+        Object.keys(op.responses ?? {}).some((s) => s.startsWith('2')),
+        op.operationId,
+      ).toBe(true);
     }
   });
 
   // What makes a document pleasant to generate clients from: readable type names and examples.
   it('gives every schema a title and examples, and names every object schema instead of nesting it', () => {
-    const schemas = (loadDocument() as unknown as { components: { schemas: Record<string, Record<string, unknown>> } }).components.schemas;
+    const schemas = (loadDocument() as unknown as { components: { schemas: Record<string, Record<string, unknown>> } })
+      .components.schemas;
     for (const [name, schema] of Object.entries(schemas)) {
       expect(schema.title, name).toBe(name);
       expect((schema.examples as unknown[] | undefined)?.length, `${name} has no examples`).toBeGreaterThan(0);
@@ -37,11 +41,11 @@ describe('the contract', () => {
       if (!node || typeof node !== 'object') return;
       const schema = node as Record<string, unknown>;
       if (!root && schema.properties && [schema.type].flat().includes('object')) inline.push(path);
-      for (const [key, value] of Object.entries(schema)) if (key !== 'examples' && key !== 'example') walk(value, `${path}/${key}`, false);
+      for (const [key, value] of Object.entries(schema))
+        if (key !== 'examples' && key !== 'example') walk(value, `${path}/${key}`, false);
     };
     for (const [name, schema] of Object.entries(schemas)) walk(schema, `#/components/schemas/${name}`, true);
     walk((loadDocument() as { paths: unknown }).paths, '#/paths', false);
     expect(inline).toEqual([]);
   });
 });
-

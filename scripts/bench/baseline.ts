@@ -19,9 +19,18 @@ type Row = Record<string, unknown> & { id: number };
 
 async function related(ids: number[]) {
   const [venues, organizers, terms] = await Promise.all([
-    pool.query(`SELECT ev.event_id, v.* FROM event_venues ev JOIN venues v ON v.id = ev.venue_id WHERE ev.event_id = ANY($1) ORDER BY ev.position, v.id`, [ids]),
-    pool.query(`SELECT eo.event_id, o.* FROM event_organizers eo JOIN organizers o ON o.id = eo.organizer_id WHERE eo.event_id = ANY($1) ORDER BY eo.position, o.id`, [ids]),
-    pool.query(`SELECT et.event_id, t.* FROM event_terms et JOIN terms t ON t.id = et.term_id WHERE et.event_id = ANY($1) ORDER BY t.name`, [ids]),
+    pool.query(
+      `SELECT ev.event_id, v.* FROM event_venues ev JOIN venues v ON v.id = ev.venue_id WHERE ev.event_id = ANY($1) ORDER BY ev.position, v.id`,
+      [ids],
+    ),
+    pool.query(
+      `SELECT eo.event_id, o.* FROM event_organizers eo JOIN organizers o ON o.id = eo.organizer_id WHERE eo.event_id = ANY($1) ORDER BY eo.position, o.id`,
+      [ids],
+    ),
+    pool.query(
+      `SELECT et.event_id, t.* FROM event_terms et JOIN terms t ON t.id = et.term_id WHERE et.event_id = ANY($1) ORDER BY t.name`,
+      [ids],
+    ),
   ]);
   const byEvent = (rows: Row[]) => {
     const map = new Map<number, Row[]>();
@@ -37,7 +46,15 @@ async function related(ids: number[]) {
 
 function representation(event: Row, links: Awaited<ReturnType<typeof related>>, host: string) {
   const terms = links.terms.get(event.id) ?? [];
-  const term = (t: Row) => ({ id: t.id, name: t.name, slug: t.slug, taxonomy: t.taxonomy, description: t.description, parent: t.parent_id ?? 0, count: t.event_count });
+  const term = (t: Row) => ({
+    id: t.id,
+    name: t.name,
+    slug: t.slug,
+    taxonomy: t.taxonomy,
+    description: t.description,
+    parent: t.parent_id ?? 0,
+    count: t.event_count,
+  });
   return {
     ...event,
     url: `http://${host}/event/${event.slug}/`,
@@ -60,7 +77,9 @@ async function list(query: URLSearchParams, host: string) {
   const where = [`status = 'publish'`, `NOT hide_from_listings`, `start_utc >= $1`, `start_utc <= $2`];
   const params: unknown[] = [
     query.get('start_date') ? new Date(query.get('start_date')!) : now,
-    query.get('end_date') ? new Date(`${query.get('end_date')}T23:59:59Z`) : new Date(now.getTime() + 2 * 365.25 * 86400_000),
+    query.get('end_date')
+      ? new Date(`${query.get('end_date')}T23:59:59Z`)
+      : new Date(now.getTime() + 2 * 365.25 * 86400_000),
   ];
   if (query.get('categories')) {
     params.push(query.get('categories')!.split(',').map(Number));
@@ -75,16 +94,35 @@ async function list(query: URLSearchParams, host: string) {
   const clause = where.join(' AND ');
   const [count, rows] = await Promise.all([
     pool.query(`SELECT count(*)::int AS total FROM events WHERE ${clause}`, params),
-    pool.query(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${clause} ORDER BY start_utc, id LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`, params),
+    pool.query(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE ${clause} ORDER BY start_utc, id LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`,
+      params,
+    ),
   ]);
   const links = await related(rows.rows.map((r: Row) => r.id));
   const total = count.rows[0].total as number;
-  return { events: rows.rows.map((r: Row) => representation(r, links, host)), total, total_pages: Math.ceil(total / perPage) };
+  return {
+    events: rows.rows.map((r: Row) => representation(r, links, host)),
+    total,
+    total_pages: Math.ceil(total / perPage),
+  };
 }
 
 /** The venue list with `search`: the text anywhere in the name, description or address fields. */
 async function venues(query: URLSearchParams) {
-  const columns = ['name', 'description', 'excerpt', 'address', 'city', 'country', 'province', 'state', 'stateprovince', 'zip', 'phone'];
+  const columns = [
+    'name',
+    'description',
+    'excerpt',
+    'address',
+    'city',
+    'country',
+    'province',
+    'state',
+    'stateprovince',
+    'zip',
+    'phone',
+  ];
   const pattern = `%${(query.get('search') ?? '').replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const clause = `status = 'publish' AND (${columns.map((c) => `${c} ILIKE $1`).join(' OR ')})`;
   const [count, rows] = await Promise.all([
@@ -102,7 +140,8 @@ const server = http.createServer(async (req, res) => {
     let body: unknown;
     if (url.pathname === `${API}/venues`) body = await venues(url.searchParams);
     else if (url.pathname === PREFIX || url.pathname === `${PREFIX}/`) body = await list(url.searchParams, host);
-    else if (url.pathname.startsWith(`${PREFIX}/`)) body = await single(Number(url.pathname.slice(PREFIX.length + 1)), host);
+    else if (url.pathname.startsWith(`${PREFIX}/`))
+      body = await single(Number(url.pathname.slice(PREFIX.length + 1)), host);
     res.writeHead(body ? 200 : 404, { 'Content-Type': 'application/json; charset=UTF-8' });
     res.end(JSON.stringify(body ?? { code: 'rest_no_route' }));
   } catch (err) {

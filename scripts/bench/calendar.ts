@@ -21,15 +21,56 @@ export const STANDARD: CalendarSize = { events: 10_000, venues: 500, organizers:
 export function scaledCalendar(events: number): CalendarSize {
   const factor = events / STANDARD.events;
   const scale = (n: number) => Math.max(5, Math.round(n * factor));
-  return { events, venues: scale(STANDARD.venues), organizers: scale(STANDARD.organizers), categories: scale(STANDARD.categories), tags: scale(STANDARD.tags) };
+  return {
+    events,
+    venues: scale(STANDARD.venues),
+    organizers: scale(STANDARD.organizers),
+    categories: scale(STANDARD.categories),
+    tags: scale(STANDARD.tags),
+  };
 }
 
 // A pseudo-random integer in [0, m) from an index and a salt, through PostgreSQL's integer hash so that
 // picks with different salts are independent: the same calendar on every run.
-const pick = (index: string, salt: number, m: number) => `((hashint4(((${index}) * 1009 + ${salt})::int)::bigint + 2147483648) % ${m})::int`;
+const pick = (index: string, salt: number, m: number) =>
+  `((hashint4(((${index}) * 1009 + ${salt})::int)::bigint + 2147483648) % ${m})::int`;
 
-const CITIES = ['Paris', 'Lyon', 'Berlin', 'Hamburg', 'Madrid', 'Sevilla', 'London', 'Leeds', 'Boston', 'Denver', 'Toronto', 'Oslo', 'Vienna', 'Prague', 'Lisbon', 'Porto', 'Dublin', 'Milan', 'Zurich', 'Ghent'];
-const KINDS = ['Jazz Night', 'Yoga Class', 'Farmers Market', 'Lecture', 'Film Screening', 'Workshop', 'Chamber Concert', 'City Tour', 'Book Club', 'Family Day', 'Tasting', 'Open Studio'];
+const CITIES = [
+  'Paris',
+  'Lyon',
+  'Berlin',
+  'Hamburg',
+  'Madrid',
+  'Sevilla',
+  'London',
+  'Leeds',
+  'Boston',
+  'Denver',
+  'Toronto',
+  'Oslo',
+  'Vienna',
+  'Prague',
+  'Lisbon',
+  'Porto',
+  'Dublin',
+  'Milan',
+  'Zurich',
+  'Ghent',
+];
+const KINDS = [
+  'Jazz Night',
+  'Yoga Class',
+  'Farmers Market',
+  'Lecture',
+  'Film Screening',
+  'Workshop',
+  'Chamber Concert',
+  'City Tour',
+  'Book Club',
+  'Family Day',
+  'Tasting',
+  'Open Studio',
+];
 const array = (items: string[]) => `ARRAY[${items.map((item) => `'${item}'`).join(',')}]`;
 
 const LOREM =

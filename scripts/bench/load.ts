@@ -60,7 +60,13 @@ export async function startServer(args: string[], env: Record<string, string>, r
     });
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode} before it was ready`);
-    if (await fetch(`${url}${readyPath}`).then((r) => r.ok, () => false)) return { url, process: child, stop };
+    if (
+      await fetch(`${url}${readyPath}`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { url, process: child, stop };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await stop();
@@ -78,7 +84,12 @@ function rssMb(pid: number): number | undefined {
 }
 
 /** A short warm-up (JIT, connection pools, plan caches), then the measured run. */
-export async function measure(server: Server, scenario: Scenario, seconds: number, connections: number): Promise<Figures> {
+export async function measure(
+  server: Server,
+  scenario: Scenario,
+  seconds: number,
+  connections: number,
+): Promise<Figures> {
   await drive(server, scenario, Math.min(2, seconds), connections);
   let peak: number | undefined;
   const sample = () => {
@@ -95,7 +106,12 @@ export async function measure(server: Server, scenario: Scenario, seconds: numbe
   }
 }
 
-async function drive(server: Server, scenario: Scenario, seconds: number, connections: number): Promise<Omit<Figures, 'peakRssMb'>> {
+async function drive(
+  server: Server,
+  scenario: Scenario,
+  seconds: number,
+  connections: number,
+): Promise<Omit<Figures, 'peakRssMb'>> {
   const unexpected: Record<string, number> = {};
   const result = await autocannon({
     url: server.url,
@@ -105,7 +121,11 @@ async function drive(server: Server, scenario: Scenario, seconds: number, connec
       {
         method: scenario.method ?? 'GET',
         headers: { ...(scenario.body ? { 'content-type': 'application/json' } : {}), ...scenario.headers },
-        setupRequest: (request) => ({ ...request, path: scenario.path(), ...(scenario.body ? { body: scenario.body() } : {}) }),
+        setupRequest: (request) => ({
+          ...request,
+          path: scenario.path(),
+          ...(scenario.body ? { body: scenario.body() } : {}),
+        }),
         onResponse: (status) => {
           if (status !== scenario.expect) unexpected[status] = (unexpected[status] ?? 0) + 1;
         },
@@ -118,7 +138,11 @@ async function drive(server: Server, scenario: Scenario, seconds: number, connec
     p99: result.latency.p99,
     // autocannon counts timeouts among the errors.
     failures: Object.values(unexpected).reduce((a, b) => a + b, 0) + result.errors,
-    failureKinds: { ...unexpected, ...(result.errors > result.timeouts ? { 'connection errors': result.errors - result.timeouts } : {}), ...(result.timeouts ? { timeouts: result.timeouts } : {}) },
+    failureKinds: {
+      ...unexpected,
+      ...(result.errors > result.timeouts ? { 'connection errors': result.errors - result.timeouts } : {}),
+      ...(result.timeouts ? { timeouts: result.timeouts } : {}),
+    },
     requests: result.requests.total,
   };
 }

@@ -26,11 +26,20 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const PARTS = new Set((process.env.BENCH_ONLY || 'postgresql,pglite,scaling').split(',').map((part) => part.trim()));
-const SERVER_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test';
+const SERVER_URL =
+  process.env.BENCH_DATABASE_URL ||
+  process.env.TEST_DATABASE_URL ||
+  process.env.DATABASE_URL ||
+  'postgresql://postgres@127.0.0.1:5432/test';
 const API = '/wp-json/calendar/events/v1';
 const NOW = new Date();
 /** The service as `npm start` runs it: the node arguments of its last command (flags and dist/src/server.js). */
-const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')).scripts.start as string).split('&&').pop()!.trim().split(/\s+/).slice(1);
+const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')).scripts.start as string)
+  .split('&&')
+  .pop()!
+  .trim()
+  .split(/\s+/)
+  .slice(1);
 
 /** What the scenarios ask for, picked from the seeded data. */
 interface Fixtures {
@@ -53,7 +62,11 @@ function scenarios(f: Fixtures): Record<(typeof READS)[number] | 'event creation
   const next = () => n++;
   const filtered = `${API}/events?categories=${f.categoryId}&venue=${f.venueId}&start_date=${f.windowStart}&end_date=${f.windowEnd}`;
   return {
-    'single event': { name: 'single event', path: () => `${API}/events/${f.eventIds[next() % f.eventIds.length]}`, expect: 200 },
+    'single event': {
+      name: 'single event',
+      path: () => `${API}/events/${f.eventIds[next() % f.eventIds.length]}`,
+      expect: 200,
+    },
     'default list': { name: 'default list', path: () => `${API}/events`, expect: 200 },
     'filtered list': { name: 'filtered list', path: () => filtered, expect: 200 },
     'venue search': { name: 'venue search', path: () => `${API}/venues?search=lyon`, expect: 200 },
@@ -85,11 +98,28 @@ async function main() {
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   const cpus = os.cpus();
   console.log(`Calendar Events Service benchmark — ${new Date().toISOString()}`);
-  console.log(`node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`);
-  console.log(`${CONNECTIONS} connections, ${SECONDS} s per measured run after a 2 s warm-up, best of ${ROUNDS} rounds against the baseline; latencies in ms\n`);
+  console.log(
+    `node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+  );
+  console.log(
+    `${CONNECTIONS} connections, ${SECONDS} s per measured run after a 2 s warm-up, best of ${ROUNDS} rounds against the baseline; latencies in ms\n`,
+  );
   const rows: string[][] = [];
   const print: Print = (setup, name, figures, ratio) => {
-    rows.push([setup, name, figures.requestsPerSecond.toFixed(0), String(figures.p50), String(figures.p99), figures.peakRssMb?.toFixed(0) ?? 'n/a', ratio === undefined ? '' : ratio.toFixed(2), figures.failures ? `${figures.failures} FAILED of ${figures.requests} (${Object.entries(figures.failureKinds).map(([kind, count]) => `${kind} ×${count}`).join(', ')})` : '']);
+    rows.push([
+      setup,
+      name,
+      figures.requestsPerSecond.toFixed(0),
+      String(figures.p50),
+      String(figures.p99),
+      figures.peakRssMb?.toFixed(0) ?? 'n/a',
+      ratio === undefined ? '' : ratio.toFixed(2),
+      figures.failures
+        ? `${figures.failures} FAILED of ${figures.requests} (${Object.entries(figures.failureKinds)
+            .map(([kind, count]) => `${kind} ×${count}`)
+            .join(', ')})`
+        : '',
+    ]);
     console.log(table([rows[rows.length - 1]]));
   };
   console.log(table([HEADER]));
@@ -116,7 +146,11 @@ async function comparePostgres(print: Print) {
   try {
     const fixtures = await seed({ kind: 'postgresql', url: standard.url }, STANDARD);
     const all = scenarios(fixtures);
-    const baseline = await startServer(['--import', 'tsx', 'scripts/bench/baseline.ts'], { DATABASE_URL: standard.url }, `${API}/events/${fixtures.eventIds[0]}`);
+    const baseline = await startServer(
+      ['--import', 'tsx', 'scripts/bench/baseline.ts'],
+      { DATABASE_URL: standard.url },
+      `${API}/events/${fixtures.eventIds[0]}`,
+    );
     try {
       const service = await startService({ kind: 'postgresql', url: standard.url });
       try {
@@ -130,8 +164,13 @@ async function comparePostgres(print: Print) {
           results.push({ name, baseline: best(runs.baseline), service: best(runs.service) });
         }
         for (const { name, baseline } of results) print('baseline (node:http + pg)', name, baseline);
-        for (const { name, baseline, service } of results) print('service on PostgreSQL', name, service, service.requestsPerSecond / baseline.requestsPerSecond);
-        print('service on PostgreSQL', 'event creation', await measure(service, all['event creation'], SECONDS, CONNECTIONS));
+        for (const { name, baseline, service } of results)
+          print('service on PostgreSQL', name, service, service.requestsPerSecond / baseline.requestsPerSecond);
+        print(
+          'service on PostgreSQL',
+          'event creation',
+          await measure(service, all['event creation'], SECONDS, CONNECTIONS),
+        );
       } finally {
         await service.stop();
       }
@@ -147,7 +186,9 @@ async function comparePostgres(print: Print) {
 function best(runs: Figures[]): Figures {
   const top = runs.reduce((a, b) => (b.requestsPerSecond > a.requestsPerSecond ? b : a));
   const failureKinds: Record<string, number> = {};
-  for (const run of runs) for (const [kind, count] of Object.entries(run.failureKinds)) failureKinds[kind] = (failureKinds[kind] ?? 0) + count;
+  for (const run of runs)
+    for (const [kind, count] of Object.entries(run.failureKinds))
+      failureKinds[kind] = (failureKinds[kind] ?? 0) + count;
   return {
     ...top,
     peakRssMb: Math.max(...runs.map((run) => run.peakRssMb ?? 0)) || undefined,
@@ -165,7 +206,8 @@ async function measurePglite(print: Print) {
     const all = scenarios(fixtures);
     const service = await startService({ kind: 'pglite', dataDir });
     try {
-      for (const name of [...READS, 'event creation'] as const) print('service on PGlite', name, await measure(service, all[name], SECONDS, CONNECTIONS));
+      for (const name of [...READS, 'event creation'] as const)
+        print('service on PGlite', name, await measure(service, all[name], SECONDS, CONNECTIONS));
     } finally {
       await service.stop();
     }
@@ -203,17 +245,23 @@ async function measureScaling(print: Print) {
   for (const name of ['default list', 'filtered list']) {
     const small = scaled.get(`${name} 1000`)!;
     const large = scaled.get(`${name} 100000`)!;
-    console.log(`  ${name.padEnd(14)} p50 ${ratio(large.p50, small.p50)}  p99 ${ratio(large.p99, small.p99)}  throughput ${(large.requestsPerSecond / small.requestsPerSecond).toFixed(2)}×`);
+    console.log(
+      `  ${name.padEnd(14)} p50 ${ratio(large.p50, small.p50)}  p99 ${ratio(large.p99, small.p99)}  throughput ${(large.requestsPerSecond / small.requestsPerSecond).toFixed(2)}×`,
+    );
   }
 }
 
 const HEADER = ['setup', 'scenario', 'req/s', 'p50', 'p99', 'peak RSS MB', '÷ baseline', ''];
 const WIDTHS = [32, 16, 8, 6, 6, 12, 11, 0];
-const table = (rows: string[][]) => rows.map((row) => row.map((cell, i) => (i < 2 ? cell.padEnd(WIDTHS[i]) : cell.padStart(WIDTHS[i]))).join(' ')).join('\n');
+const table = (rows: string[][]) =>
+  rows
+    .map((row) => row.map((cell, i) => (i < 2 ? cell.padEnd(WIDTHS[i]) : cell.padStart(WIDTHS[i]))).join(' '))
+    .join('\n');
 const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : `${a}/${b} ms`);
 
 function startService(storage: Storage): Promise<Server> {
-  const env: Record<string, string> = storage.kind === 'postgresql' ? { DATABASE_URL: storage.url } : { DATABASE_URL: '', DATA_DIR: storage.dataDir };
+  const env: Record<string, string> =
+    storage.kind === 'postgresql' ? { DATABASE_URL: storage.url } : { DATABASE_URL: '', DATA_DIR: storage.dataDir };
   // V8 writes the profile when the process exits, after the shutdown that stop() starts.
   const profile = PROFILE_DIR ? [`--cpu-prof`, `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : [];
   return startServer([...profile, ...START_ARGS], { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, '/readyz');
@@ -241,7 +289,9 @@ async function createPostgres(label: string): Promise<{ url: string; drop(): Pro
 /** Migrates and seeds the database, adds a contributor with an application password, picks the fixtures. */
 async function seed(storage: Storage, size: CalendarSize): Promise<Fixtures> {
   const started = Date.now();
-  const db = await openDatabase(storage.kind === 'postgresql' ? { databaseUrl: storage.url, dataDir: '' } : { dataDir: storage.dataDir });
+  const db = await openDatabase(
+    storage.kind === 'postgresql' ? { databaseUrl: storage.url, dataDir: '' } : { dataDir: storage.dataDir },
+  );
   try {
     await db.withConnection(async (sql) => {
       await seedCalendar(sql, size, NOW);
@@ -252,7 +302,9 @@ async function seed(storage: Storage, size: CalendarSize): Promise<Fixtures> {
     await createUser(db.prisma, { login: 'bench', password: 'bench-password', role: 'contributor' });
     const { password } = await issueAppPassword(db.prisma, 'bench', 'benchmark');
     const fixtures = await db.withConnection((sql) => pickFixtures(sql, password));
-    console.log(`  (seeded ${size.events.toLocaleString('en')} events on ${storage.kind} in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(
+      `  (seeded ${size.events.toLocaleString('en')} events on ${storage.kind} in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
     return fixtures;
   } finally {
     await db.close();
@@ -263,7 +315,9 @@ async function seed(storage: Storage, size: CalendarSize): Promise<Fixtures> {
 async function pickFixtures(sql: SqlConnection, bearer: string): Promise<Fixtures> {
   const day = (offsetDays: number) => new Date(NOW.getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
   const [windowStart, windowEnd] = [day(0), day(365)];
-  const events = await sql.query<{ id: number }>(`SELECT id FROM events WHERE status = 'publish' ORDER BY id LIMIT 1000`);
+  const events = await sql.query<{ id: number }>(
+    `SELECT id FROM events WHERE status = 'publish' ORDER BY id LIMIT 1000`,
+  );
   const [busiest] = await sql.query<{ venue_id: number; term_id: number }>(
     `SELECT ev.venue_id, et.term_id FROM events e
      JOIN event_venues ev ON ev.event_id = e.id JOIN event_terms et ON et.event_id = e.id JOIN terms t ON t.id = et.term_id

@@ -54,8 +54,16 @@ export function updatePo(root, language, document) {
   const file = poPath(root, language);
   const known = fs.existsSync(file) ? readTranslations(root, language) : new Map();
   const po = new PO();
-  po.headers = { Language: language, 'Content-Type': 'text/plain; charset=UTF-8', 'MIME-Version': '1.0', 'Content-Transfer-Encoding': '8bit' };
-  po.comments = [`Descriptions of the Calendar Events Service's OpenAPI document in "${language}".`, 'msgid: the English text; msgstr: its translation. Regenerate the list with npm run locales.'];
+  po.headers = {
+    Language: language,
+    'Content-Type': 'text/plain; charset=UTF-8',
+    'MIME-Version': '1.0',
+    'Content-Transfer-Encoding': '8bit',
+  };
+  po.comments = [
+    `Descriptions of the Calendar Events Service's OpenAPI document in "${language}".`,
+    'msgid: the English text; msgstr: its translation. Regenerate the list with npm run locales.',
+  ];
   for (const text of documentTexts(document)) {
     const item = new PO.Item();
     item.msgid = text;

@@ -29,19 +29,22 @@ const LOGIN = /^[A-Za-z0-9._@-]{1,60}$/;
 const MIN_PASSWORD = 8;
 
 function checkRole(role: string): Role {
-  if (!(ROLES as readonly string[]).includes(role)) throw new AccountError(`role must be one of ${ROLES.join(', ')}; got "${role}"`);
+  if (!(ROLES as readonly string[]).includes(role))
+    throw new AccountError(`role must be one of ${ROLES.join(', ')}; got "${role}"`);
   return role as Role;
 }
 
 function checkPassword(password: string) {
-  if (password.length < MIN_PASSWORD) throw new AccountError(`the password must have at least ${MIN_PASSWORD} characters`);
+  if (password.length < MIN_PASSWORD)
+    throw new AccountError(`the password must have at least ${MIN_PASSWORD} characters`);
 }
 
 export async function createUser(prisma: Prisma, input: NewUser): Promise<UserSummary> {
   if (!LOGIN.test(input.login)) throw new AccountError('the login must be 1 to 60 letters, digits or . _ @ -');
   checkPassword(input.password);
   const role = checkRole(input.role ?? 'subscriber');
-  if (await prisma.user.findUnique({ where: { login: input.login } })) throw new AccountError(`the login "${input.login}" is taken`);
+  if (await prisma.user.findUnique({ where: { login: input.login } }))
+    throw new AccountError(`the login "${input.login}" is taken`);
   const user = await prisma.user.create({
     data: {
       login: input.login,
@@ -68,8 +71,14 @@ export async function bootstrapAdmin(prisma: Prisma, login: string, password: st
 }
 
 export async function listUsers(prisma: Prisma): Promise<UserSummary[]> {
-  const users = await prisma.user.findMany({ orderBy: { id: 'asc' }, include: { _count: { select: { appPasswords: true } } } });
-  return users.map(({ _count, passwordHash: _, createdAt: __, ...user }) => ({ ...user, appPasswords: _count.appPasswords }));
+  const users = await prisma.user.findMany({
+    orderBy: { id: 'asc' },
+    include: { _count: { select: { appPasswords: true } } },
+  });
+  return users.map(({ _count, passwordHash: _, createdAt: __, ...user }) => ({
+    ...user,
+    appPasswords: _count.appPasswords,
+  }));
 }
 
 export interface UserChanges {
@@ -92,7 +101,14 @@ export async function updateUser(prisma: Prisma, login: string, changes: UserCha
     },
   });
   const appPasswords = await prisma.appPassword.count({ where: { userId: user.id } });
-  return { id: updated.id, login: updated.login, displayName: updated.displayName, email: updated.email, role: updated.role, appPasswords };
+  return {
+    id: updated.id,
+    login: updated.login,
+    displayName: updated.displayName,
+    email: updated.email,
+    role: updated.role,
+    appPasswords,
+  };
 }
 
 export async function deleteUser(prisma: Prisma, login: string): Promise<void> {
@@ -109,10 +125,13 @@ export interface IssuedAppPassword {
 
 export async function issueAppPassword(prisma: Prisma, login: string, name: string): Promise<IssuedAppPassword> {
   const user = await findUser(prisma, login);
-  if (!name.trim() || name.length > 200) throw new AccountError('the application password needs a name of 1 to 200 characters');
+  if (!name.trim() || name.length > 200)
+    throw new AccountError('the application password needs a name of 1 to 200 characters');
   const { lookup, password } = newAppPassword();
   const uuid = randomUUID();
-  await prisma.appPassword.create({ data: { uuid, lookup, userId: user.id, name: name.trim(), secretHash: await hashSecret(password) } });
+  await prisma.appPassword.create({
+    data: { uuid, lookup, userId: user.id, name: name.trim(), secretHash: await hashSecret(password) },
+  });
   return { uuid, name: name.trim(), password };
 }
 

@@ -22,7 +22,9 @@ export function parseAuthorization(header: string | undefined): Credentials | un
   const decoded = Buffer.from(match[2].trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   // A Basic header without a colon still counts as (wrong) credentials.
-  return colon < 0 ? { scheme: 'basic', login: decoded, secret: '' } : { scheme: 'basic', login: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+  return colon < 0
+    ? { scheme: 'basic', login: decoded, secret: '' }
+    : { scheme: 'basic', login: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
 }
 
 const invalidCredentials = () =>
@@ -31,7 +33,12 @@ const invalidCredentials = () =>
 // Verified against when the login is unknown, so that an unknown login takes as long as a known one.
 const UNKNOWN_USER_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
-export async function authenticate(prisma: Prisma, credentials: Credentials | undefined, client: string, limits: ThrottleLimits): Promise<Caller> {
+export async function authenticate(
+  prisma: Prisma,
+  credentials: Credentials | undefined,
+  client: string,
+  limits: ThrottleLimits,
+): Promise<Caller> {
   if (!credentials) return null;
   const key = fingerprint(credentials);
   if (knownGood.has(key)) {
@@ -78,7 +85,9 @@ const knownGood = new Set<string>();
 const checking = new Map<string, Promise<Principal | undefined>>();
 
 const fingerprint = (c: Credentials) =>
-  createHmac('sha256', FINGERPRINT_KEY).update(`${c.scheme}\0${c.login ?? ''}\0${c.secret}`).digest('base64url');
+  createHmac('sha256', FINGERPRINT_KEY)
+    .update(`${c.scheme}\0${c.login ?? ''}\0${c.secret}`)
+    .digest('base64url');
 
 function remember(key: string) {
   if (knownGood.size >= KNOWN_GOOD_MAX) knownGood.delete(knownGood.values().next().value!);
@@ -98,14 +107,17 @@ async function byLogin(prisma: Prisma, { login, secret }: Credentials): Promise<
     const principal = await byAppPassword(prisma, secret, user.id);
     if (principal) return principal;
   }
-  return (await verifySecret(secret, user.passwordHash)) ? { id: user.id, login: user.login, role: user.role } : undefined;
+  return (await verifySecret(secret, user.passwordHash))
+    ? { id: user.id, login: user.login, role: user.role }
+    : undefined;
 }
 
 async function byAppPassword(prisma: Prisma, secret: string, userId?: number): Promise<Principal | undefined> {
   const parsed = appPasswordLookup(secret);
   if (!parsed) return undefined;
   const row = await prisma.appPassword.findUnique({ where: { lookup: parsed.lookup }, include: { user: true } });
-  if (!row || (userId !== undefined && row.userId !== userId) || !(await verifySecret(parsed.password, row.secretHash))) return undefined;
+  if (!row || (userId !== undefined && row.userId !== userId) || !(await verifySecret(parsed.password, row.secretHash)))
+    return undefined;
   // Recorded at most once a minute, so that busy clients do not write on every request.
   await prisma.appPassword.updateMany({
     where: { id: row.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(Date.now() - 60_000) } }] },

@@ -44,7 +44,8 @@ export const canDeleteForGood = (caller: Caller) => hasRole(caller, 'editor');
  */
 export function effectiveStatus(caller: Caller, requested: PostStatus | undefined, current?: PostStatus): PostStatus {
   if (requested === undefined) return current ?? (canPublish(caller) ? 'publish' : 'draft');
-  if (!canPublish(caller) && (requested === 'publish' || requested === 'future' || requested === 'private')) return 'pending';
+  if (!canPublish(caller) && (requested === 'publish' || requested === 'future' || requested === 'private'))
+    return 'pending';
   return requested;
 }
 
@@ -59,7 +60,8 @@ export async function effectiveAuthor(
   exists: (id: number) => Promise<boolean>,
 ): Promise<number | null> {
   if (requested === undefined || requested === current) return current === undefined ? (caller?.id ?? null) : current;
-  if (requested !== caller?.id && !hasRole(caller, 'editor')) throw forbidden(caller, 'Sorry, you are not allowed to make another user the author.');
+  if (requested !== caller?.id && !hasRole(caller, 'editor'))
+    throw forbidden(caller, 'Sorry, you are not allowed to make another user the author.');
   if (!(await exists(requested))) throw invalidParams({ author: 'author is not the ID of a user.' });
   return requested;
 }

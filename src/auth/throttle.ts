@@ -17,7 +17,13 @@ export interface ThrottleLimits {
 }
 
 const throttled = (retry: number) =>
-  new ApiError(429, 'rest_too_many_failed_logins', `Too many failed sign-ins from this client; try again in ${retry} seconds.`, {}, { 'Retry-After': String(retry) });
+  new ApiError(
+    429,
+    'rest_too_many_failed_logins',
+    `Too many failed sign-ins from this client; try again in ${retry} seconds.`,
+    {},
+    { 'Retry-After': String(retry) },
+  );
 
 /** 429 when the client has used up its failures in the current window (reads only). */
 export async function refuseIfThrottled(prisma: Prisma, client: string, limits: ThrottleLimits): Promise<void> {

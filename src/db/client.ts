@@ -87,7 +87,9 @@ async function openPGlite(dataDir: string): Promise<Database> {
   const unlock = inMemory ? () => {} : lockDataDir(path.resolve(dataDir));
   let lite: TurnTakingPGlite;
   try {
-    lite = new TurnTakingPGlite(inMemory ? undefined : path.resolve(dataDir), { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
+    lite = new TurnTakingPGlite(inMemory ? undefined : path.resolve(dataDir), {
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+    });
     await lite.waitReady;
   } catch (err) {
     unlock();
@@ -149,7 +151,11 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
     // A connection of its own, without the statement limits: a migration may rightly take minutes,
     // and so may waiting for another instance's migration to release the advisory lock.
     withConnection: async (fn) => {
-      const client = new pg.Client({ connectionString, connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000, keepAlive: true });
+      const client = new pg.Client({
+        connectionString,
+        connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+        keepAlive: true,
+      });
       client.on('error', () => {});
       await client.connect();
       try {

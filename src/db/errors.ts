@@ -10,9 +10,20 @@ export function isUniqueViolation(err: unknown): boolean {
  * transaction after the write checked it: the write's checks, run again, now see it gone.
  */
 export function isForeignKeyViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string; originalCode?: string }; meta?: { driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } } } | null;
+  const e = err as {
+    code?: string;
+    cause?: { code?: string; originalCode?: string };
+    meta?: { driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } };
+  } | null;
   const cause = e?.meta?.driverAdapterError?.cause;
-  return e?.code === 'P2003' || e?.code === '23503' || e?.cause?.code === '23503' || e?.cause?.originalCode === '23503' || cause?.kind === 'ForeignKeyConstraintViolation' || cause?.originalCode === '23503';
+  return (
+    e?.code === 'P2003' ||
+    e?.code === '23503' ||
+    e?.cause?.code === '23503' ||
+    e?.cause?.originalCode === '23503' ||
+    cause?.kind === 'ForeignKeyConstraintViolation' ||
+    cause?.originalCode === '23503'
+  );
 }
 
 /**
@@ -33,7 +44,19 @@ export function isTransient(err: unknown): boolean {
 // timeouts (a transaction that could not get a connection in time: the database cannot take the work now).
 const UNAVAILABLE_SQLSTATE_PREFIXES = ['08', '53', '57P', '58'];
 const UNAVAILABLE_SQLSTATES = new Set(['57014', '55P03']);
-const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ENOSPC', 'EIO', 'EDQUOT']);
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENOSPC',
+  'EIO',
+  'EDQUOT',
+]);
 const UNAVAILABLE_PRISMA = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
 const UNAVAILABLE_MESSAGES = [
   'connection terminated',
@@ -61,11 +84,13 @@ export function isDatabaseUnavailable(err: unknown): boolean {
       const code = e[key];
       if (typeof code !== 'string') continue;
       if (UNAVAILABLE_ERRNOS.has(code) || UNAVAILABLE_PRISMA.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
-      if (/^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_SQLSTATE_PREFIXES.some((prefix) => code.startsWith(prefix))) return true;
+      if (/^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_SQLSTATE_PREFIXES.some((prefix) => code.startsWith(prefix)))
+        return true;
     }
     for (const key of ['message', 'originalMessage']) {
       const message = e[key];
-      if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.toLowerCase().includes(m))) return true;
+      if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.toLowerCase().includes(m)))
+        return true;
     }
     return ['cause', 'meta', 'driverAdapterError', 'error'].some((key) => visit(e[key], depth + 1));
   };

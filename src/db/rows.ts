@@ -26,8 +26,13 @@ export function record(columns: Json): Json {
   for (const column in columns) {
     const value = columns[column];
     fields[fieldName(column)] =
-      typeof value !== 'string' ? value : isInstant(column) ? new Date(value) : isWallClock(column) ? new Date(`${value}Z`) : value;
+      typeof value !== 'string'
+        ? value
+        : isInstant(column)
+          ? new Date(value)
+          : isWallClock(column)
+            ? new Date(`${value}Z`)
+            : value;
   }
   return fields;
 }
-

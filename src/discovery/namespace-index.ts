@@ -45,7 +45,10 @@ function resolve<T extends object>(document: Document, node: T & { $ref?: string
   const target = node.$ref
     .slice(2)
     .split('/')
-    .reduce<unknown>((at, key) => (at as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')], document) as T & { $ref?: string };
+    .reduce<unknown>(
+      (at, key) => (at as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+      document,
+    ) as T & { $ref?: string };
   const { $ref: _ignored, ...siblings } = node;
   return { ...resolve(document, target), ...siblings } as T;
 }
@@ -70,12 +73,21 @@ function bodyFields(document: Document, raw: Schema): { properties: Record<strin
   };
 }
 
-function operationArgs(document: Document, pathItem: OpenAPIV3_1.PathItemObject, operation: OpenAPIV3_1.OperationObject) {
+function operationArgs(
+  document: Document,
+  pathItem: OpenAPIV3_1.PathItemObject,
+  operation: OpenAPIV3_1.OperationObject,
+) {
   const args: Record<string, Arg> = {};
-  const parameters = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolve(document, p as Parameter));
+  const parameters = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map((p) =>
+    resolve(document, p as Parameter),
+  );
   for (const parameter of parameters) {
     if (parameter.in !== 'path' && parameter.in !== 'query') continue;
-    args[parameter.name] = { ...describeSchema(document, parameter.schema as Schema, parameter.description), required: parameter.required ?? false };
+    args[parameter.name] = {
+      ...describeSchema(document, parameter.schema as Schema, parameter.description),
+      required: parameter.required ?? false,
+    };
   }
   const body = operation.requestBody && resolve(document, operation.requestBody as OpenAPIV3_1.RequestBodyObject);
   const schema = body?.content?.['application/json']?.schema;
@@ -93,7 +105,9 @@ function operationArgs(document: Document, pathItem: OpenAPIV3_1.PathItemObject,
 /** `/events/{id}` → `/calendar/events/v1/events/(?P<id>\d+)`, as WordPress writes route patterns. */
 function routePattern(document: Document, path: string, pathItem: OpenAPIV3_1.PathItemObject): string {
   const pattern = path.replace(/\{([^{}]+)\}/g, (_, name: string) => {
-    const parameter = (pathItem.parameters ?? []).map((p) => resolve(document, p as Parameter)).find((p) => p.name === name);
+    const parameter = (pathItem.parameters ?? [])
+      .map((p) => resolve(document, p as Parameter))
+      .find((p) => p.name === name);
     const schema = parameter?.schema && resolve(document, parameter.schema as Schema);
     return `(?P<${name}>${schema?.type === 'integer' ? '\\d+' : '[^/]+'})`;
   });
@@ -128,7 +142,12 @@ function staticRoutes(document: Document) {
 }
 
 /** Every route of the namespace, with request-time defaults and links for this request. */
-export function namespaceRoutes(document: Document, urls: Urls, siteZone: string, now = new Date()): Record<string, Route> {
+export function namespaceRoutes(
+  document: Document,
+  urls: Urls,
+  siteZone: string,
+  now = new Date(),
+): Record<string, Route> {
   const window = defaultWindow(now);
   const requestDefaults: Record<string, string> = {
     start_date: formatDateTime(window.start, siteZone),
@@ -140,7 +159,10 @@ export function namespaceRoutes(document: Document, urls: Urls, siteZone: string
       const listsEvents = pathItem.get?.operationId === 'listEvents' && i === 0;
       if (!listsEvents || Array.isArray(endpoint.args)) return endpoint;
       const args = Object.fromEntries(
-        Object.entries(endpoint.args).map(([name, arg]) => [name, name in requestDefaults ? { default: requestDefaults[name], ...arg } : arg]),
+        Object.entries(endpoint.args).map(([name, arg]) => [
+          name,
+          name in requestDefaults ? { default: requestDefaults[name], ...arg } : arg,
+        ]),
       );
       return { ...endpoint, args };
     });

@@ -12,7 +12,15 @@ import { namespaceRoutes } from './namespace-index.js';
 export function restRoot(config: Config) {
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      next(new ApiError(405, 'rest_method_not_allowed', `Method ${req.method} is not allowed here.`, {}, { Allow: 'GET, HEAD' }));
+      next(
+        new ApiError(
+          405,
+          'rest_method_not_allowed',
+          `Method ${req.method} is not allowed here.`,
+          {},
+          { Allow: 'GET, HEAD' },
+        ),
+      );
       return;
     }
     const locale = res.locals.locale as LocaleInfo;
@@ -30,6 +38,9 @@ export function restRoot(config: Config) {
       authentication: [],
       routes: namespaceRoutes(document, urls, config.siteTimezone),
     };
-    res.status(200).set({ 'Content-Type': 'application/json; charset=UTF-8', 'Content-Language': language }).send(JSON.stringify(body));
+    res
+      .status(200)
+      .set({ 'Content-Type': 'application/json; charset=UTF-8', 'Content-Language': language })
+      .send(JSON.stringify(body));
   };
 }

@@ -7,7 +7,8 @@ import { NAMESPACE } from '../http/urls.js';
 import { documentLanguage, documentPage, localizedDocument } from '../openapi.js';
 
 // The page's scripts and styles are inline; it may load nothing from anywhere else.
-const PAGE_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; font-src data:; worker-src blob:; connect-src 'self'";
+const PAGE_POLICY =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; font-src data:; worker-src blob:; connect-src 'self'";
 
 /** The document as JSON, its `servers` pointing at the base URL the request came in on; or its page. */
 export async function getDocumentation(call: Call<'getDocumentation'>): Promise<Reply> {

@@ -8,4 +8,11 @@ import * as organizers from './organizers.js';
 import * as tags from './tags.js';
 import * as venues from './venues.js';
 
-export const handlers = { ...events, ...categories, ...tags, ...venues, ...organizers, ...discovery } satisfies HandlerMap;
+export const handlers = {
+  ...events,
+  ...categories,
+  ...tags,
+  ...venues,
+  ...organizers,
+  ...discovery,
+} satisfies HandlerMap;

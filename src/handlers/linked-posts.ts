@@ -54,7 +54,13 @@ export function linkedOperations(kind: linked.LinkedKind) {
   }
 
   async function create(call: Call): Promise<Reply> {
-    const { row } = await linked.createLinked(call.db.prisma, kind, call.caller, call.body as linked.LinkedInput, call.config.siteTimezone);
+    const { row } = await linked.createLinked(
+      call.db.prisma,
+      kind,
+      call.caller,
+      call.body as linked.LinkedInput,
+      call.config.siteTimezone,
+    );
     const body = serializeLinked(kind, row, options(call));
     return { status: 201, body, headers: { Location: body.rest_url }, ...validators(row) };
   }
@@ -66,7 +72,15 @@ export function linkedOperations(kind: linked.LinkedKind) {
 
   async function update(call: Call): Promise<Reply> {
     const input = (call.body ?? {}) as linked.LinkedInput;
-    const row = await linked.updateLinked(call.db.prisma, kind, call.caller, keyOf(call), input, call.config.siteTimezone, call.precondition);
+    const row = await linked.updateLinked(
+      call.db.prisma,
+      kind,
+      call.caller,
+      keyOf(call),
+      input,
+      call.config.siteTimezone,
+      call.precondition,
+    );
     return { body: serializeLinked(kind, row, options(call)), ...validators(row) };
   }
 

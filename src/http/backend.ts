@@ -55,7 +55,10 @@ function compileRoutes(api: OpenAPIBackend) {
     if (exact) return exact;
     const matching = templates.filter((template) => matchesTemplate(template.segments, path));
     if (!matching.length) return fail('404-notFound: no route matches request');
-    return matching.find((template) => template.operation.method === req.method)?.operation ?? fail('405-methodNotAllowed: this method is not registered for the route');
+    return (
+      matching.find((template) => template.operation.method === req.method)?.operation ??
+      fail('405-methodNotAllowed: this method is not registered for the route')
+    );
   }) as typeof router.matchOperation;
 }
 
@@ -64,5 +67,8 @@ const VARIABLE = Symbol('path variable');
 /** A path matches a template segment by segment: literals exactly, a variable any non-empty segment. */
 function matchesTemplate(segments: Array<string | typeof VARIABLE>, path: string): boolean {
   const parts = path.split('/');
-  return parts.length === segments.length && segments.every((segment, i) => (segment === VARIABLE ? parts[i] !== '' : segment === parts[i]));
+  return (
+    parts.length === segments.length &&
+    segments.every((segment, i) => (segment === VARIABLE ? parts[i] !== '' : segment === parts[i]))
+  );
 }

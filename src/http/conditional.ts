@@ -50,4 +50,8 @@ export function ifMatchPrecondition(header: string | string[] | undefined): Prec
 }
 
 export const preconditionFailed = () =>
-  new ApiError(412, 'rest_precondition_failed', 'The object changed since the version in If-Match; read it again, then retry.');
+  new ApiError(
+    412,
+    'rest_precondition_failed',
+    'The object changed since the version in If-Match; read it again, then retry.',
+  );

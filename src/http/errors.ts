@@ -26,13 +26,16 @@ export class ApiError extends Error {
 
 export type ResourceType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
 
-export const noRoute = () => new ApiError(404, 'rest_no_route', 'No route was found matching the URL and request method.');
+export const noRoute = () =>
+  new ApiError(404, 'rest_no_route', 'No route was found matching the URL and request method.');
 
 export const notFound = (type: ResourceType, key: number | string) =>
   new ApiError(
     404,
     `rest-${type}-not-found`,
-    typeof key === 'number' ? `The ${type} with ID ${key} does not exist.` : `The ${type} with slug "${key}" does not exist.`,
+    typeof key === 'number'
+      ? `The ${type} with ID ${key} does not exist.`
+      : `The ${type} with slug "${key}" does not exist.`,
   );
 
 /** 400 naming each offending parameter with what is wrong with it. */
@@ -49,7 +52,13 @@ export const missingParams = (names: string[]) =>
 export const DATABASE_RETRY_SECONDS = 5;
 
 export const databaseUnavailable = () =>
-  new ApiError(503, 'rest_database_unavailable', 'The database is unavailable; retry after the time in Retry-After.', {}, { 'Retry-After': String(DATABASE_RETRY_SECONDS) });
+  new ApiError(
+    503,
+    'rest_database_unavailable',
+    'The database is unavailable; retry after the time in Retry-After.',
+    {},
+    { 'Retry-After': String(DATABASE_RETRY_SECONDS) },
+  );
 
 /** Prisma's error codes we can explain to the client; anything else is a 500 without details. */
 export function toApiError(err: unknown): ApiError {
@@ -57,7 +66,13 @@ export function toApiError(err: unknown): ApiError {
   const code = (err as { code?: string })?.code;
   if (code === 'P2025') return new ApiError(404, 'rest_not_found', 'The object does not exist (any more).');
   if (isUniqueViolation(err) || isForeignKeyViolation(err)) {
-    return new ApiError(409, 'rest_conflict', 'The change conflicts with another object; try again.', {}, { 'Retry-After': '1' });
+    return new ApiError(
+      409,
+      'rest_conflict',
+      'The change conflicts with another object; try again.',
+      {},
+      { 'Retry-After': '1' },
+    );
   }
   if (isDatabaseUnavailable(err)) return databaseUnavailable();
   return new ApiError(500, 'rest_internal_error', 'The server could not complete the request.');

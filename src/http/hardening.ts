@@ -21,13 +21,27 @@ export function requestId() {
 }
 
 /** Headers a browser script may read from our responses (pagination, validators, IDs). */
-const EXPOSED = ['X-TEC-Total', 'X-TEC-TotalPages', 'X-WP-Total', 'X-WP-TotalPages', 'Link', 'Location', 'ETag', 'Last-Modified', 'Retry-After', 'X-Request-Id', 'Content-Language'];
+const EXPOSED = [
+  'X-TEC-Total',
+  'X-TEC-TotalPages',
+  'X-WP-Total',
+  'X-WP-TotalPages',
+  'Link',
+  'Location',
+  'ETag',
+  'Last-Modified',
+  'Retry-After',
+  'X-Request-Id',
+  'Content-Language',
+];
 const ALLOWED = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id'];
 
 export function hardening(config: Config) {
   return [
     // JSON needs no content policy of its own beyond "load nothing"; the documentation page sets its own.
-    helmet({ contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }),
+    helmet({
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    }),
     corsExceptPlainOptions(config),
     compression({ threshold: 1024 }),
   ];

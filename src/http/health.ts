@@ -15,7 +15,8 @@ export interface Health {
 export function health(db: Database): Health {
   let draining = false;
   const router = Router();
-  const send = (res: Response, status: number, body: object) => res.status(status).set('Cache-Control', 'no-store').json(body);
+  const send = (res: Response, status: number, body: object) =>
+    res.status(status).set('Cache-Control', 'no-store').json(body);
   router.get('/healthz', (_req: Request, res: Response) => send(res, 200, { status: 'ok' }));
   router.get('/readyz', async (_req: Request, res: Response) => {
     if (draining) return send(res, 503, { status: 'draining' });

@@ -16,13 +16,19 @@ const KEY = /^[\x21-\x7e]{1,200}$/;
 type Handler = (call: Call) => Promise<Reply>;
 
 /** Wraps a create handler: answers a repeated key from the store, and stores the first answer. */
-export function idempotent(operation: string, handler: Handler): (call: Call, key: string | undefined) => Promise<Reply> {
+export function idempotent(
+  operation: string,
+  handler: Handler,
+): (call: Call, key: string | undefined) => Promise<Reply> {
   return async (call, key) => {
     if (key === undefined) return handler(call);
-    if (!KEY.test(key)) throw invalidParams({ 'Idempotency-Key': 'Idempotency-Key must be 1 to 200 visible ASCII characters.' });
+    if (!KEY.test(key))
+      throw invalidParams({ 'Idempotency-Key': 'Idempotency-Key must be 1 to 200 visible ASCII characters.' });
     const prisma = call.db.prisma;
     const userId = call.caller?.id ?? 0;
-    const requestHash = createHash('sha256').update(`${operation}\n${JSON.stringify(call.body ?? null)}`).digest('hex');
+    const requestHash = createHash('sha256')
+      .update(`${operation}\n${JSON.stringify(call.body ?? null)}`)
+      .digest('hex');
 
     const claimed = await claim(prisma, userId, key, operation, requestHash);
     if (claimed !== 'new') return claimed;
@@ -42,7 +48,13 @@ export function idempotent(operation: string, handler: Handler): (call: Call, ke
 }
 
 /** Takes the key for this request ('new'), or answers from an earlier request that took it. */
-async function claim(prisma: Prisma, userId: number, key: string, operation: string, requestHash: string): Promise<'new' | Reply> {
+async function claim(
+  prisma: Prisma,
+  userId: number,
+  key: string,
+  operation: string,
+  requestHash: string,
+): Promise<'new' | Reply> {
   const expired = new Date(Date.now() - IDEMPOTENCY_HOURS * 3600_000);
   await prisma.idempotencyKey.deleteMany({ where: { userId, key, createdAt: { lt: expired } } });
   try {
@@ -54,7 +66,11 @@ async function claim(prisma: Prisma, userId: number, key: string, operation: str
   const earlier = await prisma.idempotencyKey.findUnique({ where: { userId_key: { userId, key } } });
   if (!earlier) return claim(prisma, userId, key, operation, requestHash); // released meanwhile
   if (earlier.operation !== operation || earlier.requestHash !== requestHash) {
-    throw new ApiError(422, 'rest_idempotency_key_reused', 'This Idempotency-Key was used for a different request; use a new key.');
+    throw new ApiError(
+      422,
+      'rest_idempotency_key_reused',
+      'This Idempotency-Key was used for a different request; use a new key.',
+    );
   }
   if (earlier.status === null && earlier.createdAt.getTime() < Date.now() - ABANDONED_AFTER_MS) {
     // Its first request never finished (the instance died): the key is free again.
@@ -62,7 +78,13 @@ async function claim(prisma: Prisma, userId: number, key: string, operation: str
     return claim(prisma, userId, key, operation, requestHash);
   }
   if (earlier.status === null) {
-    throw new ApiError(409, 'rest_idempotency_in_progress', 'A request with this Idempotency-Key is still being answered; retry shortly.', {}, { 'Retry-After': '1' });
+    throw new ApiError(
+      409,
+      'rest_idempotency_in_progress',
+      'A request with this Idempotency-Key is still being answered; retry shortly.',
+      {},
+      { 'Retry-After': '1' },
+    );
   }
   return {
     status: earlier.status,

@@ -18,7 +18,10 @@ export function localeMiddleware(restPrefix: string) {
     if (match && (rest === restPrefix || rest.startsWith(`${restPrefix}/`) || rest.startsWith(`${restPrefix}?`))) {
       req.url = rest || '/';
       const [language, region] = match[1].split(/[-_]/);
-      res.locals.locale = { segment: match[1], tag: region ? `${language.toLowerCase()}-${region.toUpperCase()}` : language.toLowerCase() } satisfies LocaleInfo;
+      res.locals.locale = {
+        segment: match[1],
+        tag: region ? `${language.toLowerCase()}-${region.toUpperCase()}` : language.toLowerCase(),
+      } satisfies LocaleInfo;
     } else {
       res.locals.locale = { tag: 'en' } satisfies LocaleInfo;
     }

@@ -21,7 +21,10 @@ export function normalizeQuery(search: string, parameters: Parameter[] = []): Ra
     if (!declared) continue; // undeclared parameters (cache busters, other APIs' options) are ignored
     const schema = declared.schema as OpenAPIV3_1.SchemaObject | undefined;
     if (schema?.type === 'array') {
-      query[key] = list.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+      query[key] = list
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
     } else {
       const last = list[list.length - 1];
       query[key] = schema?.type === 'boolean' ? (BOOLEAN_WORDS[last.toLowerCase()] ?? last) : last;
@@ -41,10 +44,14 @@ export function coerceBodyScalars(body: Record<string, unknown>, schema: OpenAPI
     if (typeof value !== 'string' || !properties[key]) continue;
     const types = scalarTypes(properties[key]);
     // A field that takes a number or an object (an event's `venue`) is still a number in a form.
-    const type = types.size === 1 ? [...types][0] : types.has('integer') && !types.has('string') ? 'integer' : undefined;
+    const type =
+      types.size === 1 ? [...types][0] : types.has('integer') && !types.has('string') ? 'integer' : undefined;
     if (type === 'boolean' && value.toLowerCase() in BOOLEAN_WORDS) {
       body[key] = BOOLEAN_WORDS[value.toLowerCase()] === 'true';
-    } else if ((type === 'integer' && /^-?\d{1,15}$/.test(value)) || (type === 'number' && /^-?\d+(\.\d+)?$/.test(value))) {
+    } else if (
+      (type === 'integer' && /^-?\d{1,15}$/.test(value)) ||
+      (type === 'number' && /^-?\d+(\.\d+)?$/.test(value))
+    ) {
       body[key] = Number(value);
     }
   }
@@ -74,7 +81,11 @@ export function illFormedFields(body: unknown): string[] {
       ? !value.isWellFormed()
       : Array.isArray(value)
         ? value.some(bad)
-        : value !== null && typeof value === 'object' && Object.entries(value).some(([k, v]) => !k.isWellFormed() || bad(v));
+        : value !== null &&
+          typeof value === 'object' &&
+          Object.entries(value).some(([k, v]) => !k.isWellFormed() || bad(v));
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return bad(body) ? ['body'] : [];
-  return Object.entries(body).filter(([k, v]) => !k.isWellFormed() || bad(v)).map(([k]) => (k.isWellFormed() ? k : 'body'));
+  return Object.entries(body)
+    .filter(([k, v]) => !k.isWellFormed() || bad(v))
+    .map(([k]) => (k.isWellFormed() ? k : 'body'));
 }

@@ -21,8 +21,15 @@ const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 /** The scheme and host a request was made to, as the client or a trusted proxy says. */
 function origin(req: Request, config: Config): { proto: string; host: string } {
   // Forwarded headers count only when the peer that sent them is a proxy we trust.
-  const fromProxy = config.trustProxy !== false && (req.app.get('trust proxy fn') as (address: string, hop: number) => boolean)(req.socket.remoteAddress ?? '', 0);
-  const forwarded = (name: string) => (fromProxy ? String(req.headers[name] ?? '').split(',')[0].trim() || undefined : undefined);
+  const fromProxy =
+    config.trustProxy !== false &&
+    (req.app.get('trust proxy fn') as (address: string, hop: number) => boolean)(req.socket.remoteAddress ?? '', 0);
+  const forwarded = (name: string) =>
+    fromProxy
+      ? String(req.headers[name] ?? '')
+          .split(',')[0]
+          .trim() || undefined
+      : undefined;
   const proto = forwarded('x-forwarded-proto') ?? (req.socket && 'encrypted' in req.socket ? 'https' : 'http');
   // Without a Host (HTTP/1.0), the address we listen on; an IPv6 one in brackets.
   const listening = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -41,7 +48,13 @@ export function hostCheck(config: Config) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const { proto, host } = origin(req, config);
     if (!HOST.test(host) || (proto !== 'http' && proto !== 'https') || !URL.canParse(`${proto}://${host}`)) {
-      next(new ApiError(400, 'rest_invalid_host', 'The Host header (or X-Forwarded-Host/-Proto from a trusted proxy) is not a valid host.'));
+      next(
+        new ApiError(
+          400,
+          'rest_invalid_host',
+          'The Host header (or X-Forwarded-Host/-Proto from a trusted proxy) is not a valid host.',
+        ),
+      );
       return;
     }
     next();

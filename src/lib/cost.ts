@@ -34,12 +34,21 @@ export function parseCost(input: CostInput): Cost {
     .filter(Boolean);
   const entries = pieces.map(readEntry);
 
-  const symbols = new Set(entries.filter((e) => e.amount !== undefined && e.symbol).map((e) => `${e.position}\u0000${e.symbol}`));
-  const [position, symbol] = symbols.size === 1 ? ([...symbols][0].split('\u0000') as [CostDetails['currency_position'], string]) : (['', ''] as const);
+  const symbols = new Set(
+    entries.filter((e) => e.amount !== undefined && e.symbol).map((e) => `${e.position}\u0000${e.symbol}`),
+  );
+  const [position, symbol] =
+    symbols.size === 1
+      ? ([...symbols][0].split('\u0000') as [CostDetails['currency_position'], string])
+      : (['', ''] as const);
 
-  const amounts = entries.filter((e) => e.amount !== undefined).map((e) => e.amount!).sort((a, b) => a - b);
+  const amounts = entries
+    .filter((e) => e.amount !== undefined)
+    .map((e) => e.amount!)
+    .sort((a, b) => a - b);
   const labels = entries.filter((e) => e.amount === undefined).map((e) => e.label);
-  const format = (n: number) => (n === 0 ? 'Free' : position === 'prefix' ? `${symbol}${n}` : position === 'postfix' ? `${n}${symbol}` : String(n));
+  const format = (n: number) =>
+    n === 0 ? 'Free' : position === 'prefix' ? `${symbol}${n}` : position === 'postfix' ? `${n}${symbol}` : String(n);
 
   let cost = '';
   if (amounts.length) {

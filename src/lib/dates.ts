@@ -4,13 +4,25 @@ import { DateTime, type Zone } from 'luxon';
 
 const LOCAL_FORMATS = ['yyyy-MM-dd HH:mm:ss', 'yyyy-MM-dd HH:mm', 'yyyy-MM-dd'];
 const RELATIVE = /^([+-])\s*(\d{1,6})\s*(second|minute|hour|day|week|month|year)s?$/i;
-const UNITS = { second: 'seconds', minute: 'minutes', hour: 'hours', day: 'days', week: 'weeks', month: 'months', year: 'years' } as const;
+const UNITS = {
+  second: 'seconds',
+  minute: 'minutes',
+  hour: 'hours',
+  day: 'days',
+  week: 'weeks',
+  month: 'months',
+  year: 'years',
+} as const;
 
 /**
  * The instant a date input names, or undefined when it is not one of the accepted forms. Values
  * without an offset are wall-clock times in `zone`; Unix timestamps are instants.
  */
-export function parseDateInput(value: string | number, zone: string | Zone, now: DateTime = DateTime.now()): DateTime | undefined {
+export function parseDateInput(
+  value: string | number,
+  zone: string | Zone,
+  now: DateTime = DateTime.now(),
+): DateTime | undefined {
   if (typeof value === 'number' || /^-?\d{1,12}$/.test(value.trim())) {
     const seconds = Number(value);
     return Number.isSafeInteger(seconds) ? valid(DateTime.fromSeconds(seconds, { zone })) : undefined;

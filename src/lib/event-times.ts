@@ -36,10 +36,14 @@ function resolveZone(name: string): EventZone | undefined {
     if (hours > 14 || minutes > 59) return undefined;
     const sign = offset[1] === '-' ? -1 : 1;
     const label = `UTC${offset[1]}${hours}${minutes ? `:${String(minutes).padStart(2, '0')}` : ''}`;
-    return { name: hours === 0 && minutes === 0 ? 'UTC' : label, zone: FixedOffsetZone.instance(sign * (hours * 60 + minutes)) };
+    return {
+      name: hours === 0 && minutes === 0 ? 'UTC' : label,
+      zone: FixedOffsetZone.instance(sign * (hours * 60 + minutes)),
+    };
   }
   // Only names in the IANA database; Luxon would also take offsets spelled in other ways.
-  if (/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(text) && IANAZone.isValidZone(text)) return { name: text, zone: IANAZone.create(text) };
+  if (/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(text) && IANAZone.isValidZone(text))
+    return { name: text, zone: IANAZone.create(text) };
   return undefined;
 }
 
@@ -74,7 +78,12 @@ export function eventTimes(
   from = from.set({ millisecond: 0 });
   to = to.set({ millisecond: 0 });
   if (to < from) return { field: 'end_date', message: 'end_date is before start_date.' };
-  return { startLocal: wallClock(from), endLocal: wallClock(to), startUtc: from.toUTC().toJSDate(), endUtc: to.toUTC().toJSDate() };
+  return {
+    startLocal: wallClock(from),
+    endLocal: wallClock(to),
+    startUtc: from.toUTC().toJSDate(),
+    endUtc: to.toUTC().toJSDate(),
+  };
 }
 
 /** The wall-clock reading of a zoned time, as a Date whose UTC fields carry it. */
@@ -123,5 +132,12 @@ function lookUpAbbreviation(zone: EventZone, at: Date): string {
 /** `{year, month, day, hour, minutes, seconds}` as zero-padded strings (reference part 1.1). */
 export function dateDetails(wallClockDate: Date) {
   const iso = wallClockDate.toISOString();
-  return { year: iso.slice(0, 4), month: iso.slice(5, 7), day: iso.slice(8, 10), hour: iso.slice(11, 13), minutes: iso.slice(14, 16), seconds: iso.slice(17, 19) };
+  return {
+    year: iso.slice(0, 4),
+    month: iso.slice(5, 7),
+    day: iso.slice(8, 10),
+    hour: iso.slice(11, 13),
+    minutes: iso.slice(14, 16),
+    seconds: iso.slice(17, 19),
+  };
 }

@@ -116,10 +116,29 @@ function embeddedTerms(row: EventRow, taxonomy: 'tribe_events_cat' | 'post_tag',
 }
 
 /** Currencies that one symbol names without doubt; `$` and the like could be several. */
-const CURRENCY_OF_SYMBOL: Record<string, string> = { '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR', '₩': 'KRW', '₽': 'RUB', '₺': 'TRY', '₪': 'ILS', '₫': 'VND', '₴': 'UAH', '₱': 'PHP' };
+const CURRENCY_OF_SYMBOL: Record<string, string> = {
+  '€': 'EUR',
+  '£': 'GBP',
+  '¥': 'JPY',
+  '₹': 'INR',
+  '₩': 'KRW',
+  '₽': 'RUB',
+  '₺': 'TRY',
+  '₪': 'ILS',
+  '₫': 'VND',
+  '₴': 'UAH',
+  '₱': 'PHP',
+};
 
 /** The schema.org Event that search engines read (https://schema.org/Event). */
-function eventJsonLd(row: EventRow, zone: EventZone, url: string, cost: Cost, venues: LinkedRow[], organizers: LinkedRow[]) {
+function eventJsonLd(
+  row: EventRow,
+  zone: EventZone,
+  url: string,
+  cost: Cost,
+  venues: LinkedRow[],
+  organizers: LinkedRow[],
+) {
   const at = (instant: Date) => DateTime.fromJSDate(instant).setZone(zone.zone).toISO({ suppressMilliseconds: true })!;
   const one = <T>(items: T[]) => (items.length === 0 ? undefined : items.length === 1 ? items[0] : items);
   const amounts = cost.cost_details.values.map(Number).filter((n) => Number.isFinite(n));
@@ -127,7 +146,9 @@ function eventJsonLd(row: EventRow, zone: EventZone, url: string, cost: Cost, ve
   const offers = amounts.length
     ? {
         '@type': amounts.length > 1 ? 'AggregateOffer' : 'Offer',
-        ...(amounts.length > 1 ? { lowPrice: String(amounts[0]), highPrice: String(amounts[amounts.length - 1]) } : { price: String(amounts[0]) }),
+        ...(amounts.length > 1
+          ? { lowPrice: String(amounts[0]), highPrice: String(amounts[amounts.length - 1]) }
+          : { price: String(amounts[0]) }),
         ...(currency ? { priceCurrency: currency } : {}),
         url,
       }
@@ -147,5 +168,7 @@ function eventJsonLd(row: EventRow, zone: EventZone, url: string, cost: Cost, ve
     organizer: one(organizers.map((organizer) => linkedJsonLd(ORGANIZER, organizer))),
     offers,
   };
-  return Object.fromEntries(Object.entries(ld).filter(([, value]) => value !== undefined && value !== '')) as Event['json_ld'] & object;
+  return Object.fromEntries(
+    Object.entries(ld).filter(([, value]) => value !== undefined && value !== ''),
+  ) as Event['json_ld'] & object;
 }

@@ -92,6 +92,7 @@ function location(venue: LinkedRow) {
   const text = (column: string) => String(venue[column] ?? '').trim();
   const region = [text('stateprovince') || text('state') || text('province'), text('zip')].filter(Boolean).join(' ');
   const address = [text('address'), text('city'), region, text('country')].filter(Boolean).join(', ');
-  const geo = venue.geoLat != null && venue.geoLng != null ? { lat: Number(venue.geoLat), lon: Number(venue.geoLng) } : undefined;
+  const geo =
+    venue.geoLat != null && venue.geoLng != null ? { lat: Number(venue.geoLat), lon: Number(venue.geoLng) } : undefined;
   return { title: venue.name, ...(address ? { address } : {}), ...(geo ? { geo } : {}) };
 }

@@ -23,7 +23,11 @@ export function linkedRestUrl(kind: LinkedKind, id: number, urls: Urls) {
   return `${urls.base}/${COLLECTION[kind.type]}/${id}`;
 }
 
-export function serializeLinked(kind: LinkedKind, row: LinkedRow, { urls, siteZone, single }: SerializeOptions): Venue | Organizer {
+export function serializeLinked(
+  kind: LinkedKind,
+  row: LinkedRow,
+  { urls, siteZone, single }: SerializeOptions,
+): Venue | Organizer {
   // Built in one pass, in the reference's field order: an event list embeds one of these per link.
   const out: Record<string, unknown> = {};
   const put = (key: string, value: unknown) => {
@@ -77,7 +81,10 @@ function placeJsonLd(row: LinkedRow, text: (c: string) => string) {
     description: plainText(row.description),
     url: text('website'),
     address: Object.keys(address).length ? { '@type': 'PostalAddress', ...address } : undefined,
-    geo: row.geoLat != null && row.geoLng != null ? { '@type': 'GeoCoordinates', latitude: row.geoLat, longitude: row.geoLng } : undefined,
+    geo:
+      row.geoLat != null && row.geoLng != null
+        ? { '@type': 'GeoCoordinates', latitude: row.geoLat, longitude: row.geoLng }
+        : undefined,
     telephone: text('phone'),
     sameAs: text('website'),
     image: row.image ?? undefined,

@@ -29,12 +29,19 @@ export type TermsWrite = string | number | Array<string | number>;
  * (any case) or slug, and otherwise create the term. Runs in the write's transaction, so a term
  * created here is rolled back with a failed write.
  */
-export async function termIdsForWrite(tx: Tx, caller: Caller, taxonomy: Taxonomy, field: string, value: TermsWrite): Promise<number[]> {
+export async function termIdsForWrite(
+  tx: Tx,
+  caller: Caller,
+  taxonomy: Taxonomy,
+  field: string,
+  value: TermsWrite,
+): Promise<number[]> {
   const refs = (Array.isArray(value) ? value : typeof value === 'number' ? [value] : value.split(','))
     .map((ref) => (typeof ref === 'string' ? ref.trim() : ref))
     .filter((ref) => ref !== '' && ref !== 0);
   const tooLarge = refs.find((ref) => isId(ref) && !inRange(ref));
-  if (tooLarge !== undefined) throw invalidParams({ [field]: `There is no ${TERM_TYPE[taxonomy]} with ID ${tooLarge}.` });
+  if (tooLarge !== undefined)
+    throw invalidParams({ [field]: `There is no ${TERM_TYPE[taxonomy]} with ID ${tooLarge}.` });
   const wantedIds = refs.filter(isId).map(Number);
   const found = new Set(
     (await tx.term.findMany({ where: { taxonomy, id: { in: wantedIds } }, select: { id: true } })).map((t) => t.id),
@@ -65,16 +72,26 @@ export async function termIdsForWrite(tx: Tx, caller: Caller, taxonomy: Taxonomy
 function assertMayCreateTerm(caller: Caller, taxonomy: Taxonomy, field: string) {
   const role = requiredRole(CREATE_TERM[taxonomy]);
   if (role === undefined || (isRole(role) && hasRole(caller, role))) return;
-  throw new ApiError(403, 'rest_cannot_create_term', `Sorry, you are not allowed to create new ${field}; name existing ones.`, {
-    params: { [field]: `Only an ${role} or above may create a ${TERM_TYPE[taxonomy]}.` },
-  });
+  throw new ApiError(
+    403,
+    'rest_cannot_create_term',
+    `Sorry, you are not allowed to create new ${field}; name existing ones.`,
+    {
+      params: { [field]: `Only an ${role} or above may create a ${TERM_TYPE[taxonomy]}.` },
+    },
+  );
 }
 
 /**
  * The term IDs a list filter names, by slug first and then by ID, as the reference resolves them.
  * A category also stands for every category below it.
  */
-export async function termIdsForFilter(prisma: Prisma, taxonomy: Taxonomy, field: string, refs: Array<string | number>): Promise<number[]> {
+export async function termIdsForFilter(
+  prisma: Prisma,
+  taxonomy: Taxonomy,
+  field: string,
+  refs: Array<string | number>,
+): Promise<number[]> {
   const texts = refs.map(String);
   const ids = refs.filter((ref) => isId(ref) && inRange(ref)).map(Number);
   // Every term a reference could name, each with itself and, for categories, every one below it, in
@@ -89,7 +106,9 @@ export async function termIdsForFilter(prisma: Prisma, taxonomy: Taxonomy, field
         SELECT tree.root, named.slug, tree.id FROM tree JOIN named ON named.id = tree.root`,
   );
   const named = rows.filter((row) => row.id === row.root);
-  const roots = texts.map((ref) => (named.find((t) => t.slug === ref) ?? named.find((t) => isId(ref) && t.id === Number(ref)))?.id);
+  const roots = texts.map(
+    (ref) => (named.find((t) => t.slug === ref) ?? named.find((t) => isId(ref) && t.id === Number(ref)))?.id,
+  );
   const unknown = texts.find((_, i) => roots[i] === undefined);
   if (unknown !== undefined) throw invalidParams({ [field]: `There is no ${TERM_TYPE[taxonomy]} "${unknown}".` });
   return [...new Set(rows.filter((row) => roots.includes(row.root)).map((row) => row.id))];
@@ -117,7 +136,8 @@ export async function linkedIdsForWrite(
       if (!inRange(item)) throw invalidParams({ [field]: `There is no ${kind.type} with ID ${item}.` });
       if (Number(item) !== 0) ids.push(Number(item));
     } else if (item.id !== undefined) {
-      if (!isId(item.id as string | number) || !inRange(item.id as string | number)) throw invalidParams({ [field]: `There is no ${kind.type} with ID ${item.id}.` });
+      if (!isId(item.id as string | number) || !inRange(item.id as string | number))
+        throw invalidParams({ [field]: `There is no ${kind.type} with ID ${item.id}.` });
       ids.push(Number(item.id));
     } else {
       ids.push((await insertLinked(tx, kind, caller, item, siteZone)).row.id);

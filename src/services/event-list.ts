@@ -64,7 +64,8 @@ export async function listEvents(
   const scope = listScope(caller, q.status);
   const and = [inScope(scope, 'e'), sql`NOT e.hide_from_listings`];
   const window = q.include ? undefined : dateWindow(q, siteZone, now);
-  const between = window && sql`BETWEEN ${window.start.toJSDate()}::timestamptz AND ${window.end.toJSDate()}::timestamptz`;
+  const between =
+    window && sql`BETWEEN ${window.start.toJSDate()}::timestamptz AND ${window.end.toJSDate()}::timestamptz`;
   if (between) and.push(sql`e.start_utc ${between}`);
   // Links to the events of a public list carry their start (migration link_listed_start), so each
   // venue, organizer or term filter of such a list is a set of events read off one index, and the
@@ -73,7 +74,10 @@ export async function listEvents(
   const linkSets: PrismaNS.Sql[] = [];
   const linked = (table: 'event_venues' | 'event_organizers' | 'event_terms', column: string, ids: number[]) => {
     const [from, key] = [PrismaNS.raw(table), PrismaNS.raw(column)];
-    if (publicWindow) linkSets.push(sql`SELECT l.event_id FROM ${from} l WHERE l.${key} = ANY(${ids}::int[]) AND l.listed_start_utc ${publicWindow}`);
+    if (publicWindow)
+      linkSets.push(
+        sql`SELECT l.event_id FROM ${from} l WHERE l.${key} = ANY(${ids}::int[]) AND l.listed_start_utc ${publicWindow}`,
+      );
     else and.push(sql`EXISTS (SELECT 1 FROM ${from} l WHERE l.event_id = e.id AND l.${key} = ANY(${ids}::int[]))`);
   };
   // Everything below narrows the public window; without it the total can be read off the day counts.
@@ -83,7 +87,8 @@ export async function listEvents(
     const pattern = containingPattern(q.search);
     and.push(sql`(e.title ILIKE ${pattern} OR e.description ILIKE ${pattern})`);
   }
-  if (q.categories?.length) linked('event_terms', 'term_id', await termIdsForFilter(prisma, CATEGORY, 'categories', q.categories));
+  if (q.categories?.length)
+    linked('event_terms', 'term_id', await termIdsForFilter(prisma, CATEGORY, 'categories', q.categories));
   if (q.tags?.length) linked('event_terms', 'term_id', await termIdsForFilter(prisma, TAG, 'tags', q.tags));
   if (q.venue?.length) {
     await assertLinkedExist(prisma, VENUE, caller, q.venue);
@@ -112,7 +117,8 @@ export async function listEvents(
     const missing = q.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng';
     throw invalidParams({ [missing]: 'geoloc_lat and geoloc_lng must be given together.' });
   }
-  if (q.geoloc_lat !== undefined && q.geoloc_lng !== undefined) linked('event_venues', 'venue_id', await venuesNear(prisma, readableVenues, q.geoloc_lat, q.geoloc_lng));
+  if (q.geoloc_lat !== undefined && q.geoloc_lng !== undefined)
+    linked('event_venues', 'venue_id', await venuesNear(prisma, readableVenues, q.geoloc_lat, q.geoloc_lng));
 
   if (linkSets.length) and.push(sql`e.id IN (${PrismaNS.join(linkSets, ' INTERSECT ')})`);
   const where = PrismaNS.join(and, ' AND ');
@@ -121,7 +127,10 @@ export async function listEvents(
   let items: EventRow[];
   if (window && and.length === narrowing && isPublic(scope)) {
     // The public list as it is: its page straight off the start index, its total off the day counts.
-    [total, items] = await Promise.all([countListed(prisma, window.start.toJSDate(), window.end.toJSDate()), selectEvents(prisma, selection)]);
+    [total, items] = await Promise.all([
+      countListed(prisma, window.start.toJSDate(), window.end.toJSDate()),
+      selectEvents(prisma, selection),
+    ]);
   } else {
     const found = await selectEventPage(prisma, selection);
     items = found.items;
@@ -147,7 +156,10 @@ export async function listEvents(
 }
 
 async function count(prisma: Prisma, where: PrismaNS.Sql): Promise<number> {
-  const [row] = await selectRows<{ total: number }>(prisma, sql`SELECT count(*)::int AS total FROM events e WHERE ${where}`);
+  const [row] = await selectRows<{ total: number }>(
+    prisma,
+    sql`SELECT count(*)::int AS total FROM events e WHERE ${where}`,
+  );
   return row.total;
 }
 
@@ -161,13 +173,16 @@ async function countListed(prisma: Prisma, start: Date, end: Date): Promise<numb
   const firstDay = Math.floor(start.getTime() / DAY_MS) * DAY_MS;
   const lastDay = Math.floor(end.getTime() / DAY_MS) * DAY_MS;
   const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  const [row] = await selectRows<{ total: number }>(prisma, sql`
+  const [row] = await selectRows<{ total: number }>(
+    prisma,
+    sql`
     SELECT (SELECT coalesce(sum(events), 0) FROM listed_events_per_day
             WHERE day > ${date(firstDay)}::date AND day < ${date(lastDay)}::date)::int
          + (SELECT count(*) FROM events e WHERE e.status = 'publish' AND NOT e.hide_from_listings AND e.start_utc >= ${start}::timestamptz
             AND e.start_utc < ${new Date(Math.min(firstDay + DAY_MS, end.getTime() + 1))}::timestamptz)::int
          + (SELECT count(*) FROM events e WHERE e.status = 'publish' AND NOT e.hide_from_listings AND e.start_utc <= ${end}::timestamptz
-            AND e.start_utc >= ${new Date(Math.max(lastDay, firstDay + DAY_MS))}::timestamptz)::int AS total`);
+            AND e.start_utc >= ${new Date(Math.max(lastDay, firstDay + DAY_MS))}::timestamptz)::int AS total`,
+  );
   return row.total;
 }
 
@@ -185,7 +200,10 @@ function dateWindow(q: EventListQuery, siteZone: string, now: DateTime) {
     return field === 'end_date' && bareDate ? parsed.endOf('day') : parsed;
   };
   const defaults = defaultWindow(now);
-  return { start: read('start_date', defaults.start).set({ millisecond: 0 }), end: read('end_date', defaults.end).set({ millisecond: 0 }) };
+  return {
+    start: read('start_date', defaults.start).set({ millisecond: 0 }),
+    end: read('end_date', defaults.end).set({ millisecond: 0 }),
+  };
 }
 
 /**
@@ -210,6 +228,8 @@ async function venuesNear(prisma: Prisma, scope: ListScope, lat: number, lng: nu
 /** Great-circle distance (haversine) on a sphere of the Earth's mean radius. */
 export function distanceKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
   const rad = (deg: number) => (deg * Math.PI) / 180;
-  const a = Math.sin(rad(lat2 - lat1) / 2) ** 2 + Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(rad(lng2 - lng1) / 2) ** 2;
+  const a =
+    Math.sin(rad(lat2 - lat1) / 2) ** 2 +
+    Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(rad(lng2 - lng1) / 2) ** 2;
   return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(a)));
 }

@@ -46,19 +46,35 @@ export async function selectEventPage(db: Prisma | Tx, selection: EventSelection
   return { items: rows.map(({ event }) => toEventRow(JSON.parse(event))), total: rows[0]?.total };
 }
 
-async function select(db: Prisma | Tx, { where, orderBy = PrismaNS.empty, take, skip = 0 }: EventSelection, withTotal: boolean) {
+async function select(
+  db: Prisma | Tx,
+  { where, orderBy = PrismaNS.empty, take, skip = 0 }: EventSelection,
+  withTotal: boolean,
+) {
   const page = take === undefined ? PrismaNS.empty : sql`LIMIT ${take}::int OFFSET ${skip}::int`;
   if (!withTotal) {
     // The page is cut first, in a subquery, so that links are gathered for its events only.
-    return selectRows<{ event: string; total?: number }>(db, sql`
-      SELECT (${EVENT_JSON})::text AS event FROM (SELECT * FROM events e WHERE ${where} ${orderBy} ${page}) e ${orderBy}`);
+    return selectRows<{ event: string; total?: number }>(
+      db,
+      sql`
+      SELECT (${EVENT_JSON})::text AS event FROM (SELECT * FROM events e WHERE ${where} ${orderBy} ${page}) e ${orderBy}`,
+    );
   }
-  return selectRows<{ event: string; total: number }>(db, sql`
+  return selectRows<{ event: string; total: number }>(
+    db,
+    sql`
     SELECT ((${EVENT_JSON}) - 'total_matches')::text AS event, e.total_matches::int AS total
-    FROM (SELECT e.*, count(*) OVER () AS total_matches FROM events e WHERE ${where} ${orderBy} ${page}) e ${orderBy}`);
+    FROM (SELECT e.*, count(*) OVER () AS total_matches FROM events e WHERE ${where} ${orderBy} ${page}) e ${orderBy}`,
+  );
 }
 
 function toEventRow(json: Json): EventRow {
-  const links = (key: string, target: string) => (json[key] as Json[]).map((link) => ({ ...record(link), [target]: record(link[target] as Json) }));
-  return { ...record(json), venues: links('venues', 'venue'), organizers: links('organizers', 'organizer'), terms: links('terms', 'term') } as EventRow;
+  const links = (key: string, target: string) =>
+    (json[key] as Json[]).map((link) => ({ ...record(link), [target]: record(link[target] as Json) }));
+  return {
+    ...record(json),
+    venues: links('venues', 'venue'),
+    organizers: links('organizers', 'organizer'),
+    terms: links('terms', 'term'),
+  } as EventRow;
 }

@@ -12,7 +12,19 @@ import { eventTimes, eventZone, fromWallClock } from '../lib/event-times.js';
 import { startingWith } from '../lib/like.js';
 import { linkedIdsForWrite, type LinksWrite, termIdsForWrite, type TermsWrite } from './event-links.js';
 import { type LinkedKind, ORGANIZER, VENUE } from './linked-posts.js';
-import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, lockPost, publicationDate, trashOrDelete, userExists, describeKey, type Key } from './posts.js';
+import {
+  assertEditable,
+  assertReadable,
+  claimVersion,
+  freeSlug,
+  imageValue,
+  lockPost,
+  publicationDate,
+  trashOrDelete,
+  userExists,
+  describeKey,
+  type Key,
+} from './posts.js';
 import { selectEvents } from './event-rows.js';
 import { retryOnConflict } from './retry.js';
 import { CATEGORY, TAG } from './terms.js';
@@ -55,7 +67,6 @@ export interface EventInput {
 
 export type { Key } from './posts.js';
 
-
 /** The event an ID or slug names, with everything its representation shows, or undefined. */
 async function findEvent(prisma: Prisma | Tx, key: Key): Promise<EventRow | undefined> {
   const where = 'id' in key ? PrismaNS.sql`e.id = ${key.id}::int` : PrismaNS.sql`e.slug = ${key.slug}::text`;
@@ -69,7 +80,12 @@ export async function getEvent(prisma: Prisma, caller: Caller, key: Key): Promis
   return row;
 }
 
-export async function createEvent(prisma: Prisma, caller: Caller, input: EventInput, siteZone: string): Promise<EventRow> {
+export async function createEvent(
+  prisma: Prisma,
+  caller: Caller,
+  input: EventInput,
+  siteZone: string,
+): Promise<EventRow> {
   return retryOnConflict(() =>
     prisma.$transaction(async (tx) => {
       const title = input.title!.trim();
@@ -139,7 +155,13 @@ async function readBack(prisma: Prisma, id: number): Promise<EventRow> {
 }
 
 /** To the trash, or for good with `force`; answers the event as it is after the trash, or as it was. */
-export async function deleteEvent(prisma: Prisma, caller: Caller, key: Key, force: boolean, precondition?: Precondition): Promise<EventRow> {
+export async function deleteEvent(
+  prisma: Prisma,
+  caller: Caller,
+  key: Key,
+  force: boolean,
+  precondition?: Precondition,
+): Promise<EventRow> {
   const before = await retryOnConflict(() =>
     prisma.$transaction(async (tx) => {
       // Read under the row's lock, so that the answer to a delete for good is the event as it was deleted.
@@ -158,7 +180,10 @@ export async function deleteEvent(prisma: Prisma, caller: Caller, key: Key, forc
   return force ? before : readBack(prisma, before.id);
 }
 
-type EventColumns = Omit<PrismaNS.EventUncheckedCreateInput, 'title' | 'slug' | 'startLocal' | 'endLocal' | 'startUtc' | 'endUtc' | 'timezone'>;
+type EventColumns = Omit<
+  PrismaNS.EventUncheckedCreateInput,
+  'title' | 'slug' | 'startLocal' | 'endLocal' | 'startUtc' | 'endUtc' | 'timezone'
+>;
 
 /** The columns a write sets as sent: text, flags, cost, website and image. */
 function columns(input: EventInput): EventColumns {
@@ -194,7 +219,10 @@ interface StoredTimes {
 function times(input: EventInput, current: StoredTimes | undefined, siteZone: string) {
   const zoneName = input.timezone === undefined ? (current?.timezone ?? siteZone) : input.timezone.trim() || siteZone;
   const zone = eventZone(zoneName);
-  if (!zone) throw invalidParams({ timezone: 'timezone must be an IANA time zone such as Europe/Paris, or an offset such as UTC+2.' });
+  if (!zone)
+    throw invalidParams({
+      timezone: 'timezone must be an IANA time zone such as Europe/Paris, or an offset such as UTC+2.',
+    });
   const allDay = input.all_day ?? current?.allDay ?? false;
   const start = input.start_date ?? fromWallClock(current!.startLocal, zone);
   const end = input.end_date ?? fromWallClock(current!.endLocal, zone);
@@ -215,7 +243,9 @@ async function writeLinks(tx: Tx, caller: Caller, eventId: number, input: EventI
   }
   if (organizers) {
     await tx.eventOrganizer.deleteMany({ where: { eventId } });
-    await tx.eventOrganizer.createMany({ data: organizers.map((organizerId, position) => ({ eventId, organizerId, position })) });
+    await tx.eventOrganizer.createMany({
+      data: organizers.map((organizerId, position) => ({ eventId, organizerId, position })),
+    });
   }
   for (const [taxonomy, field, value] of [
     [CATEGORY, 'categories', input.categories],

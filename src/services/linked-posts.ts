@@ -10,10 +10,24 @@ import { invalidParams, notFound } from '../http/errors.js';
 import { selectRows } from '../db/reads.js';
 import { record } from '../db/rows.js';
 import { containingPattern, sameText, startingWith } from '../lib/like.js';
-import { assertEditable, assertReadable, claimVersion, freeSlug, imageValue, lockPost, publicationDate, readableEvent, trashOrDelete, truthy, userExists, describeKey, type Key, whereKey } from './posts.js';
+import {
+  assertEditable,
+  assertReadable,
+  claimVersion,
+  freeSlug,
+  imageValue,
+  lockPost,
+  publicationDate,
+  readableEvent,
+  trashOrDelete,
+  truthy,
+  userExists,
+  describeKey,
+  type Key,
+  whereKey,
+} from './posts.js';
 import { inScope } from './list-scope.js';
 import { retryOnConflict } from './retry.js';
-
 
 export interface LinkedKind {
   type: 'venue' | 'organizer';
@@ -81,7 +95,6 @@ export interface LinkedListQuery {
   status?: PostStatus[];
 }
 
-
 /**
  * A page of venues or organizers, newest first, and how many match in all, in one SQL statement:
  * the matches are found once for both (as for events, services/event-rows.ts).
@@ -102,9 +115,15 @@ export async function listLinked(prisma: Prisma, kind: LinkedKind, caller: Calle
   const and = [inScope(listScope(caller, q.status), 'p')];
   if (q.search) {
     const pattern = containingPattern(q.search);
-    and.push(sql`(${PrismaNS.join(['name', 'description', 'excerpt', ...kind.searchFields].map((c) => sql`p.${raw(c)} ILIKE ${pattern}`), ' OR ')})`);
+    and.push(
+      sql`(${PrismaNS.join(
+        ['name', 'description', 'excerpt', ...kind.searchFields].map((c) => sql`p.${raw(c)} ILIKE ${pattern}`),
+        ' OR ',
+      )})`,
+    );
   }
-  if (q.event !== undefined) and.push(sql`EXISTS (SELECT 1 FROM ${links} l WHERE l.${column} = p.id AND l.event_id = ${q.event}::int)`);
+  if (q.event !== undefined)
+    and.push(sql`EXISTS (SELECT 1 FROM ${links} l WHERE l.${column} = p.id AND l.event_id = ${q.event}::int)`);
   if (q.hasEvents === true) and.push(withEvents(counted));
   if (q.hasEvents === false) and.push(sql`NOT ${withEvents(readable)}`);
   if (q.onlyWithUpcoming) and.push(withEvents(sql`ev.start_utc >= ${new Date()}::timestamptz AND ${readable}`));
@@ -117,7 +136,10 @@ export async function listLinked(prisma: Prisma, kind: LinkedKind, caller: Calle
               LIMIT ${q.perPage}::int OFFSET ${(q.page - 1) * q.perPage}::int) p ${order}`,
   );
   // A page past the end still tells the total.
-  const total = rows[0]?.total ?? (await selectRows<{ total: number }>(prisma, sql`SELECT count(*)::int AS total FROM ${table} p WHERE ${where}`))[0].total;
+  const total =
+    rows[0]?.total ??
+    (await selectRows<{ total: number }>(prisma, sql`SELECT count(*)::int AS total FROM ${table} p WHERE ${where}`))[0]
+      .total;
   return { total, items: rows.map(({ row }) => record(JSON.parse(row)) as LinkedRow) };
 }
 
@@ -134,12 +156,24 @@ export interface CreateResult {
   created: boolean;
 }
 
-export async function createLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, input: LinkedInput, siteZone: string): Promise<CreateResult> {
+export async function createLinked(
+  prisma: Prisma,
+  kind: LinkedKind,
+  caller: Caller,
+  input: LinkedInput,
+  siteZone: string,
+): Promise<CreateResult> {
   return retryOnConflict(() => prisma.$transaction((tx) => insertLinked(tx, kind, caller, input, siteZone)));
 }
 
 /** Creates the item inside the caller's transaction (events create their venues and organizers so). */
-export async function insertLinked(tx: Tx, kind: LinkedKind, caller: Caller, input: LinkedInput, siteZone: string): Promise<CreateResult> {
+export async function insertLinked(
+  tx: Tx,
+  kind: LinkedKind,
+  caller: Caller,
+  input: LinkedInput,
+  siteZone: string,
+): Promise<CreateResult> {
   const name = String(input[kind.nameField]).trim();
   // Duplicates are told apart by optional fields too, so no unique index can settle a race between
   // two creates of the same name. Creates of one name take turns instead: the second waits here
@@ -204,19 +238,29 @@ export async function updateLinked(
  * Moves the item to the trash (410 when it is there already), or with `force` deletes it for good,
  * its links to events included. Answers the item as it is after the trash, or as it was.
  */
-export async function deleteLinked(prisma: Prisma, kind: LinkedKind, caller: Caller, key: Key, force: boolean, precondition?: Precondition): Promise<LinkedRow> {
-  return retryOnConflict(() => prisma.$transaction(async (tx) => {
-    const current = await lockedLinked(tx, kind, key);
-    assertEditable(caller, current);
-    await claimVersion(kind.table(tx), current.id, precondition);
-    return trashOrDelete(kind.type, caller, current, force, {
-      trash: () => kind.table(tx).update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } }),
-      remove: async () => {
-        await kind.table(tx).delete({ where: { id: current.id } });
-        return current;
-      },
-    });
-  }));
+export async function deleteLinked(
+  prisma: Prisma,
+  kind: LinkedKind,
+  caller: Caller,
+  key: Key,
+  force: boolean,
+  precondition?: Precondition,
+): Promise<LinkedRow> {
+  return retryOnConflict(() =>
+    prisma.$transaction(async (tx) => {
+      const current = await lockedLinked(tx, kind, key);
+      assertEditable(caller, current);
+      await claimVersion(kind.table(tx), current.id, precondition);
+      return trashOrDelete(kind.type, caller, current, force, {
+        trash: () =>
+          kind.table(tx).update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } }),
+        remove: async () => {
+          await kind.table(tx).delete({ where: { id: current.id } });
+          return current;
+        },
+      });
+    }),
+  );
 }
 
 /** The item a key names, locked for the rest of the transaction (posts.ts lockPost says why). */
@@ -267,7 +311,6 @@ async function takenSlugs(tx: Tx, kind: LinkedKind, base: string, self: number |
   return rows.map((r) => r.slug);
 }
 
-
 export const VENUE: LinkedKind = {
   type: 'venue',
   nameField: 'venue',
@@ -308,7 +351,9 @@ export const ORGANIZER: LinkedKind = {
 
 /** Reference part 1.2: the state when the country is empty or the United States, else the province. */
 function stateOrProvince(address: Record<string, unknown>): string {
-  const country = String(address.country ?? '').trim().toLowerCase();
+  const country = String(address.country ?? '')
+    .trim()
+    .toLowerCase();
   const us = country === '' || country === 'us' || country === 'usa' || country === 'united states';
   return String((us ? address.state : address.province) ?? '').trim();
 }

@@ -3,7 +3,8 @@ import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { ListScope } from '../auth/permissions.js';
 
 /** Published items only: what anonymous callers and subscribers see, and the lists worth making fast. */
-export const isPublic = (scope: ListScope) => scope.ownerId === undefined && scope.statuses.length === 1 && scope.statuses[0] === 'publish';
+export const isPublic = (scope: ListScope) =>
+  scope.ownerId === undefined && scope.statuses.length === 1 && scope.statuses[0] === 'publish';
 
 /**
  * The scope as a condition on the table named `alias`. The public one is written out as a literal so
@@ -13,7 +14,9 @@ export function inScope(scope: ListScope, alias: string): PrismaNS.Sql {
   const table = PrismaNS.raw(alias);
   if (isPublic(scope)) return PrismaNS.sql`${table}.status = 'publish'`;
   const statuses = PrismaNS.sql`${table}.status::text = ANY(${scope.statuses}::text[])`;
-  return scope.ownerId === undefined ? statuses : PrismaNS.sql`${statuses} AND (${table}.status = 'publish' OR ${table}.author_id = ${scope.ownerId}::int)`;
+  return scope.ownerId === undefined
+    ? statuses
+    : PrismaNS.sql`${statuses} AND (${table}.status = 'publish' OR ${table}.author_id = ${scope.ownerId}::int)`;
 }
 
 /** The scope as a Prisma `where` on a post table (events, venues, organizers). */

@@ -24,7 +24,10 @@ export interface PostHead {
 }
 
 /** The publication date a write asks for: `date_utc` in UTC, else `date` in the site's zone. */
-export function publicationDate(input: { date?: string | number; date_utc?: string | number }, siteZone: string): Date | undefined {
+export function publicationDate(
+  input: { date?: string | number; date_utc?: string | number },
+  siteZone: string,
+): Date | undefined {
   if (input.date_utc !== undefined) {
     const parsed = parseDateInput(input.date_utc, 'UTC');
     if (!parsed) throw invalidParams({ date_utc: 'date_utc is not a date this service understands.' });
@@ -48,7 +51,8 @@ export function imageValue(image: string | number | undefined): string | null | 
   if (typeof image === 'number' || /^\d+$/.test(image)) {
     throw invalidParams({ image: `There is no uploaded image with ID ${image}; give the image's URL instead.` });
   }
-  if (!/^https?:\/\/[^\s]+$/i.test(image)) throw invalidParams({ image: 'image must be an http(s) URL or the ID of an image.' });
+  if (!/^https?:\/\/[^\s]+$/i.test(image))
+    throw invalidParams({ image: 'image must be an http(s) URL or the ID of an image.' });
   return image;
 }
 
@@ -78,7 +82,8 @@ export async function freeSlug(
 
 /** 403 `<type>-not-accessible` unless the caller may read the item. */
 export function assertReadable(type: ResourceType, caller: Caller, item: PostHead) {
-  if (!canRead(caller, item)) throw new ApiError(403, `${type}-not-accessible`, `The requested ${type} is not accessible.`);
+  if (!canRead(caller, item))
+    throw new ApiError(403, `${type}-not-accessible`, `The requested ${type} is not accessible.`);
 }
 
 /** `rest_forbidden` unless the caller may change the item. */
@@ -112,7 +117,8 @@ export async function trashOrDelete<T>(
 ): Promise<T> {
   assertEditable(caller, current);
   if (force) {
-    if (!canDeleteForGood(caller)) throw forbidden(caller, 'Sorry, only editors and administrators may delete for good.');
+    if (!canDeleteForGood(caller))
+      throw forbidden(caller, 'Sorry, only editors and administrators may delete for good.');
     return ops.remove();
   }
   if (current.status === 'trash') {
@@ -131,9 +137,15 @@ export async function trashOrDelete<T>(
  * stores depends on the current row: derived columns (UTC times from wall-clock times and zone), and
  * permission checks on the current status and author.
  */
-export async function lockPost(tx: Tx, table: 'events' | 'venues' | 'organizers', key: Key): Promise<number | undefined> {
+export async function lockPost(
+  tx: Tx,
+  table: 'events' | 'venues' | 'organizers',
+  key: Key,
+): Promise<number | undefined> {
   const where = 'id' in key ? PrismaNS.sql`id = ${key.id}::int` : PrismaNS.sql`slug = ${key.slug}::text`;
-  const rows = await tx.$queryRaw<Array<{ id: number }>>`SELECT id FROM ${PrismaNS.raw(table)} WHERE ${where} FOR UPDATE`;
+  const rows = await tx.$queryRaw<
+    Array<{ id: number }>
+  >`SELECT id FROM ${PrismaNS.raw(table)} WHERE ${where} FOR UPDATE`;
   return rows[0]?.id;
 }
 
@@ -148,6 +160,9 @@ export async function claimVersion(
   precondition: Precondition | undefined,
 ): Promise<void> {
   if (!precondition || precondition.versions === '*') return;
-  const { count } = await table.updateMany({ where: { id, modifiedAt: { in: precondition.versions } }, data: { modifiedAt: new Date() } });
+  const { count } = await table.updateMany({
+    where: { id, modifiedAt: { in: precondition.versions } },
+    data: { modifiedAt: new Date() },
+  });
   if (count === 0) throw preconditionFailed();
 }

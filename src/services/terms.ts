@@ -70,9 +70,7 @@ export async function listTerms(prisma: Prisma, caller: Caller, taxonomy: Taxono
     parentId: q.parent === undefined ? undefined : q.parent === 0 ? null : q.parent,
     events: q.event ? { some: { eventId: q.event.id } } : undefined,
     eventCount: q.hideEmpty ? { gt: 0 } : undefined,
-    OR: q.search
-      ? [{ name: containing(q.search) }, { slug: containing(q.search) }]
-      : undefined,
+    OR: q.search ? [{ name: containing(q.search) }, { slug: containing(q.search) }] : undefined,
   };
   const skip = (q.page - 1) * q.perPage;
   const byPosition = q.orderby === 'include' ? q.include : q.orderby === 'include_slugs' ? q.slug : undefined;
@@ -85,8 +83,11 @@ export async function listTerms(prisma: Prisma, caller: Caller, taxonomy: Taxono
   let page = rows;
   if (byPosition) {
     // Order by position in the list the caller gave (the list is at most 100 long).
-    const position = (row: TermRow) => (byPosition as Array<number | string>).indexOf(q.orderby === 'include' ? row.id : row.slug);
-    page = [...rows].sort((a, b) => (position(a) - position(b)) * (q.order === 'desc' ? -1 : 1)).slice(skip, skip + q.perPage);
+    const position = (row: TermRow) =>
+      (byPosition as Array<number | string>).indexOf(q.orderby === 'include' ? row.id : row.slug);
+    page = [...rows]
+      .sort((a, b) => (position(a) - position(b)) * (q.order === 'desc' ? -1 : 1))
+      .slice(skip, skip + q.perPage);
   }
   return { total, items: await withPaths(prisma, page) };
 }
@@ -130,14 +131,22 @@ export async function insertTerm(tx: Tx, taxonomy: Taxonomy, input: TermInput): 
   return row.id;
 }
 
-export async function updateTerm(prisma: Prisma, taxonomy: Taxonomy, id: number, input: TermInput, precondition?: Precondition): Promise<TermRecord> {
+export async function updateTerm(
+  prisma: Prisma,
+  taxonomy: Taxonomy,
+  id: number,
+  input: TermInput,
+  precondition?: Precondition,
+): Promise<TermRecord> {
   await retryOnConflict(() =>
     prisma.$transaction(async (tx) => {
       const current = await lockTerm(tx, taxonomy, id);
       await claimVersion(tx.term, id, precondition);
       const name = input.name?.trim() ?? current.name;
       const parentId =
-        taxonomy === CATEGORY && input.parent !== undefined ? await checkParent(tx, input.parent, id) : current.parentId;
+        taxonomy === CATEGORY && input.parent !== undefined
+          ? await checkParent(tx, input.parent, id)
+          : current.parentId;
       if (name !== current.name || parentId !== current.parentId) await checkNameFree(tx, taxonomy, name, parentId, id);
       const slug = input.slug !== undefined ? await chooseSlug(tx, taxonomy, input.slug, name, id) : current.slug;
       await tx.term.update({
@@ -150,17 +159,23 @@ export async function updateTerm(prisma: Prisma, taxonomy: Taxonomy, id: number,
 }
 
 /** Deletes for good; children of a deleted category move up to its parent. Returns the term as it was. */
-export async function deleteTerm(prisma: Prisma, taxonomy: Taxonomy, id: number, precondition?: Precondition): Promise<TermRecord> {
-  return retryOnConflict(() => prisma.$transaction(async (tx) => {
-    await lockTerm(tx, taxonomy, id);
-    await claimVersion(tx.term, id, precondition);
-    const before = await getTerm(tx, taxonomy, id);
-    await tx.term.updateMany({ where: { parentId: id }, data: { parentId: before.parentId || null } });
-    await tx.term.delete({ where: { id } });
-    return before;
-  }));
+export async function deleteTerm(
+  prisma: Prisma,
+  taxonomy: Taxonomy,
+  id: number,
+  precondition?: Precondition,
+): Promise<TermRecord> {
+  return retryOnConflict(() =>
+    prisma.$transaction(async (tx) => {
+      await lockTerm(tx, taxonomy, id);
+      await claimVersion(tx.term, id, precondition);
+      const before = await getTerm(tx, taxonomy, id);
+      await tx.term.updateMany({ where: { parentId: id }, data: { parentId: before.parentId || null } });
+      await tx.term.delete({ where: { id } });
+      return before;
+    }),
+  );
 }
-
 
 /**
  * The term, locked until the write's transaction ends: a second writer waits, then reads the first
@@ -168,7 +183,9 @@ export async function deleteTerm(prisma: Prisma, taxonomy: Taxonomy, id: number,
  * not sent from a stale copy (the same reasoning as posts.ts lockPost).
  */
 async function lockTerm(tx: Tx, taxonomy: Taxonomy, id: number): Promise<Term> {
-  const rows = await tx.$queryRaw<Array<{ id: number }>>`SELECT id FROM terms WHERE id = ${id}::int AND taxonomy = ${taxonomy}::"Taxonomy" FOR UPDATE`;
+  const rows = await tx.$queryRaw<
+    Array<{ id: number }>
+  >`SELECT id FROM terms WHERE id = ${id}::int AND taxonomy = ${taxonomy}::"Taxonomy" FOR UPDATE`;
   const current = rows.length ? await tx.term.findUnique({ where: { id } }) : null;
   if (!current) throw notFound(TYPE[taxonomy], id);
   return current;
@@ -179,7 +196,8 @@ async function checkParent(tx: Tx, parent: number | undefined, self: number | un
   // Walk up from the new parent: it must be a category, and the term itself must not be above it.
   let cursor: number | null = parent;
   for (let depth = 0; cursor !== null; depth++) {
-    if (cursor === self || depth > 100) throw invalidParams({ parent: 'parent would make the category its own ancestor.' });
+    if (cursor === self || depth > 100)
+      throw invalidParams({ parent: 'parent would make the category its own ancestor.' });
     const row: { parentId: number | null } | null = await tx.term.findFirst({
       where: { id: cursor, taxonomy: CATEGORY },
       select: { parentId: true },
@@ -190,7 +208,13 @@ async function checkParent(tx: Tx, parent: number | undefined, self: number | un
   return parent;
 }
 
-async function checkNameFree(tx: Tx, taxonomy: Taxonomy, name: string, parentId: number | null, self: number | undefined) {
+async function checkNameFree(
+  tx: Tx,
+  taxonomy: Taxonomy,
+  name: string,
+  parentId: number | null,
+  self: number | undefined,
+) {
   const clash = await tx.term.findFirst({
     where: { taxonomy, parentId, name: sameText(name), id: self ? { not: self } : undefined },
     select: { id: true },
@@ -202,7 +226,13 @@ async function checkNameFree(tx: Tx, taxonomy: Taxonomy, name: string, parentId:
   }
 }
 
-async function chooseSlug(tx: Tx, taxonomy: Taxonomy, requested: string | undefined, name: string, self: number | undefined) {
+async function chooseSlug(
+  tx: Tx,
+  taxonomy: Taxonomy,
+  requested: string | undefined,
+  name: string,
+  self: number | undefined,
+) {
   const explicit = requested !== undefined ? slugify(requested) : '';
   if (explicit) {
     const clash = await tx.term.findFirst({
@@ -210,9 +240,14 @@ async function chooseSlug(tx: Tx, taxonomy: Taxonomy, requested: string | undefi
       select: { id: true },
     });
     if (clash) {
-      throw new ApiError(400, 'duplicate_term_slug', `The slug "${explicit}" is already used by another ${TYPE[taxonomy]}.`, {
-        params: { slug: 'slug is already in use.' },
-      });
+      throw new ApiError(
+        400,
+        'duplicate_term_slug',
+        `The slug "${explicit}" is already used by another ${TYPE[taxonomy]}.`,
+        {
+          params: { slug: 'slug is already in use.' },
+        },
+      );
     }
     return explicit;
   }
@@ -221,7 +256,10 @@ async function chooseSlug(tx: Tx, taxonomy: Taxonomy, requested: string | undefi
     where: { taxonomy, slug: startingWith(base), id: self ? { not: self } : undefined },
     select: { slug: true },
   });
-  return firstFreeSlug(base, taken.map((t) => t.slug));
+  return firstFreeSlug(
+    base,
+    taken.map((t) => t.slug),
+  );
 }
 
 async function withPaths(prisma: Prisma | Tx, rows: TermRow[]): Promise<TermRecord[]> {

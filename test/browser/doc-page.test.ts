@@ -13,7 +13,16 @@ const available = fs.existsSync(CHROMIUM);
 if (!available && process.env.CI) throw new Error(`Chromium is required in CI and is not at ${CHROMIUM}`);
 if (!available) console.warn(`Skipping the browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium).`);
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 describe.runIf(available)('the documentation page in Chromium', () => {
   let s: TestServer;
@@ -31,45 +40,50 @@ describe.runIf(available)('the documentation page in Chromium', () => {
   it.each([
     ['', 'en'],
     ['/fr', 'fr'],
-  ])('renders every operation of every tag (locale %s)', async (locale, language) => {
-    const document = language === 'en' ? (loadDocument() as any) : (localizedDocument(language) as any);
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    const outside: string[] = [];
-    const policyViolations: string[] = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) policyViolations.push(message.text());
-    });
-    await page.route('**/*', (route) => {
-      const url = new URL(route.request().url());
-      if (url.protocol === 'data:' || url.protocol === 'blob:' || url.hostname === '127.0.0.1') return route.continue();
-      outside.push(url.href);
-      return route.abort();
-    });
+  ])(
+    'renders every operation of every tag (locale %s)',
+    async (locale, language) => {
+      const document = language === 'en' ? (loadDocument() as any) : (localizedDocument(language) as any);
+      const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+      const outside: string[] = [];
+      const policyViolations: string[] = [];
+      page.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) policyViolations.push(message.text());
+      });
+      await page.route('**/*', (route) => {
+        const url = new URL(route.request().url());
+        if (url.protocol === 'data:' || url.protocol === 'blob:' || url.hostname === '127.0.0.1')
+          return route.continue();
+        outside.push(url.href);
+        return route.abort();
+      });
 
-    const url = `${s.origin}${locale}/wp-json/calendar/events/v1/doc`;
-    const response = await page.goto(url, { waitUntil: 'load' });
-    expect(response?.status()).toBe(200);
-    expect(response?.headers()['content-type']).toMatch(/^text\/html/);
-    await page.screenshot({ path: `test-artifacts/doc-page-${language}.png` });
+      const url = `${s.origin}${locale}/wp-json/calendar/events/v1/doc`;
+      const response = await page.goto(url, { waitUntil: 'load' });
+      expect(response?.status()).toBe(200);
+      expect(response?.headers()['content-type']).toMatch(/^text\/html/);
+      await page.screenshot({ path: `test-artifacts/doc-page-${language}.png` });
 
-    // Every operation of every tag opens to its own section, headed by its summary.
-    const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) =>
-      ['get', 'post', 'put', 'patch', 'delete'].filter((m) => item[m]).map((m) => item[m]),
-    );
-    const anchor = (operation: any) => `#/${operation.tags[0].toLowerCase()}/${operation.operationId.toLowerCase()}`;
-    for (const tag of document.tags as Array<{ name: string }>) {
-      const ofTag = operations.filter((o) => o.tags[0] === tag.name);
-      expect(ofTag.length, tag.name).toBeGreaterThan(0);
-      for (const operation of ofTag) {
-        await page.goto(`${url}${anchor(operation)}`);
-        const exactly = new RegExp(`^${operation.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-        await page.locator('h1, h2').filter({ hasText: exactly }).first().waitFor({ timeout: 15_000 });
+      // Every operation of every tag opens to its own section, headed by its summary.
+      const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) =>
+        ['get', 'post', 'put', 'patch', 'delete'].filter((m) => item[m]).map((m) => item[m]),
+      );
+      const anchor = (operation: any) => `#/${operation.tags[0].toLowerCase()}/${operation.operationId.toLowerCase()}`;
+      for (const tag of document.tags as Array<{ name: string }>) {
+        const ofTag = operations.filter((o) => o.tags[0] === tag.name);
+        expect(ofTag.length, tag.name).toBeGreaterThan(0);
+        for (const operation of ofTag) {
+          await page.goto(`${url}${anchor(operation)}`);
+          const exactly = new RegExp(`^${operation.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+          await page.locator('h1, h2').filter({ hasText: exactly }).first().waitFor({ timeout: 15_000 });
+        }
       }
-    }
-    expect(await page.locator('html').getAttribute('lang')).toBe(language);
-    expect(await page.content()).toContain(`${s.origin}${locale}/wp-json/calendar/events/v1`);
-    expect(outside).toEqual([]);
-    expect(policyViolations).toEqual([]);
-    await page.close();
-  }, 60_000);
+      expect(await page.locator('html').getAttribute('lang')).toBe(language);
+      expect(await page.content()).toContain(`${s.origin}${locale}/wp-json/calendar/events/v1`);
+      expect(outside).toEqual([]);
+      expect(policyViolations).toEqual([]);
+      await page.close();
+    },
+    60_000,
+  );
 });

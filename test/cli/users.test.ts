@@ -36,7 +36,18 @@ describe('npm run users (on PGlite in a directory)', () => {
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('creates a user, issues an application password that authenticates, lists, changes and revokes', async () => {
-    expect(await users('create', 'maria', '--role', 'editor', '--email', 'maria@example.org', '--password', 'maria-password')).toContain('Created editor "maria"');
+    expect(
+      await users(
+        'create',
+        'maria',
+        '--role',
+        'editor',
+        '--email',
+        'maria@example.org',
+        '--password',
+        'maria-password',
+      ),
+    ).toContain('Created editor "maria"');
     const issued = await users('app-password', 'add', 'maria', 'phone app');
     const password = /^ {2}(\S{4}(?: \S{4}){7})$/m.exec(issued)?.[1];
     expect(password, issued).toBeDefined();
@@ -45,14 +56,18 @@ describe('npm run users (on PGlite in a directory)', () => {
     expect(listed).toContain('maria');
     expect(listed).not.toContain('scrypt');
 
-    const caller = await withDb((db) => authenticate(db.prisma, { scheme: 'bearer', secret: password! }, 'cli-test', limits));
+    const caller = await withDb((db) =>
+      authenticate(db.prisma, { scheme: 'bearer', secret: password! }, 'cli-test', limits),
+    );
     expect(caller).toMatchObject({ login: 'maria', role: 'editor' });
     const stored = await withDb((db) => db.prisma.appPassword.findMany());
     expect(JSON.stringify(stored)).not.toContain(password!.replace(/ /g, '').slice(8));
 
     expect(await users('set', 'maria', '--role', 'author')).toContain('author');
     expect(await users('app-password', 'revoke', 'maria', 'phone app')).toContain('Revoked 1');
-    await expect(withDb((db) => authenticate(db.prisma, { scheme: 'bearer', secret: password! }, 'cli-test', limits))).rejects.toMatchObject({
+    await expect(
+      withDb((db) => authenticate(db.prisma, { scheme: 'bearer', secret: password! }, 'cli-test', limits)),
+    ).rejects.toMatchObject({
       code: 'rest_invalid_credentials',
     });
   }, 120_000);
@@ -61,9 +76,14 @@ describe('npm run users (on PGlite in a directory)', () => {
     const out = await users('create', 'li');
     const generated = /Password \(shown once\): (\S+)/.exec(out)?.[1];
     expect(generated).toBeDefined();
-    const caller = await withDb((db) => authenticate(db.prisma, { scheme: 'basic', login: 'li', secret: generated! }, 'cli-test', limits));
+    const caller = await withDb((db) =>
+      authenticate(db.prisma, { scheme: 'basic', login: 'li', secret: generated! }, 'cli-test', limits),
+    );
     expect(caller).toMatchObject({ login: 'li', role: 'subscriber' });
-    await expect(users('create', 'li', '--password', 'another-one')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('taken') });
+    await expect(users('create', 'li', '--password', 'another-one')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('taken'),
+    });
     await expect(users('create', 'bad role', '--role', 'king')).rejects.toMatchObject({ code: 1 });
   }, 120_000);
 });

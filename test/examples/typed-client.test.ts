@@ -14,9 +14,17 @@ describe('the typed client example', () => {
   it('creates a venue, an organizer and events, then pages through the list', async () => {
     const result = await tour(s.base, s.users.author.appPassword);
     expect(result.venue.venue).toBe('Harbor Hall');
-    expect(result.created.map((e) => e.organizer[0]?.id)).toEqual([result.organizer.id, result.organizer.id, result.organizer.id]);
+    expect(result.created.map((e) => e.organizer[0]?.id)).toEqual([
+      result.organizer.id,
+      result.organizer.id,
+      result.organizer.id,
+    ]);
     expect(result.listed.map((e) => e.id)).toEqual(result.created.map((e) => e.id));
     expect(result).toMatchObject({ pages: 2, total: 3 });
-    expect(result.listed[0]).toMatchObject({ start_date: '2041-05-01 19:00:00', timezone_abbr: 'EDT', status: 'publish' });
+    expect(result.listed[0]).toMatchObject({
+      start_date: '2041-05-01 19:00:00',
+      timezone_abbr: 'EDT',
+      status: 'publish',
+    });
   });
 });

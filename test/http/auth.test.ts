@@ -22,7 +22,11 @@ describe.each(databaseKinds)('authentication on %s', (dbKind) => {
   let clients = 0;
   const client = () => ({ 'x-forwarded-for': `10.0.${dbKind === 'pglite' ? 1 : 2}.${++clients}` });
   const write = (authorization: string | undefined, headers: Record<string, string> = client()) =>
-    s.post('/venues', { venue: `Auth venue ${Math.random()}` }, { as: null, headers: { ...headers, ...(authorization ? { authorization } : {}) } });
+    s.post(
+      '/venues',
+      { venue: `Auth venue ${Math.random()}` },
+      { as: null, headers: { ...headers, ...(authorization ? { authorization } : {}) } },
+    );
 
   it('accepts Basic with the login and password, and makes the caller the author', async () => {
     const r = await write(basic('author', s.users.author.password));
@@ -104,12 +108,17 @@ describe.each(databaseKinds)('authentication on %s', (dbKind) => {
     expect(retry).toBeLessThanOrEqual(60);
 
     // A second instance on the same database refuses the same client.
-    const config = { ...loadConfig({ AUTH_MAX_FAILURES: '3', AUTH_WINDOW_SECONDS: '60', TRUST_PROXY: 'true' }), port: 0 };
+    const config = {
+      ...loadConfig({ AUTH_MAX_FAILURES: '3', AUTH_WINDOW_SECONDS: '60', TRUST_PROXY: 'true' }),
+      port: 0,
+    };
     const other = createApp({ config, db: s.db }).listen(0, '127.0.0.1');
     await new Promise((resolve) => other.once('listening', resolve));
     try {
       const port = (other.address() as AddressInfo).port;
-      const r = await fetch(`http://127.0.0.1:${port}/wp-json/calendar/events/v1/venues`, { headers: { ...me, authorization: basic('editor', s.users.editor.password) } });
+      const r = await fetch(`http://127.0.0.1:${port}/wp-json/calendar/events/v1/venues`, {
+        headers: { ...me, authorization: basic('editor', s.users.editor.password) },
+      });
       expect(r.status).toBe(429);
     } finally {
       await new Promise((resolve) => other.close(resolve));
@@ -124,7 +133,10 @@ describe.each(databaseKinds)('authentication on %s', (dbKind) => {
     const me = client();
     for (let i = 0; i < 3; i++) await write(basic('editor', `guess-${i}`), me);
     expect((await write(basic('editor', s.users.editor.password), me)).status).toBe(429);
-    await s.db.prisma.authFailure.update({ where: { client: me['x-forwarded-for'] }, data: { windowStart: new Date(Date.now() - 61_000) } });
+    await s.db.prisma.authFailure.update({
+      where: { client: me['x-forwarded-for'] },
+      data: { windowStart: new Date(Date.now() - 61_000) },
+    });
     expect((await write(basic('editor', s.users.editor.password), me)).status).toBe(201);
   });
 

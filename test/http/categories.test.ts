@@ -33,9 +33,25 @@ describe.each(databaseKinds)('categories on %s', (kind) => {
         url: `${s.origin}/events/category/concerts/`,
         urls: { self: `${s.base}/categories/${r.body.id}`, collection: `${s.base}/categories` },
       });
-      expect(Object.keys(r.body)).toEqual(['id', 'count', 'description', 'name', 'slug', 'taxonomy', 'parent', 'meta', 'url', 'urls']);
+      expect(Object.keys(r.body)).toEqual([
+        'id',
+        'count',
+        'description',
+        'name',
+        'slug',
+        'taxonomy',
+        'parent',
+        'meta',
+        'url',
+        'urls',
+      ]);
       const stored = await s.db.prisma.term.findUnique({ where: { id: r.body.id } });
-      expect(stored).toMatchObject({ name: 'Concerts', slug: 'concerts', taxonomy: 'tribe_events_cat', parentId: null });
+      expect(stored).toMatchObject({
+        name: 'Concerts',
+        slug: 'concerts',
+        taxonomy: 'tribe_events_cat',
+        parentId: null,
+      });
     });
 
     it('links a child to its parent in `parent`, `urls.up` and the permalink', async () => {
@@ -93,7 +109,14 @@ describe.each(databaseKinds)('categories on %s', (kind) => {
         message: 'Missing parameter(s): name',
         data: { status: 400, params: ['name'] },
       });
-      for (const body of [{ name: 42 }, { name: '   ' }, { name: 'x', parent: 'abc' }, { name: 'x', parent: -1 }, { name: 'a\u0000b' }, { name: 'x'.repeat(501) }]) {
+      for (const body of [
+        { name: 42 },
+        { name: '   ' },
+        { name: 'x', parent: 'abc' },
+        { name: 'x', parent: -1 },
+        { name: 'a\u0000b' },
+        { name: 'x'.repeat(501) },
+      ]) {
         const r = await s.post('/categories', body);
         expect(r.status, JSON.stringify(body)).toBe(400);
         expect(r.body.code).toBe('rest_invalid_param');
@@ -145,7 +168,11 @@ describe.each(databaseKinds)('categories on %s', (kind) => {
       expect(patched.status).toBe(200);
       expect(patched.body).toMatchObject({ name: 'Lectures', slug: 'lectures', description: 'Talks and readings.' });
       const put = await s.request('PUT', `/categories/${c.id}`, { body: { name: 'Lectures & Talks' } });
-      expect(put.body).toMatchObject({ name: 'Lectures & Talks', slug: 'lectures', description: 'Talks and readings.' });
+      expect(put.body).toMatchObject({
+        name: 'Lectures & Talks',
+        slug: 'lectures',
+        description: 'Talks and readings.',
+      });
       const post = await s.post(`/categories/${c.id}`, { slug: 'talks' });
       expect(post.body).toMatchObject({ name: 'Lectures & Talks', slug: 'talks' });
       const stored = await s.db.prisma.term.findUnique({ where: { id: c.id } });
@@ -210,7 +237,12 @@ describe.each(databaseKinds)('categories on %s', (kind) => {
       expect(names(r)).toEqual(['Xq Festivals', 'Xq Folk']);
       expect(r.body.categories.map((c: { count: number }) => c.count)).toEqual([1, 2]);
       for (const flag of ['false', '0']) {
-        expect(names(await s.get(`/categories?search=Xq&hide_empty=${flag}`))).toEqual(['Xq Drafts', 'Xq Empty', 'Xq Festivals', 'Xq Folk']);
+        expect(names(await s.get(`/categories?search=Xq&hide_empty=${flag}`))).toEqual([
+          'Xq Drafts',
+          'Xq Empty',
+          'Xq Festivals',
+          'Xq Folk',
+        ]);
       }
     });
 
@@ -224,7 +256,12 @@ describe.each(databaseKinds)('categories on %s', (kind) => {
       expect(r.headers.get('x-wp-totalpages')).toBe('2');
       expect(r.headers.get('link')).toBe(`<${r.body.next_rest_url}>; rel="next"`);
       const next = new URL(r.body.next_rest_url);
-      expect(Object.fromEntries(next.searchParams)).toMatchObject({ page: '2', per_page: '3', search: 'Xq', hide_empty: 'false' });
+      expect(Object.fromEntries(next.searchParams)).toMatchObject({
+        page: '2',
+        per_page: '3',
+        search: 'Xq',
+        hide_empty: 'false',
+      });
 
       const page2 = await s.get(`/categories${next.search}`);
       expect(names(page2)).toEqual(['Xq Folk']);
@@ -253,8 +290,14 @@ describe.each(databaseKinds)('categories on %s', (kind) => {
 
     it('filters by include and exclude, as lists or repeated keys', async () => {
       const { parent, child, empty } = ids;
-      expect(names(await s.get(`/categories?hide_empty=0&include=${parent},${empty}`))).toEqual(['Xq Empty', 'Xq Festivals']);
-      expect(names(await s.get(`/categories?hide_empty=0&include[]=${parent}&include[]=${child}`))).toEqual(['Xq Festivals', 'Xq Folk']);
+      expect(names(await s.get(`/categories?hide_empty=0&include=${parent},${empty}`))).toEqual([
+        'Xq Empty',
+        'Xq Festivals',
+      ]);
+      expect(names(await s.get(`/categories?hide_empty=0&include[]=${parent}&include[]=${child}`))).toEqual([
+        'Xq Festivals',
+        'Xq Folk',
+      ]);
       expect(names(await s.get(`/categories?search=Xq&exclude=${child}`))).toEqual(['Xq Festivals']);
     });
 
@@ -262,11 +305,9 @@ describe.each(databaseKinds)('categories on %s', (kind) => {
       const { parent, child, empty } = ids;
       expect(names(await s.get('/categories?search=Xq&order=desc'))).toEqual(['Xq Folk', 'Xq Festivals']);
       expect(names(await s.get('/categories?search=Xq&orderby=count&order=desc'))).toEqual(['Xq Folk', 'Xq Festivals']);
-      expect(names(await s.get(`/categories?hide_empty=0&include=${empty},${child},${parent}&orderby=include`))).toEqual([
-        'Xq Empty',
-        'Xq Folk',
-        'Xq Festivals',
-      ]);
+      expect(
+        names(await s.get(`/categories?hide_empty=0&include=${empty},${child},${parent}&orderby=include`)),
+      ).toEqual(['Xq Empty', 'Xq Folk', 'Xq Festivals']);
       const bad = await s.get('/categories?orderby=colour');
       expect(bad.status).toBe(400);
       expect(bad.body.data.params).toHaveProperty('orderby');

@@ -33,31 +33,49 @@ describe.each(databaseKinds)('concurrent writers on %s', (dbKind) => {
     const answers = await Promise.all(
       writers.map((w, i) => {
         const path = i % 2 ? `/${collection}/by-slug/${object.slug}` : `/${collection}/${object.id}`;
-        return s.request(METHODS[i % METHODS.length], collection === 'categories' || collection === 'tags' ? `/${collection}/${object.id}` : path, { body: w.body });
+        return s.request(
+          METHODS[i % METHODS.length],
+          collection === 'categories' || collection === 'tags' ? `/${collection}/${object.id}` : path,
+          { body: w.body },
+        );
       }),
     );
     for (const answer of answers) expect(answer.status).toBe(200);
     const final = (await s.get(`/${collection}/${object.id}`)).body;
-    writers.forEach((w, i) => expect({ writer: w.body, value: w.pick(final) }).toEqual({ writer: w.body, value: w.pick(answers[i].body) }));
+    writers.forEach((w, i) =>
+      expect({ writer: w.body, value: w.pick(final) }).toEqual({ writer: w.body, value: w.pick(answers[i].body) }),
+    );
   }
 
   it('keeps every field that parallel partial updates of one event acknowledged', async () => {
     const venue = (await s.post('/venues', { venue: `Race hall ${dbKind}` })).body;
     for (let round = 0; round < ROUNDS; round++) {
-      const event = (await s.post('/events', { title: `Race ${round}`, start_date: '2034-01-01 10:00', end_date: '2034-01-01 11:00' })).body;
+      const event = (
+        await s.post('/events', {
+          title: `Race ${round}`,
+          start_date: '2034-01-01 10:00',
+          end_date: '2034-01-01 11:00',
+        })
+      ).body;
       await race('events', event, [
         field('status', 'draft'),
         field('excerpt', `Excerpt ${round}`),
         field('title', `Renamed ${round}`),
         field('description', `Description ${round}`),
         field('website', `https://race.example/${round}`),
-        { body: { start_date: '2034-02-02 09:00', end_date: '2034-02-02 12:00' }, pick: (r) => [r.start_date, r.end_date] },
+        {
+          body: { start_date: '2034-02-02 09:00', end_date: '2034-02-02 12:00' },
+          pick: (r) => [r.start_date, r.end_date],
+        },
         field('featured', true),
         field('sticky', true),
         field('hide_from_listings', true),
         { body: { cost: '12' }, pick: (r) => r.cost },
         { body: { timezone: 'Europe/Paris' }, pick: (r) => r.timezone },
-        { body: { categories: [`Race category ${round}`] }, pick: (r) => r.categories.map((c: { name: string }) => c.name) },
+        {
+          body: { categories: [`Race category ${round}`] },
+          pick: (r) => r.categories.map((c: { name: string }) => c.name),
+        },
         { body: { tags: [`race-tag-${round}`] }, pick: (r) => r.tags.map((t: { name: string }) => t.name) },
         { body: { venue: venue.id }, pick: (r) => r.venue.id },
       ]);
@@ -104,7 +122,11 @@ describe.each(databaseKinds)('concurrent writers on %s', (dbKind) => {
         field('parent', parent.id),
       ]);
       const tag = (await s.post('/tags', { name: `Tag race ${round}` })).body;
-      await race('tags', tag, [field('name', `Tag renamed ${round}`), field('description', `About tag ${round}`), field('slug', `tag-slug-${round}`)]);
+      await race('tags', tag, [
+        field('name', `Tag renamed ${round}`),
+        field('description', `About tag ${round}`),
+        field('slug', `tag-slug-${round}`),
+      ]);
     }
   });
 
@@ -115,7 +137,10 @@ describe.each(databaseKinds)('concurrent writers on %s', (dbKind) => {
       expect(etag).toMatch(/^"[0-9a-z]+-[A-Za-z0-9_-]{22}"$/);
       const answers = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          s.request('PATCH', `/${collection}/${term.body.id}`, { body: { description: `Writer ${i}` }, headers: { 'if-match': etag } }),
+          s.request('PATCH', `/${collection}/${term.body.id}`, {
+            body: { description: `Writer ${i}` },
+            headers: { 'if-match': etag },
+          }),
         ),
       );
       expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
@@ -123,17 +148,26 @@ describe.each(databaseKinds)('concurrent writers on %s', (dbKind) => {
       const winner = answers.find((a) => a.status === 200)!;
       expect((await s.get(`/${collection}/${term.body.id}`)).body.description).toBe(winner.body.description);
       // The winner's answer carries the new version, which the next write may name.
-      const next = await s.request('DELETE', `/${collection}/${term.body.id}`, { headers: { 'if-match': winner.headers.get('etag')! } });
+      const next = await s.request('DELETE', `/${collection}/${term.body.id}`, {
+        headers: { 'if-match': winner.headers.get('etag')! },
+      });
       expect(next.status).toBe(200);
     }
   });
 
   it('makes one venue or organizer of many parallel creates of the same name', async () => {
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [collection, nameField] of [['venues', 'venue'], ['organizers', 'organizer']] as const) {
+      for (const [collection, nameField] of [
+        ['venues', 'venue'],
+        ['organizers', 'organizer'],
+      ] as const) {
         const name = `Only one ${collection} ${round}`;
         // Spelled in different cases: duplicates are found without regard to case.
-        const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => s.post(`/${collection}`, { [nameField]: i % 2 ? name : name.toUpperCase() })));
+        const answers = await Promise.all(
+          Array.from({ length: 30 }, (_, i) =>
+            s.post(`/${collection}`, { [nameField]: i % 2 ? name : name.toUpperCase() }),
+          ),
+        );
         expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
         const listed = (await s.get(`/${collection}?search=${encodeURIComponent(name)}&per_page=50`)).body[collection];
         expect(listed).toHaveLength(1);
@@ -146,7 +180,10 @@ describe.each(databaseKinds)('concurrent writers on %s', (dbKind) => {
           title: `Inline ${i}`,
           start_date: '2034-03-03 10:00',
           end_date: '2034-03-03 11:00',
-          venue: i % 2 ? [{ venue: 'Inline hall A' }, { venue: 'Inline hall B' }] : [{ venue: 'Inline hall B' }, { venue: 'Inline hall A' }],
+          venue:
+            i % 2
+              ? [{ venue: 'Inline hall A' }, { venue: 'Inline hall B' }]
+              : [{ venue: 'Inline hall B' }, { venue: 'Inline hall A' }],
         }),
       ),
     );
@@ -168,12 +205,22 @@ describe.each(databaseKinds)('writers racing a delete on %s', (dbKind) => {
     for (let round = 0; round < ROUNDS; round++) {
       const venue = (await s.post('/venues', { venue: `Doomed hall ${round}` })).body;
       const category = (await s.post('/categories', { name: `Doomed category ${round}` })).body;
-      const children = await Promise.all(Array.from({ length: 4 }, (_, i) => s.post('/categories', { name: `Child ${round}.${i}` })));
+      const children = await Promise.all(
+        Array.from({ length: 4 }, (_, i) => s.post('/categories', { name: `Child ${round}.${i}` })),
+      );
       const writes = [
         ...Array.from({ length: 8 }, (_, i) =>
-          s.post('/events', { title: `Racing ${round}.${i}`, start_date: '2034-04-04 10:00', end_date: '2034-04-04 11:00', venue: venue.id, categories: [category.id] }),
+          s.post('/events', {
+            title: `Racing ${round}.${i}`,
+            start_date: '2034-04-04 10:00',
+            end_date: '2034-04-04 11:00',
+            venue: venue.id,
+            categories: [category.id],
+          }),
         ),
-        ...children.map((child) => s.request('PATCH', `/categories/${child.body.id}`, { body: { parent: category.id } })),
+        ...children.map((child) =>
+          s.request('PATCH', `/categories/${child.body.id}`, { body: { parent: category.id } }),
+        ),
         s.request('DELETE', `/venues/${venue.id}?force=true`),
         s.request('DELETE', `/categories/${category.id}`),
       ];

@@ -9,7 +9,13 @@ describe.each(databaseKinds)('conditional requests on %s', (dbKind) => {
   let s: TestServer;
   let n = 0;
   const event = async () =>
-    (await s.post('/events', { title: `Conditional ${++n}`, start_date: '2033-01-01 10:00', end_date: '2033-01-01 11:00' })).body;
+    (
+      await s.post('/events', {
+        title: `Conditional ${++n}`,
+        start_date: '2033-01-01 10:00',
+        end_date: '2033-01-01 11:00',
+      })
+    ).body;
   beforeAll(async () => {
     s = await startServer(dbKind);
   });
@@ -20,7 +26,9 @@ describe.each(databaseKinds)('conditional requests on %s', (dbKind) => {
     const first = await s.get(`/events/${e.id}`);
     const etag = first.headers.get('etag')!;
     expect(etag).toMatch(/^"[0-9a-z]+-[A-Za-z0-9_-]{22}"$/);
-    expect(new Date(first.headers.get('last-modified')!).getTime()).toBe(Math.floor(new Date(`${first.body.modified_utc}Z`).getTime() / 1000) * 1000);
+    expect(new Date(first.headers.get('last-modified')!).getTime()).toBe(
+      Math.floor(new Date(`${first.body.modified_utc}Z`).getTime() / 1000) * 1000,
+    );
     const again = await s.get(`/events/${e.id}`, { headers: { 'if-none-match': etag } });
     expect(again.status).toBe(304);
     expect(again.text).toBe('');
@@ -36,51 +44,87 @@ describe.each(databaseKinds)('conditional requests on %s', (dbKind) => {
     expect(changed.body.venue.city).toBe('Elsewhere');
     // Lists and terms have ETags too.
     const list = await s.get('/categories?hide_empty=false');
-    expect((await s.get('/categories?hide_empty=false', { headers: { 'if-none-match': list.headers.get('etag')! } })).status).toBe(304);
+    expect(
+      (await s.get('/categories?hide_empty=false', { headers: { 'if-none-match': list.headers.get('etag')! } })).status,
+    ).toBe(304);
   });
 
   it('writes with If-Match only while the version is current, and answers 412 otherwise', async () => {
     const e = await event();
     const read = await s.get(`/events/${e.id}`);
     const etag = read.headers.get('etag')!;
-    const ok = await s.request('PATCH', `/events/${e.id}`, { body: { title: 'First editor' }, headers: { 'if-match': etag } });
+    const ok = await s.request('PATCH', `/events/${e.id}`, {
+      body: { title: 'First editor' },
+      headers: { 'if-match': etag },
+    });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('etag')).not.toBe(etag);
     const before = await storedRows(s.db);
-    const stale = await s.request('PATCH', `/events/${e.id}`, { body: { title: 'Second editor' }, headers: { 'if-match': etag } });
+    const stale = await s.request('PATCH', `/events/${e.id}`, {
+      body: { title: 'Second editor' },
+      headers: { 'if-match': etag },
+    });
     expect(stale.status).toBe(412);
     expect(stale.body.code).toBe('rest_precondition_failed');
     expect(await storedRows(s.db)).toBe(before);
     expect((await s.request('DELETE', `/events/${e.id}`, { headers: { 'if-match': etag } })).status).toBe(412);
-    expect((await s.request('PATCH', `/events/${e.id}`, { body: { title: 'Any' }, headers: { 'if-match': '*' } })).status).toBe(200);
-    expect((await s.request('PATCH', `/events/${e.id}`, { body: { title: 'Weak' }, headers: { 'if-match': `W/${ok.headers.get('etag')}` } })).status).toBe(412);
+    expect(
+      (await s.request('PATCH', `/events/${e.id}`, { body: { title: 'Any' }, headers: { 'if-match': '*' } })).status,
+    ).toBe(200);
+    expect(
+      (
+        await s.request('PATCH', `/events/${e.id}`, {
+          body: { title: 'Weak' },
+          headers: { 'if-match': `W/${ok.headers.get('etag')}` },
+        })
+      ).status,
+    ).toBe(412);
     const current = (await s.get(`/events/${e.id}`)).headers.get('etag')!;
     expect((await s.request('DELETE', `/events/${e.id}`, { headers: { 'if-match': current } })).status).toBe(200);
 
-    for (const [collection, name] of [['venues', 'venue'], ['organizers', 'organizer']] as const) {
+    for (const [collection, name] of [
+      ['venues', 'venue'],
+      ['organizers', 'organizer'],
+    ] as const) {
       const item = (await s.post(`/${collection}`, { [name]: `If-Match ${collection} ${n}` })).body;
       const tag = (await s.get(`/${collection}/${item.id}`)).headers.get('etag')!;
-      expect((await s.request('PUT', `/${collection}/${item.id}`, { body: { phone: '1' }, headers: { 'if-match': tag } })).status).toBe(200);
-      expect((await s.request('PUT', `/${collection}/${item.id}`, { body: { phone: '2' }, headers: { 'if-match': tag } })).status).toBe(412);
+      expect(
+        (await s.request('PUT', `/${collection}/${item.id}`, { body: { phone: '1' }, headers: { 'if-match': tag } }))
+          .status,
+      ).toBe(200);
+      expect(
+        (await s.request('PUT', `/${collection}/${item.id}`, { body: { phone: '2' }, headers: { 'if-match': tag } }))
+          .status,
+      ).toBe(412);
     }
     const tag = (await s.post('/tags', { name: `If-Match tag ${n}` })).body;
     const tagEtag = (await s.get(`/tags/${tag.id}`)).headers.get('etag')!;
-    expect((await s.request('PATCH', `/tags/${tag.id}`, { body: { description: 'a' }, headers: { 'if-match': tagEtag } })).status).toBe(200);
-    expect((await s.request('PATCH', `/tags/${tag.id}`, { body: { description: 'b' }, headers: { 'if-match': tagEtag } })).status).toBe(412);
+    expect(
+      (await s.request('PATCH', `/tags/${tag.id}`, { body: { description: 'a' }, headers: { 'if-match': tagEtag } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await s.request('PATCH', `/tags/${tag.id}`, { body: { description: 'b' }, headers: { 'if-match': tagEtag } }))
+        .status,
+    ).toBe(412);
   });
 
   it('lets exactly one of several concurrent writers holding the same version through', async () => {
     const e = await event();
     const etag = (await s.get(`/events/${e.id}`)).headers.get('etag')!;
     const results = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => s.request('PATCH', `/events/${e.id}`, { body: { title: `Racer ${i}` }, headers: { 'if-match': etag } })),
+      Array.from({ length: 6 }, (_, i) =>
+        s.request('PATCH', `/events/${e.id}`, { body: { title: `Racer ${i}` }, headers: { 'if-match': etag } }),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 412, 412, 412, 412, 412]);
     const winner = results.find((r) => r.status === 200)!;
     expect((await s.get(`/events/${e.id}`)).body.title).toBe(winner.body.title);
     // Without If-Match, concurrent updates all succeed (last one wins), and none fails.
-    const free = await Promise.all(Array.from({ length: 4 }, (_, i) => s.request('PATCH', `/events/${e.id}`, { body: { excerpt: `x${i}` } })));
+    const free = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => s.request('PATCH', `/events/${e.id}`, { body: { excerpt: `x${i}` } })),
+    );
     expect(free.map((r) => r.status)).toEqual([200, 200, 200, 200]);
   });
 });

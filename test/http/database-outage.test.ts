@@ -26,7 +26,13 @@ describe.runIf(postgresUrl)('a database outage on PostgreSQL', () => {
     proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
     const viaProxy = new URL(database.url);
     viaProxy.port = String(proxy.port);
-    db = await openDatabase({ databaseUrl: viaProxy.toString(), dataDir: '', poolSize: 4, connectTimeoutMs: 1000, statementTimeoutMs: 1500 });
+    db = await openDatabase({
+      databaseUrl: viaProxy.toString(),
+      dataDir: '',
+      poolSize: 4,
+      connectTimeoutMs: 1000,
+      statementTimeoutMs: 1500,
+    });
     await createUser(db.prisma, { login: 'outage-admin', password: 'outage-password', role: 'administrator' });
     token = (await issueAppPassword(db.prisma, 'outage-admin', 'outage')).password;
     const app = createApp({ config: { ...loadConfig({}), port: 0 }, db });
@@ -47,12 +53,22 @@ describe.runIf(postgresUrl)('a database outage on PostgreSQL', () => {
     const started = Date.now();
     const r = await fetch(`${origin}${path}`, { ...init, signal: AbortSignal.timeout(20_000) });
     const text = await r.text();
-    return { status: r.status, body: text.startsWith('{') ? JSON.parse(text) : text, retryAfter: r.headers.get('retry-after'), ms: Date.now() - started };
+    return {
+      status: r.status,
+      body: text.startsWith('{') ? JSON.parse(text) : text,
+      retryAfter: r.headers.get('retry-after'),
+      ms: Date.now() - started,
+    };
   };
   const requests = () => [
     () => timed(`${api}/events`),
     () => timed(`${api}/venues?search=x`),
-    () => timed(`${api}/venues`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"venue":"During the outage"}' }),
+    () =>
+      timed(`${api}/venues`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{"venue":"During the outage"}',
+      }),
   ];
 
   async function expectUnavailable() {

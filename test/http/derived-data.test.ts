@@ -19,7 +19,9 @@ describe.each(databaseKinds)('derived data on %s', (kind) => {
       const r = await s.get(`/${collection}?hide_empty=false&per_page=100`);
       for (const term of r.body[collection]) shown.set(term.id, term.count);
     }
-    const rows = await s.db.prisma.term.findMany({ select: { id: true, events: { where: { event: { status: 'publish' } }, select: { eventId: true } } } });
+    const rows = await s.db.prisma.term.findMany({
+      select: { id: true, events: { where: { event: { status: 'publish' } }, select: { eventId: true } } },
+    });
     const recount = new Map(rows.map((row) => [row.id, row.events.length]));
     return { shown, recount };
   }
@@ -41,7 +43,8 @@ describe.each(databaseKinds)('derived data on %s', (kind) => {
     const jazz = (await s.post('/categories', { name: 'Jazz' })).body.id;
     const folk = (await s.post('/categories', { name: 'Folk' })).body.id;
     const free = (await s.post('/tags', { name: 'Free' })).body.id;
-    const event = (body: object) => s.post('/events', { start_date: '2030-05-01 19:00', end_date: '2030-05-01 21:00', ...body });
+    const event = (body: object) =>
+      s.post('/events', { start_date: '2030-05-01 19:00', end_date: '2030-05-01 21:00', ...body });
 
     const a = (await event({ title: 'A', categories: [jazz], tags: [free] })).body;
     const b = (await event({ title: 'B', categories: [jazz, folk], status: 'draft' })).body;
@@ -54,7 +57,12 @@ describe.each(databaseKinds)('derived data on %s', (kind) => {
     let shown = await expectExact();
     expect([shown.get(jazz), shown.get(folk), shown.get(free)]).toEqual([1, 2, 0]);
 
-    await s.post(`/events/${a.id}`, { start_date: '2030-05-02 19:00', end_date: '2030-05-02 21:00', venue: { venue: 'Moved Hall' }, organizer: [{ organizer: 'Moved Org' }] });
+    await s.post(`/events/${a.id}`, {
+      start_date: '2030-05-02 19:00',
+      end_date: '2030-05-02 21:00',
+      venue: { venue: 'Moved Hall' },
+      organizer: [{ organizer: 'Moved Org' }],
+    });
     await s.post(`/events/${a.id}`, { hide_from_listings: true });
     await expectExact();
     await s.post(`/events/${a.id}`, { hide_from_listings: false });
@@ -72,9 +80,18 @@ describe.each(databaseKinds)('derived data on %s', (kind) => {
   });
 
   it('stays exact when many events with the same terms are written at once', async () => {
-    const shared = [(await s.post('/categories', { name: 'Crowded' })).body.id, (await s.post('/categories', { name: 'Busy' })).body.id];
+    const shared = [
+      (await s.post('/categories', { name: 'Crowded' })).body.id,
+      (await s.post('/categories', { name: 'Busy' })).body.id,
+    ];
     const writes = Array.from({ length: 16 }, (_, i) =>
-      s.post('/events', { title: `Concurrent ${i}`, start_date: '2030-06-01 10:00', end_date: '2030-06-01 11:00', categories: i % 2 ? shared : [...shared].reverse(), tags: ['Shared Tag'] }),
+      s.post('/events', {
+        title: `Concurrent ${i}`,
+        start_date: '2030-06-01 10:00',
+        end_date: '2030-06-01 11:00',
+        categories: i % 2 ? shared : [...shared].reverse(),
+        tags: ['Shared Tag'],
+      }),
     );
     const statuses = (await Promise.all(writes)).map((r) => r.status);
     expect(statuses).toEqual(statuses.map(() => 201));
@@ -86,13 +103,22 @@ describe.each(databaseKinds)('derived data on %s', (kind) => {
     const rare = (await s.post('/tags', { name: 'Zz Rare' })).body.id;
     const common = (await s.post('/tags', { name: 'Zz Common' })).body.id;
     const event = (tags: number[], status = 'publish') =>
-      s.post('/events', { title: 'Tagged', start_date: '2030-07-01 10:00', end_date: '2030-07-01 11:00', tags, status });
+      s.post('/events', {
+        title: 'Tagged',
+        start_date: '2030-07-01 10:00',
+        end_date: '2030-07-01 11:00',
+        tags,
+        status,
+      });
     await event([rare, common]);
     await event([common]);
     await event([rare], 'draft');
     await event([rare], 'draft');
     const r = await s.get('/tags?search=Zz&orderby=count&order=desc');
-    expect(r.body.tags.map((t: { name: string; count: number }) => [t.name, t.count])).toEqual([['Zz Common', 2], ['Zz Rare', 1]]);
+    expect(r.body.tags.map((t: { name: string; count: number }) => [t.name, t.count])).toEqual([
+      ['Zz Common', 2],
+      ['Zz Rare', 1],
+    ]);
     const only = (await s.post('/tags', { name: 'Zz Drafts Only' })).body.id;
     await event([only], 'draft');
     expect((await s.get('/tags?search=Zz')).body.tags.map((t: { id: number }) => t.id)).not.toContain(only);

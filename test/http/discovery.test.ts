@@ -11,12 +11,29 @@ import { startServer, type TestServer } from '../setup/server.js';
 
 const bundle = loadDocument() as any;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
-const ref = (node: any): any => (node?.$ref ? { ...ref(node.$ref.slice(2).split('/').reduce((at: any, k: string) => at[k], bundle)), ...node, $ref: undefined } : node);
-const french = new Map(PO.parse(fs.readFileSync('openapi/locales/fr.po', 'utf8')).items.map((i) => [i.msgid, i.msgstr[0]]));
+const ref = (node: any): any =>
+  node?.$ref
+    ? {
+        ...ref(
+          node.$ref
+            .slice(2)
+            .split('/')
+            .reduce((at: any, k: string) => at[k], bundle),
+        ),
+        ...node,
+        $ref: undefined,
+      }
+    : node;
+const french = new Map(
+  PO.parse(fs.readFileSync('openapi/locales/fr.po', 'utf8')).items.map((i) => [i.msgid, i.msgstr[0]]),
+);
 
 /** What the document says a route's endpoint takes: path and query parameter names (not headers), then body fields. */
 function documentedArgs(pathItem: any, operation: any): string[] {
-  const params = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map(ref).filter((p: any) => p.in !== 'header').map((p: any) => p.name);
+  const params = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])]
+    .map(ref)
+    .filter((p: any) => p.in !== 'header')
+    .map((p: any) => p.name);
   const body = ref(operation.requestBody)?.content?.['application/json']?.schema;
   const fields = (schema: any): string[] => {
     const s = ref(schema);
@@ -52,7 +69,10 @@ describe('discovery', () => {
       const operations = METHODS.filter((m) => pathItem[m]);
       expect(route.namespace).toBe('calendar/events/v1');
       expect(route.methods, path).toEqual(operations.map((m) => m.toUpperCase()));
-      expect(route.endpoints.flatMap((e: any) => e.methods), path).toEqual(route.methods);
+      expect(
+        route.endpoints.flatMap((e: any) => e.methods),
+        path,
+      ).toEqual(route.methods);
       for (const endpoint of route.endpoints) {
         for (const method of endpoint.methods) {
           const operation = pathItem[method.toLowerCase()];
@@ -66,7 +86,14 @@ describe('discovery', () => {
 
     // Keywords and descriptions come from the document.
     const list = r.body.routes['/calendar/events/v1/events'].endpoints[0].args;
-    expect(list.per_page).toEqual({ default: 12, type: 'integer', minimum: 1, maximum: 1000000, description: ref(bundle.components.parameters.PerPage).description, required: false });
+    expect(list.per_page).toEqual({
+      default: 12,
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000000,
+      description: ref(bundle.components.parameters.PerPage).description,
+      required: false,
+    });
     expect(list.status.items.enum).toEqual(['publish', 'future', 'draft', 'pending', 'private', 'trash']);
     const create = r.body.routes['/calendar/events/v1/events'].endpoints[1];
     expect(create.methods).toEqual(['POST']);
@@ -76,7 +103,9 @@ describe('discovery', () => {
     expect(single.endpoints.map((e: any) => e.methods)).toEqual([['GET'], ['POST', 'PUT', 'PATCH'], ['DELETE']]);
     expect(single.endpoints[2].args.force).toMatchObject({ default: false, type: 'boolean', required: false });
     // On by-slug updates the slug that binds is the path's.
-    expect(r.body.routes['/calendar/events/v1/venues/by-slug/(?P<slug>[^/]+)'].endpoints[1].args.slug.required).toBe(true);
+    expect(r.body.routes['/calendar/events/v1/venues/by-slug/(?P<slug>[^/]+)'].endpoints[1].args.slug.required).toBe(
+      true,
+    );
   });
 
   it('shows the event list date defaults as values of the request time, in the site zone', async () => {
@@ -98,7 +127,15 @@ describe('discovery', () => {
 
   it('serves descriptions in the language of the locale segment, falling back to English', async () => {
     const english = (await s.get('')).body.routes['/calendar/events/v1/events'].endpoints[0].args.search.description;
-    for (const [locale, language] of [['/fr', 'fr'], ['/fr-CA', 'fr'], ['/fr_FR', 'fr'], ['/de', 'de'], ['/es', 'es'], ['/pt-br', 'en'], ['/it', 'en']]) {
+    for (const [locale, language] of [
+      ['/fr', 'fr'],
+      ['/fr-CA', 'fr'],
+      ['/fr_FR', 'fr'],
+      ['/de', 'de'],
+      ['/es', 'es'],
+      ['/pt-br', 'en'],
+      ['/it', 'en'],
+    ]) {
       const r = await s.get('', { locale });
       expect(r.headers.get('content-language'), locale).toBe(language);
       const search = r.body.routes['/calendar/events/v1/events'].endpoints[0].args.search.description;
@@ -107,34 +144,47 @@ describe('discovery', () => {
       // Shapes are the same in every language.
       expect(Object.keys(r.body.routes)).toHaveLength(Object.keys(bundle.paths).length);
     }
-    expect((await s.get('', { locale: '/fr' })).body.routes['/calendar/events/v1/events'].endpoints[0].args.search.description).toBe(french.get(english));
+    expect(
+      (await s.get('', { locale: '/fr' })).body.routes['/calendar/events/v1/events'].endpoints[0].args.search
+        .description,
+    ).toBe(french.get(english));
 
     const doc = await s.get('/doc', { locale: '/fr' });
     expect(doc.headers.get('content-language')).toBe('fr');
     expect(doc.body.paths['/events'].get.summary).toBe('Lister les événements');
     expect(doc.body.paths['/events'].get.operationId).toBe('listEvents');
-    expect(doc.body.components.schemas.Event.properties.url.description).toBe(french.get(bundle.components.schemas.Event.properties.url.description));
+    expect(doc.body.components.schemas.Event.properties.url.description).toBe(
+      french.get(bundle.components.schemas.Event.properties.url.description),
+    );
     const english_doc = await s.get('/doc', { locale: '/pt-br' });
     expect(english_doc.body.paths['/events'].get.summary).toBe('List events');
   });
 
   it('points /doc servers at the base URL of the request: locale, prefix, and forwarded headers only when trusted', async () => {
     expect((await s.get('/doc')).body.servers).toEqual([{ url: `${s.origin}/wp-json/calendar/events/v1` }]);
-    expect((await s.get('/doc', { locale: '/de' })).body.servers).toEqual([{ url: `${s.origin}/de/wp-json/calendar/events/v1` }]);
+    expect((await s.get('/doc', { locale: '/de' })).body.servers).toEqual([
+      { url: `${s.origin}/de/wp-json/calendar/events/v1` },
+    ]);
     const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'calendar.example.org' };
-    expect((await s.get('/doc', { headers: forwarded })).body.servers).toEqual([{ url: `${s.origin}/wp-json/calendar/events/v1` }]);
+    expect((await s.get('/doc', { headers: forwarded })).body.servers).toEqual([
+      { url: `${s.origin}/wp-json/calendar/events/v1` },
+    ]);
 
     const proxied = await startServer('pglite', { REST_PREFIX: '/api', TRUST_PROXY: '1' });
     try {
       const r = await fetch(`${proxied.origin}/es/api/calendar/events/v1/doc`, { headers: forwarded });
-      expect(((await r.json()) as any).servers).toEqual([{ url: 'https://calendar.example.org/es/api/calendar/events/v1' }]);
+      expect(((await r.json()) as any).servers).toEqual([
+        { url: 'https://calendar.example.org/es/api/calendar/events/v1' },
+      ]);
     } finally {
       await proxied.close();
     }
   });
 
   it('gives browsers the rendered page, self-contained, in their language, with the request base URL', async () => {
-    const r = await fetch(`${s.base.replace('/wp-json', '/fr/wp-json')}/doc`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    const r = await fetch(`${s.base.replace('/wp-json', '/fr/wp-json')}/doc`, {
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/html/);
     expect(r.headers.get('content-language')).toBe('fr');
@@ -145,18 +195,28 @@ describe('discovery', () => {
     expect(page).not.toContain('calendar-events.invalid');
     expect(page).not.toMatch(/<script[^>]+src=|<link[^>]+href=["']https?:/);
     // JSON stays the default for clients that do not ask for HTML.
-    expect((await fetch(`${s.base}/doc`, { headers: { accept: '*/*' } })).headers.get('content-type')).toMatch(/^application\/json/);
+    expect((await fetch(`${s.base}/doc`, { headers: { accept: '*/*' } })).headers.get('content-type')).toMatch(
+      /^application\/json/,
+    );
   });
 
   it('keeps a hostile Host header inert in the page', async () => {
     const page = await new Promise<string>((resolve, reject) => {
       const url = new URL(`${s.base}/doc`);
-      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, headers: { host: 'evil"</script><script>alert(1)</script>', accept: 'text/html' } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve(`${res.statusCode} ${text}`));
-      });
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          headers: { host: 'evil"</script><script>alert(1)</script>', accept: 'text/html' },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve(`${res.statusCode} ${text}`));
+        },
+      );
       req.on('error', reject);
       req.end();
     });

@@ -52,7 +52,14 @@ describe.runIf(mounted)('a full disk under the embedded database', () => {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       // Descriptions that do not compress, so that each write needs new pages.
-      body: JSON.stringify({ title: `Filling ${n}`, start_date: '2036-01-01 10:00', end_date: '2036-01-01 11:00', description: Array.from({ length: 6000 }, () => Math.random().toString(36).slice(2, 12)).join(' ').slice(0, 65_000) }),
+      body: JSON.stringify({
+        title: `Filling ${n}`,
+        start_date: '2036-01-01 10:00',
+        end_date: '2036-01-01 11:00',
+        description: Array.from({ length: 6000 }, () => Math.random().toString(36).slice(2, 12))
+          .join(' ')
+          .slice(0, 65_000),
+      }),
     });
 
   it('answers writes with 503 while the disk is full, and takes them again once there is room', async () => {

@@ -14,9 +14,46 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 1000) * 2;
 
 type Schema = Record<string, any>;
 const document = loadDocument() as any;
-const resolve = (node: Schema): Schema => (node?.$ref ? { ...resolve(node.$ref.slice(2).split('/').reduce((at: any, k: string) => at[k], document)), ...node, $ref: undefined } : node);
+const resolve = (node: Schema): Schema =>
+  node?.$ref
+    ? {
+        ...resolve(
+          node.$ref
+            .slice(2)
+            .split('/')
+            .reduce((at: any, k: string) => at[k], document),
+        ),
+        ...node,
+        $ref: undefined,
+      }
+    : node;
 
-const hostile = fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '\ud800', "'; DROP TABLE events; --", '<script>', '9'.repeat(40), '-1', '1e308', 'NaN', '%', '_', '../..', 'true', null, -1, 0, 2 ** 53, 1.5, [], {}, [null], { '': 1 });
+const hostile = fc.constantFrom(
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  "'; DROP TABLE events; --",
+  '<script>',
+  '9'.repeat(40),
+  '-1',
+  '1e308',
+  'NaN',
+  '%',
+  '_',
+  '../..',
+  'true',
+  null,
+  -1,
+  0,
+  2 ** 53,
+  1.5,
+  [],
+  {},
+  [null],
+  { '': 1 },
+);
 
 /** Values a schema accepts (mostly), built from its keywords. */
 function arbitrary(raw: Schema, depth = 0): fc.Arbitrary<unknown> {
@@ -24,17 +61,34 @@ function arbitrary(raw: Schema, depth = 0): fc.Arbitrary<unknown> {
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   const variants = schema.anyOf ?? schema.oneOf;
-  if (variants && depth < 4) return fc.oneof(...variants.map((v: Schema) => arbitrary({ ...schema, anyOf: undefined, oneOf: undefined, ...resolve(v) }, depth + 1)));
+  if (variants && depth < 4)
+    return fc.oneof(
+      ...variants.map((v: Schema) =>
+        arbitrary({ ...schema, anyOf: undefined, oneOf: undefined, ...resolve(v) }, depth + 1),
+      ),
+    );
   if (schema.allOf) {
     const parts = schema.allOf.map(resolve);
-    return arbitrary({ ...schema, allOf: undefined, type: 'object', properties: Object.assign({}, ...parts.map((p: Schema) => p.properties), schema.properties), required: [...parts.flatMap((p: Schema) => p.required ?? []), ...(schema.required ?? [])] }, depth + 1);
+    return arbitrary(
+      {
+        ...schema,
+        allOf: undefined,
+        type: 'object',
+        properties: Object.assign({}, ...parts.map((p: Schema) => p.properties), schema.properties),
+        required: [...parts.flatMap((p: Schema) => p.required ?? []), ...(schema.required ?? [])],
+      },
+      depth + 1,
+    );
   }
   const types: string[] = [schema.type ?? ['string', 'integer', 'boolean']].flat();
   return fc.oneof(
     ...types.map((type): fc.Arbitrary<unknown> => {
       switch (type) {
         case 'integer':
-          return fc.integer({ min: Math.max(schema.minimum ?? -5, -1000), max: Math.min(schema.maximum ?? 60, 100_000) });
+          return fc.integer({
+            min: Math.max(schema.minimum ?? -5, -1000),
+            max: Math.min(schema.maximum ?? 60, 100_000),
+          });
         case 'number':
           return fc.double({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000, noNaN: true });
         case 'boolean':
@@ -43,29 +97,46 @@ function arbitrary(raw: Schema, depth = 0): fc.Arbitrary<unknown> {
           return depth > 4 ? fc.constant([]) : fc.array(arbitrary(schema.items ?? {}, depth + 1), { maxLength: 3 });
         case 'object': {
           if (depth > 4 || !schema.properties) return fc.constant({});
-          const entries = Object.entries(schema.properties as Record<string, Schema>).map(([k, v]) => [k, arbitrary(v, depth + 1)]);
-          return fc.record(Object.fromEntries(entries), { requiredKeys: (schema.required ?? []).filter((k: string) => k in schema.properties) });
+          const entries = Object.entries(schema.properties as Record<string, Schema>).map(([k, v]) => [
+            k,
+            arbitrary(v, depth + 1),
+          ]);
+          return fc.record(Object.fromEntries(entries), {
+            requiredKeys: (schema.required ?? []).filter((k: string) => k in schema.properties),
+          });
         }
         default:
           return schema.format === 'uri' || schema.pattern?.includes('[hH][tT]')
             ? fc.webUrl()
-            : fc.oneof(fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 30) }), fc.constantFrom('2031-05-01 10:00', 'tomorrow', 'Seed', 'seed', 'publish'));
+            : fc.oneof(
+                fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 30) }),
+                fc.constantFrom('2031-05-01 10:00', 'tomorrow', 'Seed', 'seed', 'publish'),
+              );
       }
     }),
   );
 }
 
 /** Mostly what the schema says, sometimes something hostile. */
-const value = (schema: Schema) => fc.oneof({ weight: 5, arbitrary: arbitrary(schema) }, { weight: 1, arbitrary: hostile });
+const value = (schema: Schema) =>
+  fc.oneof({ weight: 5, arbitrary: arbitrary(schema) }, { weight: 1, arbitrary: hostile });
 
 const operations = Object.entries(document.paths as Record<string, Schema>).flatMap(([path, item]) =>
   ['get', 'post', 'put', 'patch', 'delete']
     .filter((m) => item[m])
     .map((method) => {
       const operation = item[method];
-      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(resolve).filter((p: Schema) => p.in !== 'header');
+      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])]
+        .map(resolve)
+        .filter((p: Schema) => p.in !== 'header');
       const body = resolve(resolve(operation.requestBody ?? {})?.content?.['application/json']?.schema ?? {});
-      return { method: method.toUpperCase(), path, parameters, body: operation.requestBody ? body : undefined, id: operation.operationId as string };
+      return {
+        method: method.toUpperCase(),
+        path,
+        parameters,
+        body: operation.requestBody ? body : undefined,
+        id: operation.operationId as string,
+      };
     }),
 );
 
@@ -73,10 +144,34 @@ const request = fc.oneof(
   ...operations.map((op) =>
     fc.record({
       op: fc.constant(op),
-      path: fc.record(Object.fromEntries(op.parameters.filter((p: Schema) => p.in === 'path').map((p: Schema) => [p.name, p.name === 'id' ? fc.oneof(fc.integer({ min: 1, max: 30 }), hostile) : fc.oneof(fc.constantFrom('seed', 'seed-2'), hostile)]))),
-      query: fc.record(Object.fromEntries(op.parameters.filter((p: Schema) => p.in === 'query').map((p: Schema) => [p.name, value(p.schema)])), { requiredKeys: [] }),
-      body: op.body ? fc.oneof({ weight: 6, arbitrary: arbitrary(op.body) }, { weight: 1, arbitrary: hostile }) : fc.constant(undefined),
-      as: fc.constantFrom<(typeof ROLES)[number] | null>('administrator', 'administrator', 'administrator', null, ...ROLES),
+      path: fc.record(
+        Object.fromEntries(
+          op.parameters
+            .filter((p: Schema) => p.in === 'path')
+            .map((p: Schema) => [
+              p.name,
+              p.name === 'id'
+                ? fc.oneof(fc.integer({ min: 1, max: 30 }), hostile)
+                : fc.oneof(fc.constantFrom('seed', 'seed-2'), hostile),
+            ]),
+        ),
+      ),
+      query: fc.record(
+        Object.fromEntries(
+          op.parameters.filter((p: Schema) => p.in === 'query').map((p: Schema) => [p.name, value(p.schema)]),
+        ),
+        { requiredKeys: [] },
+      ),
+      body: op.body
+        ? fc.oneof({ weight: 6, arbitrary: arbitrary(op.body) }, { weight: 1, arbitrary: hostile })
+        : fc.constant(undefined),
+      as: fc.constantFrom<(typeof ROLES)[number] | null>(
+        'administrator',
+        'administrator',
+        'administrator',
+        null,
+        ...ROLES,
+      ),
     }),
   ),
 );
@@ -97,14 +192,21 @@ describe('requests generated from the document', () => {
     const reached = new Set<string>();
     await fc.assert(
       fc.asyncProperty(request, async ({ op, path, query, body, as }) => {
-        const url = op.path.replace(/\{(\w+)\}/g, (_: string, name: string) => encodePath(asText((path as Record<string, unknown>)[name]) || 'x'));
+        const url = op.path.replace(/\{(\w+)\}/g, (_: string, name: string) =>
+          encodePath(asText((path as Record<string, unknown>)[name]) || 'x'),
+        );
         const search = new URLSearchParams();
-        for (const [k, v] of Object.entries(query as Record<string, unknown>)) for (const item of [v].flat()) search.append(k, asText(item));
+        for (const [k, v] of Object.entries(query as Record<string, unknown>))
+          for (const item of [v].flat()) search.append(k, asText(item));
         const target = `${url === '/' ? '' : url}${search.size ? `?${search}` : ''}`;
         const r = await s.request(op.method, target, { as, ...(body !== undefined ? { body } : {}) });
         expect(r.status, `${op.method} ${target} ${JSON.stringify(body)?.slice(0, 300)}`).toBeLessThan(500);
         if (r.status >= 400) {
-          expect(r.body, `${op.method} ${target}`).toMatchObject({ code: expect.any(String), message: expect.any(String), data: { status: r.status } });
+          expect(r.body, `${op.method} ${target}`).toMatchObject({
+            code: expect.any(String),
+            message: expect.any(String),
+            data: { status: r.status },
+          });
         } else {
           reached.add(op.id);
         }

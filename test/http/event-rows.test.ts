@@ -18,25 +18,61 @@ describe.each(databaseKinds)('event reads on %s', (kind) => {
 
   it('loads every field and link exactly as Prisma does', async () => {
     const venue = (await s.post('/venues', { venue: 'Hall', city: 'Lyon', geo_lat: 45.76, geo_lng: 4.83 })).body.id;
-    const organizers = [(await s.post('/organizers', { organizer: 'Zed' })).body.id, (await s.post('/organizers', { organizer: 'Amy', email: 'a@example.org' })).body.id];
+    const organizers = [
+      (await s.post('/organizers', { organizer: 'Zed' })).body.id,
+      (await s.post('/organizers', { organizer: 'Amy', email: 'a@example.org' })).body.id,
+    ];
     const parent = (await s.post('/categories', { name: 'Music' })).body.id;
     await s.post('/categories', { name: 'Jazz', parent });
     const events = [
-      { title: 'Full', start_date: '2030-03-30 22:00', end_date: '2030-03-31 04:00', timezone: 'Europe/Paris', venue, organizer: organizers, categories: ['Jazz', 'Music'], tags: ['Late', 'Loud'], cost: ['€5', '€10'], website: 'https://example.org/full', featured: true, sticky: true, image: 'https://example.org/i.png' },
+      {
+        title: 'Full',
+        start_date: '2030-03-30 22:00',
+        end_date: '2030-03-31 04:00',
+        timezone: 'Europe/Paris',
+        venue,
+        organizer: organizers,
+        categories: ['Jazz', 'Music'],
+        tags: ['Late', 'Loud'],
+        cost: ['€5', '€10'],
+        website: 'https://example.org/full',
+        featured: true,
+        sticky: true,
+        image: 'https://example.org/i.png',
+      },
       { title: 'Bare', start_date: '2030-01-01', end_date: '2030-01-01', all_day: true, status: 'draft' },
-      { title: 'Offset', start_date: '2030-06-01 10:00:00', end_date: '2030-06-01 12:30:00', timezone: 'UTC+5:30', cost: 12.5, hide_from_listings: true, description: '<p>“Quotes” & ünïcode 🎷</p>' },
-      { title: 'Free', start_date: '2030-07-01 10:00', end_date: '2030-07-01 11:00', cost: 'Free', venue: { venue: 'New Place', address: '1 Road' }, show_map: true, show_map_link: true },
+      {
+        title: 'Offset',
+        start_date: '2030-06-01 10:00:00',
+        end_date: '2030-06-01 12:30:00',
+        timezone: 'UTC+5:30',
+        cost: 12.5,
+        hide_from_listings: true,
+        description: '<p>“Quotes” & ünïcode 🎷</p>',
+      },
+      {
+        title: 'Free',
+        start_date: '2030-07-01 10:00',
+        end_date: '2030-07-01 11:00',
+        cost: 'Free',
+        venue: { venue: 'New Place', address: '1 Road' },
+        show_map: true,
+        show_map_link: true,
+      },
     ];
     for (const event of events) expect((await s.post('/events', event)).status).toBe(201);
 
-    const byTerm = (rows: Array<{ terms: Array<{ termId: number }> }>) => rows.map((row) => ({ ...row, terms: [...row.terms].sort((a, b) => a.termId - b.termId) }));
+    const byTerm = (rows: Array<{ terms: Array<{ termId: number }> }>) =>
+      rows.map((row) => ({ ...row, terms: [...row.terms].sort((a, b) => a.termId - b.termId) }));
     const expected = await s.db.prisma.event.findMany({ include: eventInclude, orderBy: { id: 'asc' } });
     const actual = await selectEvents(s.db.prisma, { where: Prisma.sql`TRUE`, orderBy: Prisma.sql`ORDER BY e.id` });
     expect(expected.length).toBe(events.length);
     expect(byTerm(actual)).toEqual(byTerm(expected));
     expect(actual[0].startLocal).toBeInstanceOf(Date);
     // Outside a transaction the statement runs on the driver; inside one, through Prisma: the same rows.
-    const inTransaction = await s.db.prisma.$transaction((tx) => selectEvents(tx, { where: Prisma.sql`TRUE`, orderBy: Prisma.sql`ORDER BY e.id` }));
+    const inTransaction = await s.db.prisma.$transaction((tx) =>
+      selectEvents(tx, { where: Prisma.sql`TRUE`, orderBy: Prisma.sql`ORDER BY e.id` }),
+    );
     expect(byTerm(inTransaction)).toEqual(byTerm(expected));
   });
 
@@ -48,19 +84,35 @@ describe.each(databaseKinds)('event reads on %s', (kind) => {
     for (const [i, start] of starts.entries()) {
       const status = i % 5 === 3 ? 'draft' : i % 7 === 6 ? 'trash' : 'publish';
       const date = start.toISOString().slice(0, 19).replace('T', ' ');
-      const r = await s.post('/events', { title: `Boundary ${i}`, start_date: date, end_date: date, timezone: 'UTC', status, hide_from_listings: i % 4 === 2 });
+      const r = await s.post('/events', {
+        title: `Boundary ${i}`,
+        start_date: date,
+        end_date: date,
+        timezone: 'UTC',
+        status,
+        hide_from_listings: i % 4 === 2,
+      });
       expect(r.status).toBe(201);
     }
     // And one moved to another day and unhidden, and one deleted for good, after creation.
     const moved = (await s.get('/events?start_date=2031-01-01&end_date=2031-01-31&per_page=1')).body.events[0].id;
-    await s.post(`/events/${moved}`, { start_date: '2031-01-06 00:00:00', end_date: '2031-01-06 01:00:00', hide_from_listings: false });
+    await s.post(`/events/${moved}`, {
+      start_date: '2031-01-06 00:00:00',
+      end_date: '2031-01-06 01:00:00',
+      hide_from_listings: false,
+    });
 
     const instant = fc.integer({ min: -24, max: 170 * 60 }).map((minutes) => new Date(base + minutes * 60_000));
     await fc.assert(
       fc.asyncProperty(instant, instant, async (from, to) => {
         const format = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
-        const r = await s.get(`/events?start_date=${encodeURIComponent(format(from))}&end_date=${encodeURIComponent(format(to))}&per_page=1`, { as: null });
-        const counted = await s.db.prisma.event.count({ where: { status: 'publish', hideFromListings: false, startUtc: { gte: from, lte: to } } });
+        const r = await s.get(
+          `/events?start_date=${encodeURIComponent(format(from))}&end_date=${encodeURIComponent(format(to))}&per_page=1`,
+          { as: null },
+        );
+        const counted = await s.db.prisma.event.count({
+          where: { status: 'publish', hideFromListings: false, startUtc: { gte: from, lte: to } },
+        });
         expect(r.body.total).toBe(counted);
       }),
       { numRuns: 60 },
@@ -76,7 +128,14 @@ describe.each(databaseKinds)('venue and organizer lists on %s', (kind) => {
   afterAll(() => s?.close());
 
   it('read venues and organizers exactly as Prisma does', async () => {
-    await s.post('/venues', { venue: 'Hall A', city: 'Lyon', geo_lat: 45.76, geo_lng: 4.83, phone: '+33 1', website: 'https://a.example.org' });
+    await s.post('/venues', {
+      venue: 'Hall A',
+      city: 'Lyon',
+      geo_lat: 45.76,
+      geo_lng: 4.83,
+      phone: '+33 1',
+      website: 'https://a.example.org',
+    });
     await s.post('/venues', { venue: 'Hall B', status: 'draft', address: '2 Rue', zip: '69001' });
     await s.post('/organizers', { organizer: 'Org', email: 'o@example.org', date: '2020-02-02 10:00:00' });
     const { listLinked, VENUE, ORGANIZER } = await import('../../src/services/linked-posts.js');

@@ -19,7 +19,11 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
   /** An event on a day of `year` (day 1 to 300), one hour long, in UTC. */
   const on = (year: number, day: number, body: Record<string, unknown> = {}) => {
     const start = DateTime.utc(year, 1, 1, 10).plus({ days: day - 1 });
-    return create({ start_date: start.toFormat('yyyy-MM-dd HH:mm'), end_date: start.plus({ hours: 1 }).toFormat('yyyy-MM-dd HH:mm'), ...body });
+    return create({
+      start_date: start.toFormat('yyyy-MM-dd HH:mm'),
+      end_date: start.plus({ hours: 1 }).toFormat('yyyy-MM-dd HH:mm'),
+      ...body,
+    });
   };
   const inYear = (year: number, query = '', as: Role | null = 'administrator') =>
     s.get(`/events?start_date=${year}-01-01&end_date=${year}-12-31${query}`, { as });
@@ -35,11 +39,27 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
     const at = (t: DateTime) => t.toFormat('yyyy-MM-dd HH:mm:ss');
     const started = await create({ start_date: at(now.minus({ hours: 2 })), end_date: at(now.plus({ days: 3 })) });
     const soon = await create({ start_date: at(now.plus({ days: 2 })), end_date: at(now.plus({ days: 2, hours: 1 })) });
-    const sooner = await create({ start_date: at(now.plus({ days: 1 })), end_date: at(now.plus({ days: 1, hours: 1 })) });
-    const sameStart = await create({ start_date: at(now.plus({ days: 1 })), end_date: at(now.plus({ days: 1, hours: 5 })) });
-    const nearEnd = await create({ start_date: at(now.plus({ years: 2, days: -2 })), end_date: at(now.plus({ years: 2, days: -1 })) });
-    const tooFar = await create({ start_date: at(now.plus({ years: 2, days: 2 })), end_date: at(now.plus({ years: 2, days: 3 })) });
-    const hidden = await create({ start_date: at(now.plus({ days: 3 })), end_date: at(now.plus({ days: 3, hours: 1 })), hide_from_listings: true });
+    const sooner = await create({
+      start_date: at(now.plus({ days: 1 })),
+      end_date: at(now.plus({ days: 1, hours: 1 })),
+    });
+    const sameStart = await create({
+      start_date: at(now.plus({ days: 1 })),
+      end_date: at(now.plus({ days: 1, hours: 5 })),
+    });
+    const nearEnd = await create({
+      start_date: at(now.plus({ years: 2, days: -2 })),
+      end_date: at(now.plus({ years: 2, days: -1 })),
+    });
+    const tooFar = await create({
+      start_date: at(now.plus({ years: 2, days: 2 })),
+      end_date: at(now.plus({ years: 2, days: 3 })),
+    });
+    const hidden = await create({
+      start_date: at(now.plus({ days: 3 })),
+      end_date: at(now.plus({ days: 3, hours: 1 })),
+      hide_from_listings: true,
+    });
 
     const r = await s.get('/events', { as: null });
     expect(r.status).toBe(200);
@@ -80,7 +100,14 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
     expect(next.searchParams.get('tags')).toBe(String(tag.id));
     const second = await s.get(first.body.next_rest_url.slice(s.base.length));
     expect(ids(second)).toEqual([events[2].id, events[3].id]);
-    expect(Object.keys(second.body)).toEqual(['events', 'rest_url', 'next_rest_url', 'previous_rest_url', 'total', 'total_pages']);
+    expect(Object.keys(second.body)).toEqual([
+      'events',
+      'rest_url',
+      'next_rest_url',
+      'previous_rest_url',
+      'total',
+      'total_pages',
+    ]);
     expect(new URL(second.body.previous_rest_url).searchParams.has('page')).toBe(false);
     const third = await s.get(second.body.next_rest_url.slice(s.base.length));
     expect(ids(third)).toEqual([events[4].id]);
@@ -105,8 +132,13 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
     const nextDay = await create({ start_date: '2041-03-11 00:00', end_date: '2041-03-11 01:00' });
     expect(ids(await s.get('/events?start_date=2041-03-10&end_date=2041-03-10'))).toEqual([late.id]);
     expect(ids(await s.get('/events?start_date=2041-03-10 23:31&end_date=2041-03-11'))).toEqual([nextDay.id]);
-    expect(ids(await s.get('/events?start_date=2041-03-10T23:30:00Z&end_date=2041-03-11T00:00:00Z'))).toEqual([late.id, nextDay.id]);
-    expect(ids(await s.get(`/events?start_date=${Date.UTC(2041, 2, 10, 23, 30) / 1000}&end_date=2041-03-10 23:59:59`))).toEqual([late.id]);
+    expect(ids(await s.get('/events?start_date=2041-03-10T23:30:00Z&end_date=2041-03-11T00:00:00Z'))).toEqual([
+      late.id,
+      nextDay.id,
+    ]);
+    expect(
+      ids(await s.get(`/events?start_date=${Date.UTC(2041, 2, 10, 23, 30) / 1000}&end_date=2041-03-10 23:59:59`)),
+    ).toEqual([late.id]);
     for (const bad of ['start_date=soon', 'end_date=2041-02-30', 'start_date=']) {
       const r = await s.get(`/events?${bad}`);
       expect(r.status, bad).toBe(400);
@@ -142,7 +174,11 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
     expect(ids(await inYear(2043, `&categories=${jazz.id}`))).toEqual([b.id, d.id]);
     expect(ids(await inYear(2043, `&categories=${bebop.id}`))).toEqual([d.id]);
     expect(ids(await inYear(2043, `&categories=${jazz.slug},${workshops.id}`))).toEqual([b.id, c.id, d.id]);
-    expect(ids(await inYear(2043, `&categories[]=${jazz.slug}&categories[]=${workshops.slug}`))).toEqual([b.id, c.id, d.id]);
+    expect(ids(await inYear(2043, `&categories[]=${jazz.slug}&categories[]=${workshops.slug}`))).toEqual([
+      b.id,
+      c.id,
+      d.id,
+    ]);
     expect(ids(await inYear(2043, `&tags=${live.slug}`))).toEqual([a.id, c.id]);
     expect(ids(await inYear(2043, `&categories=${concerts.id}&tags=${live.id}`))).toEqual([a.id]);
     // A reference is a slug before it is an ID: a category whose slug is another's ID wins.
@@ -150,7 +186,13 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
     expect(named.slug).toBe(String(workshops.id));
     const e = await on(2043, 6, { categories: [named.id] });
     expect(ids(await inYear(2043, `&categories=${workshops.id}`))).toEqual([e.id]);
-    for (const bad of ['categories=no-such-category', `categories=${live.id}`, 'categories=9999999999', 'tags=99999', `tags=${concerts.slug}`]) {
+    for (const bad of [
+      'categories=no-such-category',
+      `categories=${live.id}`,
+      'categories=9999999999',
+      'tags=99999',
+      `tags=${concerts.slug}`,
+    ]) {
       const r = await inYear(2043, `&${bad}`);
       expect(r.status, bad).toBe(400);
       expect(r.body.code).toBe('rest_invalid_param');
@@ -197,7 +239,11 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
   it('takes include without date filters, and post_parent among existing events', async () => {
     const far = await create({ start_date: '2090-01-01 10:00', end_date: '2090-01-01 11:00' });
     const past = await create({ start_date: '2001-01-01 10:00', end_date: '2001-01-01 11:00' });
-    const hidden = await create({ start_date: '2046-01-01 10:00', end_date: '2046-01-01 11:00', hide_from_listings: true });
+    const hidden = await create({
+      start_date: '2046-01-01 10:00',
+      end_date: '2046-01-01 11:00',
+      hide_from_listings: true,
+    });
     const r = await s.get(`/events?include=${far.id},${past.id},${hidden.id}`);
     expect(ids(r)).toEqual([past.id, far.id]);
     expect(new URL(r.body.rest_url).searchParams.has('start_date')).toBe(false);
@@ -209,7 +255,13 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
     await s.db.prisma.event.update({ where: { id: child.id }, data: { parentId: parent.id } });
     expect(ids(await inYear(2046, `&post_parent=${parent.id}`))).toEqual([child.id]);
     const venue = (await s.post('/venues', { venue: 'Not an event 2046' })).body;
-    for (const bad of ['post_parent=99999999', `post_parent=${venue.id}`, 'post_parent=abc', 'include=abc', 'include=0']) {
+    for (const bad of [
+      'post_parent=99999999',
+      `post_parent=${venue.id}`,
+      'post_parent=abc',
+      'include=abc',
+      'include=0',
+    ]) {
       const r = await s.get(`/events?${bad}`);
       expect(r.status, bad).toBe(400);
     }
@@ -221,8 +273,10 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
     const unmapped = await on(2047, 1, { venue: noCoordinates.id });
     expect(ids(await inYear(2047, '&geoloc_lat=40.73&geoloc_lng=-73.99'))).toEqual([]);
 
-    const manhattan = (await s.post('/venues', { venue: 'Village hall 2047', geo_lat: 40.7306, geo_lng: -73.9866 })).body;
-    const brooklyn = (await s.post('/venues', { venue: 'Brooklyn hall 2047', geo_lat: 40.6782, geo_lng: -73.9442 })).body;
+    const manhattan = (await s.post('/venues', { venue: 'Village hall 2047', geo_lat: 40.7306, geo_lng: -73.9866 }))
+      .body;
+    const brooklyn = (await s.post('/venues', { venue: 'Brooklyn hall 2047', geo_lat: 40.6782, geo_lng: -73.9442 }))
+      .body;
     const boston = (await s.post('/venues', { venue: 'Boston hall 2047', geo_lat: 42.3601, geo_lng: -71.0589 })).body;
     const a = await on(2047, 2, { venue: manhattan.id });
     const b = await on(2047, 3, { venue: brooklyn.id });
@@ -233,7 +287,14 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
     expect(ids(await inYear(2047, '&geoloc=false'))).toEqual([unmapped.id, none.id]);
     expect(ids(await inYear(2047, '&geoloc_lat=40.7128&geoloc_lng=-74.0060'))).toEqual([a.id, b.id]);
     expect(ids(await inYear(2047, '&geoloc_lat=42.35&geoloc_lng=-71.06'))).toEqual([c.id]);
-    for (const bad of ['geoloc_lat=40.7', 'geoloc_lng=-74', 'geoloc_lat=91&geoloc_lng=0', 'geoloc_lat=0&geoloc_lng=181', 'geoloc_lat=x&geoloc_lng=1', 'geoloc=maybe']) {
+    for (const bad of [
+      'geoloc_lat=40.7',
+      'geoloc_lng=-74',
+      'geoloc_lat=91&geoloc_lng=0',
+      'geoloc_lat=0&geoloc_lng=181',
+      'geoloc_lat=x&geoloc_lng=1',
+      'geoloc=maybe',
+    ]) {
       const r = await inYear(2047, `&${bad}`);
       expect(r.status, bad).toBe(400);
       expect(r.body.code).toBe('rest_invalid_param');
@@ -248,30 +309,38 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
     expect((await s.get(`/events/${event.id}`, { as: null })).body.venue).toEqual([]);
   });
 
-  it.runIf(dbKind === 'postgresql')('loads a page with the same number of queries whatever its size (no N+1)', async () => {
-    const venue = (await s.post('/venues', { venue: 'Counted venue 2049' })).body;
-    for (let day = 1; day <= 6; day++) {
-      await on(2049, day, { venue: venue.id, organizer: [{ organizer: `Counted organizer ${day}` }], categories: [`Counted ${day}`], tags: [`Counted tag ${day}`] });
-    }
-    const query = pg.Client.prototype.query;
-    let count = 0;
-    pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
-      count += 1;
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
-    try {
-      const counted = async (perPage: number) => {
-        count = 0;
-        const r = await inYear(2049, `&per_page=${perPage}`);
-        expect(r.body.events).toHaveLength(perPage);
-        return count;
-      };
-      const one = await counted(1);
-      expect(await counted(6)).toBe(one);
-      expect(one).toBeGreaterThan(2); // the counter sees the queries
-      expect(one).toBeLessThan(20);
-    } finally {
-      pg.Client.prototype.query = query;
-    }
-  });
+  it.runIf(dbKind === 'postgresql')(
+    'loads a page with the same number of queries whatever its size (no N+1)',
+    async () => {
+      const venue = (await s.post('/venues', { venue: 'Counted venue 2049' })).body;
+      for (let day = 1; day <= 6; day++) {
+        await on(2049, day, {
+          venue: venue.id,
+          organizer: [{ organizer: `Counted organizer ${day}` }],
+          categories: [`Counted ${day}`],
+          tags: [`Counted tag ${day}`],
+        });
+      }
+      const query = pg.Client.prototype.query;
+      let count = 0;
+      pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
+        count += 1;
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      try {
+        const counted = async (perPage: number) => {
+          count = 0;
+          const r = await inYear(2049, `&per_page=${perPage}`);
+          expect(r.body.events).toHaveLength(perPage);
+          return count;
+        };
+        const one = await counted(1);
+        expect(await counted(6)).toBe(one);
+        expect(one).toBeGreaterThan(2); // the counter sees the queries
+        expect(one).toBeLessThan(20);
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+    },
+  );
 });

@@ -8,11 +8,46 @@ import { startServer, type TestServer } from '../setup/server.js';
 import { storedRows } from '../setup/stored-rows.js';
 
 const EVENT_KEYS = [
-  'id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'rest_url',
-  'title', 'description', 'excerpt', 'slug', 'image', 'all_day', 'start_date', 'start_date_details', 'end_date', 'end_date_details',
-  'utc_start_date', 'utc_start_date_details', 'utc_end_date', 'utc_end_date_details', 'timezone', 'timezone_abbr', 'cost',
-  'cost_details', 'website', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'categories', 'tags',
-  'venue', 'organizer', 'custom_fields',
+  'id',
+  'global_id',
+  'global_id_lineage',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'rest_url',
+  'title',
+  'description',
+  'excerpt',
+  'slug',
+  'image',
+  'all_day',
+  'start_date',
+  'start_date_details',
+  'end_date',
+  'end_date_details',
+  'utc_start_date',
+  'utc_start_date_details',
+  'utc_end_date',
+  'utc_end_date_details',
+  'timezone',
+  'timezone_abbr',
+  'cost',
+  'cost_details',
+  'website',
+  'show_map',
+  'show_map_link',
+  'hide_from_listings',
+  'sticky',
+  'featured',
+  'categories',
+  'tags',
+  'venue',
+  'organizer',
+  'custom_fields',
 ];
 
 describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
@@ -20,7 +55,11 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
   let n = 0;
   const unique = (label: string) => `${label} ${++n}`;
   const create = async (body: Record<string, unknown> = {}, as: Role = 'administrator') => {
-    const r = await s.post('/events', { title: unique('Event'), start_date: '2031-05-01 10:00', end_date: '2031-05-01 12:00', ...body }, { as });
+    const r = await s.post(
+      '/events',
+      { title: unique('Event'), start_date: '2031-05-01 10:00', end_date: '2031-05-01 12:00', ...body },
+      { as },
+    );
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     return r.body;
   };
@@ -90,14 +129,29 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
     const newTag = unique('Crafts');
     const inlineVenue = unique('Old Mill');
     const event = await create({
-      venue: { venue: inlineVenue, address: '12 Mill Street', city: 'Beacon', state: 'NY', geo_lat: 41.5, geo_lng: -73.97 },
+      venue: {
+        venue: inlineVenue,
+        address: '12 Mill Street',
+        city: 'Beacon',
+        state: 'NY',
+        geo_lat: 41.5,
+        geo_lng: -73.97,
+      },
       organizer: [{ organizer: unique('Makers'), email: 'info@makers.example.com' }, existingOrganizer.id],
       categories: [family.name.toUpperCase()],
       tags: [outdoor.name, newTag, outdoor.id],
     });
-    expect(event.venue).toMatchObject({ venue: inlineVenue, city: 'Beacon', geo_lat: 41.5, rest_url: expect.stringMatching(/\/venues\/\d+$/) });
+    expect(event.venue).toMatchObject({
+      venue: inlineVenue,
+      city: 'Beacon',
+      geo_lat: 41.5,
+      rest_url: expect.stringMatching(/\/venues\/\d+$/),
+    });
     expect(event.venue).not.toHaveProperty('json_ld');
-    expect(event.organizer.map((o: any) => o.organizer)).toEqual([expect.stringMatching(/^Makers/), existingOrganizer.organizer]);
+    expect(event.organizer.map((o: any) => o.organizer)).toEqual([
+      expect.stringMatching(/^Makers/),
+      existingOrganizer.organizer,
+    ]);
     expect(event.categories.map((t: any) => t.id)).toEqual([family.id]);
     // An existing tag's name is that tag (not a new tag named after its ID, as the reference does).
     expect(event.tags.map((t: any) => t.name).sort()).toEqual([newTag, outdoor.name].sort());
@@ -126,7 +180,14 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
     expect(two.venue.map((v: any) => v.id)).toEqual([existingVenue.id, event.venue.id]);
     // Form bodies carry IDs as text.
     const form = await s.request('POST', '/events', {
-      form: { title: unique('Form'), start_date: '2031-05-01 10:00', end_date: '2031-05-01 11:00', venue: String(existingVenue.id), categories: `${family.slug},${unique('Brand new')}`, featured: '1' },
+      form: {
+        title: unique('Form'),
+        start_date: '2031-05-01 10:00',
+        end_date: '2031-05-01 11:00',
+        venue: String(existingVenue.id),
+        categories: `${family.slug},${unique('Brand new')}`,
+        featured: '1',
+      },
     });
     expect(form.status, JSON.stringify(form.body)).toBe(201);
     expect(form.body.venue.id).toBe(existingVenue.id);
@@ -159,7 +220,11 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
       eventStatus: 'https://schema.org/EventScheduled',
       startDate: '2030-12-12T19:30:00-05:00',
       endDate: '2030-12-12T22:30:00-05:00',
-      location: { '@type': 'Place', name: event.venue.venue, address: { '@type': 'PostalAddress', addressLocality: 'New York' } },
+      location: {
+        '@type': 'Place',
+        name: event.venue.venue,
+        address: { '@type': 'PostalAddress', addressLocality: 'New York' },
+      },
       organizer: { '@type': 'Person', name: event.organizer[0].organizer, telephone: '+1 212' },
       offers: { '@type': 'AggregateOffer', lowPrice: '10', highPrice: '25', priceCurrency: 'EUR', url: event.url },
     });
@@ -194,7 +259,9 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
     expect((await s.get(`/events/${draft.id}`, { as: 'contributor' })).status).toBe(200);
     expect((await s.get(`/events/${draft.id}`, { as: 'editor' })).status).toBe(200);
     // Contributors cannot publish: asking for it gets `pending`.
-    expect((await s.request('PATCH', `/events/${draft.id}`, { body: { status: 'publish' }, as: 'contributor' })).body.status).toBe('pending');
+    expect(
+      (await s.request('PATCH', `/events/${draft.id}`, { body: { status: 'publish' }, as: 'contributor' })).body.status,
+    ).toBe('pending');
   });
 
   it('refuses bad input with 400 naming the field, and stores nothing', async () => {
@@ -215,7 +282,11 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
       [{ start_date: 12.5 }, 'rest_invalid_param', 'start_date'],
       [{ cost: { amount: 5 } }, 'rest_invalid_param', 'cost'],
       // A good inline venue and a new tag, then a bad category: none of it may stay.
-      [{ venue: { venue: unique('Ghost hall') }, tags: [unique('Ghost tag')], categories: [999999] }, 'rest_invalid_param', 'categories'],
+      [
+        { venue: { venue: unique('Ghost hall') }, tags: [unique('Ghost tag')], categories: [999999] },
+        'rest_invalid_param',
+        'categories',
+      ],
       [{ organizer: [{ organizer: unique('Ghost org') }, 999999] }, 'rest_invalid_param', 'organizer'],
       [{ venue: [venues.id, 999999] }, 'rest_invalid_param', 'venue'],
       [{ venue: { city: 'No name' } }, 'rest_invalid_param', 'venue'],
@@ -273,15 +344,34 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
     expect(moved.body.slug).toBe('moved-fair');
     expect((await s.get('/events/by-slug/moved-fair')).body.id).toBe(event.id);
     // Emptying: links, image, website, cost.
-    const cleared = await s.request('PATCH', `/events/${event.id}`, { body: { organizer: [], categories: '', image: '', website: '', cost: '' } });
-    expect(cleared.body).toMatchObject({ organizer: [], categories: [], image: false, website: cleared.body.url, cost: '', sticky: true, featured: true });
+    const cleared = await s.request('PATCH', `/events/${event.id}`, {
+      body: { organizer: [], categories: '', image: '', website: '', cost: '' },
+    });
+    expect(cleared.body).toMatchObject({
+      organizer: [],
+      categories: [],
+      image: false,
+      website: cleared.body.url,
+      cost: '',
+      sticky: true,
+      featured: true,
+    });
     expect(cleared.body.cost_details.values).toEqual([]);
   });
 
   it('keeps the wall-clock times when only the time zone changes, and checks a partial change of times', async () => {
-    const event = await create({ timezone: 'America/New_York', start_date: '2031-07-01 19:00', end_date: '2031-07-01 21:00' });
+    const event = await create({
+      timezone: 'America/New_York',
+      start_date: '2031-07-01 19:00',
+      end_date: '2031-07-01 21:00',
+    });
     const paris = (await s.request('PATCH', `/events/${event.id}`, { body: { timezone: 'Europe/Paris' } })).body;
-    expect(paris).toMatchObject({ start_date: '2031-07-01 19:00:00', utc_start_date: '2031-07-01 17:00:00', timezone: 'Europe/Paris', timezone_abbr: 'CEST' });
+    expect(paris).toMatchObject({
+      start_date: '2031-07-01 19:00:00',
+      utc_start_date: '2031-07-01 17:00:00',
+      timezone: 'Europe/Paris',
+      timezone_abbr: 'CEST',
+    });
     const later = (await s.request('PATCH', `/events/${event.id}`, { body: { end_date: '2031-07-02 01:00' } })).body;
     expect(later).toMatchObject({ start_date: '2031-07-01 19:00:00', end_date: '2031-07-02 01:00:00' });
     const before = await storedRows(s.db);
@@ -311,7 +401,14 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
   });
 
   it('ignores read-only and unknown fields', async () => {
-    const event = await create({ id: 5, url: 'https://evil.example.com', utc_start_date: '1999-01-01 00:00:00', cost_details: { values: ['1'] }, timezone_abbr: 'XXX', color: 'red' });
+    const event = await create({
+      id: 5,
+      url: 'https://evil.example.com',
+      utc_start_date: '1999-01-01 00:00:00',
+      cost_details: { values: ['1'] },
+      timezone_abbr: 'XXX',
+      color: 'red',
+    });
     expect(event.id).not.toBe(5);
     expect(event.url).toBe(`${s.origin}/event/${event.slug}/`);
     expect(event.utc_start_date).toBe('2031-05-01 10:00:00');
@@ -322,7 +419,14 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
   it('settles concurrent creates that share a title and a new term: numbered slugs, one term', async () => {
     const tag = unique('Parallel tag');
     const results = await Promise.all(
-      Array.from({ length: 6 }, () => s.post('/events', { title: 'Parallel launch', start_date: '2031-05-01 10:00', end_date: '2031-05-01 12:00', tags: [tag] })),
+      Array.from({ length: 6 }, () =>
+        s.post('/events', {
+          title: 'Parallel launch',
+          start_date: '2031-05-01 10:00',
+          end_date: '2031-05-01 12:00',
+          tags: [tag],
+        }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(6).fill(201));
     expect(new Set(results.map((r) => r.body.slug)).size).toBe(6);
@@ -330,4 +434,3 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
     expect(await s.db.prisma.term.count({ where: { name: tag } })).toBe(1);
   });
 });
-

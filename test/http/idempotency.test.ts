@@ -9,7 +9,12 @@ import { startServer, type TestServer } from '../setup/server.js';
 describe.each(databaseKinds)('Idempotency-Key on %s', (dbKind) => {
   let s: TestServer;
   let n = 0;
-  const body = () => ({ title: `Idempotent ${++n}`, start_date: '2034-01-01 10:00', end_date: '2034-01-01 11:00', categories: [`New category ${n}`] });
+  const body = () => ({
+    title: `Idempotent ${++n}`,
+    start_date: '2034-01-01 10:00',
+    end_date: '2034-01-01 11:00',
+    categories: [`New category ${n}`],
+  });
   const create = (b: object, key?: string, as: 'administrator' | 'author' = 'administrator') =>
     s.post('/events', b, { as, headers: key ? { 'idempotency-key': key } : {} });
   beforeAll(async () => {
@@ -73,11 +78,17 @@ describe.each(databaseKinds)('Idempotency-Key on %s', (dbKind) => {
     const key = `abandoned-${n}`;
     await create(b, key);
     // As if the request had crashed before storing its answer, a minute ago: its event was rolled back too.
-    await s.db.prisma.idempotencyKey.updateMany({ where: { key }, data: { status: null, body: null, createdAt: new Date(Date.now() - 61_000) } });
+    await s.db.prisma.idempotencyKey.updateMany({
+      where: { key },
+      data: { status: null, body: null, createdAt: new Date(Date.now() - 61_000) },
+    });
     const retry = await create(b, key);
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
-    await s.db.prisma.idempotencyKey.updateMany({ where: { key }, data: { status: null, body: null, createdAt: new Date() } });
+    await s.db.prisma.idempotencyKey.updateMany({
+      where: { key },
+      data: { status: null, body: null, createdAt: new Date() },
+    });
     expect((await create(b, key)).status).toBe(409);
   });
 
@@ -85,13 +96,26 @@ describe.each(databaseKinds)('Idempotency-Key on %s', (dbKind) => {
     const b = body();
     const key = `old-${n}`;
     const first = await create(b, key);
-    await s.db.prisma.idempotencyKey.updateMany({ where: { key }, data: { createdAt: new Date(Date.now() - 25 * 3600_000) } });
+    await s.db.prisma.idempotencyKey.updateMany({
+      where: { key },
+      data: { createdAt: new Date(Date.now() - 25 * 3600_000) },
+    });
     const later = await create(b, key);
     expect(later.status).toBe(201);
     expect(later.body.id).not.toBe(first.body.id);
 
-    await s.db.prisma.idempotencyKey.create({ data: { userId: 0, key: `stale-${n}`, operation: 'createEvent', requestHash: '0'.repeat(64), createdAt: new Date(Date.now() - 48 * 3600_000) } });
-    await s.db.prisma.authFailure.create({ data: { client: `203.0.113.${n}`, failures: 3, windowStart: new Date(Date.now() - 3600_000) } });
+    await s.db.prisma.idempotencyKey.create({
+      data: {
+        userId: 0,
+        key: `stale-${n}`,
+        operation: 'createEvent',
+        requestHash: '0'.repeat(64),
+        createdAt: new Date(Date.now() - 48 * 3600_000),
+      },
+    });
+    await s.db.prisma.authFailure.create({
+      data: { client: `203.0.113.${n}`, failures: 3, windowStart: new Date(Date.now() - 3600_000) },
+    });
     await s.db.prisma.authFailure.create({ data: { client: `198.51.100.${n}`, failures: 3, windowStart: new Date() } });
     await purgeExpired(s.db, 900, 24);
     expect(await s.db.prisma.idempotencyKey.count({ where: { key: `stale-${n}` } })).toBe(0);

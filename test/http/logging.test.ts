@@ -37,7 +37,14 @@ describe('request log', () => {
     const basic = (secret: string) => `Basic ${Buffer.from(`editor:${secret}`).toString('base64')}`;
     const requests: Array<[string, RequestInit]> = [
       ['/venues', { headers: { authorization: `Bearer ${editor.appPassword}` } }],
-      ['/venues', { method: 'POST', headers: { authorization: basic(editor.password), 'content-type': 'application/json' }, body: JSON.stringify({ venue: 'Logged Hall', phone: 'body-marker-123' }) }],
+      [
+        '/venues',
+        {
+          method: 'POST',
+          headers: { authorization: basic(editor.password), 'content-type': 'application/json' },
+          body: JSON.stringify({ venue: 'Logged Hall', phone: 'body-marker-123' }),
+        },
+      ],
       ['/venues', { headers: { authorization: basic('wrong-secret-xyz'), cookie: 'session=cookie-secret' } }],
     ];
     const ids: string[] = [];
@@ -54,7 +61,14 @@ describe('request log', () => {
     expect(entries.map((e) => e.requestId)).toEqual(ids);
     expect(new Set(ids).size).toBe(3);
     const log = lines.join('\n');
-    for (const secret of [editor.appPassword, editor.password, 'wrong-secret-xyz', 'cookie-secret', 'body-marker-123', Buffer.from(`editor:${editor.password}`).toString('base64')]) {
+    for (const secret of [
+      editor.appPassword,
+      editor.password,
+      'wrong-secret-xyz',
+      'cookie-secret',
+      'body-marker-123',
+      Buffer.from(`editor:${editor.password}`).toString('base64'),
+    ]) {
       expect(log).not.toContain(secret);
     }
     expect(log).not.toMatch(/authorization/i);

@@ -72,7 +72,11 @@ describe.each(databaseKinds)('ownership and status rules on %s', (dbKind) => {
   it('makes the caller the author; only editors may name another user', async () => {
     const byEditor = await make('editor', { author: s.users.author.id });
     expect(byEditor.author).toBe(String(s.users.author.id));
-    const refused = await s.post('/venues', { venue: `Other author ${++n}`, author: s.users.editor.id }, { as: 'author' });
+    const refused = await s.post(
+      '/venues',
+      { venue: `Other author ${++n}`, author: s.users.editor.id },
+      { as: 'author' },
+    );
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('rest_forbidden');
     const self = await make('author', { author: s.users.author.id });

@@ -14,9 +14,21 @@ type Resource = 'events' | 'venues' | 'organizers' | 'categories' | 'tags';
 type Caller = Role | null;
 
 /** The least role that may create, or change items of others, per resource (reference part 5.2). */
-const WRITE_ROLE: Record<Resource, Role> = { events: 'contributor', venues: 'contributor', organizers: 'contributor', categories: 'author', tags: 'editor' };
+const WRITE_ROLE: Record<Resource, Role> = {
+  events: 'contributor',
+  venues: 'contributor',
+  organizers: 'contributor',
+  categories: 'author',
+  tags: 'editor',
+};
 /** Changing or deleting an item someone else published needs an editor. */
-const OTHERS_ITEMS_ROLE: Record<Resource, Role> = { events: 'editor', venues: 'editor', organizers: 'editor', categories: 'author', tags: 'editor' };
+const OTHERS_ITEMS_ROLE: Record<Resource, Role> = {
+  events: 'editor',
+  venues: 'editor',
+  organizers: 'editor',
+  categories: 'author',
+  tags: 'editor',
+};
 
 const rank = (role: Role) => ROLES.indexOf(role);
 const atLeast = (caller: Caller, role: Role) => caller !== null && rank(caller) <= rank(role);
@@ -52,11 +64,17 @@ describe.each(databaseKinds)('the capability matrix on %s', (dbKind) => {
       case 'venues':
         return s.db.prisma.venue.create({ data: { name: `Matrix venue ${n}`, slug: `matrix-venue-${n}`, ...owner } });
       case 'organizers':
-        return s.db.prisma.organizer.create({ data: { name: `Matrix organizer ${n}`, slug: `matrix-organizer-${n}`, ...owner } });
+        return s.db.prisma.organizer.create({
+          data: { name: `Matrix organizer ${n}`, slug: `matrix-organizer-${n}`, ...owner },
+        });
       case 'categories':
       case 'tags':
         return s.db.prisma.term.create({
-          data: { taxonomy: resource === 'tags' ? 'post_tag' : 'tribe_events_cat', name: `Matrix term ${n}`, slug: `matrix-term-${n}` },
+          data: {
+            taxonomy: resource === 'tags' ? 'post_tag' : 'tribe_events_cat',
+            name: `Matrix term ${n}`,
+            slug: `matrix-term-${n}`,
+          },
         });
     }
   }
@@ -77,23 +95,33 @@ describe.each(databaseKinds)('the capability matrix on %s', (dbKind) => {
 
   const cases = operations.flatMap((op) => [null, ...ROLES].map((caller) => ({ op, caller })));
 
-  it.each(cases.map(({ op, caller }) => [op.operationId!, caller ?? 'anonymous', op, caller] as const))('%s as %s', async (_id, _who, op, caller) => {
-    const resource = op.path.split('/')[1] as Resource | undefined;
-    const item = op.path.includes('{');
-    const target = resource && item ? await fixture(resource) : undefined;
-    const path = op.path.replace('{id}', String(target?.id)).replace('{slug}', encodeURIComponent(target?.slug ?? ''));
-    const method = op.method.toLowerCase();
-    const body = method === 'get' || method === 'delete' ? undefined : item ? { description: `changed by ${caller}` } : createBody(resource!);
-    const before = method === 'get' ? undefined : await storedRows(s.db);
+  it.each(cases.map(({ op, caller }) => [op.operationId!, caller ?? 'anonymous', op, caller] as const))(
+    '%s as %s',
+    async (_id, _who, op, caller) => {
+      const resource = op.path.split('/')[1] as Resource | undefined;
+      const item = op.path.includes('{');
+      const target = resource && item ? await fixture(resource) : undefined;
+      const path = op.path
+        .replace('{id}', String(target?.id))
+        .replace('{slug}', encodeURIComponent(target?.slug ?? ''));
+      const method = op.method.toLowerCase();
+      const body =
+        method === 'get' || method === 'delete'
+          ? undefined
+          : item
+            ? { description: `changed by ${caller}` }
+            : createBody(resource!);
+      const before = method === 'get' ? undefined : await storedRows(s.db);
 
-    const r = await s.request(method.toUpperCase(), path, { body, as: caller });
-    const want = expected(method, resource, item, caller);
-    expect(r.status, JSON.stringify(r.body)).toBe(want);
-    if (want === 401 || want === 403) {
-      expect(r.body.code).toBe('rest_forbidden');
-      expect(await storedRows(s.db)).toBe(before);
-    }
-    for (const secret of secrets) expect(r.text).not.toContain(secret);
-    expect(r.text).not.toContain('scrypt$');
-  });
+      const r = await s.request(method.toUpperCase(), path, { body, as: caller });
+      const want = expected(method, resource, item, caller);
+      expect(r.status, JSON.stringify(r.body)).toBe(want);
+      if (want === 401 || want === 403) {
+        expect(r.body.code).toBe('rest_forbidden');
+        expect(await storedRows(s.db)).toBe(before);
+      }
+      for (const secret of secrets) expect(r.text).not.toContain(secret);
+      expect(r.text).not.toContain('scrypt$');
+    },
+  );
 });

@@ -9,7 +9,11 @@ describe('the HTTP pipeline', () => {
   });
   afterAll(() => s?.close());
 
-  const errorOf = (r: { status: number; body: { code: string; data: { status: number } } }) => [r.status, r.body.code, r.body.data.status];
+  const errorOf = (r: { status: number; body: { code: string; data: { status: number } } }) => [
+    r.status,
+    r.body.code,
+    r.body.data.status,
+  ];
 
   it('answers an unknown path with 404 rest_no_route, inside and outside the namespace', async () => {
     expect(errorOf(await s.get('/nowhere'))).toEqual([404, 'rest_no_route', 404]);
@@ -27,7 +31,9 @@ describe('the HTTP pipeline', () => {
   });
 
   it('answers malformed JSON with 400 rest_invalid_json', async () => {
-    const r = await s.request('POST', '/categories', { raw: { contentType: 'application/json', data: '{"name": "x",' } });
+    const r = await s.request('POST', '/categories', {
+      raw: { contentType: 'application/json', data: '{"name": "x",' },
+    });
     expect(errorOf(r)).toEqual([400, 'rest_invalid_json', 400]);
   });
 
@@ -79,7 +85,6 @@ describe('the HTTP pipeline', () => {
       expect(r.status, locale).toBe(200);
     }
   });
-
 
   it('serves the document at /doc with servers pointing at the base URL of the request', async () => {
     const r = await s.get('/doc', { locale: '/es' });

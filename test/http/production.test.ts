@@ -25,7 +25,8 @@ describe('production HTTP behaviour', () => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startServer('pglite');
-    for (let i = 0; i < 12; i++) await s.post('/venues', { venue: `Production hall ${i}`, description: 'A long description. '.repeat(10) });
+    for (let i = 0; i < 12; i++)
+      await s.post('/venues', { venue: `Production hall ${i}`, description: 'A long description. '.repeat(10) });
   });
   afterAll(() => s?.close());
 
@@ -49,7 +50,15 @@ describe('production HTTP behaviour', () => {
   });
 
   it('lets browser scripts call the API and read the pagination headers (CORS)', async () => {
-    const preflight = await raw(`${s.base}/events`, { origin: 'https://app.example.org', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,if-match' }, 'OPTIONS');
+    const preflight = await raw(
+      `${s.base}/events`,
+      {
+        origin: 'https://app.example.org',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,if-match',
+      },
+      'OPTIONS',
+    );
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('*');
     expect(preflight.headers['access-control-allow-methods']).toContain('PATCH');
@@ -122,4 +131,3 @@ describe('production HTTP behaviour', () => {
     }
   });
 });
-

@@ -19,8 +19,26 @@ describe.each(databaseKinds)('what unreadable objects leak on %s', (dbKind) => {
   beforeAll(async () => {
     s = await startServer(dbKind);
     const times = { start_date: '2035-05-05 10:00', end_date: '2035-05-05 11:00' };
-    draft = (await s.post('/events', { title: 'Secret draft', status: 'draft', ...times, categories: ['Secret category'], tags: ['secret-tag'], venue: { venue: 'Draft-linked hall' }, organizer: { organizer: 'Draft-linked host' } })).body;
-    privateEvent = (await s.post('/events', { title: 'Private party', status: 'private', ...times, venue: { venue: 'Private hall' }, organizer: { organizer: 'Private host' } })).body;
+    draft = (
+      await s.post('/events', {
+        title: 'Secret draft',
+        status: 'draft',
+        ...times,
+        categories: ['Secret category'],
+        tags: ['secret-tag'],
+        venue: { venue: 'Draft-linked hall' },
+        organizer: { organizer: 'Draft-linked host' },
+      })
+    ).body;
+    privateEvent = (
+      await s.post('/events', {
+        title: 'Private party',
+        status: 'private',
+        ...times,
+        venue: { venue: 'Private hall' },
+        organizer: { organizer: 'Private host' },
+      })
+    ).body;
     draftVenue = (await s.post('/venues', { venue: 'Unpublished hall', status: 'draft' })).body;
     await s.post('/events', { title: 'Public show', ...times, venue: { venue: 'Public hall' } });
   });
@@ -33,7 +51,14 @@ describe.each(databaseKinds)('what unreadable objects leak on %s', (dbKind) => {
 
   it('answers term, venue and organizer lists filtered by an unreadable event as for a missing one', async () => {
     for (const as of readers) {
-      for (const path of ['/categories?event=', '/categories?post=', '/tags?event=', '/tags?post=', '/venues?event=', '/organizers?event=']) {
+      for (const path of [
+        '/categories?event=',
+        '/categories?post=',
+        '/tags?event=',
+        '/tags?post=',
+        '/venues?event=',
+        '/organizers?event=',
+      ]) {
         for (const event of [draft, privateEvent]) {
           const leaked = await answer(`${path}${event.id}`, as);
           const missing = await answer(`${path}${MISSING}`, as);
@@ -43,7 +68,11 @@ describe.each(databaseKinds)('what unreadable objects leak on %s', (dbKind) => {
       }
     }
     // Those who may read the event still get its terms.
-    expect((await s.get(`/categories?event=${draft.id}&hide_empty=false`, { as: 'editor' })).body.categories.map((c: any) => c.name)).toEqual(['Secret category']);
+    expect(
+      (await s.get(`/categories?event=${draft.id}&hide_empty=false`, { as: 'editor' })).body.categories.map(
+        (c: any) => c.name,
+      ),
+    ).toEqual(['Secret category']);
   });
 
   it('answers event lists filtered by an unreadable venue or parent as for a missing one', async () => {
@@ -53,34 +82,66 @@ describe.each(databaseKinds)('what unreadable objects leak on %s', (dbKind) => {
       expect([leaked.status, leaked.body.code]).toEqual([missing.status, missing.body.code]);
       const parent = await s.get(`/events?post_parent=${privateEvent.id}`, { as });
       const noParent = await s.get(`/events?post_parent=${MISSING}`, { as });
-      expect([parent.status, parent.body.code, parent.body.message]).toEqual([noParent.status, noParent.body.code, noParent.body.message]);
+      expect([parent.status, parent.body.code, parent.body.message]).toEqual([
+        noParent.status,
+        noParent.body.code,
+        noParent.body.message,
+      ]);
     }
     expect((await s.get(`/events?venue=${draftVenue.id}`, { as: 'editor' })).status).toBe(200);
   });
 
   it('counts only readable events for has_events and only_with_upcoming', async () => {
-    for (const [collection, name] of [['venues', 'venue'], ['organizers', 'organizer']] as const) {
+    for (const [collection, name] of [
+      ['venues', 'venue'],
+      ['organizers', 'organizer'],
+    ] as const) {
       for (const as of readers) {
         for (const query of ['has_events=true', 'only_with_upcoming=true']) {
-          const names = (await s.get(`/${collection}?${query}&per_page=50`, { as })).body[collection].map((v: any) => v[name]);
+          const names = (await s.get(`/${collection}?${query}&per_page=50`, { as })).body[collection].map(
+            (v: any) => v[name],
+          );
           expect(names).not.toContain(`Private ${collection === 'venues' ? 'hall' : 'host'}`);
           expect(names).not.toContain(`Draft-linked ${collection === 'venues' ? 'hall' : 'host'}`);
         }
       }
       // To an editor, who may read the private event, its venue and organizer have events.
-      const names = (await s.get(`/${collection}?has_events=true&per_page=50`, { as: 'editor' })).body[collection].map((v: any) => v[name]);
+      const names = (await s.get(`/${collection}?has_events=true&per_page=50`, { as: 'editor' })).body[collection].map(
+        (v: any) => v[name],
+      );
       expect(names).toContain(`Private ${collection === 'venues' ? 'hall' : 'host'}`);
     }
-    const withoutEvents = (await s.get('/venues?has_events=false&per_page=50', { as: null })).body.venues.map((v: any) => v.venue);
+    const withoutEvents = (await s.get('/venues?has_events=false&per_page=50', { as: null })).body.venues.map(
+      (v: any) => v.venue,
+    );
     expect(withoutEvents).toContain('Draft-linked hall');
     expect(withoutEvents).not.toContain('Public hall');
   });
 
   it('places events only by venues the caller may read (geoloc, geoloc_lat/geoloc_lng)', async () => {
-    const hidden = (await s.post('/venues', { venue: 'Hidden hall', status: 'draft', geo_lat: 48.85, geo_lng: 2.35 }, { as: 'author' })).body;
-    const shown = (await s.post('/events', { title: 'Public show at a hidden hall', start_date: '2035-08-08 10:00', end_date: '2035-08-08 11:00', venue: hidden.id }, { as: 'author' })).body;
+    const hidden = (
+      await s.post(
+        '/venues',
+        { venue: 'Hidden hall', status: 'draft', geo_lat: 48.85, geo_lng: 2.35 },
+        { as: 'author' },
+      )
+    ).body;
+    const shown = (
+      await s.post(
+        '/events',
+        {
+          title: 'Public show at a hidden hall',
+          start_date: '2035-08-08 10:00',
+          end_date: '2035-08-08 11:00',
+          venue: hidden.id,
+        },
+        { as: 'author' },
+      )
+    ).body;
     const titles = async (query: string, as: Role | null) =>
-      (await s.get(`/events?start_date=2035-08-01&end_date=2035-08-31&${query}`, { as })).body.events.map((e: any) => e.title);
+      (await s.get(`/events?start_date=2035-08-01&end_date=2035-08-31&${query}`, { as })).body.events.map(
+        (e: any) => e.title,
+      );
     for (const as of readers) {
       expect(await titles('geoloc_lat=48.85&geoloc_lng=2.35', as)).toEqual([]);
       expect(await titles('geoloc=true', as)).toEqual([]);
@@ -115,14 +176,24 @@ describe.each(databaseKinds)('what unreadable objects leak on %s', (dbKind) => {
       expect(await storedRows(s.db)).toBe(before);
     }
     // Existing terms may be named by anyone who may write the event; authors may create categories.
-    const ok = await s.post('/events', { title: 'Naming existing', ...times, tags: ['secret-tag'], categories: ['Authored category'] }, { as: 'author' });
+    const ok = await s.post(
+      '/events',
+      { title: 'Naming existing', ...times, tags: ['secret-tag'], categories: ['Authored category'] },
+      { as: 'author' },
+    );
     expect(ok.status).toBe(201);
     expect(ok.body.categories.map((c: any) => c.name)).toEqual(['Authored category']);
   });
 
   it('answers 400 naming the field for IDs beyond PostgreSQL integers in an event body', async () => {
     const times = { start_date: '2035-07-07 10:00', end_date: '2035-07-07 11:00' };
-    for (const body of [{ categories: ['99999999999'] }, { tags: '99999999999' }, { categories: [2147483648] }, { venue: '99999999999' }, { organizer: [{ id: 99999999999 }] }]) {
+    for (const body of [
+      { categories: ['99999999999'] },
+      { tags: '99999999999' },
+      { categories: [2147483648] },
+      { venue: '99999999999' },
+      { organizer: [{ id: 99999999999 }] },
+    ]) {
       const r = await s.post('/events', { title: 'Too large', ...times, ...body });
       expect(r.status).toBe(400);
       expect(Object.keys(r.body.data.params)).toEqual(Object.keys(body));

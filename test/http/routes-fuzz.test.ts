@@ -14,11 +14,39 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 const hostileString = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
-  fc.tuple(fc.string({ maxLength: 5 }), fc.constantFrom('\u0000', '\ud800', '\u202e', '%', '_', '\\'), fc.string({ maxLength: 5 })).map((p) => p.join('')),
-  fc.constantFrom('', ' ', '\u0000', 'a\u0000b', "'; DROP TABLE terms; --", '<script>', '%00', '..', '../../etc/passwd', '9'.repeat(30), '-1', '1e308', 'NaN', 'true', '[]', '{}', '\ud800'),
+  fc
+    .tuple(
+      fc.string({ maxLength: 5 }),
+      fc.constantFrom('\u0000', '\ud800', '\u202e', '%', '_', '\\'),
+      fc.string({ maxLength: 5 }),
+    )
+    .map((p) => p.join('')),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    'a\u0000b',
+    "'; DROP TABLE terms; --",
+    '<script>',
+    '%00',
+    '..',
+    '../../etc/passwd',
+    '9'.repeat(30),
+    '-1',
+    '1e308',
+    'NaN',
+    'true',
+    '[]',
+    '{}',
+    '\ud800',
+  ),
 );
 const scalar = fc.oneof(hostileString, fc.integer(), fc.double(), fc.boolean(), fc.constant(null));
-const value = fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), scalar, { maxKeys: 3 }));
+const value = fc.oneof(
+  scalar,
+  fc.array(scalar, { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), scalar, { maxKeys: 3 }),
+);
 
 /** Usually a good value, sometimes a hostile one: most requests then get past validation. */
 const mostly = <T>(good: fc.Arbitrary<T>) => fc.oneof({ weight: 15, arbitrary: good }, { weight: 1, arbitrary: value });
@@ -49,8 +77,41 @@ const body = fc.oneof(
     arbitrary: fc.record(
       Object.fromEntries(
         [
-          ...['name', 'description', 'slug', 'parent', 'id', 'venue', 'organizer', 'address', 'state', 'country', 'show_map', 'website', 'email', 'image', 'date', 'date_utc', 'status', 'author', 'geo_lat'],
-          ...['title', 'start_date', 'end_date', 'timezone', 'all_day', 'cost', 'categories', 'tags', 'featured', 'sticky', 'hide_from_listings', 'excerpt'],
+          ...[
+            'name',
+            'description',
+            'slug',
+            'parent',
+            'id',
+            'venue',
+            'organizer',
+            'address',
+            'state',
+            'country',
+            'show_map',
+            'website',
+            'email',
+            'image',
+            'date',
+            'date_utc',
+            'status',
+            'author',
+            'geo_lat',
+          ],
+          ...[
+            'title',
+            'start_date',
+            'end_date',
+            'timezone',
+            'all_day',
+            'cost',
+            'categories',
+            'tags',
+            'featured',
+            'sticky',
+            'hide_from_listings',
+            'excerpt',
+          ],
         ].map((k) => [k, field]),
       ),
       { requiredKeys: [] },
@@ -60,8 +121,40 @@ const body = fc.oneof(
   { weight: 3, arbitrary: eventBody },
 );
 const queryKeys = [
-  ...['page', 'per_page', 'search', 'exclude', 'include', 'order', 'orderby', 'hide_empty', 'parent', 'post', 'event', 'slug', 'include[]', 'junk', 'has_events', 'only_with_upcoming', 'status', 'status[]', 'force'],
-  ...['start_date', 'end_date', 'categories', 'tags', 'venue', 'organizer', 'featured', 'geoloc', 'geoloc_lat', 'geoloc_lng', 'post_parent'],
+  ...[
+    'page',
+    'per_page',
+    'search',
+    'exclude',
+    'include',
+    'order',
+    'orderby',
+    'hide_empty',
+    'parent',
+    'post',
+    'event',
+    'slug',
+    'include[]',
+    'junk',
+    'has_events',
+    'only_with_upcoming',
+    'status',
+    'status[]',
+    'force',
+  ],
+  ...[
+    'start_date',
+    'end_date',
+    'categories',
+    'tags',
+    'venue',
+    'organizer',
+    'featured',
+    'geoloc',
+    'geoloc_lat',
+    'geoloc_lng',
+    'post_parent',
+  ],
 ];
 const query = fc
   .array(fc.tuple(fc.constantFrom(...queryKeys), fc.oneof(hostileString, fc.integer().map(String))), { maxLength: 4 })
@@ -101,9 +194,14 @@ describe('event, term, venue and organizer routes under generated requests', () 
         const withBody = r.method !== 'GET' && r.method !== 'DELETE';
         const form =
           r.asForm && r.body && typeof r.body === 'object' && !Array.isArray(r.body)
-            ? Object.fromEntries(Object.entries(r.body).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))
+            ? Object.fromEntries(
+                Object.entries(r.body).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+              )
             : undefined;
-        const response = await s.request(r.method, path, { as: r.as, ...(withBody ? (form ? { form } : { body: r.body }) : {}) });
+        const response = await s.request(r.method, path, {
+          as: r.as,
+          ...(withBody ? (form ? { form } : { body: r.body }) : {}),
+        });
         expect(response.status, `${r.method} ${path} ${JSON.stringify(r.body)}`).toBeLessThan(500);
       }),
       { seed: SEED, numRuns: RUNS },
@@ -122,11 +220,17 @@ describe('event writes under generated bodies', () => {
   });
   afterAll(() => s?.close());
 
-  const write = fc.record({ update: fc.boolean(), as: fc.constantFrom('administrator', 'editor', 'contributor'), body: eventBody });
+  const write = fc.record({
+    update: fc.boolean(),
+    as: fc.constantFrom('administrator', 'editor', 'contributor'),
+    body: eventBody,
+  });
 
   it(`creates and updates, or refuses with 4xx and writes nothing (seed ${SEED}, ${Math.ceil(RUNS / 4)} runs)`, async () => {
     const outcomes = new Map<number, number>();
-    const target = (await s.post('/events', { title: 'Target', start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00' })).body;
+    const target = (
+      await s.post('/events', { title: 'Target', start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00' })
+    ).body;
     await fc.assert(
       fc.asyncProperty(write, async ({ update, as, body: fields }) => {
         const before = await storedRows(s.db);

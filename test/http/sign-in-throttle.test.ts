@@ -12,7 +12,11 @@ const basic = (login: string, secret: string) => `Basic ${Buffer.from(`${login}:
 describe.each(databaseKinds)('the sign-in throttle on %s', (dbKind) => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startServer(dbKind, { AUTH_MAX_FAILURES: String(MAX_FAILURES), AUTH_WINDOW_SECONDS: '60', TRUST_PROXY: '1' });
+    s = await startServer(dbKind, {
+      AUTH_MAX_FAILURES: String(MAX_FAILURES),
+      AUTH_WINDOW_SECONDS: '60',
+      TRUST_PROXY: '1',
+    });
   });
   afterAll(() => s?.close());
 
@@ -47,7 +51,8 @@ describe.each(databaseKinds)('the sign-in throttle on %s', (dbKind) => {
     // one "the proxy" added); the entries before it are the client's own words.
     const proxySaw = client();
     const statuses: number[] = [];
-    for (let i = 0; i < 30; i++) statuses.push((await read(basic('editor', `guess ${i}`), `10.0.0.${i}, ${proxySaw}`)).status);
+    for (let i = 0; i < 30; i++)
+      statuses.push((await read(basic('editor', `guess ${i}`), `10.0.0.${i}, ${proxySaw}`)).status);
     expect(statuses.filter((status) => status === 401)).toHaveLength(MAX_FAILURES);
     expect(statuses.slice(MAX_FAILURES).every((status) => status === 429)).toBe(true);
   });
@@ -71,7 +76,9 @@ describe('forwarded headers', () => {
   afterAll(() => s?.close());
 
   it('are ignored from a peer that is not a trusted proxy', async () => {
-    const r = await fetch(`${s.base}/doc`, { headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } });
+    const r = await fetch(`${s.base}/doc`, {
+      headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+    });
     expect(((await r.json()) as { servers: Array<{ url: string }> }).servers[0].url).toBe(s.base);
   });
 });
@@ -91,8 +98,11 @@ describe('TRUST_PROXY', () => {
     ['10.0.0.1, 10.1.0.0/16,::1,fd00::/8', ['10.0.0.1', '10.1.0.0/16', '::1', 'fd00::/8']],
   ])('reads %j as %j', (value, expected) => expect(trust(value)).toEqual(expected));
 
-  it.each(['everything', '10.0.0.0/33', '10.0.0', '*', '1000', '10.0.0.1/8/2'])('refuses %j, naming the variable', (value) => {
-    expect(() => trust(value)).toThrow(ConfigError);
-    expect(() => trust(value)).toThrow(/TRUST_PROXY/);
-  });
+  it.each(['everything', '10.0.0.0/33', '10.0.0', '*', '1000', '10.0.0.1/8/2'])(
+    'refuses %j, naming the variable',
+    (value) => {
+      expect(() => trust(value)).toThrow(ConfigError);
+      expect(() => trust(value)).toThrow(/TRUST_PROXY/);
+    },
+  );
 });

@@ -15,7 +15,11 @@ describe('slow clients', () => {
   let close: () => Promise<void>;
   beforeAll(async () => {
     const database = await openTestDatabase('pglite');
-    const config = loadConfig({ HTTP_HEADERS_TIMEOUT_SECONDS: '1', HTTP_REQUEST_TIMEOUT_SECONDS: '2', HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '1' });
+    const config = loadConfig({
+      HTTP_HEADERS_TIMEOUT_SECONDS: '1',
+      HTTP_REQUEST_TIMEOUT_SECONDS: '2',
+      HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '1',
+    });
     server = createHttpServer(createApp({ config, db: database.db as Database }), config.http);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as net.AddressInfo).port;
@@ -55,8 +59,38 @@ describe('slow clients', () => {
   });
 
   it('closes a connection whose body never comes', async () => {
-    const head = 'POST /wp-json/calendar/events/v1/venues HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{';
-    const { closedAfterMs } = await trickle([head, ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '], 400);
+    const head =
+      'POST /wp-json/calendar/events/v1/venues HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{';
+    const { closedAfterMs } = await trickle(
+      [
+        head,
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+        ' ',
+      ],
+      400,
+    );
     expect(closedAfterMs).toBeLessThan(5_000);
   });
 

@@ -19,7 +19,10 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
   describe.each(kinds)('$collection', (k) => {
     let n = 0;
     const unique = (label: string) => `${label} ${k.type} ${++n}`;
-    const create = async (body: Record<string, unknown> = {}, as: 'administrator' | 'author' | 'contributor' = 'administrator') => {
+    const create = async (
+      body: Record<string, unknown> = {},
+      as: 'administrator' | 'author' | 'contributor' = 'administrator',
+    ) => {
       const r = await s.post(`/${k.collection}`, { [k.name]: unique('Item'), ...body }, { as });
       expect(r.status, JSON.stringify(r.body)).toBe(201);
       return r.body;
@@ -28,11 +31,26 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
       (s.db.prisma[k.link] as any).create({ data: { eventId, [k.column]: id } });
 
     it('creates with 201, a Location, the reference fields in order, and a derived slug', async () => {
-      const r = await s.post(`/${k.collection}`, { [k.name]: `Café ${k.type} Élan`, description: 'Plain words.', website: 'https://example.com/x' });
+      const r = await s.post(`/${k.collection}`, {
+        [k.name]: `Café ${k.type} Élan`,
+        description: 'Plain words.',
+        website: 'https://example.com/x',
+      });
       expect(r.status).toBe(201);
       expect(r.headers.get('location')).toBe(`${s.base}/${k.collection}/${r.body.id}`);
       const keys = Object.keys(r.body);
-      expect(keys.slice(0, 10)).toEqual(['id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'rest_url', k.name]);
+      expect(keys.slice(0, 10)).toEqual([
+        'id',
+        'author',
+        'status',
+        'date',
+        'date_utc',
+        'modified',
+        'modified_utc',
+        'url',
+        'rest_url',
+        k.name,
+      ]);
       expect(keys.slice(-2)).toEqual(['global_id', 'global_id_lineage']);
       expect(r.body).toMatchObject({
         author: String(s.users.administrator.id),
@@ -71,14 +89,21 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
       // LIKE wildcards are letters like any other: "D_p%" is no duplicate of "Dup…".
       const wild = await create({ [k.name]: 'D_p%', phone: '+1 555' });
       expect(wild.id).not.toBe(a.id);
-      expect((await s.get(`/${k.collection}?search=${encodeURIComponent('_p%')}`)).body[k.collection].map((i: any) => i.id)).toEqual([wild.id]);
+      expect(
+        (await s.get(`/${k.collection}?search=${encodeURIComponent('_p%')}`)).body[k.collection].map((i: any) => i.id),
+      ).toEqual([wild.id]);
     });
 
     it('reads by ID and by slug, with json_ld, also anonymously when published', async () => {
       const a = await create({ description: '<b>Bold</b> words', phone: '+33 1 23' });
       const byId = await s.get(`/${k.collection}/${a.id}`, { as: null });
       expect(byId.status).toBe(200);
-      expect(byId.body.json_ld).toMatchObject({ '@type': k.type === 'venue' ? 'Place' : 'Person', name: a[k.name], description: 'Bold words', telephone: '+33 1 23' });
+      expect(byId.body.json_ld).toMatchObject({
+        '@type': k.type === 'venue' ? 'Place' : 'Person',
+        name: a[k.name],
+        description: 'Bold words',
+        telephone: '+33 1 23',
+      });
       const bySlug = await s.get(`/${k.collection}/by-slug/${encodeURIComponent(a.slug)}`, { as: null });
       expect(bySlug.body).toEqual(byId.body);
     });
@@ -86,7 +111,11 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
     it('answers 404 rest-<type>-not-found for an unknown ID or slug, and 404 rest_no_route for a non-numeric ID', async () => {
       for (const path of [`/${k.collection}/999999`, `/${k.collection}/by-slug/no-such-thing`]) {
         for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
-          const r = await s.request(method, path, method === 'GET' || method === 'DELETE' ? {} : { body: { description: 'x' } });
+          const r = await s.request(
+            method,
+            path,
+            method === 'GET' || method === 'DELETE' ? {} : { body: { description: 'x' } },
+          );
           expect(r.status, `${method} ${path}`).toBe(404);
           expect(r.body.code).toBe(`rest-${k.type}-not-found`);
         }
@@ -103,10 +132,22 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
       ] as const) {
         const r = await s.request(method, path, { body: { phone: `${method}-phone` } });
         expect(r.status, method).toBe(200);
-        expect(r.body).toMatchObject({ description: 'Keep me', phone: `${method}-phone`, website: 'https://keep.example', status: 'publish', slug: a.slug });
+        expect(r.body).toMatchObject({
+          description: 'Keep me',
+          phone: `${method}-phone`,
+          website: 'https://keep.example',
+          status: 'publish',
+          slug: a.slug,
+        });
       }
-      const renamed = await s.request('PATCH', `/${k.collection}/by-slug/${a.slug}`, { body: { slug: `${a.slug}-moved`, [k.name]: 'New Name' } });
-      expect(renamed.body).toMatchObject({ slug: `${a.slug}-moved`, [k.name]: 'New Name', url: `${s.origin}/${k.type}/${a.slug}-moved/` });
+      const renamed = await s.request('PATCH', `/${k.collection}/by-slug/${a.slug}`, {
+        body: { slug: `${a.slug}-moved`, [k.name]: 'New Name' },
+      });
+      expect(renamed.body).toMatchObject({
+        slug: `${a.slug}-moved`,
+        [k.name]: 'New Name',
+        url: `${s.origin}/${k.type}/${a.slug}-moved/`,
+      });
       expect((await s.get(`/${k.collection}/by-slug/${a.slug}-moved`)).body.id).toBe(a.id);
       const cleared = await s.request('PATCH', `/${k.collection}/${a.id}`, { body: { website: '', description: '' } });
       expect(cleared.body).not.toHaveProperty('website');
@@ -132,7 +173,11 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
 
     it('accepts dates in the documented forms and an image URL', async () => {
       const a = await create({ date_utc: '2025-03-04 05:06:07', image: 'https://img.example/poster.JPG' });
-      expect(a).toMatchObject({ date_utc: '2025-03-04 05:06:07', date: '2025-03-04 05:06:07', image: { url: 'https://img.example/poster.JPG', extension: 'jpg' } });
+      expect(a).toMatchObject({
+        date_utc: '2025-03-04 05:06:07',
+        date: '2025-03-04 05:06:07',
+        image: { url: 'https://img.example/poster.JPG', extension: 'jpg' },
+      });
       const b = await create({ date: '2025-03-04T05:06:07+02:00' });
       expect(b.date_utc).toBe('2025-03-04 03:06:07');
       const removed = await s.post(`/${k.collection}/${a.id}`, { image: '' });
@@ -156,7 +201,8 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
     it('lists newest first with the envelope, headers and links, and keeps filters in the links', async () => {
       const search = `Pager${k.type}`;
       const made = [];
-      for (let i = 0; i < 5; i++) made.push(await create({ [k.name]: `${search} ${i}`, date_utc: `2024-01-0${i + 1} 00:00:00` }));
+      for (let i = 0; i < 5; i++)
+        made.push(await create({ [k.name]: `${search} ${i}`, date_utc: `2024-01-0${i + 1} 00:00:00` }));
       const page1 = await s.get(`/${k.collection}?search=${search}&per_page=2`);
       expect(page1.status).toBe(200);
       expect(Object.keys(page1.body)).toEqual([k.collection, 'rest_url', 'next_rest_url', 'total', 'total_pages']);
@@ -165,7 +211,9 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
       expect(page1.headers.get('x-tec-total')).toBe('5');
       expect(page1.headers.get('x-wp-totalpages')).toBe('3');
       expect(page1.body.next_rest_url).toBe(`${s.base}/${k.collection}/?page=2&per_page=2&search=${search}`);
-      const page3 = await s.get(new URL(page1.body.next_rest_url).search.replace('page=2', 'page=3').replace(/^/, `/${k.collection}`));
+      const page3 = await s.get(
+        new URL(page1.body.next_rest_url).search.replace('page=2', 'page=3').replace(/^/, `/${k.collection}`),
+      );
       expect(page3.body[k.collection].map((v: any) => v.id)).toEqual([made[0].id]);
       expect(page3.body).not.toHaveProperty('next_rest_url');
       expect(page3.body.previous_rest_url).toBe(`${s.base}/${k.collection}/?page=2&per_page=2&search=${search}`);
@@ -186,7 +234,10 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
       await create();
       const r = await s.get(`/${k.collection}?search=${marker}`);
       expect(r.body[k.collection].map((v: any) => v.id).sort()).toEqual([byDescription.id, byPhone.id].sort());
-      expect((await s.get(`/${k.collection}?search=nothing-like-this-${marker}`)).body).toMatchObject({ total: 0, total_pages: 0 });
+      expect((await s.get(`/${k.collection}?search=nothing-like-this-${marker}`)).body).toMatchObject({
+        total: 0,
+        total_pages: 0,
+      });
     });
 
     it('filters by event, has_events and only_with_upcoming', async () => {
@@ -202,7 +253,9 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
       await link(future.id, withFuture.id);
       await link(draft.id, withDraft.id);
       const ids = async (query: string) =>
-        (await s.get(`/${k.collection}?search=${encodeURIComponent(marker)}&${query}`, { as: null })).body[k.collection].map((v: any) => v.id).sort();
+        (await s.get(`/${k.collection}?search=${encodeURIComponent(marker)}&${query}`, { as: null })).body[k.collection]
+          .map((v: any) => v.id)
+          .sort();
       expect(await ids(`event=${future.id}`)).toEqual([withFuture.id]);
       expect(await ids('has_events=true')).toEqual([withPast.id, withFuture.id].sort());
       expect(await ids('has_events=yes')).toEqual([withPast.id, withFuture.id].sort());
@@ -255,7 +308,9 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
         null,
       ];
       for (const body of hostile) {
-        const r = await s.request('POST', `/${k.collection}/${a.id}`, { raw: { contentType: 'application/json', data: JSON.stringify(body) } });
+        const r = await s.request('POST', `/${k.collection}/${a.id}`, {
+          raw: { contentType: 'application/json', data: JSON.stringify(body) },
+        });
         expect(r.status, JSON.stringify(body).slice(0, 80)).toBeGreaterThanOrEqual(400);
         expect(r.status).toBeLessThan(500);
       }
@@ -270,17 +325,35 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
     it('reads show_map and show_map_link as truthy words, default true, and keeps them on update', async () => {
       const d = await s.post('/venues', { venue: 'Map Default' });
       expect(d.body).toMatchObject({ show_map: true, show_map_link: true });
-      for (const [word, expected] of [['yes', true], ['Enabled', true], ['Y', true], ['on', true], ['1', true], ['no', false], ['off', false], ['anything', false], [false, false], [true, true]] as const) {
+      for (const [word, expected] of [
+        ['yes', true],
+        ['Enabled', true],
+        ['Y', true],
+        ['on', true],
+        ['1', true],
+        ['no', false],
+        ['off', false],
+        ['anything', false],
+        [false, false],
+        [true, true],
+      ] as const) {
         const r = await s.post(`/venues/${d.body.id}`, { show_map: word });
         expect(r.body.show_map, String(word)).toBe(expected);
         expect(r.body.show_map_link).toBe(true);
       }
-      const form = await s.request('POST', '/venues', { form: { venue: 'Form Venue', show_map: 'false', show_map_link: 'TRUE' } });
+      const form = await s.request('POST', '/venues', {
+        form: { venue: 'Form Venue', show_map: 'false', show_map_link: 'TRUE' },
+      });
       expect(form.body).toMatchObject({ show_map: false, show_map_link: true });
     });
 
     it('fills stateprovince from state in the US and from province elsewhere, unless it was set', async () => {
-      const us = await s.post('/venues', { venue: 'US Hall', state: 'NY', province: 'ignored', country: 'United States' });
+      const us = await s.post('/venues', {
+        venue: 'US Hall',
+        state: 'NY',
+        province: 'ignored',
+        country: 'United States',
+      });
       expect(us.body.stateprovince).toBe('NY');
       const ca = await s.post('/venues', { venue: 'Salle', state: 'ignored', province: 'Québec', country: 'Canada' });
       expect(ca.body.stateprovince).toBe('Québec');
@@ -292,12 +365,26 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
     });
 
     it('stores coordinates and shows them with json_ld geo', async () => {
-      const v = await s.post('/venues', { venue: 'Geo Place', geo_lat: 45.52, geo_lng: -73.58, address: '1 Rue', city: 'Montréal', country: 'Canada', province: 'QC' });
+      const v = await s.post('/venues', {
+        venue: 'Geo Place',
+        geo_lat: 45.52,
+        geo_lng: -73.58,
+        address: '1 Rue',
+        city: 'Montréal',
+        country: 'Canada',
+        province: 'QC',
+      });
       expect(v.body).toMatchObject({ geo_lat: 45.52, geo_lng: -73.58 });
       const got = await s.get(`/venues/${v.body.id}`);
       expect(got.body.json_ld).toMatchObject({
         '@type': 'Place',
-        address: { '@type': 'PostalAddress', streetAddress: '1 Rue', addressLocality: 'Montréal', addressRegion: 'QC', addressCountry: 'Canada' },
+        address: {
+          '@type': 'PostalAddress',
+          streetAddress: '1 Rue',
+          addressLocality: 'Montréal',
+          addressRegion: 'QC',
+          addressCountry: 'Canada',
+        },
         geo: { '@type': 'GeoCoordinates', latitude: 45.52, longitude: -73.58 },
       });
       expect((await s.post('/venues', { venue: 'Off the globe', geo_lat: 91 })).status).toBe(400);
@@ -309,7 +396,10 @@ describe.each(databaseKinds)('venues and organizers on %s', (dbKind) => {
       expect((await s.post('/organizers', { organizer: 'Bad Mail', email: 'not-an-address' })).status).toBe(400);
       const o = await s.post('/organizers', { organizer: 'Good Mail', email: 'ana@example.org' });
       expect(o.body.email).toBe('ana@example.org');
-      expect((await s.get(`/organizers/${o.body.id}`)).body.json_ld).toMatchObject({ '@type': 'Person', email: 'ana@example.org' });
+      expect((await s.get(`/organizers/${o.body.id}`)).body.json_ld).toMatchObject({
+        '@type': 'Person',
+        email: 'ana@example.org',
+      });
     });
   });
 });

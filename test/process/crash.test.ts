@@ -17,7 +17,11 @@ describe.runIf(postgresUrl)('a crash during writes on PostgreSQL', () => {
   const auth = `Basic ${Buffer.from('crash-admin:crash-admin-password').toString('base64')}`;
 
   async function start() {
-    child = await startProcess(port, { DATABASE_URL: database.url, ADMIN_USER: 'crash-admin', ADMIN_PASSWORD: 'crash-admin-password' });
+    child = await startProcess(port, {
+      DATABASE_URL: database.url,
+      ADMIN_USER: 'crash-admin',
+      ADMIN_PASSWORD: 'crash-admin-password',
+    });
   }
 
   beforeAll(async () => {
@@ -37,7 +41,13 @@ describe.runIf(postgresUrl)('a crash during writes on PostgreSQL', () => {
       const r = await fetch(`${base()}/events`, {
         method: 'POST',
         headers: { authorization: auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ title: `Crash ${n}`, start_date: '2035-01-01 10:00', end_date: '2035-01-01 11:00', tags: [`crash-tag-${n}`], venue: { venue: `Crash hall ${n}` } }),
+        body: JSON.stringify({
+          title: `Crash ${n}`,
+          start_date: '2035-01-01 10:00',
+          end_date: '2035-01-01 11:00',
+          tags: [`crash-tag-${n}`],
+          venue: { venue: `Crash hall ${n}` },
+        }),
       });
       if (r.status === 201) acknowledged.push({ id: ((await r.json()) as { id: number }).id, n });
     };
@@ -71,7 +81,9 @@ describe.runIf(postgresUrl)('a crash during writes on PostgreSQL', () => {
         expect(event.venue.venue).toBe(`Crash hall ${n}`);
       }
       // Whatever committed is whole; whatever did not left nothing.
-      const { rows: events } = await sql.query<{ id: number; title: string }>("SELECT id, title FROM events WHERE title LIKE 'Crash %'");
+      const { rows: events } = await sql.query<{ id: number; title: string }>(
+        "SELECT id, title FROM events WHERE title LIKE 'Crash %'",
+      );
       const numbers = new Set(events.map((e) => e.title.slice('Crash '.length)));
       const { rows: bare } = await sql.query(
         "SELECT e.id FROM events e WHERE e.title LIKE 'Crash %' AND (NOT EXISTS (SELECT 1 FROM event_terms t WHERE t.event_id = e.id) OR NOT EXISTS (SELECT 1 FROM event_venues v WHERE v.event_id = e.id))",
@@ -79,7 +91,9 @@ describe.runIf(postgresUrl)('a crash during writes on PostgreSQL', () => {
       expect(bare).toEqual([]);
       const { rows: tags } = await sql.query<{ name: string }>("SELECT name FROM terms WHERE name LIKE 'crash-tag-%'");
       expect(tags.map((t) => t.name.slice('crash-tag-'.length)).sort()).toEqual([...numbers].sort());
-      const { rows: venues } = await sql.query<{ name: string }>("SELECT name FROM venues WHERE name LIKE 'Crash hall %'");
+      const { rows: venues } = await sql.query<{ name: string }>(
+        "SELECT name FROM venues WHERE name LIKE 'Crash hall %'",
+      );
       expect(venues.map((v) => v.name.slice('Crash hall '.length)).sort()).toEqual([...numbers].sort());
     } finally {
       await sql.end();

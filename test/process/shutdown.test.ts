@@ -15,7 +15,12 @@ describe('shutdown on SIGTERM', () => {
     const base = `http://127.0.0.1:${port}`;
     try {
       // Forty list requests in flight when the signal arrives.
-      const inFlight = Array.from({ length: 40 }, () => fetch(`${base}/wp-json/calendar/events/v1/events?per_page=50`).then((r) => r.status, (err: Error) => err.message));
+      const inFlight = Array.from({ length: 40 }, () =>
+        fetch(`${base}/wp-json/calendar/events/v1/events?per_page=50`).then(
+          (r) => r.status,
+          (err: Error) => err.message,
+        ),
+      );
       await new Promise((resolve) => setTimeout(resolve, 5));
       child.kill('SIGTERM');
       // Draining: readiness fails while the service still answers.

@@ -17,7 +17,9 @@ interface Finished {
 /** Runs a script of the project with `env` until it exits (or 60 s pass). */
 function run(args: string[], env: Record<string, string>): Promise<Finished> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'info', ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'info', ...env },
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -53,7 +55,9 @@ describe('one owner per embedded database, one process per port', () => {
 
     service.kill('SIGKILL');
     await new Promise((resolve) => service!.once('exit', resolve));
-    const created = await run(['scripts/users.ts', 'create', 'bob', '--password', 'bob-password'], { DATA_DIR: dataDir });
+    const created = await run(['scripts/users.ts', 'create', 'bob', '--password', 'bob-password'], {
+      DATA_DIR: dataDir,
+    });
     expect(created.output).toContain('Created');
     expect(created.code).toBe(0);
     // Bob is there for the service started next.

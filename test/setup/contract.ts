@@ -27,11 +27,17 @@ export interface CheckedResponse {
 
 /** Throws with a readable message when the response does not conform to the document. */
 export function assertConforms(r: CheckedResponse): void {
-  const operation = api.router.matchOperation({ method: r.method === 'HEAD' ? 'GET' : r.method, path: r.path, headers: {} });
+  const operation = api.router.matchOperation({
+    method: r.method === 'HEAD' ? 'GET' : r.method,
+    path: r.path,
+    headers: {},
+  });
   const where = `${r.method} ${r.path} -> ${r.status}`;
   if (!operation) {
     if (r.status < 400 || !validateError(r.body)) {
-      throw new Error(`${where}: a URL that matches no operation must answer with an error (${format(validateError.errors)})`);
+      throw new Error(
+        `${where}: a URL that matches no operation must answer with an error (${format(validateError.errors)})`,
+      );
     }
     return;
   }
@@ -48,7 +54,9 @@ export function assertConforms(r: CheckedResponse): void {
   }
   // openapi-backend's header validation treats every documented header as required; the document
   // means them as optional unless it says `required`, so each is checked here on its own.
-  for (const [name, header] of Object.entries(responses[String(r.status)].headers ?? {}) as Array<[string, OpenAPIV3_1.HeaderObject]>) {
+  for (const [name, header] of Object.entries(responses[String(r.status)].headers ?? {}) as Array<
+    [string, OpenAPIV3_1.HeaderObject]
+  >) {
     const value = r.headers.get(name);
     if (value === null) {
       if (header.required) throw new Error(`${where}: required header ${name} is missing`);
@@ -56,7 +64,8 @@ export function assertConforms(r: CheckedResponse): void {
     }
     const schema = header.schema as { type?: string };
     const data = schema.type === 'integer' || schema.type === 'number' ? Number(value) : value;
-    if (!headerValidator(schema)(data)) throw new Error(`${where}: header ${name}: ${value} does not match the document`);
+    if (!headerValidator(schema)(data))
+      throw new Error(`${where}: header ${name}: ${value} does not match the document`);
   }
 }
 

@@ -17,7 +17,13 @@ export async function startProcess(port: number, env: Record<string, string>): P
     stdio: 'ignore',
   });
   for (let i = 0; i < 150; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) return child;
+    if (
+      await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return child;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   child.kill('SIGKILL');

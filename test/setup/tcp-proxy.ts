@@ -38,10 +38,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     }
     const pair: { client: net.Socket; upstream?: net.Socket } = { client };
     pairs.add(pair);
-    client.on('error', () => pair.upstream?.destroy()).on('close', () => {
-      pair.upstream?.destroy();
-      pairs.delete(pair);
-    });
+    client
+      .on('error', () => pair.upstream?.destroy())
+      .on('close', () => {
+        pair.upstream?.destroy();
+        pairs.delete(pair);
+      });
     if (state === 'paused') {
       client.pause();
       held.push(() => connect(pair));

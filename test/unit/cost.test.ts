@@ -21,11 +21,17 @@ describe('parseCost', () => {
   ] as const)('%j', (input, cost, symbol, position, values) => {
     const parsed = parseCost(input as never);
     expect(parsed.cost).toBe(cost);
-    expect(parsed.cost_details).toEqual({ currency_symbol: symbol, currency_code: '', currency_position: position, values });
+    expect(parsed.cost_details).toEqual({
+      currency_symbol: symbol,
+      currency_code: '',
+      currency_position: position,
+      values,
+    });
   });
 
   it('keeps labels beside amounts and never throws on odd text', () => {
     expect(parseCost(['Donation', '10$']).cost_details.values).toEqual(['10', 'donation']);
-    for (const odd of ['$$$', '-', '–––', '\u0000', '9'.repeat(400), '.5', '1e9']) expect(() => parseCost(odd)).not.toThrow();
+    for (const odd of ['$$$', '-', '–––', '\u0000', '9'.repeat(400), '.5', '1e9'])
+      expect(() => parseCost(odd)).not.toThrow();
   });
 });

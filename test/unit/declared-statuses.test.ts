@@ -42,8 +42,11 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
 describe('declared statuses', () => {
   it('covers every operation', () => expect(operations.length).toBeGreaterThan(40));
 
-  it.each(operations.map((o) => [o.op.operationId, o] as const))('%s declares every status it can answer', (_id, { method, path, op }) => {
-    const missing = expected(method, path, op).filter((status) => !(status in op.responses));
-    expect(missing).toEqual([]);
-  });
+  it.each(operations.map((o) => [o.op.operationId, o] as const))(
+    '%s declares every status it can answer',
+    (_id, { method, path, op }) => {
+      const missing = expected(method, path, op).filter((status) => !(status in op.responses));
+      expect(missing).toEqual([]);
+    },
+  );
 });

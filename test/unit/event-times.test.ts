@@ -2,7 +2,14 @@ import { DateTime } from 'luxon';
 import fc from 'fast-check';
 import { formatDateTime, zoneOffset } from '../../src/lib/dates.js';
 import { describe, expect, it } from 'vitest';
-import { dateDetails, eventTimes, eventZone, fromWallClock, zoneAbbreviation, type EventTimes } from '../../src/lib/event-times.js';
+import {
+  dateDetails,
+  eventTimes,
+  eventZone,
+  fromWallClock,
+  zoneAbbreviation,
+  type EventTimes,
+} from '../../src/lib/event-times.js';
 
 const ny = eventZone('America/New_York')!;
 const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
@@ -14,7 +21,8 @@ describe('eventZone', () => {
     expect(eventZone('utc-3:30')?.name).toBe('UTC-3:30');
     expect(eventZone('UTC+0')?.name).toBe('UTC');
     expect(eventZone('UTC')?.zone.isUniversal).toBe(true);
-    for (const bad of ['Mars/Olympus', 'UTC+15', 'UTC+5:75', '', '+05:00', 'America/New_York\u0000', '../etc']) expect(eventZone(bad), bad).toBeUndefined();
+    for (const bad of ['Mars/Olympus', 'UTC+15', 'UTC+5:75', '', '+05:00', 'America/New_York\u0000', '../etc'])
+      expect(eventZone(bad), bad).toBeUndefined();
   });
 });
 
@@ -52,7 +60,10 @@ describe('eventTimes', () => {
   });
 
   it('refuses an end before the start and unreadable dates, naming the field', () => {
-    expect(eventTimes('2027-01-02', '2027-01-01', ny, false)).toEqual({ field: 'end_date', message: expect.any(String) });
+    expect(eventTimes('2027-01-02', '2027-01-01', ny, false)).toEqual({
+      field: 'end_date',
+      message: expect.any(String),
+    });
     expect(eventTimes('soon', '2027-01-01', ny, false)).toMatchObject({ field: 'start_date' });
     expect(eventTimes('2027-01-01', '2027-13-01', ny, false)).toMatchObject({ field: 'end_date' });
   });
@@ -66,19 +77,37 @@ describe('eventTimes', () => {
 
 describe('dateDetails', () => {
   it('gives zero-padded strings', () => {
-    expect(dateDetails(new Date('2027-01-05T07:08:09Z'))).toEqual({ year: '2027', month: '01', day: '05', hour: '07', minutes: '08', seconds: '09' });
+    expect(dateDetails(new Date('2027-01-05T07:08:09Z'))).toEqual({
+      year: '2027',
+      month: '01',
+      day: '05',
+      hour: '07',
+      minutes: '08',
+      seconds: '09',
+    });
   });
 });
 
 describe('formatDateTime', () => {
   it('writes the wall clock of any instant in any zone as luxon does, daylight-saving changes included', () => {
-    const zones = ['UTC', 'Europe/Paris', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/St_Johns'];
+    const zones = [
+      'UTC',
+      'Europe/Paris',
+      'America/New_York',
+      'Australia/Lord_Howe',
+      'Asia/Kathmandu',
+      'America/St_Johns',
+    ];
     fc.assert(
-      fc.property(fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2200, 0, 1) }), fc.constantFrom(...zones), (ms, zone) => {
-        const expected = DateTime.fromMillis(ms, { zone }).toFormat('yyyy-MM-dd HH:mm:ss');
-        expect(formatDateTime(new Date(ms), zone)).toBe(expected);
-        expect(formatDateTime(new Date(ms), eventZone(zone)!.zone)).toBe(expected);
-      }),
+      fc.property(
+        fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2200, 0, 1) }),
+        fc.constantFrom(...zones),
+        (ms, zone) => {
+          const expected = DateTime.fromMillis(ms, { zone }).toFormat('yyyy-MM-dd HH:mm:ss');
+          expect(formatDateTime(new Date(ms), zone)).toBe(expected);
+          expect(formatDateTime(new Date(ms), eventZone(zone)!.zone)).toBe(expected);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -94,7 +123,8 @@ describe('formatDateTime', () => {
         // Ask late instants first, so that the day's entry is made from one of them.
         for (let minute = 1439; minute >= 0; minute--) {
           const ms = day + minute * 60_000;
-          for (const at of [ms, ms - 1, ms + 1]) expect(zoneOffset(zone, at), `${name} ${new Date(at).toISOString()}`).toBe(zone.offset(at));
+          for (const at of [ms, ms - 1, ms + 1])
+            expect(zoneOffset(zone, at), `${name} ${new Date(at).toISOString()}`).toBe(zone.offset(at));
         }
       }
     }

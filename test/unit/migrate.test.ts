@@ -11,7 +11,11 @@ const liteConnection = (lite: PGlite): SqlConnection => ({
   exec: async (script) => void (await lite.exec(script)),
 });
 
-const migration = (name: string, script: string): Migration => ({ name, script, checksum: `sum-${script.length}-${name}` });
+const migration = (name: string, script: string): Migration => ({
+  name,
+  script,
+  checksum: `sum-${script.length}-${name}`,
+});
 
 describe('the migration runner on PGlite', () => {
   it('applies the project migrations once and records them as Prisma does', async () => {
@@ -34,7 +38,9 @@ describe('the migration runner on PGlite', () => {
     const good = migration('001_good', 'CREATE TABLE a (id int);');
     const bad = migration('002_bad', 'CREATE TABLE b (id int); SELECT no_such_function();');
     await expect(migrate(sql, [good, bad])).rejects.toBeInstanceOf(MigrationError);
-    const tables = await sql.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE tablename IN ('a', 'b')");
+    const tables = await sql.query<{ name: string }>(
+      "SELECT tablename AS name FROM pg_tables WHERE tablename IN ('a', 'b')",
+    );
     expect(tables.map((t) => t.name)).toEqual(['a']);
     expect((await sql.query('SELECT * FROM _prisma_migrations')).length).toBe(1);
     await lite.close();
@@ -44,7 +50,9 @@ describe('the migration runner on PGlite', () => {
     const lite = new PGlite();
     const sql = liteConnection(lite);
     await migrate(sql, [migration('001', 'CREATE TABLE a (id int);')]);
-    await expect(migrate(sql, [migration('001', 'CREATE TABLE a (id bigint);')])).rejects.toThrow(/changed after it was applied/);
+    await expect(migrate(sql, [migration('001', 'CREATE TABLE a (id bigint);')])).rejects.toThrow(
+      /changed after it was applied/,
+    );
     await lite.close();
   });
 });
@@ -65,7 +73,10 @@ describe.skipIf(!postgresUrl)('the migration runner on PostgreSQL', () => {
     );
     const results = await Promise.all(
       clients.map((client) =>
-        migrate({ query: async (sql, params) => (await client.query(sql, params as unknown[])).rows, exec: async (s) => void (await client.query(s)) }),
+        migrate({
+          query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
+          exec: async (s) => void (await client.query(s)),
+        }),
       ),
     );
     const names = readMigrations().map((m) => m.name);
@@ -85,7 +96,12 @@ describe.skipIf(!postgresUrl)('the migration runner on PostgreSQL', () => {
       await holder.query('SELECT pg_advisory_lock(72707369)');
       const release = setTimeout(() => void holder.query('SELECT pg_advisory_unlock(72707369)'), 1500);
       const started = Date.now();
-      const db = await openDatabase({ databaseUrl: created.url, dataDir: '', statementTimeoutMs: 300, connectTimeoutMs: 1000 });
+      const db = await openDatabase({
+        databaseUrl: created.url,
+        dataDir: '',
+        statementTimeoutMs: 300,
+        connectTimeoutMs: 1000,
+      });
       clearTimeout(release);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
       await db.close();

@@ -16,7 +16,16 @@ describe('pagination', () => {
   });
 
   it('links the neighbouring pages, keeping the filters and dropping page=1', () => {
-    const links = listLinks('http://h/c/', [['search', 'a b'], ['include', [1, 2]], ['none', undefined]], pageOf(2, 10), 35);
+    const links = listLinks(
+      'http://h/c/',
+      [
+        ['search', 'a b'],
+        ['include', [1, 2]],
+        ['none', undefined],
+      ],
+      pageOf(2, 10),
+      35,
+    );
     expect(links).toEqual({
       rest_url: 'http://h/c/?page=2&per_page=10&search=a+b&include=1%2C2',
       next_rest_url: 'http://h/c/?page=3&per_page=10&search=a+b&include=1%2C2',

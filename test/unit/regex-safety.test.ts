@@ -29,16 +29,25 @@ function patternsIn(file: string): Found[] {
   const text = fs.readFileSync(file, 'utf8');
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: Found[] = [];
-  const where = (node: ts.Node) => `${path.relative(process.cwd(), file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+  const where = (node: ts.Node) =>
+    `${path.relative(process.cwd(), file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
   const visit = (node: ts.Node) => {
     if (ts.isRegularExpressionLiteral(node)) {
       const literal = node.text;
       const end = literal.lastIndexOf('/');
       found.push({ where: where(node), source: literal.slice(1, end), flags: literal.slice(end + 1) });
-    } else if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && ts.isIdentifier(node.expression) && node.expression.text === 'RegExp') {
+    } else if (
+      (ts.isNewExpression(node) || ts.isCallExpression(node)) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'RegExp'
+    ) {
       const [pattern, flags] = node.arguments ?? [];
       if (pattern && ts.isStringLiteralLike(pattern)) {
-        found.push({ where: where(node), source: pattern.text, flags: flags && ts.isStringLiteralLike(flags) ? flags.text : '' });
+        found.push({
+          where: where(node),
+          source: pattern.text,
+          flags: flags && ts.isStringLiteralLike(flags) ? flags.text : '',
+        });
       } else {
         found.push({ where: where(node), source: '<not a literal: cannot be checked>', flags: '' });
       }
@@ -55,7 +64,8 @@ function documentPatterns(): Found[] {
   const visit = (node: unknown, at: string) => {
     if (!node || typeof node !== 'object') return;
     for (const [key, value] of Object.entries(node)) {
-      if (key === 'pattern' && typeof value === 'string') found.push({ where: `generated/openapi.json${at}`, source: value, flags: 'u' });
+      if (key === 'pattern' && typeof value === 'string')
+        found.push({ where: `generated/openapi.json${at}`, source: value, flags: 'u' });
       else visit(value, `${at}/${key}`);
     }
   };
@@ -76,9 +86,15 @@ describe('regular expressions in src/ and the document', () => {
     expect(fromDocument.length).toBeGreaterThan(10);
   });
 
-  it.each([...patterns, ...fromDocument].map((p) => [p.where, p] as const))('%s runs in linear time', async (_where, pattern) => {
-    expect(pattern.source).not.toBe('<not a literal: cannot be checked>');
-    const diagnostics = await check(pattern.source, pattern.flags, { timeout: 10_000 });
-    expect({ pattern: `/${pattern.source}/${pattern.flags}`, status: diagnostics.status }).toEqual({ pattern: `/${pattern.source}/${pattern.flags}`, status: 'safe' });
-  });
+  it.each([...patterns, ...fromDocument].map((p) => [p.where, p] as const))(
+    '%s runs in linear time',
+    async (_where, pattern) => {
+      expect(pattern.source).not.toBe('<not a literal: cannot be checked>');
+      const diagnostics = await check(pattern.source, pattern.flags, { timeout: 10_000 });
+      expect({ pattern: `/${pattern.source}/${pattern.flags}`, status: diagnostics.status }).toEqual({
+        pattern: `/${pattern.source}/${pattern.flags}`,
+        status: 'safe',
+      });
+    },
+  );
 });
