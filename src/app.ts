@@ -73,7 +73,9 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   app.use(`${config.restPrefix}/${NAMESPACE}`, (req, res, next) => {
     dispatch(api, req, res).catch(next);
   });
-  app.use((_req, _res, next) => next(noRoute()));
+  app.use((_req, _res, next) => {
+    next(noRoute());
+  });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const error = bodyParserError(err) ?? toApiError(err);
     if (error.status >= 500 && !(err instanceof ApiError)) onServerError?.(err, req);
@@ -126,7 +128,7 @@ async function dispatch(api: OpenAPIBackend, req: Request, res: Response): Promi
     }
     const schema = (operation.requestBody as OpenAPIV3_1.RequestBodyObject).content['application/json']?.schema;
     if (body && typeof body === 'object' && !Array.isArray(body)) {
-      coerceBodyScalars(body as Record<string, unknown>, schema as OpenAPIV3_1.SchemaObject);
+      coerceBodyScalars(body as Record<string, unknown>, schema);
     }
   }
   const reply = (await api.handleRequest(
@@ -157,11 +159,11 @@ function registerHandlers(api: OpenAPIBackend, deps: Pick<Call, 'config' | 'db'>
       accepts: (types: string[]) => req.accepts(types),
       precondition: ifMatchPrecondition(req.headers['if-match']),
       ...deps,
-    } as Call;
+    };
   };
   const wrapped = Object.fromEntries(
     Object.entries(handlers).map(([operationId, plain]) => {
-      const handler = plain as (call: Call) => Promise<Reply>;
+      const handler = plain;
       // Creates take an Idempotency-Key; every other operation is a read or idempotent already.
       const create = operationId.startsWith('create') ? idempotent(operationId, handler) : undefined;
       return [

@@ -26,12 +26,13 @@ async function main() {
     config,
     db,
     logger: log,
-    onServerError: (err, req) =>
-      log.error({ err, method: req.method, url: req.url, requestId: req.res?.locals.requestId }, 'request failed'),
+    onServerError: (err, req) => {
+      log.error({ err, method: req.method, url: req.url, requestId: req.res?.locals.requestId }, 'request failed');
+    },
   });
-  const stopHousekeeping = startHousekeeping(db, config.authWindowSeconds, IDEMPOTENCY_HOURS, undefined, (err) =>
-    log.warn({ err }, 'housekeeping failed'),
-  );
+  const stopHousekeeping = startHousekeeping(db, config.authWindowSeconds, IDEMPOTENCY_HOURS, undefined, (err) => {
+    log.warn({ err }, 'housekeeping failed');
+  });
   const server = createHttpServer(app, config.http);
   // A port in use or not ours to take is the end of this process: staying up while serving
   // nothing would look like a running service.
@@ -69,8 +70,12 @@ async function main() {
       }, 10_000).unref();
     }, config.shutdownGraceSeconds * 1000);
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => {
+    stop('SIGTERM');
+  });
+  process.once('SIGINT', () => {
+    stop('SIGINT');
+  });
 }
 
 main().catch((err) => {

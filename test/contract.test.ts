@@ -37,7 +37,12 @@ describe('the contract', () => {
     }
     const inline: string[] = [];
     const walk = (node: unknown, path: string, root: boolean) => {
-      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${path}/${i}`, false));
+      if (Array.isArray(node)) {
+        node.forEach((item, i) => {
+          walk(item, `${path}/${i}`, false);
+        });
+        return;
+      }
       if (!node || typeof node !== 'object') return;
       const schema = node as Record<string, unknown>;
       if (!root && schema.properties && [schema.type].flat().includes('object')) inline.push(path);

@@ -39,7 +39,9 @@ export const freePort = () =>
   new Promise<number>((resolve) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {
       const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
+      probe.close(() => {
+        resolve(port);
+      });
     });
   });
 
@@ -54,8 +56,13 @@ export async function startServer(args: string[], env: Record<string, string>, r
   const url = `http://127.0.0.1:${port}`;
   const stop = () =>
     new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
+      if (child.exitCode !== null) {
+        resolve();
+        return;
+      }
+      child.once('exit', () => {
+        resolve();
+      });
       child.kill('SIGTERM');
     });
   for (let i = 0; i < 300; i++) {

@@ -79,7 +79,7 @@ export interface ListScope {
  */
 export function listScope(caller: Caller, statuses: PostStatus[] | undefined): ListScope {
   if (!hasRole(caller, 'contributor')) {
-    if (statuses && statuses.some((s) => s !== 'publish')) {
+    if (statuses?.some((s) => s !== 'publish')) {
       throw invalidParams({ status: 'Only published items can be listed without an account that may edit them.' });
     }
     return { statuses: ['publish'] };

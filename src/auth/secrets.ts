@@ -8,11 +8,11 @@ const KEY_LENGTH = 32;
 const MAX_MEMORY = 64 * 1024 * 1024;
 
 function scrypt(secret: string, salt: Buffer, N: number, r: number, p: number, length: number): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scryptCallback(secret, salt, length, { N, r, p, maxmem: MAX_MEMORY }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
-  );
+  return new Promise((resolve, reject) => {
+    scryptCallback(secret, salt, length, { N, r, p, maxmem: MAX_MEMORY }, (err, key) => {
+      err ? reject(err) : resolve(key);
+    });
+  });
 }
 
 export async function hashSecret(secret: string): Promise<string> {

@@ -27,7 +27,7 @@ const throttled = (retry: number) =>
 
 /** 429 when the client has used up its failures in the current window (reads only). */
 export async function refuseIfThrottled(prisma: Prisma, client: string, limits: ThrottleLimits): Promise<void> {
-  const rows = await prisma.$queryRaw<Array<{ retry: number }>>`
+  const rows = await prisma.$queryRaw<{ retry: number }[]>`
     SELECT CEIL(EXTRACT(EPOCH FROM (window_start + make_interval(secs => ${limits.windowSeconds}::int) - now())))::int AS retry
     FROM auth_failures
     WHERE client = ${client} AND failures >= ${limits.maxFailures}::int
@@ -40,7 +40,7 @@ export async function refuseIfThrottled(prisma: Prisma, client: string, limits: 
  * attempt is beyond it. A window that has ended starts again at one.
  */
 export async function reserveFailure(prisma: Prisma, client: string, limits: ThrottleLimits): Promise<void> {
-  const [row] = await prisma.$queryRaw<Array<{ failures: number; retry: number }>>`
+  const [row] = await prisma.$queryRaw<{ failures: number; retry: number }[]>`
     INSERT INTO auth_failures (client, failures, window_start) VALUES (${client}, 1, now())
     ON CONFLICT (client) DO UPDATE SET
       failures = CASE WHEN auth_failures.window_start <= now() - make_interval(secs => ${limits.windowSeconds}::int)

@@ -70,7 +70,7 @@ class TurnTakingPGlite extends PGlite {
     return super.query<T>(query, params, options);
   }
 
-  override async exec(query: string, options?: QueryOptions): Promise<Array<Results>> {
+  override async exec(query: string, options?: QueryOptions): Promise<Results[]> {
     await nextTurn();
     return super.exec(query, options);
   }
@@ -160,7 +160,7 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
       await client.connect();
       try {
         return await fn({
-          query: async (text, params) => (await client.query(text, params as unknown[])).rows,
+          query: async (text, params) => (await client.query(text, params)).rows,
           exec: async (script) => void (await client.query(script)),
         });
       } finally {

@@ -22,5 +22,7 @@ export function startHousekeeping(
     purgeExpired(db, authWindowSeconds, idempotencyHours).catch((err) => onError?.(err));
   }, intervalMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+  };
 }

@@ -33,7 +33,7 @@ export interface Route {
   namespace: string;
   methods: string[];
   endpoints: Endpoint[];
-  _links?: { self: Array<{ href: string }> };
+  _links?: { self: { href: string }[] };
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -50,7 +50,7 @@ function resolve<T extends object>(document: Document, node: T & { $ref?: string
       document,
     ) as T & { $ref?: string };
   const { $ref: _ignored, ...siblings } = node;
-  return { ...resolve(document, target), ...siblings } as T;
+  return { ...resolve(document, target), ...siblings };
 }
 
 /** The JSON-schema keywords of an argument, as the reference lists them. */
@@ -59,8 +59,8 @@ function describeSchema(document: Document, raw: Schema, description?: string): 
   const arg: Record<string, unknown> = {};
   for (const keyword of KEYWORDS) if (schema[keyword] !== undefined) arg[keyword] = schema[keyword];
   if (description) arg.description = description;
-  if (schema.type === 'array' && schema.items) arg.items = describeSchema(document, schema.items as Schema);
-  return arg as Omit<Arg, 'required'>;
+  if (schema.type === 'array' && schema.items) arg.items = describeSchema(document, schema.items);
+  return arg;
 }
 
 /** The properties and required names of a body schema, through `allOf`. */
@@ -92,10 +92,10 @@ function operationArgs(
   const body = operation.requestBody && resolve(document, operation.requestBody as OpenAPIV3_1.RequestBodyObject);
   const schema = body?.content?.['application/json']?.schema;
   if (schema) {
-    const { properties, required } = bodyFields(document, schema as Schema);
+    const { properties, required } = bodyFields(document, schema);
     for (const [name, property] of Object.entries(properties)) {
       if (args[name]) continue; // a path parameter of the same name (by-slug updates) is the one that binds
-      const raw = property as Schema;
+      const raw = property;
       args[name] = { ...describeSchema(document, raw, raw.description), required: required.includes(name) };
     }
   }
@@ -115,7 +115,7 @@ function routePattern(document: Document, path: string, pathItem: OpenAPIV3_1.Pa
 }
 
 /** The routes of one document (one language), without request-time values; computed once each. */
-const cache = new WeakMap<Document, Array<[string, Route, OpenAPIV3_1.PathItemObject]>>();
+const cache = new WeakMap<Document, [string, Route, OpenAPIV3_1.PathItemObject][]>();
 
 function staticRoutes(document: Document) {
   let routes = cache.get(document);

@@ -68,7 +68,7 @@ export function termOperations(taxonomy: terms.Taxonomy) {
   }
 
   async function create(call: Call): Promise<Reply> {
-    const term = await terms.createTerm(call.db.prisma, taxonomy, call.body as terms.TermInput);
+    const term = await terms.createTerm(call.db.prisma, taxonomy, call.body);
     const body = serializeTerm(term, call.urls);
     return { status: 201, body, headers: { Location: body.urls.self }, version: versionOf(term.modifiedAt) };
   }
@@ -81,7 +81,7 @@ export function termOperations(taxonomy: terms.Taxonomy) {
 
   async function update(call: Call): Promise<Reply> {
     const { id } = call.params as { id: number };
-    const term = await terms.updateTerm(call.db.prisma, taxonomy, id, call.body as terms.TermInput, call.precondition);
+    const term = await terms.updateTerm(call.db.prisma, taxonomy, id, call.body, call.precondition);
     return { body: serializeTerm(term, call.urls), version: versionOf(term.modifiedAt) };
   }
 

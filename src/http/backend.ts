@@ -14,7 +14,7 @@ export function createBackend(document: Document): OpenAPIBackend {
     customizeAjv: (_original, ajvOpts) => {
       const ajv = new Ajv2020({ ...ajvOpts, strict: false, allErrors: true, useDefaults: true });
       addFormats.default(ajv);
-      return ajv as never;
+      return ajv;
     },
   });
   api.init();
@@ -54,7 +54,10 @@ function compileRoutes(api: OpenAPIBackend) {
     const exact = operations.find((operation) => operation.path === path && operation.method === req.method);
     if (exact) return exact;
     const matching = templates.filter((template) => matchesTemplate(template.segments, path));
-    if (!matching.length) return fail('404-notFound: no route matches request');
+    if (!matching.length) {
+      fail('404-notFound: no route matches request');
+      return;
+    }
     return (
       matching.find((template) => template.operation.method === req.method)?.operation ??
       fail('405-methodNotAllowed: this method is not registered for the route')
@@ -65,7 +68,7 @@ function compileRoutes(api: OpenAPIBackend) {
 const VARIABLE = Symbol('path variable');
 
 /** A path matches a template segment by segment: literals exactly, a variable any non-empty segment. */
-function matchesTemplate(segments: Array<string | typeof VARIABLE>, path: string): boolean {
+function matchesTemplate(segments: (string | typeof VARIABLE)[], path: string): boolean {
   const parts = path.split('/');
   return (
     parts.length === segments.length &&

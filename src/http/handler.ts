@@ -10,7 +10,7 @@ import type { Urls } from './urls.js';
 export type OperationId = keyof operations;
 
 type Params<K extends OperationId, In extends 'query' | 'path'> = operations[K]['parameters'] extends infer P
-  ? P extends { [key in In]?: infer V }
+  ? P extends Partial<Record<In, infer V>>
     ? NonNullable<V>
     : Record<string, never>
   : never;

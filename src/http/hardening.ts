@@ -59,6 +59,7 @@ function corsExceptPlainOptions(config: Config) {
     exposedHeaders: EXPOSED,
     maxAge: 600,
   });
-  return (req: Request, res: Response, next: NextFunction) =>
+  return (req: Request, res: Response, next: NextFunction) => {
     req.method === 'OPTIONS' && !req.headers['access-control-request-method'] ? next() : handle(req, res, next);
+  };
 }

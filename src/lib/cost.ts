@@ -13,7 +13,7 @@ export interface Cost {
   cost_details: CostDetails;
 }
 
-export type CostInput = string | number | Array<string | number> | null | undefined;
+export type CostInput = string | number | (string | number)[] | null | undefined;
 
 // Between values: a comma, an en or em dash, or a hyphen between two amounts. The pieces are
 // trimmed afterwards, so the separator does not take the spaces around it (a leading and trailing

@@ -55,7 +55,10 @@ export interface EventTimes {
   endUtc: Date;
 }
 
-export type TimesError = { field: 'start_date' | 'end_date'; message: string };
+export interface TimesError {
+  field: 'start_date' | 'end_date';
+  message: string;
+}
 
 /**
  * The event's times from its date inputs. All-day events cover whole days: the start moves to the

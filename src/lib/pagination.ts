@@ -15,7 +15,7 @@ export function pageOf(page: number, perPage: number): Page {
 
 export const totalPages = (total: number, perPage: number) => (total === 0 ? 0 : Math.ceil(total / perPage));
 
-export type QueryArgs = Array<[string, string | number | boolean | Array<string | number> | undefined]>;
+export type QueryArgs = [string, string | number | boolean | (string | number)[] | undefined][];
 
 export interface ListLinks {
   rest_url: string;

@@ -35,7 +35,7 @@ export function serializeLinked(
   };
   put('id', row.id);
   const meta = postMeta(row, siteZone);
-  for (const key of Object.keys(meta) as Array<keyof typeof meta>) put(key, meta[key]);
+  for (const key of Object.keys(meta) as (keyof typeof meta)[]) put(key, meta[key]);
   put('url', `${urls.site}/${kind.type}/${encodeURIComponent(row.slug)}/`);
   put('rest_url', linkedRestUrl(kind, row.id, urls));
   put(kind.nameField, row.name);

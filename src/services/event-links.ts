@@ -22,7 +22,7 @@ const CREATE_TERM = { tribe_events_cat: 'createCategory', post_tag: 'createTag' 
 const sql = PrismaNS.sql;
 
 /** A write's `categories` or `tags`: an array, or one comma-separated string. */
-export type TermsWrite = string | number | Array<string | number>;
+export type TermsWrite = string | number | (string | number)[];
 
 /**
  * The term IDs a write names. IDs must exist in the taxonomy; names match an existing term's name
@@ -90,7 +90,7 @@ export async function termIdsForFilter(
   prisma: Prisma,
   taxonomy: Taxonomy,
   field: string,
-  refs: Array<string | number>,
+  refs: (string | number)[],
 ): Promise<number[]> {
   const texts = refs.map(String);
   const ids = refs.filter((ref) => isId(ref) && inRange(ref)).map(Number);
@@ -115,7 +115,7 @@ export async function termIdsForFilter(
 }
 
 /** A write's `venue` or `organizer`: 0, an ID, `{id}`, the fields of a new one, or an array of those. */
-export type LinksWrite = number | string | LinkedInput | Array<number | string | LinkedInput>;
+export type LinksWrite = number | string | LinkedInput | (number | string | LinkedInput)[];
 
 /**
  * The venue or organizer IDs a write names, in order. Objects without `id` are created (or matched

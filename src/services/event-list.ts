@@ -25,8 +25,8 @@ export interface EventListQuery {
   start_date?: string | number;
   end_date?: string | number;
   search?: string;
-  categories?: Array<string | number>;
-  tags?: Array<string | number>;
+  categories?: (string | number)[];
+  tags?: (string | number)[];
   venue?: number[];
   organizer?: number[];
   featured?: boolean;

@@ -319,12 +319,12 @@ export const VENUE: LinkedKind = {
   textFields: ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince'],
   searchFields: ['address', 'city', 'country', 'province', 'state', 'stateprovince', 'zip', 'phone'],
   duplicateFields: ['description', 'excerpt', 'address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
-  table: (db) => db.venue as unknown as Delegate,
+  table: (db) => db.venue,
   derived: (input, current) => {
     const data: Record<string, unknown> = {};
     // Map flags default to true on create and keep their value on update when not sent.
-    if (input.show_map !== undefined) data.showMap = truthy(input.show_map as string | boolean);
-    if (input.show_map_link !== undefined) data.showMapLink = truthy(input.show_map_link as string | boolean);
+    if (input.show_map !== undefined) data.showMap = truthy(input.show_map);
+    if (input.show_map_link !== undefined) data.showMapLink = truthy(input.show_map_link);
     if (input.geo_lat !== undefined) data.geoLat = input.geo_lat;
     if (input.geo_lng !== undefined) data.geoLng = input.geo_lng;
     // stateprovince follows state (US addresses) or province, unless the caller set it apart.
@@ -346,7 +346,7 @@ export const ORGANIZER: LinkedKind = {
   textFields: ['phone', 'website', 'email'],
   searchFields: ['phone', 'email', 'website'],
   duplicateFields: ['description', 'excerpt', 'phone', 'email', 'website'],
-  table: (db) => db.organizer as unknown as Delegate,
+  table: (db) => db.organizer,
 };
 
 /** Reference part 1.2: the state when the country is empty or the United States, else the province. */

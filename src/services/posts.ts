@@ -143,9 +143,7 @@ export async function lockPost(
   key: Key,
 ): Promise<number | undefined> {
   const where = 'id' in key ? PrismaNS.sql`id = ${key.id}::int` : PrismaNS.sql`slug = ${key.slug}::text`;
-  const rows = await tx.$queryRaw<
-    Array<{ id: number }>
-  >`SELECT id FROM ${PrismaNS.raw(table)} WHERE ${where} FOR UPDATE`;
+  const rows = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM ${PrismaNS.raw(table)} WHERE ${where} FOR UPDATE`;
   return rows[0]?.id;
 }
 

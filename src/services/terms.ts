@@ -84,7 +84,7 @@ export async function listTerms(prisma: Prisma, caller: Caller, taxonomy: Taxono
   if (byPosition) {
     // Order by position in the list the caller gave (the list is at most 100 long).
     const position = (row: TermRow) =>
-      (byPosition as Array<number | string>).indexOf(q.orderby === 'include' ? row.id : row.slug);
+      (byPosition as (number | string)[]).indexOf(q.orderby === 'include' ? row.id : row.slug);
     page = [...rows]
       .sort((a, b) => (position(a) - position(b)) * (q.order === 'desc' ? -1 : 1))
       .slice(skip, skip + q.perPage);
@@ -184,7 +184,7 @@ export async function deleteTerm(
  */
 async function lockTerm(tx: Tx, taxonomy: Taxonomy, id: number): Promise<Term> {
   const rows = await tx.$queryRaw<
-    Array<{ id: number }>
+    { id: number }[]
   >`SELECT id FROM terms WHERE id = ${id}::int AND taxonomy = ${taxonomy}::"Taxonomy" FOR UPDATE`;
   const current = rows.length ? await tx.term.findUnique({ where: { id } }) : null;
   if (!current) throw notFound(TYPE[taxonomy], id);

@@ -69,7 +69,7 @@ describe.runIf(available)('the documentation page in Chromium', () => {
         ['get', 'post', 'put', 'patch', 'delete'].filter((m) => item[m]).map((m) => item[m]),
       );
       const anchor = (operation: any) => `#/${operation.tags[0].toLowerCase()}/${operation.operationId.toLowerCase()}`;
-      for (const tag of document.tags as Array<{ name: string }>) {
+      for (const tag of document.tags as { name: string }[]) {
         const ofTag = operations.filter((o) => o.tags[0] === tag.name);
         expect(ofTag.length, tag.name).toBeGreaterThan(0);
         for (const operation of ofTag) {

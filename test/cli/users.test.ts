@@ -33,7 +33,9 @@ describe('npm run users (on PGlite in a directory)', () => {
   beforeAll(() => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cal-users-'));
   });
-  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(() => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('creates a user, issues an application password that authenticates, lists, changes and revokes', async () => {
     expect(

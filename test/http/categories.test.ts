@@ -230,7 +230,7 @@ describe.each(databaseKinds)('categories on %s', (kind) => {
       await insertEvent(s.db, { status: 'draft', termIds: [draftOnly.id] });
     });
 
-    const names = (r: { body: { categories: Array<{ name: string }> } }) => r.body.categories.map((c) => c.name);
+    const names = (r: { body: { categories: { name: string }[] } }) => r.body.categories.map((c) => c.name);
 
     it('hides terms no published event carries, unless hide_empty is false', async () => {
       const r = await s.get('/categories?search=Xq');

@@ -42,9 +42,9 @@ describe.each(databaseKinds)('concurrent writers on %s', (dbKind) => {
     );
     for (const answer of answers) expect(answer.status).toBe(200);
     const final = (await s.get(`/${collection}/${object.id}`)).body;
-    writers.forEach((w, i) =>
-      expect({ writer: w.body, value: w.pick(final) }).toEqual({ writer: w.body, value: w.pick(answers[i].body) }),
-    );
+    writers.forEach((w, i) => {
+      expect({ writer: w.body, value: w.pick(final) }).toEqual({ writer: w.body, value: w.pick(answers[i].body) });
+    });
   }
 
   it('keeps every field that parallel partial updates of one event acknowledged', async () => {

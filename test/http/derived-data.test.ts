@@ -30,7 +30,7 @@ describe.each(databaseKinds)('derived data on %s', (kind) => {
     const { shown, recount } = await counts();
     expect(shown).toEqual(recount);
     for (const table of ['event_venues', 'event_organizers', 'event_terms']) {
-      const [{ wrong }] = await s.db.prisma.$queryRawUnsafe<Array<{ wrong: number }>>(
+      const [{ wrong }] = await s.db.prisma.$queryRawUnsafe<{ wrong: number }[]>(
         `SELECT count(*)::int AS wrong FROM ${table} l JOIN events e ON e.id = l.event_id
          WHERE l.listed_start_utc IS DISTINCT FROM CASE WHEN e.status = 'publish' AND NOT e.hide_from_listings THEN e.start_utc END`,
       );

@@ -214,7 +214,9 @@ describe('discovery', () => {
           let text = '';
           res.setEncoding('utf8');
           res.on('data', (chunk) => (text += chunk));
-          res.on('end', () => resolve(`${res.statusCode} ${text}`));
+          res.on('end', () => {
+            resolve(`${res.statusCode} ${text}`);
+          });
         },
       );
       req.on('error', reject);

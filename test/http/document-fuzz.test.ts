@@ -196,8 +196,7 @@ describe('requests generated from the document', () => {
           encodePath(asText((path as Record<string, unknown>)[name]) || 'x'),
         );
         const search = new URLSearchParams();
-        for (const [k, v] of Object.entries(query as Record<string, unknown>))
-          for (const item of [v].flat()) search.append(k, asText(item));
+        for (const [k, v] of Object.entries(query)) for (const item of [v].flat()) search.append(k, asText(item));
         const target = `${url === '/' ? '' : url}${search.size ? `?${search}` : ''}`;
         const r = await s.request(op.method, target, { as, ...(body !== undefined ? { body } : {}) });
         expect(r.status, `${op.method} ${target} ${JSON.stringify(body)?.slice(0, 300)}`).toBeLessThan(500);

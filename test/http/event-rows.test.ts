@@ -62,7 +62,7 @@ describe.each(databaseKinds)('event reads on %s', (kind) => {
     ];
     for (const event of events) expect((await s.post('/events', event)).status).toBe(201);
 
-    const byTerm = (rows: Array<{ terms: Array<{ termId: number }> }>) =>
+    const byTerm = (rows: { terms: { termId: number }[] }[]) =>
       rows.map((row) => ({ ...row, terms: [...row.terms].sort((a, b) => a.termId - b.termId) }));
     const expected = await s.db.prisma.event.findMany({ include: eventInclude, orderBy: { id: 'asc' } });
     const actual = await selectEvents(s.db.prisma, { where: Prisma.sql`TRUE`, orderBy: Prisma.sql`ORDER BY e.id` });

@@ -27,7 +27,7 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
   };
   const inYear = (year: number, query = '', as: Role | null = 'administrator') =>
     s.get(`/events?start_date=${year}-01-01&end_date=${year}-12-31${query}`, { as });
-  const ids = (r: { body: { events: Array<{ id: number }> } }) => r.body.events.map((e) => e.id);
+  const ids = (r: { body: { events: { id: number }[] } }) => r.body.events.map((e) => e.id);
 
   beforeAll(async () => {
     s = await startServer(dbKind);

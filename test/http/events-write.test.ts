@@ -266,7 +266,7 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
 
   it('refuses bad input with 400 naming the field, and stores nothing', async () => {
     const venues = (await s.post('/venues', { venue: unique('Unused') })).body;
-    const cases: Array<[Record<string, unknown>, string, string]> = [
+    const cases: [Record<string, unknown>, string, string][] = [
       [{ title: undefined }, 'rest_missing_callback_param', 'title'],
       [{ start_date: 'not a date' }, 'rest_invalid_param', 'start_date'],
       [{ end_date: '2031-13-45' }, 'rest_invalid_param', 'end_date'],

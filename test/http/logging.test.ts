@@ -25,7 +25,12 @@ describe('request log', () => {
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}/wp-json/calendar/events/v1`;
-    close = () => new Promise((resolve) => server.close(() => resolve()));
+    close = () =>
+      new Promise((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
   });
   afterAll(async () => {
     await close?.();
@@ -35,7 +40,7 @@ describe('request log', () => {
   it('logs method, URL and status of each request, without headers, bodies or secrets', async () => {
     const { editor } = s.users;
     const basic = (secret: string) => `Basic ${Buffer.from(`editor:${secret}`).toString('base64')}`;
-    const requests: Array<[string, RequestInit]> = [
+    const requests: [string, RequestInit][] = [
       ['/venues', { headers: { authorization: `Bearer ${editor.appPassword}` } }],
       [
         '/venues',

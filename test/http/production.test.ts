@@ -14,7 +14,9 @@ function raw(url: string, headers: Record<string, string> = {}, method = 'GET') 
     const req = http.request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('end', () => {
+        resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) });
+      });
     });
     req.on('error', reject);
     req.end();

@@ -14,7 +14,7 @@ describe.each(databaseKinds)('what unreadable objects leak on %s', (dbKind) => {
   let draft: any;
   let privateEvent: any;
   let draftVenue: any;
-  const readers: Array<Role | null> = [null, 'subscriber', 'contributor'];
+  const readers: (Role | null)[] = [null, 'subscriber', 'contributor'];
 
   beforeAll(async () => {
     s = await startServer(dbKind);

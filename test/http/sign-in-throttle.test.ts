@@ -79,7 +79,7 @@ describe('forwarded headers', () => {
     const r = await fetch(`${s.base}/doc`, {
       headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
     });
-    expect(((await r.json()) as { servers: Array<{ url: string }> }).servers[0].url).toBe(s.base);
+    expect(((await r.json()) as { servers: { url: string }[] }).servers[0].url).toBe(s.base);
   });
 });
 
@@ -96,7 +96,9 @@ describe('TRUST_PROXY', () => {
     ['2', 2],
     ['loopback', ['loopback']],
     ['10.0.0.1, 10.1.0.0/16,::1,fd00::/8', ['10.0.0.1', '10.1.0.0/16', '::1', 'fd00::/8']],
-  ])('reads %j as %j', (value, expected) => expect(trust(value)).toEqual(expected));
+  ])('reads %j as %j', (value, expected) => {
+    expect(trust(value)).toEqual(expected);
+  });
 
   it.each(['everything', '10.0.0.0/33', '10.0.0', '*', '1000', '10.0.0.1/8/2'])(
     'refuses %j, naming the variable',

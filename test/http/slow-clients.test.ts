@@ -5,7 +5,6 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import type { Database } from '../../src/db/client.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { openTestDatabase } from '../setup/databases.js';
 
@@ -20,7 +19,7 @@ describe('slow clients', () => {
       HTTP_REQUEST_TIMEOUT_SECONDS: '2',
       HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '1',
     });
-    server = createHttpServer(createApp({ config, db: database.db as Database }), config.http);
+    server = createHttpServer(createApp({ config, db: database.db }), config.http);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as net.AddressInfo).port;
     close = async () => {

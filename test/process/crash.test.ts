@@ -35,7 +35,7 @@ describe.runIf(postgresUrl)('a crash during writes on PostgreSQL', () => {
   });
 
   it('keeps every acknowledged create, whole, and no trace of the others', async () => {
-    const acknowledged: Array<{ id: number; n: number }> = [];
+    const acknowledged: { id: number; n: number }[] = [];
     let sent = 0;
     const write = async (n: number) => {
       const r = await fetch(`${base()}/events`, {
@@ -75,7 +75,7 @@ describe.runIf(postgresUrl)('a crash during writes on PostgreSQL', () => {
       for (const { id, n } of acknowledged) {
         const r = await fetch(`${base()}/events/${id}`, { headers: { authorization: auth } });
         expect(r.status, `event ${id}`).toBe(200);
-        const event = (await r.json()) as { title: string; tags: Array<{ name: string }>; venue: { venue: string } };
+        const event = (await r.json()) as { title: string; tags: { name: string }[]; venue: { venue: string } };
         expect(event.title).toBe(`Crash ${n}`);
         expect(event.tags.map((t) => t.name)).toEqual([`crash-tag-${n}`]);
         expect(event.venue.venue).toBe(`Crash hall ${n}`);

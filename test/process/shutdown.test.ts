@@ -11,7 +11,11 @@ describe('shutdown on SIGTERM', () => {
     const port = await freePort();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shutdown-'));
     const child = await startProcess(port, { DATABASE_URL: '', DATA_DIR: dataDir, SHUTDOWN_GRACE_SECONDS: '3' });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) =>
+      child.once('exit', (code) => {
+        resolve(code);
+      }),
+    );
     const base = `http://127.0.0.1:${port}`;
     try {
       // Forty list requests in flight when the signal arrives.

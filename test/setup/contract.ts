@@ -54,9 +54,10 @@ export function assertConforms(r: CheckedResponse): void {
   }
   // openapi-backend's header validation treats every documented header as required; the document
   // means them as optional unless it says `required`, so each is checked here on its own.
-  for (const [name, header] of Object.entries(responses[String(r.status)].headers ?? {}) as Array<
-    [string, OpenAPIV3_1.HeaderObject]
-  >) {
+  for (const [name, header] of Object.entries(responses[String(r.status)].headers ?? {}) as [
+    string,
+    OpenAPIV3_1.HeaderObject,
+  ][]) {
     const value = r.headers.get(name);
     if (value === null) {
       if (header.required) throw new Error(`${where}: required header ${name} is missing`);

@@ -53,9 +53,19 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
   const database = await openTestDatabase(kind);
   const config = { ...loadConfig({ REST_PREFIX: '/wp-json', ...env }), port: 0 };
   const users = await createRoleUsers(database.db);
-  const app = createApp({ config, db: database.db, onServerError: (err) => console.error(err) });
+  const app = createApp({
+    config,
+    db: database.db,
+    onServerError: (err) => {
+      console.error(err);
+    },
+  });
   const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  await new Promise<void>((resolve) =>
+    server.once('listening', () => {
+      resolve();
+    }),
+  );
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const namespacePath = `${config.restPrefix}/${NAMESPACE}`;
 
@@ -98,7 +108,11 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
     get: (path, options) => request('GET', path, options),
     post: (path, body, options) => request('POST', path, { ...options, body }),
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
       await database.drop();
     },
   };

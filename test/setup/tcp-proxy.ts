@@ -16,7 +16,7 @@ export interface TcpProxy {
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   let state: 'open' | 'paused' | 'cut' = 'open';
   const pairs = new Set<{ client: net.Socket; upstream?: net.Socket }>();
-  const held: Array<() => void> = [];
+  const held: (() => void)[] = [];
 
   const connect = (pair: { client: net.Socket; upstream?: net.Socket }) => {
     const upstream = net.connect(targetPort, targetHost);
@@ -46,7 +46,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       });
     if (state === 'paused') {
       client.pause();
-      held.push(() => connect(pair));
+      held.push(() => {
+        connect(pair);
+      });
     } else {
       connect(pair);
     }
@@ -92,7 +94,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
           client.destroy();
           upstream?.destroy();
         }
-        server.close(() => resolve());
+        server.close(() => {
+          resolve();
+        });
       }),
   };
 }

@@ -16,7 +16,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 interface Operation {
   operationId: string;
   requestBody?: unknown;
-  parameters?: Array<{ $ref?: string; name?: string; in?: string }>;
+  parameters?: { $ref?: string; name?: string; in?: string }[];
   responses: Record<string, unknown>;
   'x-required-role'?: string;
 }
@@ -40,7 +40,9 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
 );
 
 describe('declared statuses', () => {
-  it('covers every operation', () => expect(operations.length).toBeGreaterThan(40));
+  it('covers every operation', () => {
+    expect(operations.length).toBeGreaterThan(40);
+  });
 
   it.each(operations.map((o) => [o.op.operationId, o] as const))(
     '%s declares every status it can answer',

@@ -74,7 +74,7 @@ describe.skipIf(!postgresUrl)('the migration runner on PostgreSQL', () => {
     const results = await Promise.all(
       clients.map((client) =>
         migrate({
-          query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
+          query: async (sql, params) => (await client.query(sql, params)).rows,
           exec: async (s) => void (await client.query(s)),
         }),
       ),

@@ -1,0 +1,52 @@
+// ESLint (flat config): typescript-eslint's strict and stylistic type-aware rules, and the layers of
+// docs/architecture.md as import rules, so that the architecture is checked rather than hoped for.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** A rule that forbids imports from the named folders of src/ (relative paths, any depth). */
+const forbid = (...folders) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: folders.map((folder) => ({
+        group: [`**/${folder}/*`, `**/${folder}/**`, `./${folder}/*`],
+        message: `docs/architecture.md: this layer may not import from ${folder}/.`,
+      })),
+    },
+  ],
+});
+
+export default tseslint.config(
+  { ignores: ['generated/', 'dist/', 'test-artifacts/', 'node_modules/', 'data/'] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  ...tseslint.configs.stylisticTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', 'scripts/*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
+    rules: {
+      // Numbers and booleans print plainly; anything else in a template needs a deliberate String().
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+    },
+  },
+  {
+    // Tests read JSON response bodies, which are `any` by nature; asserting on them is their job.
+    files: ['test/**'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+);
