@@ -48,5 +48,23 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
+  // The layers (docs/architecture.md): each folder of src/ may import only from those below it.
+  {
+    files: ['src/domain/**'],
+    rules: forbid('lib', 'db', 'queries', 'auth', 'services', 'serializers', 'handlers', 'http', 'discovery'),
+  },
+  {
+    files: ['src/lib/**'],
+    rules: forbid('db', 'queries', 'auth', 'services', 'serializers', 'handlers', 'http', 'discovery'),
+  },
+  {
+    files: ['src/db/**'],
+    rules: forbid('queries', 'auth', 'services', 'serializers', 'handlers', 'http', 'discovery'),
+  },
+  { files: ['src/queries/**'], rules: forbid('services', 'serializers', 'handlers', 'http', 'discovery') },
+  { files: ['src/auth/**'], rules: forbid('queries', 'services', 'serializers', 'handlers', 'http', 'discovery') },
+  { files: ['src/services/**'], rules: forbid('serializers', 'handlers', 'http', 'discovery') },
+  { files: ['src/serializers/**'], rules: forbid('db', 'queries', 'services', 'handlers', 'discovery') },
+  { files: ['src/handlers/**'], rules: forbid('db', 'queries', 'auth') },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
 );

@@ -16,7 +16,7 @@ import { ApiError, invalidParams, noRoute, toApiError } from './http/errors.js';
 import { hardening, requestId } from './http/hardening.js';
 import { health } from './http/health.js';
 import { idempotent } from './http/idempotency.js';
-import type { Call, Reply } from './http/handler.js';
+import type { Call, Handler, Reply } from './http/handler.js';
 import { type LocaleInfo, localeMiddleware } from './http/locale.js';
 import { coerceBodyScalars, illFormedFields, normalizeQuery } from './http/query.js';
 import { hostCheck, NAMESPACE, requestUrls } from './http/urls.js';
@@ -145,25 +145,33 @@ async function dispatch(api: OpenAPIBackend, req: Request, res: Response): Promi
   sendReply(res, reply, req);
 }
 
-function registerHandlers(api: OpenAPIBackend, deps: Pick<Call, 'config' | 'db'>) {
+function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Database }) {
+  // The one place where openapi-backend's untyped context becomes the typed Call of the operation:
+  // validation has checked it against the document the types are generated from.
   const toCall = (c: Context, req: Request, res: Response): Call => {
     const locale = res.locals.locale as LocaleInfo;
     return {
       // Validation coerced the values ("2" to 2); re-parsing the path would undo that.
-      params: c.validation?.coerced?.params ?? c.request.params,
-      query: c.validation?.coerced?.query ?? c.request.query,
+      params: c.validation.coerced?.params ?? c.request.params,
+      query: c.validation.coerced?.query ?? c.request.query,
       body: c.request.requestBody,
       urls: requestUrls(req, deps.config, locale.segment),
       locale: locale.tag,
-      caller: callerOfResponse(res),
       accepts: (types: string[]) => req.accepts(types),
-      precondition: ifMatchPrecondition(req.headers['if-match']),
-      ...deps,
-    };
+      context: {
+        db: deps.db.prisma,
+        caller: callerOfResponse(res),
+        siteZone: deps.config.siteTimezone,
+        now: new Date(),
+        precondition: ifMatchPrecondition(req.headers['if-match']),
+      },
+      config: deps.config,
+    } as Call;
   };
   const wrapped = Object.fromEntries(
     Object.entries(handlers).map(([operationId, plain]) => {
-      const handler = plain;
+      // Each handler takes its own operation's Call; toCall builds the Call of the operation matched.
+      const handler = plain as Handler;
       // Creates take an Idempotency-Key; every other operation is a read or idempotent already.
       const create = operationId.startsWith('create') ? idempotent(operationId, handler) : undefined;
       return [

@@ -3,7 +3,7 @@
 // anonymous caller; a header that does not check out is a 401 on every route, as in WordPress.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Prisma } from '../db/client.js';
-import { ApiError } from '../http/errors.js';
+import { InvalidCredentials } from '../domain/errors.js';
 import type { Caller, Principal } from './roles.js';
 import { appPasswordLookup, verifySecret } from './secrets.js';
 import { type ThrottleLimits, recordFailure, refuseIfThrottled, releaseFailure, reserveFailure } from './throttle.js';
@@ -27,9 +27,6 @@ export function parseAuthorization(header: string | undefined): Credentials | un
     : { scheme: 'basic', login: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
 }
 
-const invalidCredentials = () =>
-  new ApiError(401, 'rest_invalid_credentials', 'The login, password or application password is not correct.');
-
 // Verified against when the login is unknown, so that an unknown login takes as long as a known one.
 const UNKNOWN_USER_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
@@ -48,7 +45,7 @@ export async function authenticate(
     if (principal) return principal;
     knownGood.delete(key);
     await recordFailure(prisma, client, limits);
-    throw invalidCredentials();
+    throw new InvalidCredentials();
   }
   // The same new credentials in parallel (an app's first burst of requests) wait for the first
   // check instead of each reserving a failure, which could throttle a client that did nothing wrong.
@@ -68,7 +65,7 @@ export async function authenticate(
     void attempt.catch(() => undefined).finally(() => checking.delete(key));
   }
   const principal = await attempt;
-  if (!principal) throw invalidCredentials();
+  if (!principal) throw new InvalidCredentials();
   return principal;
 }
 

@@ -1,23 +1,19 @@
-// Who may read and change an event, venue or organizer (reference part 5.2, decisions.md):
+// Who may read and change an event, venue or organizer (docs/decisions.md, "Permissions and roles"):
 // editors and administrators everything; authors their own items, published or not; contributors
 // their own unpublished items, without publishing; subscribers and anonymous callers read
 // published items only. Role minimums per operation live in the document (`x-required-role`);
 // these are the per-object rules behind them.
-import { ApiError, invalidParams } from '../http/errors.js';
+import { Forbidden, InvalidInput } from '../domain/errors.js';
+import { POST_STATUSES, type PostStatus } from '../domain/posts.js';
 import { type Caller, hasRole } from './roles.js';
-
-export type PostStatus = 'publish' | 'future' | 'draft' | 'pending' | 'private' | 'trash';
-export const POST_STATUSES: readonly PostStatus[] = ['publish', 'future', 'draft', 'pending', 'private', 'trash'];
 
 interface Owned {
   authorId: number | null;
   status: PostStatus;
 }
 
-/** 401 for an anonymous caller, 403 for a signed-in one (WordPress's `rest_forbidden`). */
-export function forbidden(caller: Caller, message = 'Sorry, you are not allowed to do that.'): ApiError {
-  return new ApiError(caller ? 403 : 401, 'rest_forbidden', message);
-}
+/** The caller may not do this: an anonymous one is asked to sign in, a signed-in one refused. */
+export const forbidden = (caller: Caller, message?: string) => new Forbidden(caller !== null, message);
 
 const owns = (caller: Caller, item: Owned) => caller !== null && item.authorId === caller.id;
 
@@ -62,7 +58,7 @@ export async function effectiveAuthor(
   if (requested === undefined || requested === current) return current === undefined ? (caller?.id ?? null) : current;
   if (requested !== caller?.id && !hasRole(caller, 'editor'))
     throw forbidden(caller, 'Sorry, you are not allowed to make another user the author.');
-  if (!(await exists(requested))) throw invalidParams({ author: 'author is not the ID of a user.' });
+  if (!(await exists(requested))) throw new InvalidInput({ author: 'author is not the ID of a user.' });
   return requested;
 }
 
@@ -80,7 +76,7 @@ export interface ListScope {
 export function listScope(caller: Caller, statuses: PostStatus[] | undefined): ListScope {
   if (!hasRole(caller, 'contributor')) {
     if (statuses?.some((s) => s !== 'publish')) {
-      throw invalidParams({ status: 'Only published items can be listed without an account that may edit them.' });
+      throw new InvalidInput({ status: 'Only published items can be listed without an account that may edit them.' });
     }
     return { statuses: ['publish'] };
   }

@@ -1,4 +1,4 @@
-// The roles of decisions.md, from most to least powerful, and who is calling.
+// The roles (docs/decisions.md, "Permissions and roles"), from most to least powerful, and who is calling.
 export const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const;
 export type Role = (typeof ROLES)[number];
 

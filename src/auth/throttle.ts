@@ -8,22 +8,13 @@
 // row lock of the upsert orders parallel attempts), and gives it back only when the credentials
 // prove right. Of N parallel guesses at most `maxFailures` are ever checked.
 import type { Prisma } from '../db/client.js';
-import { ApiError } from '../http/errors.js';
+import { Throttled } from '../domain/errors.js';
 
 export interface ThrottleLimits {
   /** Failures allowed in one window. */
   maxFailures: number;
   windowSeconds: number;
 }
-
-const throttled = (retry: number) =>
-  new ApiError(
-    429,
-    'rest_too_many_failed_logins',
-    `Too many failed sign-ins from this client; try again in ${retry} seconds.`,
-    {},
-    { 'Retry-After': String(retry) },
-  );
 
 /** 429 when the client has used up its failures in the current window (reads only). */
 export async function refuseIfThrottled(prisma: Prisma, client: string, limits: ThrottleLimits): Promise<void> {
@@ -32,7 +23,7 @@ export async function refuseIfThrottled(prisma: Prisma, client: string, limits: 
     FROM auth_failures
     WHERE client = ${client} AND failures >= ${limits.maxFailures}::int
       AND window_start > now() - make_interval(secs => ${limits.windowSeconds}::int)`;
-  if (rows.length) throw throttled(Math.max(1, rows[0].retry));
+  if (rows.length) throw new Throttled(Math.max(1, rows[0].retry));
 }
 
 /**
@@ -49,7 +40,7 @@ export async function reserveFailure(prisma: Prisma, client: string, limits: Thr
                           THEN now() ELSE auth_failures.window_start END
     RETURNING failures,
       CEIL(EXTRACT(EPOCH FROM (window_start + make_interval(secs => ${limits.windowSeconds}::int) - now())))::int AS retry`;
-  if (row.failures > limits.maxFailures) throw throttled(Math.max(1, row.retry));
+  if (row.failures > limits.maxFailures) throw new Throttled(Math.max(1, row.retry));
 }
 
 /** Gives back a reserved failure: the credentials were right. */
@@ -60,6 +51,6 @@ export async function releaseFailure(prisma: Prisma, client: string): Promise<vo
 /** Counts one failure of credentials that had been right before (revoked since). */
 export async function recordFailure(prisma: Prisma, client: string, limits: ThrottleLimits): Promise<void> {
   await reserveFailure(prisma, client, limits).catch((err) => {
-    if (!(err instanceof ApiError)) throw err;
+    if (!(err instanceof Throttled)) throw err;
   });
 }

@@ -9,7 +9,7 @@ import { PrismaClient } from '../../generated/prisma/client.js';
 import type { SqlConnection } from './sql.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { migrate } from './migrate.js';
-import { registerDriver } from './reads.js';
+import { registerDriver } from './driver.js';
 
 export type Prisma = PrismaClient;
 /** The client a `$transaction` callback receives. */
@@ -59,10 +59,10 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /**
  * PGlite runs every query synchronously on the main thread and resolves it through microtasks, so a
  * request's whole chain of queries would run without the event loop ever reading another socket:
- * requests got served in the order sockets happen to be polled, and under load some waited seconds
- * (the benchmark saw 10 s timeouts). Starting each statement or transaction on a fresh turn of the
- * loop lets the waiting requests be read first and queue on PGlite's lock in arrival order; it also
- * served a fifth more requests per second. Statements inside a transaction run on `tx` unchanged.
+ * requests got served in the order sockets happen to be polled, and under load some waited seconds.
+ * Starting each statement or transaction on a fresh turn of the loop lets the waiting requests be
+ * read first and queue on PGlite's lock in arrival order (measured in docs/performance.md).
+ * Statements inside a transaction run on `tx` unchanged.
  */
 class TurnTakingPGlite extends PGlite {
   override async query<T>(query: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
@@ -96,7 +96,7 @@ async function openPGlite(dataDir: string): Promise<Database> {
     throw err;
   }
   // pglite-prisma-adapter pins an older @prisma/driver-adapter-utils; the interfaces differ in
-  // types only (STACK.md: verified at run time with Prisma 6.19).
+  // types only (checked at run time with Prisma 6.19: every test runs through it).
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(lite) as never });
   registerDriver(prisma, async (text, values) => (await lite.query(text, values)).rows);
   const sql: SqlConnection = {

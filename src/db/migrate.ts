@@ -2,7 +2,8 @@
 // lock so that several instances starting together migrate once. Applied migrations are recorded in
 // Prisma's own `_prisma_migrations` table with Prisma's checksum (SHA-256 of the script), so that a
 // `prisma migrate deploy` run elsewhere sees the same state. We run them ourselves because Prisma's
-// WebAssembly engine cannot migrate PostgreSQL through a driver adapter (see ../shared/STACK.md).
+// WebAssembly engine cannot migrate PostgreSQL through a driver adapter (Prisma issue 27403, "Column
+// type 'name' could not be deserialized"), and Prisma 7's engine is a native download.
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

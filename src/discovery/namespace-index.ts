@@ -1,4 +1,4 @@
-// The namespace index (reference part 6.1), derived from the OpenAPI document rather than kept by
+// The namespace index (docs/decisions.md, "Discovery (namespace index)"), derived from the OpenAPI document rather than kept by
 // hand: every path becomes a route keyed by its full pattern, every operation an endpoint with its
 // arguments (path, query and body fields) and their JSON-schema keywords. Defaults that depend on
 // the moment of the request are filled in as values.
@@ -53,7 +53,7 @@ function resolve<T extends object>(document: Document, node: T & { $ref?: string
   return { ...resolve(document, target), ...siblings };
 }
 
-/** The JSON-schema keywords of an argument, as the reference lists them. */
+/** The JSON-schema keywords of an argument, as the modelled service lists them. */
 function describeSchema(document: Document, raw: Schema, description?: string): Omit<Arg, 'required'> {
   const schema = resolve(document, raw);
   const arg: Record<string, unknown> = {};

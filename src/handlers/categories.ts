@@ -1,4 +1,4 @@
-import { CATEGORY } from '../services/terms.js';
+import { CATEGORY } from '../domain/records.js';
 import { termOperations } from './terms.js';
 
 const ops = termOperations(CATEGORY);

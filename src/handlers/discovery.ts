@@ -25,8 +25,7 @@ export async function getDocumentation(call: Call<'getDocumentation'>): Promise<
 }
 
 export async function getNamespaceIndex(call: Call<'getNamespaceIndex'>): Promise<Reply> {
-  const { namespace } = call.query as { namespace?: string };
-  if (namespace !== undefined && namespace !== NAMESPACE) {
+  if (call.query.namespace !== NAMESPACE) {
     throw new ApiError(404, 'rest_invalid_namespace', 'The specified namespace could not be found.');
   }
   const language = documentLanguage(call.locale);

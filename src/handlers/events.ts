@@ -1,66 +1,62 @@
 // The event operations: read the validated request, call the events service, shape the reply.
+import type { EventRecord } from '../domain/records.js';
+import { pageOf } from '../domain/paging.js';
 import { versionOf } from '../http/conditional.js';
 import type { Call, Reply } from '../http/handler.js';
-import { listHeaders, listLinks, pageOf, postListReply } from '../lib/pagination.js';
+import { listHeaders, listLinks, postListReply } from '../http/lists.js';
 import { serializeEvent } from '../serializers/events.js';
 import { eventsCalendar, ICALENDAR } from '../serializers/ical.js';
-import { type EventListQuery, listEvents as listEventRows } from '../services/event-list.js';
+import { listEvents as listEventRecords } from '../services/event-list.js';
 import * as events from '../services/events.js';
 import { keyOf } from './post-key.js';
 
-const options = (call: Call, single = false) => ({
+type Read = 'getEvent' | 'getEventBySlug';
+type Update = 'updateEvent' | 'putEvent' | 'patchEvent' | 'updateEventBySlug' | 'putEventBySlug' | 'patchEventBySlug';
+type Delete = 'deleteEvent' | 'deleteEventBySlug';
+
+const options = (call: Pick<Call, 'urls' | 'context'>, single = false) => ({
   urls: call.urls,
-  siteZone: call.config.siteTimezone,
-  caller: call.caller,
+  siteZone: call.context.siteZone,
+  caller: call.context.caller,
   single,
 });
 
 /** The validators of one event's response: its version leads the ETag; Last-Modified. */
-const validators = (row: events.EventRow) => ({ version: versionOf(row.modifiedAt), lastModified: row.modifiedAt });
+const validators = (row: EventRecord) => ({ version: versionOf(row.modifiedAt), lastModified: row.modifiedAt });
 
 export async function listEvents(call: Call<'listEvents'>): Promise<Reply> {
-  const { page: pageNumber, per_page, ...filters } = call.query as EventListQuery & { page: number; per_page: number };
+  const { page: pageNumber, per_page, ...filters } = call.query;
   const page = pageOf(pageNumber, per_page);
-  const { total, items, args } = await listEventRows(
-    call.db.prisma,
-    call.caller,
-    filters,
-    page,
-    call.config.siteTimezone,
-  );
-  const links = listLinks(`${call.urls.base}/events/`, args, page, total);
+  const { total, items, applied } = await listEventRecords(call.context, filters, page);
+  const links = listLinks(`${call.urls.base}/events/`, applied, page, total);
   if (wantsCalendar(call)) {
     const headers = { ...listHeaders(total, page.perPage, links), Vary: 'Accept' };
     return {
-      body: eventsCalendar(items, { urls: call.urls, caller: call.caller, name: 'Events' }),
+      body: eventsCalendar(items, { urls: call.urls, caller: call.context.caller, name: 'Events' }),
       contentType: ICALENDAR,
       headers,
     };
   }
-  const events = items.map((row) => serializeEvent(row, options(call)));
-  const reply = postListReply('events', events, links, total, page.perPage);
+  const serialized = items.map((row) => serializeEvent(row, options(call)));
+  const reply = postListReply('events', serialized, links, total, page.perPage);
   return { ...reply, headers: { ...reply.headers, Vary: 'Accept' } };
 }
 
 /** Calendar applications ask for `text/calendar`; everyone else gets JSON. */
-const wantsCalendar = (call: Call) => call.accepts(['application/json', 'text/calendar']) === 'text/calendar';
+const wantsCalendar = (call: Pick<Call, 'accepts'>) =>
+  call.accepts(['application/json', 'text/calendar']) === 'text/calendar';
 
 export async function createEvent(call: Call<'createEvent'>): Promise<Reply> {
-  const row = await events.createEvent(
-    call.db.prisma,
-    call.caller,
-    call.body as events.EventInput,
-    call.config.siteTimezone,
-  );
+  const row = await events.createEvent(call.context, call.body);
   const body = serializeEvent(row, options(call));
   return { status: 201, body, headers: { Location: body.rest_url }, ...validators(row) };
 }
 
-async function getEvent(call: Call): Promise<Reply> {
-  const row = await events.getEvent(call.db.prisma, call.caller, keyOf(call));
+async function getEvent(call: Call<Read>): Promise<Reply> {
+  const row = await events.getEvent(call.context, keyOf(call.params));
   if (wantsCalendar(call)) {
     return {
-      body: eventsCalendar([row], { urls: call.urls, caller: call.caller, name: row.title }),
+      body: eventsCalendar([row], { urls: call.urls, caller: call.context.caller, name: row.title }),
       contentType: ICALENDAR,
       headers: { Vary: 'Accept' },
       ...validators(row),
@@ -69,27 +65,14 @@ async function getEvent(call: Call): Promise<Reply> {
   return { body: serializeEvent(row, options(call, true)), headers: { Vary: 'Accept' }, ...validators(row) };
 }
 
-async function updateEvent(call: Call): Promise<Reply> {
-  const input = (call.body ?? {}) as events.EventInput;
-  const row = await events.updateEvent(
-    call.db.prisma,
-    call.caller,
-    keyOf(call),
-    input,
-    call.config.siteTimezone,
-    call.precondition,
-  );
+async function updateEvent(call: Call<Update>): Promise<Reply> {
+  const row = await events.updateEvent(call.context, keyOf(call.params), call.body ?? {});
   return { body: serializeEvent(row, options(call)), ...validators(row) };
 }
 
-async function deleteEvent(call: Call): Promise<Reply> {
-  const { force } = call.query as { force: boolean };
-  return {
-    body: serializeEvent(
-      await events.deleteEvent(call.db.prisma, call.caller, keyOf(call), force, call.precondition),
-      options(call),
-    ),
-  };
+async function deleteEvent(call: Call<Delete>): Promise<Reply> {
+  const row = await events.deleteEvent(call.context, keyOf(call.params), call.query.force);
+  return { body: serializeEvent(row, options(call)) };
 }
 
 export {

@@ -1,7 +1,8 @@
-import { ORGANIZER } from '../services/linked-posts.js';
-import { linkedOperations } from './linked-posts.js';
+// The organizer operations: the shared ones of venues-and-organizers.ts, bound to the kind.
+import { ORGANIZER } from '../domain/records.js';
+import { venueOrOrganizerOperations } from './venues-and-organizers.js';
 
-const ops = linkedOperations(ORGANIZER);
+const ops = venueOrOrganizerOperations(ORGANIZER);
 
 export const listOrganizers = ops.list;
 export const createOrganizer = ops.create;

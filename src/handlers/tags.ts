@@ -1,4 +1,4 @@
-import { TAG } from '../services/terms.js';
+import { TAG } from '../domain/records.js';
 import { termOperations } from './terms.js';
 
 const ops = termOperations(TAG);

@@ -1,33 +1,27 @@
 // The operations of both term resources; categories.ts and tags.ts bind them to their taxonomy.
+import { pageOf, totalPages } from '../domain/paging.js';
+import type { Taxonomy } from '../domain/records.js';
 import { versionOf } from '../http/conditional.js';
 import type { Call, Reply } from '../http/handler.js';
-import { listHeaders, listLinks, pageOf, totalPages } from '../lib/pagination.js';
+import { listHeaders, listLinks } from '../http/lists.js';
 import { COLLECTION, serializeTerm } from '../serializers/terms.js';
 import * as terms from '../services/terms.js';
 
-interface TermQuery {
-  page: number;
-  per_page: number;
-  search?: string;
-  exclude?: number[];
-  include?: number[];
-  order: 'asc' | 'desc';
-  orderby: terms.TermListQuery['orderby'];
-  hide_empty: boolean;
-  parent?: number;
-  post?: number;
-  event?: number;
-  slug?: string[];
-}
+type List = 'listCategories' | 'listTags';
+type Create = 'createCategory' | 'createTag';
+type Read = 'getCategory' | 'getTag';
+type Update = 'updateCategory' | 'putCategory' | 'patchCategory' | 'updateTag' | 'putTag' | 'patchTag';
+type Delete = 'deleteCategory' | 'deleteTag';
 
-export function termOperations(taxonomy: terms.Taxonomy) {
+export function termOperations(taxonomy: Taxonomy) {
   const collection = COLLECTION[taxonomy];
 
-  async function list(call: Call): Promise<Reply> {
-    const q = call.query as TermQuery;
+  async function list(call: Call<List>): Promise<Reply> {
+    const q = call.query;
     const page = pageOf(q.page, q.per_page);
     const eventParam = q.post !== undefined ? 'post' : q.event !== undefined ? 'event' : undefined;
-    const { total, items } = await terms.listTerms(call.db.prisma, call.caller, taxonomy, {
+    const eventId = q.post ?? q.event;
+    const { total, items } = await terms.listTerms(call.context, taxonomy, {
       page: page.page,
       perPage: page.perPage,
       search: q.search,
@@ -36,8 +30,8 @@ export function termOperations(taxonomy: terms.Taxonomy) {
       order: q.order,
       orderby: q.orderby,
       hideEmpty: q.hide_empty,
-      parent: q.parent,
-      event: eventParam ? { id: (q.post ?? q.event)!, param: eventParam } : undefined,
+      parent: 'parent' in q ? q.parent : undefined,
+      event: eventParam && eventId !== undefined ? { id: eventId, param: eventParam } : undefined,
       slug: q.slug,
     });
     const links = listLinks(
@@ -49,8 +43,8 @@ export function termOperations(taxonomy: terms.Taxonomy) {
         ['order', q.order],
         ['orderby', q.orderby],
         ['hide_empty', q.hide_empty],
-        ['parent', q.parent],
-        [eventParam ?? 'post', q.post ?? q.event],
+        ['parent', 'parent' in q ? q.parent : undefined],
+        [eventParam ?? 'post', eventId],
         ['slug', q.slug],
       ],
       page,
@@ -67,27 +61,24 @@ export function termOperations(taxonomy: terms.Taxonomy) {
     return { body, headers: listHeaders(total, page.perPage, links) };
   }
 
-  async function create(call: Call): Promise<Reply> {
-    const term = await terms.createTerm(call.db.prisma, taxonomy, call.body);
+  async function create(call: Call<Create>): Promise<Reply> {
+    const term = await terms.createTerm(call.context, taxonomy, call.body);
     const body = serializeTerm(term, call.urls);
     return { status: 201, body, headers: { Location: body.urls.self }, version: versionOf(term.modifiedAt) };
   }
 
-  async function get(call: Call): Promise<Reply> {
-    const { id } = call.params as { id: number };
-    const term = await terms.getTerm(call.db.prisma, taxonomy, id);
+  async function get(call: Call<Read>): Promise<Reply> {
+    const term = await terms.getTerm(call.context, taxonomy, call.params.id);
     return { body: serializeTerm(term, call.urls), version: versionOf(term.modifiedAt) };
   }
 
-  async function update(call: Call): Promise<Reply> {
-    const { id } = call.params as { id: number };
-    const term = await terms.updateTerm(call.db.prisma, taxonomy, id, call.body, call.precondition);
+  async function update(call: Call<Update>): Promise<Reply> {
+    const term = await terms.updateTerm(call.context, taxonomy, call.params.id, call.body ?? {});
     return { body: serializeTerm(term, call.urls), version: versionOf(term.modifiedAt) };
   }
 
-  async function remove(call: Call): Promise<Reply> {
-    const { id } = call.params as { id: number };
-    const term = await terms.deleteTerm(call.db.prisma, taxonomy, id, call.precondition);
+  async function remove(call: Call<Delete>): Promise<Reply> {
+    const term = await terms.deleteTerm(call.context, taxonomy, call.params.id);
     return { body: serializeTerm(term, call.urls) };
   }
 

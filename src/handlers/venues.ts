@@ -1,7 +1,8 @@
-import { VENUE } from '../services/linked-posts.js';
-import { linkedOperations } from './linked-posts.js';
+// The venue operations: the shared ones of venues-and-organizers.ts, bound to the kind.
+import { VENUE } from '../domain/records.js';
+import { venueOrOrganizerOperations } from './venues-and-organizers.js';
 
-const ops = linkedOperations(VENUE);
+const ops = venueOrOrganizerOperations(VENUE);
 
 export const listVenues = ops.list;
 export const createVenue = ops.create;

@@ -1,5 +1,6 @@
-// openapi-backend set up for an OpenAPI 3.1 document (see ../shared/STACK.md): `quick` skips its
-// 3.0-only document check and Ajv2020 does the validation. Parameters are coerced from strings and
+// openapi-backend set up for an OpenAPI 3.1 document: its own document check knows only OpenAPI 3.0
+// (it refuses a 3.1 document, or leaves the router empty), so `quick` skips it and Ajv2020 does the
+// validation. Parameters are coerced from strings and
 // get the document's defaults; bodies are validated as sent (after coerceBodyScalars).
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';

@@ -4,7 +4,7 @@
 // time) in front of it: `If-Match` on an update or delete names that version, and the write claims it
 // atomically, so of two editors who read the same version only the first one writes.
 import { createHash } from 'node:crypto';
-import { ApiError } from './errors.js';
+import type { Precondition } from '../domain/posts.js';
 
 /** A post's version: its modification time in milliseconds, base 36. */
 export const versionOf = (modifiedAt: Date) => modifiedAt.getTime().toString(36);
@@ -30,11 +30,6 @@ export function noneMatch(header: string | string[] | undefined, etag: string): 
   return !tags.some((tag) => tag.replace(/^W\//, '') === etag);
 }
 
-export interface Precondition {
-  /** `*`: the object must exist; otherwise the versions the client's tags name. */
-  versions: '*' | Date[];
-}
-
 /** The versions named by If-Match's strong tags (weak tags never match If-Match). */
 export function ifMatchPrecondition(header: string | string[] | undefined): Precondition | undefined {
   const tags = parseTags(header);
@@ -48,10 +43,3 @@ export function ifMatchPrecondition(header: string | string[] | undefined): Prec
     .filter((d) => !Number.isNaN(d.getTime()));
   return { versions };
 }
-
-export const preconditionFailed = () =>
-  new ApiError(
-    412,
-    'rest_precondition_failed',
-    'The object changed since the version in If-Match; read it again, then retry.',
-  );

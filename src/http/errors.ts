@@ -1,6 +1,22 @@
-// Named errors and the one function that turns any failure into the service's error shape:
-// {"code", "message", "data": {"status", ...}}.
+// The service's error shape, {"code", "message", "data": {"status", ...}}, and the one place that
+// decides the status, code and headers of every failure: domain errors (domain/errors.ts), the
+// database's errors, and the HTTP layer's own.
 import { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from '../db/errors.js';
+import {
+  AlreadyTrashed,
+  Conflict,
+  DomainError,
+  DuplicateTermName,
+  DuplicateTermSlug,
+  Forbidden,
+  InvalidCredentials,
+  InvalidInput,
+  NotFound,
+  NotReadable,
+  PreconditionFailed,
+  TermCreationForbidden,
+  Throttled,
+} from '../domain/errors.js';
 
 export interface ErrorBody {
   code: string;
@@ -24,26 +40,11 @@ export class ApiError extends Error {
   }
 }
 
-export type ResourceType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
-
 export const noRoute = () =>
   new ApiError(404, 'rest_no_route', 'No route was found matching the URL and request method.');
 
-export const notFound = (type: ResourceType, key: number | string) =>
-  new ApiError(
-    404,
-    `rest-${type}-not-found`,
-    typeof key === 'number'
-      ? `The ${type} with ID ${key} does not exist.`
-      : `The ${type} with slug "${key}" does not exist.`,
-  );
-
 /** 400 naming each offending parameter with what is wrong with it. */
-export const invalidParams = (params: Record<string, string>) =>
-  new ApiError(400, 'rest_invalid_param', `Invalid parameter(s): ${Object.keys(params).join(', ')}`, {
-    params,
-    details: [],
-  });
+export const invalidParams = (params: Record<string, string>) => fromDomain(new InvalidInput(params));
 
 export const missingParams = (names: string[]) =>
   new ApiError(400, 'rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, { params: names });
@@ -60,20 +61,50 @@ export const databaseUnavailable = () =>
     { 'Retry-After': String(DATABASE_RETRY_SECONDS) },
   );
 
-/** Prisma's error codes we can explain to the client; anything else is a 500 without details. */
+const conflict = () => new ApiError(409, 'rest_conflict', new Conflict().message, {}, { 'Retry-After': '1' });
+
+/** Any failure as the client sees it; what is not recognised is a 500 without details. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  const code = (err as { code?: string })?.code;
+  if (err instanceof DomainError) return fromDomain(err);
+  const code = (err as { code?: string } | null)?.code;
   if (code === 'P2025') return new ApiError(404, 'rest_not_found', 'The object does not exist (any more).');
-  if (isUniqueViolation(err) || isForeignKeyViolation(err)) {
+  if (isUniqueViolation(err) || isForeignKeyViolation(err)) return conflict();
+  if (isDatabaseUnavailable(err)) return databaseUnavailable();
+  return new ApiError(500, 'rest_internal_error', 'The server could not complete the request.');
+}
+
+/** Statuses and codes follow the modelled service's where it has one (docs/decisions.md, "Errors"). */
+function fromDomain(err: DomainError): ApiError {
+  const { message } = err;
+  if (err instanceof NotFound) return new ApiError(404, `rest-${err.type}-not-found`, message);
+  if (err instanceof InvalidInput) {
+    return new ApiError(400, 'rest_invalid_param', message, { params: err.fields, details: [] });
+  }
+  // An anonymous caller is asked to sign in (401); a signed-in one lacks the right (403).
+  if (err instanceof Forbidden) return new ApiError(err.signedIn ? 403 : 401, 'rest_forbidden', message);
+  if (err instanceof TermCreationForbidden) {
+    return new ApiError(403, 'rest_cannot_create_term', message, {
+      params: { [err.field]: `Only an ${err.requiredRole} or above may create a ${err.type}.` },
+    });
+  }
+  if (err instanceof NotReadable) return new ApiError(403, `${err.type}-not-accessible`, message);
+  if (err instanceof AlreadyTrashed) return new ApiError(410, `${err.type}-is-in-trash`, message);
+  if (err instanceof PreconditionFailed) return new ApiError(412, 'rest_precondition_failed', message);
+  if (err instanceof DuplicateTermName) return new ApiError(400, 'term_exists', message, { term_id: err.existingId });
+  if (err instanceof DuplicateTermSlug) {
+    return new ApiError(400, 'duplicate_term_slug', message, { params: { slug: 'slug is already in use.' } });
+  }
+  if (err instanceof InvalidCredentials) return new ApiError(401, 'rest_invalid_credentials', message);
+  if (err instanceof Throttled) {
     return new ApiError(
-      409,
-      'rest_conflict',
-      'The change conflicts with another object; try again.',
+      429,
+      'rest_too_many_failed_logins',
+      message,
       {},
-      { 'Retry-After': '1' },
+      { 'Retry-After': String(err.retryAfterSeconds) },
     );
   }
-  if (isDatabaseUnavailable(err)) return databaseUnavailable();
+  if (err instanceof Conflict) return conflict();
   return new ApiError(500, 'rest_internal_error', 'The server could not complete the request.');
 }

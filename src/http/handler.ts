@@ -1,13 +1,20 @@
 // What an operation handler receives and returns. Handlers are thin: they read the validated
 // request, call a service and return a Reply; `respond` in app.ts is the one place that writes it.
 import type { operations } from '../../generated/api.js';
-import type { Caller } from '../auth/roles.js';
 import type { Config } from '../config.js';
-import type { Database } from '../db/client.js';
-import type { Precondition } from './conditional.js';
+import type { ServiceContext } from '../services/context.js';
 import type { Urls } from './urls.js';
 
 export type OperationId = keyof operations;
+
+/**
+ * Query parameters the document gives a default: validation fills them in, so a handler always has
+ * them (test/unit/declared-defaults.test.ts keeps this list equal to the document's).
+ */
+export type Defaulted =
+  'namespace' | 'context' | 'page' | 'per_page' | 'force' | 'only_with_upcoming' | 'order' | 'orderby' | 'hide_empty';
+
+type WithDefaults<Q> = Q & { [P in keyof Q & Defaulted]-?: NonNullable<Q[P]> };
 
 type Params<K extends OperationId, In extends 'query' | 'path'> = operations[K]['parameters'] extends infer P
   ? P extends Partial<Record<In, infer V>>
@@ -25,18 +32,15 @@ export interface Call<K extends OperationId = OperationId> {
   /** Path parameters, validated and typed by the document. */
   params: Params<K, 'path'>;
   /** Query parameters, validated, coerced and with the document's defaults filled in. */
-  query: Params<K, 'query'>;
+  query: WithDefaults<Params<K, 'query'>>;
   body: Body<K>;
   urls: Urls;
   /** The language tag of the locale segment, or `en`. */
   locale: string;
-  /** Who is calling: a signed-in user, or null when anonymous. */
-  caller: Caller;
   /** Content negotiation: the best of `types` for the request's Accept header, or false. */
   accepts: (types: string[]) => string | false;
-  /** What `If-Match` requires of the object a write changes, when the client sent it. */
-  precondition?: Precondition;
-  db: Database;
+  /** What services need of the request: database, caller, site zone, now, If-Match. */
+  context: ServiceContext;
   config: Config;
 }
 

@@ -24,8 +24,8 @@ export function idempotent(
     if (key === undefined) return handler(call);
     if (!KEY.test(key))
       throw invalidParams({ 'Idempotency-Key': 'Idempotency-Key must be 1 to 200 visible ASCII characters.' });
-    const prisma = call.db.prisma;
-    const userId = call.caller?.id ?? 0;
+    const prisma = call.context.db;
+    const userId = call.context.caller?.id ?? 0;
     const requestHash = createHash('sha256')
       .update(`${operation}\n${JSON.stringify(call.body ?? null)}`)
       .digest('hex');

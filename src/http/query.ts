@@ -1,6 +1,6 @@
 // Turns the raw query string into the values the document declares, before validation: array
 // parameters accept a comma-separated list, repeated keys and `key[]`; booleans accept 1/0 as well
-// as true/false; parameters the operation does not declare are dropped, as the reference ignores
+// as true/false; parameters the operation does not declare are dropped, as the modelled service ignores
 // them. The document stays the only validator: this only decodes what a URL can carry.
 import type { OpenAPIV3_1 } from 'openapi-types';
 
@@ -35,7 +35,7 @@ export function normalizeQuery(search: string, parameters: Parameter[] = []): Ra
 
 /**
  * A form body carries only strings; a JSON body may carry "5" or "true" where a number or boolean is
- * declared (as the reference service accepts). Converts such top-level values to the declared type;
+ * declared (as the modelled service accepts). Converts such top-level values to the declared type;
  * anything that does not convert is left for validation to reject.
  */
 export function coerceBodyScalars(body: Record<string, unknown>, schema: OpenAPIV3_1.SchemaObject | undefined): void {

@@ -1,7 +1,7 @@
 // Maps openapi-backend's (Ajv's) validation errors to the error shape: missing body fields are
 // `rest_missing_callback_param`, anything else `rest_invalid_param`, each naming the top-level
 // parameter. A path parameter that does not validate means the URL matches no route, as with the
-// reference's `\d+` route patterns: 404 `rest_no_route`.
+// modelled service's `\d+` route patterns: 404 `rest_no_route`.
 import type { ErrorObject } from 'ajv';
 import { ApiError, invalidParams, missingParams, noRoute } from './errors.js';
 

@@ -1,5 +1,5 @@
-// An event's free-form cost (a string, a number or a list of them) read as the reference reads it
-// (part 4.3): commas and dashes separate values, a currency symbol before or after the numbers
+// An event's free-form cost (a string, a number or a list of them) read as the modelled service reads it
+// (docs/decisions.md, "Cost"): commas and dashes separate values, a currency symbol before or after the numbers
 // counts when every value that has one agrees, 0 is "Free", and words stay as labels.
 export interface CostDetails {
   currency_symbol: string;

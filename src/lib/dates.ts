@@ -1,4 +1,4 @@
-// Date inputs in the forms decisions.md lists, read in a given zone, and the `YYYY-MM-DD HH:MM:SS`
+// Date inputs in the forms docs/decisions.md lists ("Dates and time zones"), read in a given zone, and the `YYYY-MM-DD HH:MM:SS`
 // form every response uses.
 import { DateTime, type Zone } from 'luxon';
 
@@ -106,8 +106,8 @@ interface DayOffsets {
 const offsets = new Map<string, DayOffsets>();
 
 /**
- * The zone's offset from UTC in minutes at an instant. Luxon asks Intl for it each time, which was a
- * quarter of the time spent serialising a list. Offsets change only at a zone's transitions, at most
+ * The zone's offset from UTC in minutes at an instant. Luxon asks Intl for it each time, which is
+ * slow (docs/performance.md). Offsets change only at a zone's transitions, at most
  * one a day, so each zone and UTC day is looked up once: its offset at both ends and, on the day of a
  * transition, the instant of the change, found by bisection to the millisecond.
  */

@@ -132,7 +132,7 @@ function lookUpAbbreviation(zone: EventZone, at: Date): string {
   return moment.offset % 60 ? offset : offset.slice(0, 3);
 }
 
-/** `{year, month, day, hour, minutes, seconds}` as zero-padded strings (reference part 1.1). */
+/** `{year, month, day, hour, minutes, seconds}` as zero-padded strings (docs/decisions.md, "Dates and time zones"). */
 export function dateDetails(wallClockDate: Date) {
   const iso = wallClockDate.toISOString();
   return {

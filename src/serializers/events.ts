@@ -1,4 +1,4 @@
-// The event representation of the reference (part 1.1), field for field and in its order, with the
+// The event representation (docs/decisions.md, "Representations"), field for field and in its order, with the
 // venues, organizers and terms embedded (part 1.5) and `json_ld` on single reads.
 import { DateTime } from 'luxon';
 import type { components } from '../../generated/api.js';
@@ -9,11 +9,15 @@ import { type Cost, type CostInput, parseCost } from '../lib/cost.js';
 import { formatDateTime } from '../lib/dates.js';
 import { dateDetails, type EventZone, eventZone, zoneAbbreviation } from '../lib/event-times.js';
 import { plainText } from '../lib/plain-text.js';
-import type { EventRow } from '../services/events.js';
-import { type LinkedKind, type LinkedRow, ORGANIZER, VENUE } from '../services/linked-posts.js';
-import { globalId, imageObject } from '../services/posts.js';
-import { linkedJsonLd, serializeLinked } from './linked-posts.js';
-import { postMeta } from './posts.js';
+import {
+  type EventRecord,
+  ORGANIZER,
+  VENUE,
+  type VenueOrOrganizerKind,
+  type VenueOrOrganizerRecord,
+} from '../domain/records.js';
+import { globalId, imageObject, postMeta } from './posts.js';
+import { serializeVenueOrOrganizer, venueOrOrganizerJsonLd } from './venues-and-organizers.js';
 import { termUrls } from './terms.js';
 
 type Event = components['schemas']['Event'];
@@ -31,13 +35,14 @@ export interface EventSerializeOptions {
 export const eventRestUrl = (id: number, urls: Urls) => `${urls.base}/events/${id}`;
 export const eventPermalink = (slug: string, urls: Urls) => `${urls.site}/event/${encodeURIComponent(slug)}/`;
 
-export function serializeEvent(row: EventRow, options: EventSerializeOptions): Event {
+export function serializeEvent(row: EventRecord, options: EventSerializeOptions): Event {
   const { urls, siteZone, single } = options;
   const zone = eventZone(row.timezone) ?? eventZone('UTC')!;
   const url = eventPermalink(row.slug, urls);
   const cost = parseCost(row.cost as CostInput);
   const { venues, organizers } = readableLinks(row, options.caller);
-  const embed = (kind: LinkedKind, item: LinkedRow) => serializeLinked(kind, item, { urls, siteZone, single });
+  const embed = (kind: VenueOrOrganizerKind, item: VenueOrOrganizerRecord) =>
+    serializeVenueOrOrganizer(kind, item, { urls, siteZone, single });
   const embeddedVenues = venues.map((venue) => embed(VENUE, venue));
 
   const event: Event = {
@@ -73,7 +78,7 @@ export function serializeEvent(row: EventRow, options: EventSerializeOptions): E
     featured: row.featured,
     categories: embeddedTerms(row, 'tribe_events_cat', urls),
     tags: embeddedTerms(row, 'post_tag', urls),
-    // One venue is an object, none an empty array, several an array (reference part 1.1).
+    // One venue is an object, none an empty array, several an array (docs/decisions.md, "Representations").
     venue: embeddedVenues.length === 1 ? embeddedVenues[0] : embeddedVenues,
     organizer: organizers.map((organizer) => embed(ORGANIZER, organizer)),
     custom_fields: [],
@@ -83,19 +88,20 @@ export function serializeEvent(row: EventRow, options: EventSerializeOptions): E
 }
 
 /** The event's venues and organizers that the caller may read (none in the trash). */
-export function readableLinks(row: EventRow, caller: Caller) {
-  const visible = (items: LinkedRow[]) => items.filter((item) => item.status !== 'trash' && canRead(caller, item));
+export function readableLinks(row: EventRecord, caller: Caller) {
+  const visible = (items: VenueOrOrganizerRecord[]) =>
+    items.filter((item) => item.status !== 'trash' && canRead(caller, item));
   return {
-    venues: visible(row.venues.map((link) => link.venue as LinkedRow)),
-    organizers: visible(row.organizers.map((link) => link.organizer as LinkedRow)),
+    venues: visible(row.venues.map((link) => link.venue as VenueOrOrganizerRecord)),
+    organizers: visible(row.organizers.map((link) => link.organizer as VenueOrOrganizerRecord)),
   };
 }
 
 // One collator for every sort: localeCompare with a locale and options builds one on each call.
 const BY_NAME = new Intl.Collator('en', { sensitivity: 'base' });
 
-/** The event's terms of one taxonomy in the reference's raw-term shape, sorted by name. */
-function embeddedTerms(row: EventRow, taxonomy: 'tribe_events_cat' | 'post_tag', urls: Urls): EmbeddedTerm[] {
+/** The event's terms of one taxonomy in the modelled service's raw-term shape, sorted by name. */
+function embeddedTerms(row: EventRecord, taxonomy: 'tribe_events_cat' | 'post_tag', urls: Urls): EmbeddedTerm[] {
   return row.terms
     .map((link) => link.term)
     .filter((term) => term.taxonomy === taxonomy)
@@ -132,12 +138,12 @@ const CURRENCY_OF_SYMBOL: Record<string, string> = {
 
 /** The schema.org Event that search engines read (https://schema.org/Event). */
 function eventJsonLd(
-  row: EventRow,
+  row: EventRecord,
   zone: EventZone,
   url: string,
   cost: Cost,
-  venues: LinkedRow[],
-  organizers: LinkedRow[],
+  venues: VenueOrOrganizerRecord[],
+  organizers: VenueOrOrganizerRecord[],
 ) {
   const at = (instant: Date) => DateTime.fromJSDate(instant).setZone(zone.zone).toISO({ suppressMilliseconds: true })!;
   const one = <T>(items: T[]) => (items.length === 0 ? undefined : items.length === 1 ? items[0] : items);
@@ -164,8 +170,8 @@ function eventJsonLd(
     eventStatus: 'https://schema.org/EventScheduled',
     startDate: at(row.startUtc),
     endDate: at(row.endUtc),
-    location: one(venues.map((venue) => linkedJsonLd(VENUE, venue))),
-    organizer: one(organizers.map((organizer) => linkedJsonLd(ORGANIZER, organizer))),
+    location: one(venues.map((venue) => venueOrOrganizerJsonLd(VENUE, venue))),
+    organizer: one(organizers.map((organizer) => venueOrOrganizerJsonLd(ORGANIZER, organizer))),
     offers,
   };
   return Object.fromEntries(

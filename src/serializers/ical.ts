@@ -9,10 +9,9 @@ import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
 import { eventZone, fromWallClock } from '../lib/event-times.js';
 import { plainText } from '../lib/plain-text.js';
-import type { EventRow } from '../services/events.js';
-import type { LinkedRow } from '../services/linked-posts.js';
-import { globalId } from '../services/posts.js';
+import type { EventRecord, VenueOrOrganizerRecord } from '../domain/records.js';
 import { eventPermalink, readableLinks } from './events.js';
+import { globalId } from './posts.js';
 
 export const ICALENDAR = 'text/calendar; charset=utf-8';
 
@@ -32,7 +31,7 @@ const STATUS: Record<string, ICalEventStatus> = {
   trash: ICalEventStatus.CANCELLED,
 };
 
-export function eventsCalendar(rows: EventRow[], options: CalendarOptions): string {
+export function eventsCalendar(rows: EventRecord[], options: CalendarOptions): string {
   const calendar = ical({
     name: options.name,
     prodId: { company: 'Calendar Events Service', product: 'calendar/events/v1', language: 'EN' },
@@ -45,7 +44,7 @@ export function eventsCalendar(rows: EventRow[], options: CalendarOptions): stri
 /** The VTIMEZONE of an IANA zone, with the CRLF line ends of RFC 5545. */
 const vtimezone = (zone: string) => getVtimezoneComponent(zone)?.trim().replace(/\r?\n/g, '\r\n') ?? null;
 
-function vevent(row: EventRow, { urls, caller }: CalendarOptions): ICalEventData {
+function vevent(row: EventRecord, { urls, caller }: CalendarOptions): ICalEventData {
   const zone = eventZone(row.timezone) ?? eventZone('UTC')!;
   const { venues, organizers } = readableLinks(row, caller);
   const url = eventPermalink(row.slug, urls);
@@ -75,7 +74,7 @@ function vevent(row: EventRow, { urls, caller }: CalendarOptions): ICalEventData
  * when it is an IANA zone (with its VTIMEZONE); a fixed offset such as `UTC+5:30` has no TZID, so those
  * times are written in UTC.
  */
-function times(row: EventRow, zone: Zone) {
+function times(row: EventRecord, zone: Zone) {
   if (row.allDay) {
     const start = DateTime.fromJSDate(row.startLocal, { zone: 'UTC' }).startOf('day');
     const end = DateTime.fromJSDate(row.endLocal, { zone: 'UTC' }).startOf('day').plus({ days: 1 });
@@ -88,7 +87,7 @@ function times(row: EventRow, zone: Zone) {
   return { start: row.startUtc, end: row.endUtc };
 }
 
-function location(venue: LinkedRow) {
+function location(venue: VenueOrOrganizerRecord) {
   const text = (column: string) => String(venue[column] ?? '').trim();
   const region = [text('stateprovince') || text('state') || text('province'), text('zip')].filter(Boolean).join(' ');
   const address = [text('address'), text('city'), region, text('country')].filter(Boolean).join(', ');

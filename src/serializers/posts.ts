@@ -1,6 +1,6 @@
 // What the event, venue and organizer representations share: author, status and the publication
-// and modification dates, in the site's zone and in UTC (reference parts 1.1 to 1.3).
-import type { PostStatus } from '../auth/permissions.js';
+// and modification dates, in the site's zone and in UTC (docs/decisions.md, "Representations").
+import type { PostStatus } from '../domain/posts.js';
 import { formatDateTime } from '../lib/dates.js';
 
 export interface PostRow {
@@ -19,4 +19,14 @@ export function postMeta(row: PostRow, siteZone: string) {
     modified: formatDateTime(row.modifiedAt, siteZone),
     modified_utc: formatDateTime(row.modifiedAt, 'UTC'),
   };
+}
+
+/** The ID an object keeps across sites and exports: the site's host and the object's ID. */
+export const globalId = (site: string, id: number) => `${new URL(site).host}?id=${id}`;
+
+/** The image object of a representation for a stored image URL (docs/decisions.md, "Images"). */
+export function imageObject(url: string | null) {
+  if (!url) return undefined;
+  const extension = /\.([A-Za-z0-9]{1,5})$/.exec(new URL(url).pathname)?.[1]?.toLowerCase();
+  return { url, ...(extension ? { extension } : {}) };
 }

@@ -1,7 +1,7 @@
-// The term representation of the reference (part 1.4): categories carry `parent`, tags do not.
+// The term representation (docs/decisions.md, "Categories and tags"): categories carry `parent`, tags do not.
 import type { components } from '../../generated/api.js';
 import type { Urls } from '../http/urls.js';
-import { CATEGORY, type TermRecord } from '../services/terms.js';
+import { CATEGORY, type TermRecord } from '../domain/records.js';
 
 type Category = components['schemas']['Category'];
 type Tag = components['schemas']['Tag'];

@@ -1,18 +1,20 @@
 // What an event links to, from the way a write or a list filter names it: categories and tags by
-// ID, name or slug; venues and organizers by ID or as the fields of one to create (decisions.md,
+// ID, name or slug; venues and organizers by ID or as the fields of one to create (docs/decisions.md,
 // "Representations"). Names that point nowhere are 400s naming the field, never silent drops.
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { canRead, type PostStatus } from '../auth/permissions.js';
+import { canRead } from '../auth/permissions.js';
 import { type Caller, hasRole, isRole } from '../auth/roles.js';
 import type { Prisma, Tx } from '../db/client.js';
-import { selectRows } from '../db/reads.js';
-import { ApiError, invalidParams } from '../http/errors.js';
+import { InvalidInput, TermCreationForbidden } from '../domain/errors.js';
+import type { PostStatus } from '../domain/posts.js';
+import { CATEGORY, type Taxonomy, TERM_TYPE, type VenueOrOrganizerKind } from '../domain/records.js';
 import { requiredRole } from '../openapi.js';
 import { sameText } from '../lib/like.js';
-import { insertLinked, type LinkedInput, type LinkedKind } from './linked-posts.js';
-import { CATEGORY, insertTerm, type Taxonomy } from './terms.js';
+import { selectRows } from '../queries/reads.js';
+import type { ServiceContext } from './context.js';
+import { insertTerm } from './terms.js';
+import { insertVenueOrOrganizer, tableOf, type VenueOrOrganizerInput } from './venues-and-organizers.js';
 
-const TERM_TYPE = { tribe_events_cat: 'category', post_tag: 'tag' } as const;
 /** A reference made of digits is an ID, however long; IDs are PostgreSQL integers, so a larger one names nothing. */
 const isId = (ref: string | number) => typeof ref === 'number' || /^\d+$/.test(ref);
 const MAX_ID = 2_147_483_647;
@@ -31,7 +33,7 @@ export type TermsWrite = string | number | (string | number)[];
  */
 export async function termIdsForWrite(
   tx: Tx,
-  caller: Caller,
+  ctx: ServiceContext,
   taxonomy: Taxonomy,
   field: string,
   value: TermsWrite,
@@ -41,13 +43,14 @@ export async function termIdsForWrite(
     .filter((ref) => ref !== '' && ref !== 0);
   const tooLarge = refs.find((ref) => isId(ref) && !inRange(ref));
   if (tooLarge !== undefined)
-    throw invalidParams({ [field]: `There is no ${TERM_TYPE[taxonomy]} with ID ${tooLarge}.` });
+    throw new InvalidInput({ [field]: `There is no ${TERM_TYPE[taxonomy]} with ID ${tooLarge}.` });
   const wantedIds = refs.filter(isId).map(Number);
   const found = new Set(
     (await tx.term.findMany({ where: { taxonomy, id: { in: wantedIds } }, select: { id: true } })).map((t) => t.id),
   );
   const missing = wantedIds.find((id) => !found.has(id));
-  if (missing !== undefined) throw invalidParams({ [field]: `There is no ${TERM_TYPE[taxonomy]} with ID ${missing}.` });
+  if (missing !== undefined)
+    throw new InvalidInput({ [field]: `There is no ${TERM_TYPE[taxonomy]} with ID ${missing}.` });
 
   const ids: number[] = [];
   for (const ref of refs) {
@@ -62,7 +65,7 @@ export async function termIdsForWrite(
       orderBy: { id: 'asc' },
     });
     const byName = matches.find((t) => t.name.toLowerCase() === name.toLowerCase()) ?? matches[0];
-    if (!byName) assertMayCreateTerm(caller, taxonomy, field);
+    if (!byName) assertMayCreateTerm(ctx.caller, taxonomy, field);
     ids.push(byName ? byName.id : await insertTerm(tx, taxonomy, { name }));
   }
   return [...new Set(ids)];
@@ -72,22 +75,15 @@ export async function termIdsForWrite(
 function assertMayCreateTerm(caller: Caller, taxonomy: Taxonomy, field: string) {
   const role = requiredRole(CREATE_TERM[taxonomy]);
   if (role === undefined || (isRole(role) && hasRole(caller, role))) return;
-  throw new ApiError(
-    403,
-    'rest_cannot_create_term',
-    `Sorry, you are not allowed to create new ${field}; name existing ones.`,
-    {
-      params: { [field]: `Only an ${role} or above may create a ${TERM_TYPE[taxonomy]}.` },
-    },
-  );
+  throw new TermCreationForbidden(field, role, TERM_TYPE[taxonomy]);
 }
 
 /**
- * The term IDs a list filter names, by slug first and then by ID, as the reference resolves them.
+ * The term IDs a list filter names, by slug first and then by ID, as the modelled service resolves them.
  * A category also stands for every category below it.
  */
 export async function termIdsForFilter(
-  prisma: Prisma,
+  db: Prisma,
   taxonomy: Taxonomy,
   field: string,
   refs: (string | number)[],
@@ -97,7 +93,7 @@ export async function termIdsForFilter(
   // Every term a reference could name, each with itself and, for categories, every one below it, in
   // one statement; which of them a reference names is decided here.
   const rows = await selectRows<{ root: number; slug: string; id: number }>(
-    prisma,
+    db,
     sql`WITH RECURSIVE named AS (
           SELECT id, slug FROM terms WHERE taxonomy = ${taxonomy}::"Taxonomy" AND (slug = ANY(${texts}::text[]) OR id = ANY(${ids}::int[]))),
         tree(root, id) AS (
@@ -110,58 +106,59 @@ export async function termIdsForFilter(
     (ref) => (named.find((t) => t.slug === ref) ?? named.find((t) => isId(ref) && t.id === Number(ref)))?.id,
   );
   const unknown = texts.find((_, i) => roots[i] === undefined);
-  if (unknown !== undefined) throw invalidParams({ [field]: `There is no ${TERM_TYPE[taxonomy]} "${unknown}".` });
+  if (unknown !== undefined) throw new InvalidInput({ [field]: `There is no ${TERM_TYPE[taxonomy]} "${unknown}".` });
   return [...new Set(rows.filter((row) => roots.includes(row.root)).map((row) => row.id))];
 }
 
 /** A write's `venue` or `organizer`: 0, an ID, `{id}`, the fields of a new one, or an array of those. */
-export type LinksWrite = number | string | LinkedInput | (number | string | LinkedInput)[];
+export type LinksWrite = number | string | VenueOrOrganizerInput | (number | string | VenueOrOrganizerInput)[];
 
 /**
  * The venue or organizer IDs a write names, in order. Objects without `id` are created (or matched
  * to an existing duplicate) inside the write's transaction. Every ID must be one the caller can see.
  */
-export async function linkedIdsForWrite(
+export async function venueOrOrganizerIdsForWrite(
   tx: Tx,
-  kind: LinkedKind,
-  caller: Caller,
+  ctx: ServiceContext,
+  kind: VenueOrOrganizerKind,
   value: LinksWrite,
-  siteZone: string,
 ): Promise<number[]> {
+  const { caller } = ctx;
   const field = kind.type;
   const ids: number[] = [];
   for (const item of Array.isArray(value) ? value : [value]) {
     if (typeof item === 'number' || typeof item === 'string') {
-      if (!isId(item)) throw invalidParams({ [field]: `${field} must be the ID of a ${kind.type} or its fields.` });
-      if (!inRange(item)) throw invalidParams({ [field]: `There is no ${kind.type} with ID ${item}.` });
+      if (!isId(item)) throw new InvalidInput({ [field]: `${field} must be the ID of a ${kind.type} or its fields.` });
+      if (!inRange(item)) throw new InvalidInput({ [field]: `There is no ${kind.type} with ID ${item}.` });
       if (Number(item) !== 0) ids.push(Number(item));
     } else if (item.id !== undefined) {
       if (!isId(item.id as string | number) || !inRange(item.id as string | number))
-        throw invalidParams({ [field]: `There is no ${kind.type} with ID ${item.id}.` });
+        throw new InvalidInput({ [field]: `There is no ${kind.type} with ID ${item.id}.` });
       ids.push(Number(item.id));
     } else {
-      ids.push((await insertLinked(tx, kind, caller, item, siteZone)).row.id);
+      ids.push((await insertVenueOrOrganizer(tx, ctx, kind, item)).row.id);
     }
   }
   const unique = [...new Set(ids)];
-  const rows = await kind.table(tx).findMany({ where: { id: { in: unique } } });
+  const rows = await tableOf(kind, tx).findMany({ where: { id: { in: unique } } });
   const missing = unique.find((id) => {
     const row = rows.find((r) => r.id === id);
     return !row || row.status === 'trash' || !canRead(caller, row);
   });
-  if (missing !== undefined) throw invalidParams({ [field]: `There is no ${kind.type} with ID ${missing}.` });
+  if (missing !== undefined) throw new InvalidInput({ [field]: `There is no ${kind.type} with ID ${missing}.` });
   return unique;
 }
 
 /** 400 unless every ID of a list filter is a venue or organizer the caller may read (others are as missing). */
-export async function assertLinkedExist(prisma: Prisma, kind: LinkedKind, caller: Caller, ids: number[]) {
+export async function assertVenuesOrOrganizersExist(ctx: ServiceContext, kind: VenueOrOrganizerKind, ids: number[]) {
+  const { caller } = ctx;
   const rows = await selectRows<{ id: number; status: PostStatus; author_id: number | null }>(
-    prisma,
+    ctx.db,
     sql`SELECT id, status, author_id FROM ${PrismaNS.raw(kind.tableName)} WHERE id = ANY(${ids}::int[])`,
   );
   const missing = ids.find((id) => {
     const row = rows.find((r) => r.id === id);
     return !row || !canRead(caller, { status: row.status, authorId: row.author_id });
   });
-  if (missing !== undefined) throw invalidParams({ [kind.type]: `There is no ${kind.type} with ID ${missing}.` });
+  if (missing !== undefined) throw new InvalidInput({ [kind.type]: `There is no ${kind.type} with ID ${missing}.` });
 }

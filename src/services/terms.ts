@@ -1,35 +1,17 @@
 // Categories and tags: one table, told apart by taxonomy. Every write runs in a transaction, and
 // the unique indexes (slug; name among siblings) settle races between concurrent writers.
 import type { Prisma as PrismaNS, Term } from '../../generated/prisma/client.js';
-import type { Prisma, Tx } from '../db/client.js';
-import { ApiError, invalidParams, notFound } from '../http/errors.js';
+import type { Tx } from '../db/client.js';
+import { DuplicateTermName, DuplicateTermSlug, InvalidInput, NotFound } from '../domain/errors.js';
+import { CATEGORY, type Taxonomy, TERM_TYPE, type TermRecord, type TermRow } from '../domain/records.js';
 import { containing, sameText, startingWith } from '../lib/like.js';
 import { firstFreeSlug, slugify } from '../lib/slug.js';
-import type { Precondition } from '../http/conditional.js';
-import type { Caller } from '../auth/roles.js';
-import { claimVersion, readableEvent } from './posts.js';
+import type { ServiceContext } from './context.js';
+import { claimVersion } from './post-writes.js';
+import { readableEvent } from './posts.js';
 import { retryOnConflict } from './retry.js';
 
-export type Taxonomy = 'tribe_events_cat' | 'post_tag';
-export const CATEGORY: Taxonomy = 'tribe_events_cat';
-export const TAG: Taxonomy = 'post_tag';
-
-const TYPE = { tribe_events_cat: 'category', post_tag: 'tag' } as const;
-
-export interface TermRecord {
-  id: number;
-  taxonomy: Taxonomy;
-  name: string;
-  slug: string;
-  description: string;
-  parentId: number;
-  /** Published events carrying the term. */
-  count: number;
-  /** Slugs from the root category down to this term, for its permalink. */
-  path: string[];
-  /** The version If-Match names (http/conditional.ts). */
-  modifiedAt: Date;
-}
+const TYPE = TERM_TYPE;
 
 export interface TermInput {
   name?: string;
@@ -53,15 +35,14 @@ export interface TermListQuery {
   slug?: string[];
 }
 
-export type TermRow = Term;
-
 /**
  * A page of terms. `count` (and so `hide_empty` and `orderby=count`) counts published events only,
  * which every caller may read, so a count never tells anyone of a draft or private event.
  */
-export async function listTerms(prisma: Prisma, caller: Caller, taxonomy: Taxonomy, q: TermListQuery) {
-  if (q.event && !(await readableEvent(prisma, caller, q.event.id))) {
-    throw invalidParams({ [q.event.param]: `${q.event.param} is not the ID of an event.` });
+export async function listTerms(ctx: ServiceContext, taxonomy: Taxonomy, q: TermListQuery) {
+  const prisma = ctx.db;
+  if (q.event && !(await readableEvent(prisma, ctx.caller, q.event.id))) {
+    throw new InvalidInput({ [q.event.param]: `${q.event.param} is not the ID of an event.` });
   }
   const where: PrismaNS.TermWhereInput = {
     taxonomy,
@@ -107,20 +88,24 @@ function orderBy(q: TermListQuery): PrismaNS.TermOrderByWithRelationInput[] {
   return [column, { id: 'asc' }];
 }
 
-export async function getTerm(prisma: Prisma | Tx, taxonomy: Taxonomy, id: number): Promise<TermRecord> {
-  const row = await prisma.term.findFirst({ where: { id, taxonomy } });
-  if (!row) throw notFound(TYPE[taxonomy], id);
-  return (await withPaths(prisma, [row]))[0];
+export const getTerm = (ctx: ServiceContext, taxonomy: Taxonomy, id: number) => readTerm(ctx.db, taxonomy, id);
+
+async function readTerm(db: Tx, taxonomy: Taxonomy, id: number): Promise<TermRecord> {
+  const row = await db.term.findFirst({ where: { id, taxonomy } });
+  if (!row) throw new NotFound(TYPE[taxonomy], id);
+  return (await withPaths(db, [row]))[0];
 }
 
-export async function createTerm(prisma: Prisma, taxonomy: Taxonomy, input: TermInput): Promise<TermRecord> {
-  const id = await retryOnConflict(() => prisma.$transaction((tx) => insertTerm(tx, taxonomy, input)));
-  return getTerm(prisma, taxonomy, id);
+export async function createTerm(ctx: ServiceContext, taxonomy: Taxonomy, input: TermInput): Promise<TermRecord> {
+  const id = await retryOnConflict(() => ctx.db.$transaction((tx) => insertTerm(tx, taxonomy, input)));
+  return readTerm(ctx.db, taxonomy, id);
 }
 
 /** Creates the term inside the caller's transaction and returns its ID. */
 export async function insertTerm(tx: Tx, taxonomy: Taxonomy, input: TermInput): Promise<number> {
-  const name = input.name!.trim();
+  // The document requires a name on create; the generated types lose that next to `allOf`.
+  if (input.name === undefined) throw new InvalidInput({ name: 'name is required.' });
+  const name = input.name.trim();
   const parentId = taxonomy === CATEGORY ? await checkParent(tx, input.parent, undefined) : null;
   await checkNameFree(tx, taxonomy, name, parentId, undefined);
   const slug = await chooseSlug(tx, taxonomy, input.slug, name, undefined);
@@ -132,16 +117,15 @@ export async function insertTerm(tx: Tx, taxonomy: Taxonomy, input: TermInput): 
 }
 
 export async function updateTerm(
-  prisma: Prisma,
+  ctx: ServiceContext,
   taxonomy: Taxonomy,
   id: number,
   input: TermInput,
-  precondition?: Precondition,
 ): Promise<TermRecord> {
   await retryOnConflict(() =>
-    prisma.$transaction(async (tx) => {
+    ctx.db.$transaction(async (tx) => {
       const current = await lockTerm(tx, taxonomy, id);
-      await claimVersion(tx.term, id, precondition);
+      await claimVersion(tx.term, id, ctx.precondition);
       const name = input.name?.trim() ?? current.name;
       const parentId =
         taxonomy === CATEGORY && input.parent !== undefined
@@ -155,21 +139,16 @@ export async function updateTerm(
       });
     }),
   );
-  return getTerm(prisma, taxonomy, id);
+  return readTerm(ctx.db, taxonomy, id);
 }
 
 /** Deletes for good; children of a deleted category move up to its parent. Returns the term as it was. */
-export async function deleteTerm(
-  prisma: Prisma,
-  taxonomy: Taxonomy,
-  id: number,
-  precondition?: Precondition,
-): Promise<TermRecord> {
+export async function deleteTerm(ctx: ServiceContext, taxonomy: Taxonomy, id: number): Promise<TermRecord> {
   return retryOnConflict(() =>
-    prisma.$transaction(async (tx) => {
+    ctx.db.$transaction(async (tx) => {
       await lockTerm(tx, taxonomy, id);
-      await claimVersion(tx.term, id, precondition);
-      const before = await getTerm(tx, taxonomy, id);
+      await claimVersion(tx.term, id, ctx.precondition);
+      const before = await readTerm(tx, taxonomy, id);
       await tx.term.updateMany({ where: { parentId: id }, data: { parentId: before.parentId || null } });
       await tx.term.delete({ where: { id } });
       return before;
@@ -180,14 +159,14 @@ export async function deleteTerm(
 /**
  * The term, locked until the write's transaction ends: a second writer waits, then reads the first
  * one's committed row, so an update never writes back a name, slug, parent or description it was
- * not sent from a stale copy (the same reasoning as posts.ts lockPost).
+ * not sent from a stale copy (the same reasoning as post-writes.ts lockForWrite).
  */
 async function lockTerm(tx: Tx, taxonomy: Taxonomy, id: number): Promise<Term> {
   const rows = await tx.$queryRaw<
     { id: number }[]
   >`SELECT id FROM terms WHERE id = ${id}::int AND taxonomy = ${taxonomy}::"Taxonomy" FOR UPDATE`;
   const current = rows.length ? await tx.term.findUnique({ where: { id } }) : null;
-  if (!current) throw notFound(TYPE[taxonomy], id);
+  if (!current) throw new NotFound(TYPE[taxonomy], id);
   return current;
 }
 
@@ -197,12 +176,12 @@ async function checkParent(tx: Tx, parent: number | undefined, self: number | un
   let cursor: number | null = parent;
   for (let depth = 0; cursor !== null; depth++) {
     if (cursor === self || depth > 100)
-      throw invalidParams({ parent: 'parent would make the category its own ancestor.' });
+      throw new InvalidInput({ parent: 'parent would make the category its own ancestor.' });
     const row: { parentId: number | null } | null = await tx.term.findFirst({
       where: { id: cursor, taxonomy: CATEGORY },
       select: { parentId: true },
     });
-    if (!row) throw invalidParams({ parent: 'parent is not the ID of a category.' });
+    if (!row) throw new InvalidInput({ parent: 'parent is not the ID of a category.' });
     cursor = row.parentId;
   }
   return parent;
@@ -220,9 +199,7 @@ async function checkNameFree(
     select: { id: true },
   });
   if (clash) {
-    throw new ApiError(400, 'term_exists', `A ${TYPE[taxonomy]} with the name "${name}" already exists here.`, {
-      term_id: clash.id,
-    });
+    throw new DuplicateTermName(TYPE[taxonomy], name, clash.id);
   }
 }
 
@@ -240,14 +217,7 @@ async function chooseSlug(
       select: { id: true },
     });
     if (clash) {
-      throw new ApiError(
-        400,
-        'duplicate_term_slug',
-        `The slug "${explicit}" is already used by another ${TYPE[taxonomy]}.`,
-        {
-          params: { slug: 'slug is already in use.' },
-        },
-      );
+      throw new DuplicateTermSlug(TYPE[taxonomy], explicit);
     }
     return explicit;
   }
@@ -262,7 +232,7 @@ async function chooseSlug(
   );
 }
 
-async function withPaths(prisma: Prisma | Tx, rows: TermRow[]): Promise<TermRecord[]> {
+async function withPaths(prisma: Tx, rows: TermRow[]): Promise<TermRecord[]> {
   // Load every ancestor of the page's categories, one level per query (categories are shallow).
   const known = new Map<number, { slug: string; parentId: number | null }>(rows.map((r) => [r.id, r]));
   let missing = rows.map((r) => r.parentId).filter((id): id is number => id !== null && !known.has(id));

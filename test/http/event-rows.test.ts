@@ -1,11 +1,13 @@
-// Event reads go through one hand-written SQL statement (services/event-rows.ts) and public list
+// Event reads go through one hand-written SQL statement (queries/event-rows.ts) and public list
 // totals through the day counts (migration listed_events_per_day). Both must give exactly what the
 // plain way gives: Prisma's include for the rows, a count of the events for the totals.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prisma } from '../../generated/prisma/client.js';
-import { selectEvents } from '../../src/services/event-rows.js';
-import { eventInclude } from '../../src/services/events.js';
+import { eventInclude, ORGANIZER, VENUE } from '../../src/domain/records.js';
+import { selectEvents } from '../../src/queries/event-rows.js';
+import { selectVenuesOrOrganizers } from '../../src/queries/venue-organizer-list.js';
+import { listScope } from '../../src/auth/permissions.js';
 import { databaseKinds } from '../setup/databases.js';
 import { startServer, type TestServer } from '../setup/server.js';
 
@@ -138,13 +140,18 @@ describe.each(databaseKinds)('venue and organizer lists on %s', (kind) => {
     });
     await s.post('/venues', { venue: 'Hall B', status: 'draft', address: '2 Rue', zip: '69001' });
     await s.post('/organizers', { organizer: 'Org', email: 'o@example.org', date: '2020-02-02 10:00:00' });
-    const { listLinked, VENUE, ORGANIZER } = await import('../../src/services/linked-posts.js');
     const editor = { id: s.users.editor.id, login: 'editor', role: 'editor' as const };
     for (const [linked, rows] of [
       [VENUE, await s.db.prisma.venue.findMany({ orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }] })],
       [ORGANIZER, await s.db.prisma.organizer.findMany({ orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }] })],
     ] as const) {
-      const listed = await listLinked(s.db.prisma, linked, editor, { page: 1, perPage: 50, onlyWithUpcoming: false });
+      const scope = listScope(editor, undefined);
+      const listed = await selectVenuesOrOrganizers(
+        s.db.prisma,
+        linked,
+        { scope, readableEvents: scope },
+        { take: 50, skip: 0 },
+      );
       expect(listed.items).toEqual(rows);
       expect(listed.total).toBe(rows.length);
     }

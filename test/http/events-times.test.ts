@@ -1,5 +1,5 @@
 // Event times over HTTP on both databases, with a site zone that is not UTC: inputs in every form
-// decisions.md lists, read in the event's zone; local and UTC times exact across daylight-saving
+// docs/decisions.md lists ("Dates and time zones"), read in the event's zone; local and UTC times exact across daylight-saving
 // changes; all-day events widened to whole days.
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -13,7 +13,7 @@ import { storedRows } from '../setup/stored-rows.js';
 type Resource = 'events' | 'venues' | 'organizers' | 'categories' | 'tags';
 type Caller = Role | null;
 
-/** The least role that may create, or change items of others, per resource (reference part 5.2). */
+/** The least role that may create, or change items of others, per resource (docs/decisions.md, "Permissions and roles"). */
 const WRITE_ROLE: Record<Resource, Role> = {
   events: 'contributor',
   venues: 'contributor',

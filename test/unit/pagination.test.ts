@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { listHeaders, listLinks, pageOf, totalPages } from '../../src/lib/pagination.js';
+import { pageOf, totalPages } from '../../src/domain/paging.js';
+import { listHeaders, listLinks } from '../../src/http/lists.js';
 
 describe('pagination', () => {
   it.each([

@@ -1,11 +1,10 @@
-// The venue and organizer representations of the reference (parts 1.2 and 1.3), plus `rest_url`
-// (decisions.md): empty fields are left out, and `json_ld` is added on single reads.
+// The venue and organizer representations, with `rest_url` (docs/decisions.md, "Representations"):
+// empty fields are left out, and `json_ld` is added on single reads.
 import type { components } from '../../generated/api.js';
 import type { Urls } from '../http/urls.js';
 import { plainText } from '../lib/plain-text.js';
-import type { LinkedKind, LinkedRow } from '../services/linked-posts.js';
-import { globalId, imageObject } from '../services/posts.js';
-import { postMeta } from './posts.js';
+import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/records.js';
+import { globalId, imageObject, postMeta } from './posts.js';
 
 type Venue = components['schemas']['Venue'];
 type Organizer = components['schemas']['Organizer'];
@@ -19,16 +18,16 @@ export interface SerializeOptions {
   single?: boolean;
 }
 
-export function linkedRestUrl(kind: LinkedKind, id: number, urls: Urls) {
+export function venueOrOrganizerRestUrl(kind: VenueOrOrganizerKind, id: number, urls: Urls) {
   return `${urls.base}/${COLLECTION[kind.type]}/${id}`;
 }
 
-export function serializeLinked(
-  kind: LinkedKind,
-  row: LinkedRow,
+export function serializeVenueOrOrganizer(
+  kind: VenueOrOrganizerKind,
+  row: VenueOrOrganizerRecord,
   { urls, siteZone, single }: SerializeOptions,
 ): Venue | Organizer {
-  // Built in one pass, in the reference's field order: an event list embeds one of these per link.
+  // Built in one pass, in the representation's field order: an event list embeds one of these per link.
   const out: Record<string, unknown> = {};
   const put = (key: string, value: unknown) => {
     if (value !== undefined && value !== null && value !== '') out[key] = value;
@@ -37,7 +36,7 @@ export function serializeLinked(
   const meta = postMeta(row, siteZone);
   for (const key of Object.keys(meta) as (keyof typeof meta)[]) put(key, meta[key]);
   put('url', `${urls.site}/${kind.type}/${encodeURIComponent(row.slug)}/`);
-  put('rest_url', linkedRestUrl(kind, row.id, urls));
+  put('rest_url', venueOrOrganizerRestUrl(kind, row.id, urls));
   put(kind.nameField, row.name);
   put('description', row.description);
   put('excerpt', row.excerpt);
@@ -48,7 +47,7 @@ export function serializeLinked(
     put('geo_lat', row.geoLat);
     put('geo_lng', row.geoLng);
   }
-  if (single) out.json_ld = linkedJsonLd(kind, row);
+  if (single) out.json_ld = venueOrOrganizerJsonLd(kind, row);
   if (kind.type === 'venue') {
     out.show_map = Boolean(row.showMap);
     out.show_map_link = Boolean(row.showMapLink);
@@ -62,12 +61,12 @@ const compact = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '' && v !== null));
 
 /** The schema.org Place or Person that describes a venue or organizer. */
-export function linkedJsonLd(kind: LinkedKind, row: LinkedRow) {
+export function venueOrOrganizerJsonLd(kind: VenueOrOrganizerKind, row: VenueOrOrganizerRecord) {
   const text = (column: string) => String(row[column] ?? '');
   return kind.type === 'venue' ? placeJsonLd(row, text) : personJsonLd(row, text);
 }
 
-function placeJsonLd(row: LinkedRow, text: (c: string) => string) {
+function placeJsonLd(row: VenueOrOrganizerRecord, text: (c: string) => string) {
   const address = compact({
     streetAddress: text('address'),
     addressLocality: text('city'),
@@ -91,7 +90,7 @@ function placeJsonLd(row: LinkedRow, text: (c: string) => string) {
   }) as { '@type': string };
 }
 
-function personJsonLd(row: LinkedRow, text: (c: string) => string) {
+function personJsonLd(row: VenueOrOrganizerRecord, text: (c: string) => string) {
   return compact({
     '@type': 'Person',
     name: row.name,

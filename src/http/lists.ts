@@ -1,21 +1,5 @@
-// Paging arithmetic and the list envelope's links and headers (decisions.md, "Lists").
-export const MAX_PER_PAGE = 50;
-
-export interface Page {
-  page: number;
-  perPage: number;
-  offset: number;
-}
-
-/** `per_page` above the maximum is clamped, not refused. */
-export function pageOf(page: number, perPage: number): Page {
-  const size = Math.min(perPage, MAX_PER_PAGE);
-  return { page, perPage: size, offset: (page - 1) * size };
-}
-
-export const totalPages = (total: number, perPage: number) => (total === 0 ? 0 : Math.ceil(total / perPage));
-
-export type QueryArgs = [string, string | number | boolean | (string | number)[] | undefined][];
+// The envelope of lists, their page links and their headers (docs/decisions.md, "Lists and paging").
+import { type AppliedFilters, type Page, totalPages } from '../domain/paging.js';
 
 export interface ListLinks {
   rest_url: string;
@@ -25,9 +9,9 @@ export interface ListLinks {
 
 /**
  * `rest_url` with every filter of the request, and the neighbouring pages when they exist.
- * `collectionUrl` is the collection with a trailing slash, as the reference writes it.
+ * `collectionUrl` is the collection with a trailing slash, as the modelled service writes it.
  */
-export function listLinks(collectionUrl: string, args: QueryArgs, page: Page, total: number): ListLinks {
+export function listLinks(collectionUrl: string, args: AppliedFilters, page: Page, total: number): ListLinks {
   const pages = totalPages(total, page.perPage);
   const url = (n: number | undefined) => {
     const query = new URLSearchParams();
@@ -62,7 +46,7 @@ export function listHeaders(total: number, perPage: number, links: ListLinks): R
 }
 
 /**
- * The envelope of an event, venue or organizer list (reference part 2.1: items first, links only
+ * The envelope of an event, venue or organizer list (docs/decisions.md, "Lists and paging": items first, links only
  * where there is such a page, then the totals) with its headers.
  */
 export function postListReply(collection: string, items: unknown[], links: ListLinks, total: number, perPage: number) {

@@ -1,0 +1,116 @@
+// What can go wrong by the service's own rules, named for what it means. Services and auth/ throw
+// these; they know nothing of HTTP. http/errors.ts alone turns each into a status, an error code
+// and headers (docs/architecture.md).
+
+/** The kinds of object the API serves, as error codes and messages name them. */
+export type ResourceType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
+
+export abstract class DomainError extends Error {}
+
+/** An ID or slug that names nothing (or nothing the caller may know of). */
+export class NotFound extends DomainError {
+  constructor(
+    readonly type: ResourceType,
+    readonly key: number | string,
+  ) {
+    super(
+      typeof key === 'number'
+        ? `The ${type} with ID ${key} does not exist.`
+        : `The ${type} with slug "${key}" does not exist.`,
+    );
+  }
+}
+
+/** Input the rules refuse: each offending field with what is wrong with it. */
+export class InvalidInput extends DomainError {
+  constructor(readonly fields: Record<string, string>) {
+    super(`Invalid parameter(s): ${Object.keys(fields).join(', ')}`);
+  }
+}
+
+/** The caller may not do this. Whether it is signed in tells "sign in" apart from "not you". */
+export class Forbidden extends DomainError {
+  constructor(
+    readonly signedIn: boolean,
+    message = 'Sorry, you are not allowed to do that.',
+  ) {
+    super(message);
+  }
+}
+
+/** A write names a new category or tag, which the caller may not create. */
+export class TermCreationForbidden extends DomainError {
+  constructor(
+    readonly field: string,
+    readonly requiredRole: string,
+    readonly type: 'category' | 'tag',
+  ) {
+    super(`Sorry, you are not allowed to create new ${field}; name existing ones.`);
+  }
+}
+
+/** The object exists, but the caller may not read it. */
+export class NotReadable extends DomainError {
+  constructor(readonly type: ResourceType) {
+    super(`The requested ${type} is not accessible.`);
+  }
+}
+
+/** The object is in the trash already, so it cannot be trashed again. */
+export class AlreadyTrashed extends DomainError {
+  constructor(
+    readonly type: ResourceType,
+    readonly id: number,
+  ) {
+    super(`The ${type} with ID ${id} is already in the trash.`);
+  }
+}
+
+/** The object changed since the version the client named (If-Match). */
+export class PreconditionFailed extends DomainError {
+  constructor() {
+    super('The object changed since the version in If-Match; read it again, then retry.');
+  }
+}
+
+/** Another term of the taxonomy has this name under the same parent. */
+export class DuplicateTermName extends DomainError {
+  constructor(
+    readonly type: 'category' | 'tag',
+    readonly name: string,
+    readonly existingId: number,
+  ) {
+    super(`A ${type} with the name "${name}" already exists here.`);
+  }
+}
+
+/** Another term of the taxonomy has this slug. */
+export class DuplicateTermSlug extends DomainError {
+  constructor(
+    readonly type: 'category' | 'tag',
+    readonly slug: string,
+  ) {
+    super(`The slug "${slug}" is already used by another ${type}.`);
+  }
+}
+
+/** Credentials were sent and are not right. */
+export class InvalidCredentials extends DomainError {
+  constructor() {
+    super('The login, password or application password is not correct.');
+  }
+}
+
+/** The client has used up its failed sign-ins for now. */
+export class Throttled extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Too many failed sign-ins from this client; try again in ${retryAfterSeconds} seconds.`);
+  }
+}
+
+/** Concurrent writers kept colliding; the write did not happen and may be tried again. */
+export class Conflict extends DomainError {
+  constructor() {
+    super('The change conflicts with another object; try again.');
+  }
+}

@@ -1,0 +1,91 @@
+// The stored objects as the services hand them on, to serializers and handlers. Types only: how
+// they are read is queries/' and services/' business (docs/architecture.md).
+import type { Prisma as PrismaNS, Term } from '../../generated/prisma/client.js';
+import type { PostStatus } from './posts.js';
+
+/** Everything an event's representation shows: the event, its links, and what they link to. */
+export const eventInclude = {
+  venues: { include: { venue: true }, orderBy: [{ position: 'asc' }, { venueId: 'asc' }] },
+  organizers: { include: { organizer: true }, orderBy: [{ position: 'asc' }, { organizerId: 'asc' }] },
+  terms: { include: { term: true } },
+} satisfies PrismaNS.EventInclude;
+
+export type EventRecord = PrismaNS.EventGetPayload<{ include: typeof eventInclude }>;
+
+/** A venue or an organizer: the columns both have, and the kind's own (address, email...). */
+export interface VenueOrOrganizerRecord {
+  id: number;
+  authorId: number | null;
+  status: PostStatus;
+  slug: string;
+  name: string;
+  description: string;
+  excerpt: string;
+  publishedAt: Date;
+  modifiedAt: Date;
+  image: string | null;
+  [column: string]: unknown;
+}
+
+export type Taxonomy = 'tribe_events_cat' | 'post_tag';
+export const CATEGORY: Taxonomy = 'tribe_events_cat';
+export const TAG: Taxonomy = 'post_tag';
+/** The resource a taxonomy's terms are. */
+export const TERM_TYPE = { tribe_events_cat: 'category', post_tag: 'tag' } as const;
+
+export type TermRow = Term;
+
+/** A category or tag as its representation shows it. */
+export interface TermRecord {
+  id: number;
+  taxonomy: Taxonomy;
+  name: string;
+  slug: string;
+  description: string;
+  parentId: number;
+  /** Published events carrying the term. */
+  count: number;
+  /** Slugs from the root category down to this term, for its permalink. */
+  path: string[];
+  /** The version If-Match names. */
+  modifiedAt: Date;
+}
+
+/**
+ * What tells venues and organizers apart where both are handled alike: the field names of their
+ * representation and writes, their tables, and the fields that search and de-duplication look at.
+ */
+export interface VenueOrOrganizerKind {
+  type: 'venue' | 'organizer';
+  /** The field of the representation and of writes that holds the name. */
+  nameField: 'venue' | 'organizer';
+  /** Text fields stored in a column of the same name. */
+  textFields: readonly string[];
+  tableName: 'venues' | 'organizers';
+  /** The table of links from events. */
+  linkTable: 'event_venues' | 'event_organizers';
+  /** Fields searched besides name, description and excerpt (docs/decisions.md, "Venues and organizers"). */
+  searchFields: readonly string[];
+  /** Fields that, with the name, make a new item the same as an existing one (same section). */
+  duplicateFields: readonly string[];
+}
+
+export const VENUE: VenueOrOrganizerKind = {
+  type: 'venue',
+  nameField: 'venue',
+  tableName: 'venues',
+  linkTable: 'event_venues',
+  textFields: ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince'],
+  searchFields: ['address', 'city', 'country', 'province', 'state', 'stateprovince', 'zip', 'phone'],
+  duplicateFields: ['description', 'excerpt', 'address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
+};
+
+export const ORGANIZER: VenueOrOrganizerKind = {
+  type: 'organizer',
+  nameField: 'organizer',
+  tableName: 'organizers',
+  linkTable: 'event_organizers',
+  textFields: ['phone', 'website', 'email'],
+  searchFields: ['phone', 'email', 'website'],
+  duplicateFields: ['description', 'excerpt', 'phone', 'email', 'website'],
+};

@@ -1,0 +1,123 @@
+// The statements of the event list: one page of the events that match resolved filters, and how
+// many match in all. What the filters mean and whether the caller may use them is decided before
+// (services/event-list.ts); here they only become SQL.
+import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { ListScope } from '../auth/permissions.js';
+import type { Prisma } from '../db/client.js';
+import type { EventRecord } from '../domain/records.js';
+import { DAY_MS } from '../lib/dates.js';
+import { containingPattern } from '../lib/like.js';
+import { selectEventPage, selectEvents } from './event-rows.js';
+import { inScope, isPublic } from './list-scope.js';
+import { selectRows } from './reads.js';
+
+const sql = PrismaNS.sql;
+
+/** The filters of one list, resolved: IDs that exist and that the caller may name, instants. */
+export interface EventListFilters {
+  scope: ListScope;
+  /** Start instants, both inclusive; none when `include` names the events. */
+  window?: { start: Date; end: Date };
+  include?: number[];
+  search?: string;
+  /** Each is one filter: an event matches it when it links to any of the IDs. */
+  termSets: number[][];
+  venues?: number[];
+  organizers?: number[];
+  featured?: boolean;
+  parent?: number;
+  /** Whether an event has a venue with coordinates that `readableVenues` lets the caller see. */
+  located?: boolean;
+  readableVenues: ListScope;
+  /** Venues near the point of `geoloc_lat`/`geoloc_lng`. */
+  nearVenues?: number[];
+}
+
+/** A page of the list, ordered by start and then ID, and the total. */
+export async function selectEventList(
+  db: Prisma,
+  f: EventListFilters,
+  page: { take: number; skip: number },
+): Promise<{ total: number; items: EventRecord[] }> {
+  const and = [inScope(f.scope, 'e'), sql`NOT e.hide_from_listings`];
+  const between = f.window && sql`BETWEEN ${f.window.start}::timestamptz AND ${f.window.end}::timestamptz`;
+  if (between) and.push(sql`e.start_utc ${between}`);
+  // Links to the events of a public list carry their start (migration link_listed_start), so each
+  // venue, organizer or term filter of such a list is a set of events read off one index, and the
+  // sets are intersected before any event row is read. Other lists test each event's links.
+  const publicWindow = between && isPublic(f.scope) ? between : undefined;
+  const linkSets: PrismaNS.Sql[] = [];
+  const linked = (table: 'event_venues' | 'event_organizers' | 'event_terms', column: string, ids: number[]) => {
+    const [from, key] = [PrismaNS.raw(table), PrismaNS.raw(column)];
+    if (publicWindow) {
+      linkSets.push(
+        sql`SELECT l.event_id FROM ${from} l WHERE l.${key} = ANY(${ids}::int[]) AND l.listed_start_utc ${publicWindow}`,
+      );
+    } else {
+      and.push(sql`EXISTS (SELECT 1 FROM ${from} l WHERE l.event_id = e.id AND l.${key} = ANY(${ids}::int[]))`);
+    }
+  };
+  // Everything below narrows the public window; without it the total can be read off the day counts.
+  const narrowing = and.length;
+  if (f.include) and.push(sql`e.id = ANY(${f.include}::int[])`);
+  if (f.search) {
+    const pattern = containingPattern(f.search);
+    and.push(sql`(e.title ILIKE ${pattern} OR e.description ILIKE ${pattern})`);
+  }
+  for (const ids of f.termSets) linked('event_terms', 'term_id', ids);
+  if (f.venues) linked('event_venues', 'venue_id', f.venues);
+  if (f.organizers) linked('event_organizers', 'organizer_id', f.organizers);
+  if (f.featured !== undefined) and.push(sql`e.featured = ${f.featured}::boolean`);
+  if (f.parent !== undefined) and.push(sql`e.parent_id = ${f.parent}::int`);
+  const located = sql`EXISTS (SELECT 1 FROM event_venues l JOIN venues v ON v.id = l.venue_id
+    WHERE l.event_id = e.id AND v.geo_lat IS NOT NULL AND v.geo_lng IS NOT NULL AND ${inScope(f.readableVenues, 'v')})`;
+  if (f.located === true) and.push(located);
+  if (f.located === false) and.push(sql`NOT ${located}`);
+  if (f.nearVenues) linked('event_venues', 'venue_id', f.nearVenues);
+
+  if (linkSets.length) and.push(sql`e.id IN (${PrismaNS.join(linkSets, ' INTERSECT ')})`);
+  const where = PrismaNS.join(and, ' AND ');
+  const selection = { where, orderBy: sql`ORDER BY e.start_utc, e.id`, ...page };
+  if (f.window && and.length === narrowing && isPublic(f.scope)) {
+    // The public list as it is: its page straight off the start index, its total off the day counts.
+    const [total, items] = await Promise.all([
+      countListed(db, f.window.start, f.window.end),
+      selectEvents(db, selection),
+    ]);
+    return { total, items };
+  }
+  const found = await selectEventPage(db, selection);
+  // A page past the end still tells the total.
+  return { items: found.items, total: found.total ?? (await count(db, where)) };
+}
+
+async function count(db: Prisma, where: PrismaNS.Sql): Promise<number> {
+  const [row] = await selectRows<{ total: number }>(
+    db,
+    sql`SELECT count(*)::int AS total FROM events e WHERE ${where}`,
+  );
+  return row.total;
+}
+
+/**
+ * How many events the public list has between two instants: whole UTC days from the day counts the
+ * triggers keep (migration listed_events_per_day), the events of the first and last day counted one
+ * by one on the partial index. The cost grows with the days in the window, not with the events.
+ */
+async function countListed(db: Prisma, start: Date, end: Date): Promise<number> {
+  if (end < start) return 0;
+  const firstDay = Math.floor(start.getTime() / DAY_MS) * DAY_MS;
+  const lastDay = Math.floor(end.getTime() / DAY_MS) * DAY_MS;
+  const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const [row] = await selectRows<{ total: number }>(
+    db,
+    sql`
+    SELECT (SELECT coalesce(sum(events), 0) FROM listed_events_per_day
+            WHERE day > ${date(firstDay)}::date AND day < ${date(lastDay)}::date)::int
+         + (SELECT count(*) FROM events e WHERE e.status = 'publish' AND NOT e.hide_from_listings AND e.start_utc >= ${start}::timestamptz
+            AND e.start_utc < ${new Date(Math.min(firstDay + DAY_MS, end.getTime() + 1))}::timestamptz)::int
+         + (SELECT count(*) FROM events e WHERE e.status = 'publish' AND NOT e.hide_from_listings AND e.start_utc <= ${end}::timestamptz
+            AND e.start_utc >= ${new Date(Math.max(lastDay, firstDay + DAY_MS))}::timestamptz)::int AS total`,
+  );
+  return row.total;
+}

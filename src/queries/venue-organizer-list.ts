@@ -1,0 +1,72 @@
+// The statement of the venue and organizer lists: a page, newest first, and how many match in all,
+// in one SQL statement (the matches are found once for both, as for events in event-rows.ts).
+import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { ListScope } from '../auth/permissions.js';
+import type { Prisma } from '../db/client.js';
+import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/records.js';
+import { containingPattern } from '../lib/like.js';
+import { inScope } from './list-scope.js';
+import { selectRows } from './reads.js';
+import { record } from './rows.js';
+
+export interface VenueOrOrganizerFilters {
+  /** The items the caller may list. */
+  scope: ListScope;
+  /** The events the caller may read: only they count for `hasEvents` and `upcomingAfter`. */
+  readableEvents: ListScope;
+  search?: string;
+  /** Linked to this event. */
+  event?: number;
+  /** True: linked to a published or future event; false: to no event at all. */
+  hasEvents?: boolean;
+  /** Linked to an event that starts at or after this instant. */
+  upcomingAfter?: Date;
+}
+
+export async function selectVenuesOrOrganizers(
+  db: Prisma,
+  kind: VenueOrOrganizerKind,
+  f: VenueOrOrganizerFilters,
+  page: { take: number; skip: number },
+): Promise<{ total: number; items: VenueOrOrganizerRecord[] }> {
+  const { sql, raw } = PrismaNS;
+  const [table, links, column] = [raw(kind.tableName), raw(kind.linkTable), raw(`${kind.type}_id`)];
+  const withEvents = (condition: PrismaNS.Sql) =>
+    sql`EXISTS (SELECT 1 FROM ${links} l JOIN events ev ON ev.id = l.event_id WHERE l.${column} = p.id AND ${condition})`;
+  // Only events the caller may read count (docs/decisions.md, "Venues and organizers": `has_events`
+  // wants one that is not a draft or pending, `has_events=false` no event at all): nobody learns of
+  // an event it may not read through a venue or organizer list.
+  const readable = inScope(f.readableEvents, 'ev');
+  const counted = sql`${readable} AND ev.status NOT IN ('draft', 'pending', 'trash')`;
+  const and = [inScope(f.scope, 'p')];
+  if (f.search) {
+    const pattern = containingPattern(f.search);
+    const columns = ['name', 'description', 'excerpt', ...kind.searchFields];
+    and.push(
+      sql`(${PrismaNS.join(
+        columns.map((c) => sql`p.${raw(c)} ILIKE ${pattern}`),
+        ' OR ',
+      )})`,
+    );
+  }
+  if (f.event !== undefined) {
+    and.push(sql`EXISTS (SELECT 1 FROM ${links} l WHERE l.${column} = p.id AND l.event_id = ${f.event}::int)`);
+  }
+  if (f.hasEvents === true) and.push(withEvents(counted));
+  if (f.hasEvents === false) and.push(sql`NOT ${withEvents(readable)}`);
+  if (f.upcomingAfter) and.push(withEvents(sql`ev.start_utc >= ${f.upcomingAfter}::timestamptz AND ${readable}`));
+  const where = PrismaNS.join(and, ' AND ');
+  const order = sql`ORDER BY p.published_at DESC, p.id DESC`;
+  const rows = await selectRows<{ row: string; total: number }>(
+    db,
+    sql`SELECT (to_jsonb(p) - 'total_matches')::text AS row, p.total_matches::int AS total
+        FROM (SELECT p.*, count(*) OVER () AS total_matches FROM ${table} p WHERE ${where} ${order}
+              LIMIT ${page.take}::int OFFSET ${page.skip}::int) p ${order}`,
+  );
+  // A page past the end still tells the total.
+  const total =
+    rows[0]?.total ??
+    (await selectRows<{ total: number }>(db, sql`SELECT count(*)::int AS total FROM ${table} p WHERE ${where}`))[0]
+      .total;
+  return { total, items: rows.map(({ row }) => record(JSON.parse(row)) as VenueOrOrganizerRecord) };
+}
