@@ -23,12 +23,16 @@ export interface Database {
   /** Cheap round trip, for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Embedded only: the whole database as one tarball, which `loadDataDir` opens again (backups, test fixtures). */
+  dump?(): Promise<Blob>;
 }
 
 export interface DatabaseOptions {
   databaseUrl?: string;
   /** Directory for PGlite; `memory://` keeps it in memory (tests). */
   dataDir: string;
+  /** PGlite in memory: start from this tarball of a database (`Database.dump`) instead of an empty one. */
+  loadDataDir?: Blob;
   poolSize?: number;
   /** PostgreSQL: how long to wait for a connection, new or from the pool (default 5 s). */
   connectTimeoutMs?: number;
@@ -37,7 +41,9 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  const db = options.databaseUrl ? openPostgres(options.databaseUrl, options) : await openPGlite(options.dataDir);
+  const db = options.databaseUrl
+    ? openPostgres(options.databaseUrl, options)
+    : await openPGlite(options.dataDir, options.loadDataDir);
   try {
     await db.withConnection((sql) => migrate(sql));
   } catch (err) {
@@ -81,14 +87,16 @@ class TurnTakingPGlite extends PGlite {
   }
 }
 
-async function openPGlite(dataDir: string): Promise<Database> {
+async function openPGlite(dataDir: string, loadDataDir: Blob | undefined): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) fs.mkdirSync(path.resolve(dataDir), { recursive: true });
   const unlock = inMemory ? () => {} : lockDataDir(path.resolve(dataDir));
   let lite: TurnTakingPGlite;
   try {
-    lite = new TurnTakingPGlite(inMemory ? undefined : path.resolve(dataDir), {
+    // `memory://` by name: PGlite loads a tarball (`loadDataDir`) only into a data directory it was given.
+    lite = new TurnTakingPGlite(inMemory ? 'memory://' : path.resolve(dataDir), {
       startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+      ...(inMemory && loadDataDir ? { loadDataDir } : {}),
     });
     await lite.waitReady;
   } catch (err) {
@@ -108,6 +116,7 @@ async function openPGlite(dataDir: string): Promise<Database> {
     kind: 'pglite',
     withConnection: (fn) => fn(sql),
     ping: async () => void (await lite.query('SELECT 1')),
+    dump: () => lite.dumpDataDir('none'),
     close: async () => {
       try {
         await prisma.$disconnect();

@@ -1,9 +1,13 @@
 // The databases the HTTP tests run against: embedded PGlite always, and PostgreSQL when
 // TEST_DATABASE_URL (or DATABASE_URL) names a server. Each test file gets a database of its own, so
-// files run in parallel without seeing each other's rows.
+// files run in parallel without seeing each other's rows; it starts as a copy of the template that
+// global-setup.ts prepared (migrated, one user per role).
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
+import type { RoleUsers } from './role-users.js';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
@@ -13,18 +17,20 @@ export const databaseKinds: DatabaseKind[] = postgresUrl ? ['pglite', 'postgresq
 
 export interface TestDatabase {
   db: Database;
+  /** The template's users, one per role. */
+  users: RoleUsers;
   /** The connection string of the private PostgreSQL database, if any. */
   url?: string;
   drop(): Promise<void>;
 }
 
-/** Creates an empty PostgreSQL database on the test server and returns its URL. */
-export async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** Creates a PostgreSQL database on the test server (empty, or a copy of `template`) and returns its URL. */
+export async function createPostgresDatabase(template?: string): Promise<{ url: string; drop: () => Promise<void> }> {
   if (!postgresUrl) throw new Error('TEST_DATABASE_URL is not set');
   const name = `cal_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: postgresUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
   await admin.end();
   const url = new URL(postgresUrl);
   url.pathname = `/${name}`;
@@ -40,14 +46,18 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop: () 
 }
 
 export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  const templates = inject('databaseTemplates');
   if (kind === 'pglite') {
-    const db = await openDatabase({ dataDir: 'memory://' });
-    return { db, drop: () => db.close() };
+    const loadDataDir = new Blob([fs.readFileSync(templates.pglite.file)]);
+    const db = await openDatabase({ dataDir: 'memory://', loadDataDir });
+    return { db, users: templates.pglite.users, drop: () => db.close() };
   }
-  const created = await createPostgresDatabase();
+  if (!templates.postgresql) throw new Error('TEST_DATABASE_URL is not set');
+  const created = await createPostgresDatabase(templates.postgresql.name);
   const db = await openDatabase({ databaseUrl: created.url, dataDir: '', poolSize: 5 });
   return {
     db,
+    users: templates.postgresql.users,
     url: created.url,
     drop: async () => {
       await db.close();

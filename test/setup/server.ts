@@ -2,13 +2,13 @@
 // client whose every response is checked against the document.
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.js';
-import { createUser, issueAppPassword } from '../../src/auth/accounts.js';
-import { ROLES, type Role } from '../../src/auth/roles.js';
+import type { Role } from '../../src/auth/roles.js';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import { NAMESPACE } from '../../src/http/urls.js';
 import { assertConforms } from './contract.js';
 import { type DatabaseKind, openTestDatabase } from './databases.js';
+import type { TestUser } from './role-users.js';
 
 export interface TestResponse<T = any> {
   status: number;
@@ -30,12 +30,7 @@ export interface RequestOptions {
   as?: Role | null;
 }
 
-export interface TestUser {
-  id: number;
-  login: string;
-  password: string;
-  appPassword: string;
-}
+export type { TestUser } from './role-users.js';
 
 export interface TestServer {
   db: Database;
@@ -52,7 +47,7 @@ export interface TestServer {
 export async function startServer(kind: DatabaseKind, env: Record<string, string> = {}): Promise<TestServer> {
   const database = await openTestDatabase(kind);
   const config = { ...loadConfig({ REST_PREFIX: '/wp-json', ...env }), port: 0 };
-  const users = await createRoleUsers(database.db);
+  const users = database.users;
   const app = createApp({
     config,
     db: database.db,
@@ -116,16 +111,4 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
       await database.drop();
     },
   };
-}
-
-async function createRoleUsers(db: Database): Promise<Record<Role, TestUser>> {
-  const entries = await Promise.all(
-    ROLES.map(async (role) => {
-      const password = `${role}-password`;
-      const user = await createUser(db.prisma, { login: role, password, role, email: `${role}@example.org` });
-      const { password: appPassword } = await issueAppPassword(db.prisma, role, 'tests');
-      return [role, { id: user.id, login: role, password, appPassword }] as const;
-    }),
-  );
-  return Object.fromEntries(entries) as Record<Role, TestUser>;
 }
