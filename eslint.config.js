@@ -35,6 +35,9 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       // Environment variables set to '' must fall back to their defaults, which `||` does and `??` would not.
       '@typescript-eslint/prefer-nullish-coalescing': ['error', { ignorePrimitives: { string: true } }],
+      // `_name` marks a parameter that must stay (Express tells error handlers by their four parameters);
+      // `{ omitted, ...rest }` is how a field is left out of a copy.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
   {
