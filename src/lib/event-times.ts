@@ -32,7 +32,7 @@ function resolveZone(name: string): EventZone | undefined {
   const offset = OFFSET.exec(text);
   if (offset) {
     const hours = Number(offset[2]);
-    const minutes = Number(offset[3] ?? 0);
+    const minutes = Number(offset.at(3) ?? 0); // at(): the group is optional
     if (hours > 14 || minutes > 59) return undefined;
     const sign = offset[1] === '-' ? -1 : 1;
     const label = `UTC${offset[1]}${hours}${minutes ? `:${String(minutes).padStart(2, '0')}` : ''}`;
