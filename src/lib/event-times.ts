@@ -10,6 +10,9 @@ export interface EventZone {
   zone: Zone;
 }
 
+/** The zone of an event whose stored zone name no longer resolves. */
+export const UTC_ZONE: EventZone = { name: 'UTC', zone: FixedOffsetZone.utcInstance };
+
 const OFFSET = /^UTC\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?$/i;
 
 // Every event read resolves its stored zone name; resolving means asking Intl, so each name is
