@@ -33,6 +33,11 @@ export default tseslint.config(
     rules: {
       // Numbers and booleans print plainly; anything else in a template needs a deliberate String().
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      // Environment variables set to '' must fall back to their defaults, which `||` does and `??` would not.
+      '@typescript-eslint/prefer-nullish-coalescing': ['error', { ignorePrimitives: { string: true } }],
+      // `_name` marks a parameter that must stay (Express tells error handlers by their four parameters);
+      // `{ omitted, ...rest }` is how a field is left out of a copy.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
   {
@@ -67,4 +72,9 @@ export default tseslint.config(
   { files: ['src/serializers/**'], rules: forbid('db', 'queries', 'services', 'handlers', 'discovery') },
   { files: ['src/handlers/**'], rules: forbid('db', 'queries', 'auth') },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  {
+    // The scripts run on Node; these are the few Node globals they use (the `globals` package is not installed).
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', structuredClone: 'readonly' } },
+  },
 );

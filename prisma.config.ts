@@ -14,5 +14,5 @@ export default defineConfig({
   experimental: { adapter: true },
   engine: 'js',
   // In memory: the CLI only needs a database to diff against, and replays the migrations each time.
-  adapter: async () => new PrismaPGlite(new PGlite()) as never, // adapter types lag Prisma's; see src/db/client.ts
+  adapter: () => Promise.resolve(new PrismaPGlite(new PGlite()) as never), // adapter types lag Prisma's; see src/db/client.ts
 });

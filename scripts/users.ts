@@ -49,10 +49,11 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       case 'create': {
         const given = values.password ?? process.env.USER_PASSWORD;
-        const generated = given === undefined ? randomBytes(15).toString('base64url') : undefined;
+        const password = given ?? randomBytes(15).toString('base64url');
+        const generated = given === undefined ? password : undefined;
         const user = await accounts.createUser(prisma, {
           login: required(rest[0], 'login'),
-          password: given ?? generated!,
+          password,
           role: values.role as never,
           email: values.email,
           displayName: values.name,
@@ -111,7 +112,7 @@ function required(value: string | undefined, what: string): string {
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
-  (err) => {
+  (err: unknown) => {
     const known =
       err instanceof accounts.AccountError ||
       err instanceof ConfigError ||

@@ -59,8 +59,10 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   // ignored, so that no read answers 413 or 400 for something the document does not describe.
   const withBody =
     (parser: express.RequestHandler): express.RequestHandler =>
-    (req, res, next) =>
-      BODY_METHODS.has(req.method) ? parser(req, res, next) : next();
+    (req, res, next) => {
+      if (BODY_METHODS.has(req.method)) parser(req, res, next);
+      else next();
+    };
   app.use(
     withBody(
       express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'], verify: refuseDeepJson }),
@@ -126,7 +128,11 @@ async function dispatch(api: OpenAPIBackend, req: Request, res: Response): Promi
         Object.fromEntries(illFormed.map((name) => [name, `${name} contains text that is not valid Unicode.`])),
       );
     }
-    const schema = (operation.requestBody as OpenAPIV3_1.RequestBodyObject).content['application/json']?.schema;
+    // Partial: a body may be declared in other media types only.
+    const content: Partial<Record<string, OpenAPIV3_1.MediaTypeObject>> = (
+      operation.requestBody as OpenAPIV3_1.RequestBodyObject
+    ).content;
+    const schema = content['application/json']?.schema;
     if (body && typeof body === 'object' && !Array.isArray(body)) {
       coerceBodyScalars(body as Record<string, unknown>, schema);
     }
@@ -150,11 +156,12 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
   // validation has checked it against the document the types are generated from.
   const toCall = (c: Context, req: Request, res: Response): Call => {
     const locale = res.locals.locale as LocaleInfo;
+    const coerced = c.validation.coerced as Partial<Pick<Call, 'params' | 'query'>> | undefined;
     return {
       // Validation coerced the values ("2" to 2); re-parsing the path would undo that.
-      params: c.validation.coerced?.params ?? c.request.params,
-      query: c.validation.coerced?.query ?? c.request.query,
-      body: c.request.requestBody,
+      params: coerced?.params ?? (c.request.params as Call['params']),
+      query: coerced?.query ?? (c.request.query as Call['query']),
+      body: c.request.requestBody as Call['body'],
       urls: requestUrls(req, deps.config, locale.segment),
       locale: locale.tag,
       accepts: (types: string[]) => req.accepts(types),
@@ -166,7 +173,7 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
         precondition: ifMatchPrecondition(req.headers['if-match']),
       },
       config: deps.config,
-    } as Call;
+    };
   };
   const wrapped = Object.fromEntries(
     Object.entries(handlers).map(([operationId, plain]) => {
@@ -201,7 +208,10 @@ function requestLogger(logger: Logger) {
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
     genReqId: (_req, res) => (res as Response).locals.requestId as string,
-    customProps: (req, res) => ({ client: (req as Request).ip, requestId: (res as Response).locals.requestId }),
+    customProps: (req, res) => ({
+      client: (req as Request).ip,
+      requestId: (res as Response).locals.requestId as string,
+    }),
   });
 }
 
@@ -221,7 +231,7 @@ function hasBody(req: Request): boolean {
 /** body-parser's failures, in the error shape. */
 function bodyParserError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return undefined;
-  const type = (err as { type?: string })?.type;
+  const type = (err as { type?: string } | null | undefined)?.type;
   switch (type) {
     case 'entity.parse.failed':
       return new ApiError(400, 'rest_invalid_json', 'The body is not valid JSON.', {
@@ -250,7 +260,7 @@ function bodyParserError(err: unknown): ApiError | undefined {
     default: {
       // Anything else body-parser refuses as the client's fault: a body that does not decompress
       // as its Content-Encoding says (zlib's error, given status 400).
-      const status = (err as { status?: unknown })?.status;
+      const status = (err as { status?: unknown } | null | undefined)?.status;
       if (typeof status === 'number' && status >= 400 && status < 500) {
         return new ApiError(
           400,

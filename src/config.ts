@@ -86,7 +86,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     siteTimezone,
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
-    admin: env.ADMIN_USER ? { login: env.ADMIN_USER, password: env.ADMIN_PASSWORD! } : undefined,
+    // Both are set or neither (checked above).
+    admin: env.ADMIN_USER && env.ADMIN_PASSWORD ? { login: env.ADMIN_USER, password: env.ADMIN_PASSWORD } : undefined,
     authMaxFailures: positiveInteger(env, 'AUTH_MAX_FAILURES', 10),
     authWindowSeconds: positiveInteger(env, 'AUTH_WINDOW_SECONDS', 900),
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
@@ -124,9 +125,10 @@ function trustProxy(value: string | undefined): TrustProxy {
 }
 
 function isAddressOrRange(entry: string): boolean {
-  const [address, bits, ...rest] = entry.split('/');
-  const family = isIP(address);
-  if (!family || rest.length) return false;
+  const parts = entry.split('/');
+  const family = isIP(parts[0]);
+  if (!family || parts.length > 2) return false;
+  const bits = parts.at(1); // no `/bits`: a single address
   if (bits === undefined) return true;
   const max = family === 4 ? 32 : 128;
   return /^\d{1,3}$/.test(bits) && Number(bits) <= max;
@@ -147,7 +149,7 @@ function corsOrigins(value: string | undefined): '*' | string[] {
     } catch {
       parsed = undefined;
     }
-    if (!parsed || parsed.origin !== origin)
+    if (parsed?.origin !== origin)
       throw new ConfigError(`CORS_ORIGINS must be * or origins such as https://app.example.org, got "${origin}"`);
   }
   return origins;

@@ -19,7 +19,7 @@ export function loadDocument(): Document {
 export function requiredRole(operationId: string): string | undefined {
   for (const item of Object.values(loadDocument().paths ?? {})) {
     for (const operation of Object.values(item ?? {})) {
-      const op = operation as { operationId?: string; 'x-required-role'?: string };
+      const op = operation as { operationId?: string; 'x-required-role'?: string } | null; // YAML: `get: ~` is null
       if (op?.operationId === operationId) return op['x-required-role'];
     }
   }

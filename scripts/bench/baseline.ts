@@ -19,15 +19,15 @@ type Row = Record<string, unknown> & { id: number };
 
 async function related(ids: number[]) {
   const [venues, organizers, terms] = await Promise.all([
-    pool.query(
+    pool.query<Row>(
       `SELECT ev.event_id, v.* FROM event_venues ev JOIN venues v ON v.id = ev.venue_id WHERE ev.event_id = ANY($1) ORDER BY ev.position, v.id`,
       [ids],
     ),
-    pool.query(
+    pool.query<Row>(
       `SELECT eo.event_id, o.* FROM event_organizers eo JOIN organizers o ON o.id = eo.organizer_id WHERE eo.event_id = ANY($1) ORDER BY eo.position, o.id`,
       [ids],
     ),
-    pool.query(
+    pool.query<Row>(
       `SELECT et.event_id, t.* FROM event_terms et JOIN terms t ON t.id = et.term_id WHERE et.event_id = ANY($1) ORDER BY t.name`,
       [ids],
     ),
@@ -57,7 +57,7 @@ function representation(event: Row, links: Awaited<ReturnType<typeof related>>, 
   });
   return {
     ...event,
-    url: `http://${host}/event/${event.slug}/`,
+    url: `http://${host}/event/${String(event.slug)}/`,
     rest_url: `http://${host}${PREFIX}/${event.id}`,
     categories: terms.filter((t) => t.taxonomy === 'tribe_events_cat').map(term),
     tags: terms.filter((t) => t.taxonomy === 'post_tag').map(term),
@@ -67,7 +67,7 @@ function representation(event: Row, links: Awaited<ReturnType<typeof related>>, 
 }
 
 async function single(id: number, host: string) {
-  const { rows } = await pool.query(`SELECT ${EVENT_COLUMNS} FROM events WHERE id = $1`, [id]);
+  const { rows } = await pool.query<Row>(`SELECT ${EVENT_COLUMNS} FROM events WHERE id = $1`, [id]);
   if (!rows.length) return undefined;
   return representation(rows[0], await related([id]), host);
 }
@@ -75,34 +75,37 @@ async function single(id: number, host: string) {
 async function list(query: URLSearchParams, host: string) {
   const now = new Date();
   const where = [`status = 'publish'`, `NOT hide_from_listings`, `start_utc >= $1`, `start_utc <= $2`];
+  const startDate = query.get('start_date');
+  const categories = query.get('categories');
+  const venue = query.get('venue');
   const params: unknown[] = [
-    query.get('start_date') ? new Date(query.get('start_date')!) : now,
+    startDate ? new Date(startDate) : now,
     query.get('end_date')
       ? new Date(`${query.get('end_date')}T23:59:59Z`)
       : new Date(now.getTime() + 2 * 365.25 * 86400_000),
   ];
-  if (query.get('categories')) {
-    params.push(query.get('categories')!.split(',').map(Number));
+  if (categories) {
+    params.push(categories.split(',').map(Number));
     where.push(`id IN (SELECT event_id FROM event_terms WHERE term_id = ANY($${params.length}))`);
   }
-  if (query.get('venue')) {
-    params.push(query.get('venue')!.split(',').map(Number));
+  if (venue) {
+    params.push(venue.split(',').map(Number));
     where.push(`id IN (SELECT event_id FROM event_venues WHERE venue_id = ANY($${params.length}))`);
   }
   const perPage = Math.min(Number(query.get('per_page') ?? 12), 50);
   const page = Number(query.get('page') ?? 1);
   const clause = where.join(' AND ');
   const [count, rows] = await Promise.all([
-    pool.query(`SELECT count(*)::int AS total FROM events WHERE ${clause}`, params),
-    pool.query(
+    pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM events WHERE ${clause}`, params),
+    pool.query<Row>(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE ${clause} ORDER BY start_utc, id LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`,
       params,
     ),
   ]);
-  const links = await related(rows.rows.map((r: Row) => r.id));
-  const total = count.rows[0].total as number;
+  const links = await related(rows.rows.map((r) => r.id));
+  const total = count.rows[0].total;
   return {
-    events: rows.rows.map((r: Row) => representation(r, links, host)),
+    events: rows.rows.map((r) => representation(r, links, host)),
     total,
     total_pages: Math.ceil(total / perPage),
   };
@@ -126,14 +129,14 @@ async function venues(query: URLSearchParams) {
   const pattern = `%${(query.get('search') ?? '').replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const clause = `status = 'publish' AND (${columns.map((c) => `${c} ILIKE $1`).join(' OR ')})`;
   const [count, rows] = await Promise.all([
-    pool.query(`SELECT count(*)::int AS total FROM venues WHERE ${clause}`, [pattern]),
+    pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM venues WHERE ${clause}`, [pattern]),
     pool.query(`SELECT * FROM venues WHERE ${clause} ORDER BY published_at DESC, id DESC LIMIT 12`, [pattern]),
   ]);
-  const total = count.rows[0].total as number;
+  const total = count.rows[0].total;
   return { venues: rows.rows, total, total_pages: Math.ceil(total / 12) };
 }
 
-const server = http.createServer(async (req, res) => {
+async function answer(req: http.IncomingMessage, res: http.ServerResponse) {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const host = req.headers.host ?? 'localhost';
   try {
@@ -148,5 +151,9 @@ const server = http.createServer(async (req, res) => {
     res.writeHead(500, { 'Content-Type': 'application/json; charset=UTF-8' });
     res.end(JSON.stringify({ code: 'error', message: String(err) }));
   }
+}
+
+const server = http.createServer((req, res) => {
+  void answer(req, res); // answers its own errors with a 500
 });
 server.listen(Number(process.env.PORT), '127.0.0.1');

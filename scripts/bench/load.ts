@@ -100,7 +100,8 @@ export async function measure(
   await drive(server, scenario, Math.min(2, seconds), connections);
   let peak: number | undefined;
   const sample = () => {
-    const now = rssMb(server.process.pid!);
+    const pid = server.process.pid; // undefined if the process never started: nothing to sample
+    const now = pid === undefined ? undefined : rssMb(pid);
     if (now !== undefined) peak = Math.max(peak ?? 0, now);
   };
   const sampler = setInterval(sample, 20);
@@ -119,7 +120,7 @@ async function drive(
   seconds: number,
   connections: number,
 ): Promise<Omit<Figures, 'peakRssMb'>> {
-  const unexpected: Record<string, number> = {};
+  const unexpected: Record<number, number> = {}; // by status
   const result = await autocannon({
     url: server.url,
     connections,

@@ -34,9 +34,8 @@ const SERVER_URL =
 const API = '/wp-json/calendar/events/v1';
 const NOW = new Date();
 /** The service as `npm start` runs it: the node arguments of its last command (flags and dist/src/server.js). */
-const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')).scripts.start as string)
-  .split('&&')
-  .pop()!
+const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
+  .replace(/^.*&&/s, '') // everything after the last `&&`
   .trim()
   .split(/\s+/)
   .slice(1);
@@ -243,8 +242,9 @@ async function measureScaling(print: Print) {
   }
   console.log('\nScaling, 100,000 events against 1,000 (latency ratio; 1.5 or less is the target):');
   for (const name of ['default list', 'filtered list']) {
-    const small = scaled.get(`${name} 1000`)!;
-    const large = scaled.get(`${name} 100000`)!;
+    const small = scaled.get(`${name} 1000`);
+    const large = scaled.get(`${name} 100000`);
+    if (!small || !large) throw new Error(`no scaling figures for ${name}`);
     console.log(
       `  ${name.padEnd(14)} p50 ${ratio(large.p50, small.p50)}  p99 ${ratio(large.p99, small.p99)}  throughput ${(large.requestsPerSecond / small.requestsPerSecond).toFixed(2)}×`,
     );
@@ -340,7 +340,7 @@ async function pickFixtures(sql: SqlConnection, bearer: string): Promise<Fixture
   };
 }
 
-main().catch((err) => {
+main().catch((err: unknown) => {
   console.error(err);
   process.exit(1);
 });

@@ -87,7 +87,10 @@ const fingerprint = (c: Credentials) =>
     .digest('base64url');
 
 function remember(key: string) {
-  if (knownGood.size >= KNOWN_GOOD_MAX) knownGood.delete(knownGood.values().next().value!);
+  if (knownGood.size >= KNOWN_GOOD_MAX) {
+    const oldest = knownGood.values().next();
+    if (!oldest.done) knownGood.delete(oldest.value);
+  }
   knownGood.add(key);
 }
 

@@ -74,12 +74,12 @@ export interface ListScope {
  * who may not edit can ask for `publish` only.
  */
 export function listScope(caller: Caller, statuses: PostStatus[] | undefined): ListScope {
-  if (!hasRole(caller, 'contributor')) {
+  if (caller === null || !hasRole(caller, 'contributor')) {
     if (statuses?.some((s) => s !== 'publish')) {
       throw new InvalidInput({ status: 'Only published items can be listed without an account that may edit them.' });
     }
     return { statuses: ['publish'] };
   }
   const wanted = statuses ?? POST_STATUSES.filter((s) => s !== 'trash');
-  return hasRole(caller, 'editor') ? { statuses: wanted } : { statuses: wanted, ownerId: caller!.id };
+  return hasRole(caller, 'editor') ? { statuses: wanted } : { statuses: wanted, ownerId: caller.id };
 }

@@ -10,7 +10,8 @@ const MAX_MEMORY = 64 * 1024 * 1024;
 function scrypt(secret: string, salt: Buffer, N: number, r: number, p: number, length: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     scryptCallback(secret, salt, length, { N, r, p, maxmem: MAX_MEMORY }, (err, key) => {
-      err ? reject(err) : resolve(key);
+      if (err) reject(err);
+      else resolve(key);
     });
   });
 }
@@ -41,7 +42,10 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   const actual = await scrypt(secret, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p), expected.length);
   const ok = actual.length === expected.length && timingSafeEqual(actual, expected);
   if (ok) {
-    if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+    if (verified.size >= VERIFIED_MAX) {
+      const oldest = verified.keys().next();
+      if (!oldest.done) verified.delete(oldest.value);
+    }
     verified.set(memo, Date.now() + VERIFIED_TTL_MS);
   }
   return ok;
@@ -72,6 +76,7 @@ export const displayAppPassword = (password: string) => password.replace(/(.{4})
 /** The lookup part of something that has the shape of an application password, else undefined. */
 export function appPasswordLookup(candidate: string): { lookup: string; password: string } | undefined {
   const password = candidate.replace(/ /g, '');
-  if (password.length !== APP_PASSWORD_LENGTH || ![...password].every((c) => ALPHABET.includes(c))) return undefined;
+  if (password.length !== APP_PASSWORD_LENGTH) return undefined;
+  for (const c of password) if (!ALPHABET.includes(c)) return undefined;
   return { lookup: password.slice(0, LOOKUP_LENGTH), password };
 }

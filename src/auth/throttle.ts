@@ -50,7 +50,7 @@ export async function releaseFailure(prisma: Prisma, client: string): Promise<vo
 
 /** Counts one failure of credentials that had been right before (revoked since). */
 export async function recordFailure(prisma: Prisma, client: string, limits: ThrottleLimits): Promise<void> {
-  await reserveFailure(prisma, client, limits).catch((err) => {
+  await reserveFailure(prisma, client, limits).catch((err: unknown) => {
     if (!(err instanceof Throttled)) throw err;
   });
 }

@@ -90,7 +90,7 @@ class TurnTakingPGlite extends PGlite {
 async function openPGlite(dataDir: string, loadDataDir: Blob | undefined): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) fs.mkdirSync(path.resolve(dataDir), { recursive: true });
-  const unlock = inMemory ? () => {} : lockDataDir(path.resolve(dataDir));
+  const unlock = inMemory ? () => undefined : lockDataDir(path.resolve(dataDir));
   let lite: TurnTakingPGlite;
   try {
     // `memory://` by name: PGlite loads a tarball (`loadDataDir`) only into a data directory it was given.
@@ -109,13 +109,17 @@ async function openPGlite(dataDir: string, loadDataDir: Blob | undefined): Promi
   registerDriver(prisma, async (text, values) => (await lite.query(text, values)).rows);
   const sql: SqlConnection = {
     query: async (text, params) => (await lite.query(text, params)).rows as never,
-    exec: async (script) => void (await lite.exec(script)),
+    exec: async (script) => {
+      await lite.exec(script);
+    },
   };
   return {
     prisma,
     kind: 'pglite',
     withConnection: (fn) => fn(sql),
-    ping: async () => void (await lite.query('SELECT 1')),
+    ping: async () => {
+      await lite.query('SELECT 1');
+    },
     dump: () => lite.dumpDataDir('none'),
     close: async () => {
       try {
@@ -151,9 +155,11 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
     keepAliveInitialDelayMillis: 10_000,
   });
   // An idle client that loses its connection emits 'error'; without a listener that kills the process.
-  pool.on('error', () => {});
+  pool.on('error', () => {
+    // the pool drops the broken client; the next query gets a fresh one
+  });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  registerDriver(prisma, async (text, values) => (await pool.query(text, values)).rows);
+  registerDriver(prisma, async (text, values) => (await pool.query<Record<string, unknown>>(text, values)).rows);
   return {
     prisma,
     kind: 'postgresql',
@@ -165,18 +171,24 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
         connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
         keepAlive: true,
       });
-      client.on('error', () => {});
+      client.on('error', () => {
+        // a broken connection fails the query in flight, or the next one
+      });
       await client.connect();
       try {
         return await fn({
-          query: async (text, params) => (await client.query(text, params)).rows,
-          exec: async (script) => void (await client.query(script)),
+          query: async (text, params) => (await client.query(text, params)).rows as never,
+          exec: async (script) => {
+            await client.query(script);
+          },
         });
       } finally {
         await client.end().catch(() => undefined);
       }
     },
-    ping: async () => void (await pool.query('SELECT 1')),
+    ping: async () => {
+      await pool.query('SELECT 1');
+    },
     close: async () => {
       await prisma.$disconnect();
       await pool.end();

@@ -19,7 +19,7 @@ export function startHousekeeping(
   onError?: (err: unknown) => void,
 ) {
   const timer = setInterval(() => {
-    purgeExpired(db, authWindowSeconds, idempotencyHours).catch((err) => onError?.(err));
+    purgeExpired(db, authWindowSeconds, idempotencyHours).catch((err: unknown) => onError?.(err));
   }, intervalMs);
   timer.unref();
   return () => {

@@ -59,7 +59,9 @@ function describeSchema(document: Document, raw: Schema, description?: string): 
   const arg: Record<string, unknown> = {};
   for (const keyword of KEYWORDS) if (schema[keyword] !== undefined) arg[keyword] = schema[keyword];
   if (description) arg.description = description;
-  if (schema.type === 'array' && schema.items) arg.items = describeSchema(document, schema.items);
+  // OpenAPI 3.1 schemas (JSON Schema) may have an array type without `items`, whatever openapi-types says.
+  const items = (schema as { items?: Schema }).items;
+  if (schema.type === 'array' && items) arg.items = describeSchema(document, items);
   return arg;
 }
 
@@ -68,7 +70,7 @@ function bodyFields(document: Document, raw: Schema): { properties: Record<strin
   const schema = resolve(document, raw);
   const parts = (schema.allOf ?? []).map((part) => bodyFields(document, part as Schema));
   return {
-    properties: Object.assign({}, ...parts.map((p) => p.properties), schema.properties ?? {}),
+    properties: Object.assign({}, ...parts.map((p) => p.properties), schema.properties ?? {}) as Record<string, Schema>,
     required: [...parts.flatMap((p) => p.required), ...(schema.required ?? [])],
   };
 }
@@ -89,12 +91,15 @@ function operationArgs(
       required: parameter.required ?? false,
     };
   }
-  const body = operation.requestBody && resolve(document, operation.requestBody as OpenAPIV3_1.RequestBodyObject);
+  // Partial: the document is parsed YAML, nothing guarantees its request bodies a `content`.
+  const body =
+    operation.requestBody && resolve(document, operation.requestBody as Partial<OpenAPIV3_1.RequestBodyObject>);
   const schema = body?.content?.['application/json']?.schema;
   if (schema) {
     const { properties, required } = bodyFields(document, schema);
     for (const [name, property] of Object.entries(properties)) {
-      if (args[name]) continue; // a path parameter of the same name (by-slug updates) is the one that binds
+      // A path parameter of the same name (by-slug updates) is the one that binds.
+      if (Object.hasOwn(args, name)) continue;
       const raw = property;
       args[name] = { ...describeSchema(document, raw, raw.description), required: required.includes(name) };
     }

@@ -11,22 +11,22 @@ const PAGE_POLICY =
   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; font-src data:; worker-src blob:; connect-src 'self'";
 
 /** The document as JSON, its `servers` pointing at the base URL the request came in on; or its page. */
-export async function getDocumentation(call: Call<'getDocumentation'>): Promise<Reply> {
+export function getDocumentation(call: Call<'getDocumentation'>): Promise<Reply> {
   const language = documentLanguage(call.locale);
   const headers = { 'Content-Language': language, Vary: 'Accept' };
   if (call.accepts(['application/json', 'text/html']) === 'text/html') {
-    return {
+    return Promise.resolve({
       body: documentPage(language, call.urls.base),
       contentType: 'text/html; charset=utf-8',
       headers: { ...headers, 'Content-Security-Policy': PAGE_POLICY },
-    };
+    });
   }
-  return { body: { ...localizedDocument(language), servers: [{ url: call.urls.base }] }, headers };
+  return Promise.resolve({ body: { ...localizedDocument(language), servers: [{ url: call.urls.base }] }, headers });
 }
 
-export async function getNamespaceIndex(call: Call<'getNamespaceIndex'>): Promise<Reply> {
+export function getNamespaceIndex(call: Call<'getNamespaceIndex'>): Promise<Reply> {
   if (call.query.namespace !== NAMESPACE) {
-    throw new ApiError(404, 'rest_invalid_namespace', 'The specified namespace could not be found.');
+    return Promise.reject(new ApiError(404, 'rest_invalid_namespace', 'The specified namespace could not be found.'));
   }
   const language = documentLanguage(call.locale);
   const body = {
@@ -34,5 +34,5 @@ export async function getNamespaceIndex(call: Call<'getNamespaceIndex'>): Promis
     routes: namespaceRoutes(localizedDocument(language), call.urls, call.config.siteTimezone),
     _links: { up: [{ href: `${call.urls.root}/` }] },
   };
-  return { body, headers: { 'Content-Language': language } };
+  return Promise.resolve({ body, headers: { 'Content-Language': language } });
 }

@@ -66,7 +66,7 @@ async function getEvent(call: Call<Read>): Promise<Reply> {
 }
 
 async function updateEvent(call: Call<Update>): Promise<Reply> {
-  const row = await events.updateEvent(call.context, keyOf(call.params), call.body ?? {});
+  const row = await events.updateEvent(call.context, keyOf(call.params), call.body);
   return { body: serializeEvent(row, options(call)), ...validators(row) };
 }
 

@@ -73,7 +73,7 @@ export function termOperations(taxonomy: Taxonomy) {
   }
 
   async function update(call: Call<Update>): Promise<Reply> {
-    const term = await terms.updateTerm(call.context, taxonomy, call.params.id, call.body ?? {});
+    const term = await terms.updateTerm(call.context, taxonomy, call.params.id, call.body);
     return { body: serializeTerm(term, call.urls), version: versionOf(term.modifiedAt) };
   }
 

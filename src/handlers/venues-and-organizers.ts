@@ -78,7 +78,7 @@ export function venueOrOrganizerOperations(kind: VenueOrOrganizerKind) {
   }
 
   async function update(call: Call<Update>): Promise<Reply> {
-    const row = await service.updateVenueOrOrganizer(call.context, kind, keyOf(call.params), call.body ?? {});
+    const row = await service.updateVenueOrOrganizer(call.context, kind, keyOf(call.params), call.body);
     return { body: serializeVenueOrOrganizer(kind, row, options(call)), ...validators(row) };
   }
 

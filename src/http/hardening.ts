@@ -60,6 +60,7 @@ function corsExceptPlainOptions(config: Config) {
     maxAge: 600,
   });
   return (req: Request, res: Response, next: NextFunction) => {
-    req.method === 'OPTIONS' && !req.headers['access-control-request-method'] ? next() : handle(req, res, next);
+    if (req.method === 'OPTIONS' && !req.headers['access-control-request-method']) next();
+    else handle(req, res, next);
   };
 }

@@ -9,7 +9,7 @@ const READY_TIMEOUT_MS = 2_000;
 export interface Health {
   router: Router;
   /** From now on /readyz answers 503, so that the balancer stops sending requests here. */
-  drain(): void;
+  drain: () => void;
 }
 
 export function health(db: Database): Health {

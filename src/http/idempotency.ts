@@ -26,8 +26,9 @@ export function idempotent(
       throw invalidParams({ 'Idempotency-Key': 'Idempotency-Key must be 1 to 200 visible ASCII characters.' });
     const prisma = call.context.db;
     const userId = call.context.caller?.id ?? 0;
+    const body: unknown = call.body; // any operation's Call: typed, but an operation may have no body
     const requestHash = createHash('sha256')
-      .update(`${operation}\n${JSON.stringify(call.body ?? null)}`)
+      .update(`${operation}\n${JSON.stringify(body ?? null)}`)
       .digest('hex');
 
     const claimed = await claim(prisma, userId, key, operation, requestHash);

@@ -21,7 +21,7 @@ export function listLinks(collectionUrl: string, args: AppliedFilters, page: Pag
       if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
       query.set(key, Array.isArray(value) ? value.join(',') : String(value));
     }
-    return `${collectionUrl}?${query}`;
+    return `${collectionUrl}?${query.toString()}`;
   };
   const links: ListLinks = { rest_url: url(page.page) };
   if (page.page < pages) links.next_rest_url = url(page.page + 1);

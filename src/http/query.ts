@@ -41,8 +41,9 @@ export function normalizeQuery(search: string, parameters: Parameter[] = []): Ra
 export function coerceBodyScalars(body: Record<string, unknown>, schema: OpenAPIV3_1.SchemaObject | undefined): void {
   const properties = collectProperties(schema);
   for (const [key, value] of Object.entries(body)) {
-    if (typeof value !== 'string' || !properties[key]) continue;
-    const types = scalarTypes(properties[key]);
+    const property = properties[key];
+    if (typeof value !== 'string' || !property) continue;
+    const types = scalarTypes(property);
     // A field that takes a number or an object (an event's `venue`) is still a number in a form.
     const type =
       types.size === 1 ? [...types][0] : types.has('integer') && !types.has('string') ? 'integer' : undefined;
@@ -64,11 +65,13 @@ function scalarTypes(schema: OpenAPIV3_1.SchemaObject, depth = 0): Set<string> {
   return new Set([...own, ...nested.flatMap((s) => [...scalarTypes(s as OpenAPIV3_1.SchemaObject, depth + 1)])]);
 }
 
-function collectProperties(schema: OpenAPIV3_1.SchemaObject | undefined): Record<string, OpenAPIV3_1.SchemaObject> {
+function collectProperties(
+  schema: OpenAPIV3_1.SchemaObject | undefined,
+): Partial<Record<string, OpenAPIV3_1.SchemaObject>> {
   if (!schema) return {};
   const own = (schema.properties ?? {}) as Record<string, OpenAPIV3_1.SchemaObject>;
   const inherited = (schema.allOf ?? []).map((s) => collectProperties(s as OpenAPIV3_1.SchemaObject));
-  return Object.assign({}, ...inherited, own);
+  return Object.assign({}, ...inherited, own) as Partial<Record<string, OpenAPIV3_1.SchemaObject>>;
 }
 
 /**

@@ -17,7 +17,7 @@ function callerOf(req: Request, deps: { config: Config; db: Database }): Promise
   if (!caller) {
     const limits = { maxFailures: deps.config.authMaxFailures, windowSeconds: deps.config.authWindowSeconds };
     caller = authenticate(deps.db.prisma, parseAuthorization(req.headers.authorization), req.ip ?? 'unknown', limits);
-    caller.catch(() => {}); // awaited below; this only keeps an early rejection from counting as unhandled
+    caller.catch(() => undefined); // awaited below; this only keeps an early rejection from counting as unhandled
     callers.set(req, caller);
   }
   return caller;

@@ -30,7 +30,9 @@ function origin(req: Request, config: Config): { proto: string; host: string } {
           .split(',')[0]
           .trim() || undefined
       : undefined;
-  const proto = forwarded('x-forwarded-proto') ?? (req.socket && 'encrypted' in req.socket ? 'https' : 'http');
+  // Typed as always there; a request built without a connection has none.
+  const socket = req.socket as Request['socket'] | null | undefined;
+  const proto = forwarded('x-forwarded-proto') ?? (socket && 'encrypted' in socket ? 'https' : 'http');
   // Without a Host (HTTP/1.0), the address we listen on; an IPv6 one in brackets.
   const listening = config.host.includes(':') ? `[${config.host}]` : config.host;
   const host = forwarded('x-forwarded-host') ?? req.headers.host ?? `${listening}:${config.port}`;

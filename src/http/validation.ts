@@ -20,7 +20,9 @@ export function validationError(errors: ErrorObject[]): ApiError {
       continue;
     }
     // instancePath is /query/per_page, /requestBody/venue/0/website, /requestBody (whole body)...
-    const [, , name, ...rest] = error.instancePath.split('/');
+    const parts = error.instancePath.split('/');
+    const name = parts.at(2); // none for the whole body
+    const rest = parts.slice(3);
     const key = name ?? (error.instancePath === '/requestBody' ? 'body' : 'request');
     if (params[key]) continue; // the first error of a parameter is the most telling
     const where = rest.length ? `${key}/${rest.join('/')}` : key;

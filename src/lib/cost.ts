@@ -29,7 +29,8 @@ interface Entry {
 
 export function parseCost(input: CostInput): Cost {
   const pieces = (input === null || input === undefined ? [] : Array.isArray(input) ? input : [input])
-    .flatMap((item) => (typeof item === 'number' ? [String(item)] : String(item).split(SEPARATOR)))
+    // The column is JSON: whatever it holds that is not a number is read as text.
+    .flatMap((item: unknown) => (typeof item === 'number' ? [String(item)] : String(item).split(SEPARATOR)))
     .map((piece) => piece.trim())
     .filter(Boolean);
   const entries = pieces.map(readEntry);
@@ -42,10 +43,7 @@ export function parseCost(input: CostInput): Cost {
       ? ([...symbols][0].split('\u0000') as [CostDetails['currency_position'], string])
       : (['', ''] as const);
 
-  const amounts = entries
-    .filter((e) => e.amount !== undefined)
-    .map((e) => e.amount!)
-    .sort((a, b) => a - b);
+  const amounts = entries.flatMap((e) => (e.amount === undefined ? [] : [e.amount])).sort((a, b) => a - b);
   const labels = entries.filter((e) => e.amount === undefined).map((e) => e.label);
   const format = (n: number) =>
     n === 0 ? 'Free' : position === 'prefix' ? `${symbol}${n}` : position === 'postfix' ? `${n}${symbol}` : String(n);
@@ -83,7 +81,7 @@ function readEntry(piece: string): Entry {
   const start = i;
   while (i < piece.length && NUMERIC.test(piece[i])) i++;
   const after = piece.slice(i);
-  if (after.length > 5 || [...after].some((c) => NUMERIC.test(c))) return label;
+  if (after.length > 5 || NUMERIC_ANYWHERE.test(after)) return label;
   const amount = toNumber(piece.slice(start, i));
   if (amount === undefined) return label;
   const symbol = before || after;
@@ -91,6 +89,7 @@ function readEntry(piece: string): Entry {
 }
 
 const NUMERIC = /^[\d\s.]$/u;
+const NUMERIC_ANYWHERE = /[\d\s.]/u;
 const SPACE = /^\s$/u;
 const DIGIT = /^\d$/;
 

@@ -10,6 +10,9 @@ export interface EventZone {
   zone: Zone;
 }
 
+/** The zone of an event whose stored zone name no longer resolves. */
+export const UTC_ZONE: EventZone = { name: 'UTC', zone: FixedOffsetZone.utcInstance };
+
 const OFFSET = /^UTC\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?$/i;
 
 // Every event read resolves its stored zone name; resolving means asking Intl, so each name is
@@ -32,7 +35,7 @@ function resolveZone(name: string): EventZone | undefined {
   const offset = OFFSET.exec(text);
   if (offset) {
     const hours = Number(offset[2]);
-    const minutes = Number(offset[3] ?? 0);
+    const minutes = Number(offset.at(3) ?? 0); // at(): the group is optional
     if (hours > 14 || minutes > 59) return undefined;
     const sign = offset[1] === '-' ? -1 : 1;
     const label = `UTC${offset[1]}${hours}${minutes ? `:${String(minutes).padStart(2, '0')}` : ''}`;

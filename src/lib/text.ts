@@ -16,3 +16,13 @@ export function trimEndChar(text: string, char: string): string {
   while (end > 0 && text[end - 1] === char) end--;
   return text.slice(0, end);
 }
+
+/**
+ * A column or an input as text: '' for null and undefined, else what String() makes of it. For values
+ * typed `unknown` (the loosely typed columns of a record, fields of a request body), which hold text,
+ * numbers or nothing.
+ */
+export function textOf(value: unknown): string {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- deliberately any value: a number keeps its digits
+  return value === null || value === undefined ? '' : String(value);
+}

@@ -32,7 +32,7 @@ export interface EventSelection {
 
 /** The events that match, in the order asked for. */
 export async function selectEvents(db: Prisma | Tx, selection: EventSelection): Promise<EventRow[]> {
-  return (await select(db, selection, false)).map(({ event }) => toEventRow(JSON.parse(event)));
+  return (await select(db, selection, false)).map(({ event }) => toEventRow(JSON.parse(event) as Json));
 }
 
 /**
@@ -43,7 +43,7 @@ export async function selectEvents(db: Prisma | Tx, selection: EventSelection): 
  */
 export async function selectEventPage(db: Prisma | Tx, selection: EventSelection & { take: number }) {
   const rows = await select(db, selection, true);
-  return { items: rows.map(({ event }) => toEventRow(JSON.parse(event))), total: rows[0]?.total };
+  return { items: rows.map(({ event }) => toEventRow(JSON.parse(event) as Json)), total: rows[0]?.total };
 }
 
 async function select(

@@ -7,7 +7,7 @@ import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/rec
 import { containingPattern } from '../lib/like.js';
 import { inScope } from './list-scope.js';
 import { selectRows } from './reads.js';
-import { record } from './rows.js';
+import { type Json, record } from './rows.js';
 
 export interface VenueOrOrganizerFilters {
   /** The items the caller may list. */
@@ -68,5 +68,5 @@ export async function selectVenuesOrOrganizers(
     rows[0]?.total ??
     (await selectRows<{ total: number }>(db, sql`SELECT count(*)::int AS total FROM ${table} p WHERE ${where}`))[0]
       .total;
-  return { total, items: rows.map(({ row }) => record(JSON.parse(row)) as VenueOrOrganizerRecord) };
+  return { total, items: rows.map(({ row }) => record(JSON.parse(row) as Json) as VenueOrOrganizerRecord) };
 }

@@ -7,7 +7,7 @@ import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
 import { type Cost, type CostInput, parseCost } from '../lib/cost.js';
 import { formatDateTime } from '../lib/dates.js';
-import { dateDetails, type EventZone, eventZone, zoneAbbreviation } from '../lib/event-times.js';
+import { dateDetails, type EventZone, eventZone, UTC_ZONE, zoneAbbreviation } from '../lib/event-times.js';
 import { plainText } from '../lib/plain-text.js';
 import {
   type EventRecord,
@@ -37,7 +37,7 @@ export const eventPermalink = (slug: string, urls: Urls) => `${urls.site}/event/
 
 export function serializeEvent(row: EventRecord, options: EventSerializeOptions): Event {
   const { urls, siteZone, single } = options;
-  const zone = eventZone(row.timezone) ?? eventZone('UTC')!;
+  const zone = eventZone(row.timezone) ?? UTC_ZONE;
   const url = eventPermalink(row.slug, urls);
   const cost = parseCost(row.cost as CostInput);
   const { venues, organizers } = readableLinks(row, options.caller);
@@ -145,7 +145,7 @@ function eventJsonLd(
   venues: VenueOrOrganizerRecord[],
   organizers: VenueOrOrganizerRecord[],
 ) {
-  const at = (instant: Date) => DateTime.fromJSDate(instant).setZone(zone.zone).toISO({ suppressMilliseconds: true })!;
+  const at = (instant: Date) => DateTime.fromJSDate(instant).setZone(zone.zone).toISO({ suppressMilliseconds: true });
   const one = <T>(items: T[]) => (items.length === 0 ? undefined : items.length === 1 ? items[0] : items);
   const amounts = cost.cost_details.values.map(Number).filter((n) => Number.isFinite(n));
   const currency = CURRENCY_OF_SYMBOL[cost.cost_details.currency_symbol];

@@ -7,7 +7,8 @@ import ical, { ICalEventStatus, type ICalEventData } from 'ical-generator';
 import { DateTime, IANAZone, type Zone } from 'luxon';
 import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
-import { eventZone, fromWallClock } from '../lib/event-times.js';
+import { eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
+import { textOf } from '../lib/text.js';
 import { plainText } from '../lib/plain-text.js';
 import type { EventRecord, VenueOrOrganizerRecord } from '../domain/records.js';
 import { eventPermalink, readableLinks } from './events.js';
@@ -45,7 +46,7 @@ export function eventsCalendar(rows: EventRecord[], options: CalendarOptions): s
 const vtimezone = (zone: string) => getVtimezoneComponent(zone)?.trim().replace(/\r?\n/g, '\r\n') ?? null;
 
 function vevent(row: EventRecord, { urls, caller }: CalendarOptions): ICalEventData {
-  const zone = eventZone(row.timezone) ?? eventZone('UTC')!;
+  const zone = eventZone(row.timezone) ?? UTC_ZONE;
   const { venues, organizers } = readableLinks(row, caller);
   const url = eventPermalink(row.slug, urls);
   // ORGANIZER is one calendar address: the first organizer that has an e-mail address.
@@ -88,7 +89,7 @@ function times(row: EventRecord, zone: Zone) {
 }
 
 function location(venue: VenueOrOrganizerRecord) {
-  const text = (column: string) => String(venue[column] ?? '').trim();
+  const text = (column: string) => textOf(venue[column]).trim();
   const region = [text('stateprovince') || text('state') || text('province'), text('zip')].filter(Boolean).join(' ');
   const address = [text('address'), text('city'), region, text('country')].filter(Boolean).join(', ');
   const geo =

@@ -3,6 +3,7 @@
 import type { components } from '../../generated/api.js';
 import type { Urls } from '../http/urls.js';
 import { plainText } from '../lib/plain-text.js';
+import { textOf } from '../lib/text.js';
 import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/records.js';
 import { globalId, imageObject, postMeta } from './posts.js';
 
@@ -42,7 +43,7 @@ export function serializeVenueOrOrganizer(
   put('excerpt', row.excerpt);
   put('slug', row.slug);
   put('image', imageObject(row.image));
-  for (const field of kind.textFields) put(field, String(row[field] ?? ''));
+  for (const field of kind.textFields) put(field, textOf(row[field]));
   if (kind.type === 'venue') {
     put('geo_lat', row.geoLat);
     put('geo_lng', row.geoLng);
@@ -62,7 +63,7 @@ const compact = (o: Record<string, unknown>) =>
 
 /** The schema.org Place or Person that describes a venue or organizer. */
 export function venueOrOrganizerJsonLd(kind: VenueOrOrganizerKind, row: VenueOrOrganizerRecord) {
-  const text = (column: string) => String(row[column] ?? '');
+  const text = (column: string) => textOf(row[column]);
   return kind.type === 'venue' ? placeJsonLd(row, text) : personJsonLd(row, text);
 }
 

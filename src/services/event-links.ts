@@ -64,7 +64,7 @@ export async function termIdsForWrite(
       select: { id: true, name: true },
       orderBy: { id: 'asc' },
     });
-    const byName = matches.find((t) => t.name.toLowerCase() === name.toLowerCase()) ?? matches[0];
+    const byName = matches.find((t) => t.name.toLowerCase() === name.toLowerCase()) ?? matches.at(0);
     if (!byName) assertMayCreateTerm(ctx.caller, taxonomy, field);
     ids.push(byName ? byName.id : await insertTerm(tx, taxonomy, { name }));
   }
@@ -132,9 +132,9 @@ export async function venueOrOrganizerIdsForWrite(
       if (!inRange(item)) throw new InvalidInput({ [field]: `There is no ${kind.type} with ID ${item}.` });
       if (Number(item) !== 0) ids.push(Number(item));
     } else if (item.id !== undefined) {
-      if (!isId(item.id as string | number) || !inRange(item.id as string | number))
-        throw new InvalidInput({ [field]: `There is no ${kind.type} with ID ${item.id}.` });
-      ids.push(Number(item.id));
+      const id = item.id as string | number;
+      if (!isId(id) || !inRange(id)) throw new InvalidInput({ [field]: `There is no ${kind.type} with ID ${id}.` });
+      ids.push(Number(id));
     } else {
       ids.push((await insertVenueOrOrganizer(tx, ctx, kind, item)).row.id);
     }

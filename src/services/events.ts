@@ -134,13 +134,17 @@ type EventColumns = Omit<
 /** The columns a write sets as sent: text, flags, cost, website and image. */
 function columns(input: EventInput): EventColumns {
   const text = (value: string | undefined) => (value === undefined ? undefined : value.trim());
-  const emptyCost = input.cost === '' || (Array.isArray(input.cost) && input.cost.length === 0);
+  // Null, though the schema has none, clears the cost as an empty one does.
+  const cost = input.cost as EventInput['cost'] | null;
+  const emptyCost = cost === '' || (Array.isArray(cost) && cost.length === 0);
+  // The Url schema is a string ('' clears it); openapi-typescript reads its anyOf as unknown.
+  const website = input.website as string | undefined;
   return {
     description: text(input.description),
     excerpt: text(input.excerpt),
     // The cost is kept as given; `cost` and `cost_details` are derived from it when it is shown.
-    cost: input.cost === undefined ? undefined : input.cost === null || emptyCost ? PrismaNS.DbNull : input.cost,
-    website: input.website === undefined ? undefined : String(input.website).trim() || null,
+    cost: cost === undefined ? undefined : cost === null || emptyCost ? PrismaNS.DbNull : cost,
+    website: website === undefined ? undefined : website.trim() || null,
     image: imageValue(input.image),
     showMap: input.show_map,
     showMapLink: input.show_map_link,
@@ -170,8 +174,13 @@ function times(input: EventInput, current: StoredTimes | undefined, siteZone: st
       timezone: 'timezone must be an IANA time zone such as Europe/Paris, or an offset such as UTC+2.',
     });
   const allDay = input.all_day ?? current?.allDay ?? false;
-  const start = input.start_date ?? fromWallClock(current!.startLocal, zone);
-  const end = input.end_date ?? fromWallClock(current!.endLocal, zone);
+  const stored = (time: (t: StoredTimes) => Date) => {
+    // A create has both (the document requires them), so only an update falls back on the stored times.
+    if (!current) throw new Error('start_date and end_date are required to create an event');
+    return fromWallClock(time(current), zone);
+  };
+  const start = input.start_date ?? stored((t) => t.startLocal);
+  const end = input.end_date ?? stored((t) => t.endLocal);
   const result = eventTimes(start, end, zone, allDay);
   if ('field' in result) throw new InvalidInput({ [result.field]: result.message });
   return { ...result, timezone: zone.name, allDay };

@@ -29,7 +29,7 @@ interface Delegate {
 
 /** The kind's table. */
 export const tableOf = (kind: VenueOrOrganizerKind, db: Prisma | Tx): Delegate =>
-  (kind.type === 'venue' ? db.venue : db.organizer) as unknown as Delegate;
+  kind.type === 'venue' ? db.venue : db.organizer;
 
 /** A write of a venue or organizer: the fields both kinds have, and the kind's own. */
 export type VenueOrOrganizerInput = Record<string, unknown> & {
@@ -190,6 +190,9 @@ function postTable(kind: VenueOrOrganizerKind, tx: Tx): PostTable<VenueOrOrganiz
   return { type: kind.type, name: kind.tableName, read: (id) => table.findFirst({ where: { id } }), delegate: table };
 }
 
+/** A field of the body as text; the document makes the text fields strings. */
+const trimmedText = (value: unknown) => String(value).trim();
+
 /** The columns a write sets besides name, slug, status, author and dates. */
 function columns(
   kind: VenueOrOrganizerKind,
@@ -198,7 +201,7 @@ function columns(
 ): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   for (const field of ['description', 'excerpt', ...kind.textFields]) {
-    if (input[field] !== undefined) data[field] = String(input[field]).trim();
+    if (input[field] !== undefined) data[field] = trimmedText(input[field]);
   }
   const image = imageValue(input.image);
   if (image !== undefined) data.image = image;
@@ -217,8 +220,8 @@ async function findDuplicate(
   name: string,
   input: VenueOrOrganizerInput,
 ) {
-  const same = (value: unknown) => sameText(String(value).trim());
-  const fields = kind.duplicateFields.filter((f) => input[f] !== undefined && String(input[f]).trim() !== '');
+  const same = (value: unknown) => sameText(trimmedText(value));
+  const fields = kind.duplicateFields.filter((f) => input[f] !== undefined && trimmedText(input[f]) !== '');
   return tableOf(kind, tx).findFirst({
     where: {
       AND: [

@@ -1,5 +1,6 @@
 // What only venues do on a write: map flags, coordinates, and the state or province they show.
 import type { VenueOrOrganizerRecord } from '../domain/records.js';
+import { textOf } from '../lib/text.js';
 import { truthy } from '../lib/truthy.js';
 
 type Input = Record<string, unknown>;
@@ -27,11 +28,9 @@ export function venueColumns(input: Input, current: VenueOrOrganizerRecord | und
  * "Venues and organizers").
  */
 function stateOrProvince(address: Record<string, unknown>): string {
-  const country = String(address.country ?? '')
-    .trim()
-    .toLowerCase();
+  const country = textOf(address.country).trim().toLowerCase();
   const us = country === '' || country === 'us' || country === 'usa' || country === 'united states';
-  return String((us ? address.state : address.province) ?? '').trim();
+  return textOf(us ? address.state : address.province).trim();
 }
 
 function pick(input: Input, fields: string[]) {
