@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { insertEvent } from '../factories.js';
-import { databaseKinds } from '../setup/databases.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { describeEachDatabase } from '../setup/each-database.js';
 
-describe.each(databaseKinds)('categories on %s', (kind) => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startServer(kind);
-  });
-  afterAll(() => s?.close());
-
+describeEachDatabase('categories', (s) => {
   const create = async (body: object) => {
     const r = await s.post('/categories', body);
     expect(r.status, JSON.stringify(r.body)).toBe(201);

@@ -3,9 +3,8 @@
 // update; whatever the interleaving, every field a writer was told it changed (200) must be in the
 // final object, because an update never writes back a field it was not sent from an older copy.
 // Also: If-Match claimed atomically on terms, and creates that de-duplicate by name.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds } from '../setup/databases.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { expect, it } from 'vitest';
+import { describeEachDatabase } from '../setup/each-database.js';
 
 const ROUNDS = 4;
 const METHODS = ['PATCH', 'POST', 'PUT'] as const;
@@ -18,13 +17,7 @@ interface Writer {
 
 const field = (name: string, value: unknown): Writer => ({ body: { [name]: value }, pick: (r) => r[name] });
 
-describe.each(databaseKinds)('concurrent writers on %s', (dbKind) => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startServer(dbKind);
-  });
-  afterAll(() => s?.close());
-
+describeEachDatabase('concurrent writers', (s, dbKind) => {
   /**
    * Sends every writer at once (by ID and by slug, by turns of POST, PUT and PATCH) and checks that
    * each one's field, as its own answer showed it, is what the object shows at the end.
@@ -194,13 +187,7 @@ describe.each(databaseKinds)('concurrent writers on %s', (dbKind) => {
   });
 });
 
-describe.each(databaseKinds)('writers racing a delete on %s', (dbKind) => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startServer(dbKind);
-  });
-  afterAll(() => s?.close());
-
+describeEachDatabase('writers racing a delete', (s) => {
   it('links to a venue, term or parent deleted meanwhile answer 201 or 400, never 5xx', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const venue = (await s.post('/venues', { venue: `Doomed hall ${round}` })).body;

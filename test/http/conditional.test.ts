@@ -1,12 +1,10 @@
 // Conditional requests on both databases: ETag and 304 for reads, Last-Modified, and If-Match on
 // writes so that of two editors holding the same version only the first one writes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds } from '../setup/databases.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { expect, it } from 'vitest';
+import { describeEachDatabase } from '../setup/each-database.js';
 import { storedRows } from '../setup/stored-rows.js';
 
-describe.each(databaseKinds)('conditional requests on %s', (dbKind) => {
-  let s: TestServer;
+describeEachDatabase('conditional requests', (s) => {
   let n = 0;
   const event = async () =>
     (
@@ -16,10 +14,6 @@ describe.each(databaseKinds)('conditional requests on %s', (dbKind) => {
         end_date: '2033-01-01 11:00',
       })
     ).body;
-  beforeAll(async () => {
-    s = await startServer(dbKind);
-  });
-  afterAll(() => s?.close());
 
   it('gives reads a strong ETag and answers 304 while the representation is unchanged', async () => {
     const e = await event();

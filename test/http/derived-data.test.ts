@@ -1,17 +1,10 @@
 // Data kept by triggers instead of being computed on every read: a term's count (migration
 // term_event_count) and the listed start each link carries (migration link_listed_start). After
 // every kind of write, they must equal what recomputing them from the stored rows gives.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds } from '../setup/databases.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { expect, it } from 'vitest';
+import { describeEachDatabase } from '../setup/each-database.js';
 
-describe.each(databaseKinds)('derived data on %s', (kind) => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startServer(kind);
-  });
-  afterAll(() => s?.close());
-
+describeEachDatabase('derived data', (s) => {
   /** Every term's count as the API shows it, and as a recount of published events finds it. */
   async function counts() {
     const shown = new Map<number, number>();

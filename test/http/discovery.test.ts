@@ -213,7 +213,7 @@ describe('discovery', () => {
         (res) => {
           let text = '';
           res.setEncoding('utf8');
-          res.on('data', (chunk) => (text += chunk));
+          res.on('data', (chunk) => (text += String(chunk)));
           res.on('end', () => {
             resolve(`${res.statusCode} ${text}`);
           });

@@ -8,9 +8,10 @@ import { ROLES } from '../../src/auth/roles.js';
 import { loadDocument } from '../../src/openapi.js';
 import { seedOneOfEach } from '../setup/seed.js';
 import { startServer, type TestServer } from '../setup/server.js';
+import { FUZZ_SEED, fuzzRuns } from '../setup/budget.js';
 
-const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1000) * 2;
+const SEED = FUZZ_SEED;
+const RUNS = fuzzRuns(1000) * 2;
 
 type Schema = Record<string, any>;
 const document = loadDocument() as any;
@@ -197,7 +198,7 @@ describe('requests generated from the document', () => {
         );
         const search = new URLSearchParams();
         for (const [k, v] of Object.entries(query)) for (const item of [v].flat()) search.append(k, asText(item));
-        const target = `${url === '/' ? '' : url}${search.size ? `?${search}` : ''}`;
+        const target = `${url === '/' ? '' : url}${search.size ? `?${search.toString()}` : ''}`;
         const r = await s.request(op.method, target, { as, ...(body !== undefined ? { body } : {}) });
         expect(r.status, `${op.method} ${target} ${JSON.stringify(body)?.slice(0, 300)}`).toBeLessThan(500);
         if (r.status >= 400) {

@@ -2,22 +2,15 @@
 // totals through the day counts (migration listed_events_per_day). Both must give exactly what the
 // plain way gives: Prisma's include for the rows, a count of the events for the totals.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Prisma } from '../../generated/prisma/client.js';
 import { eventInclude, ORGANIZER, VENUE } from '../../src/domain/records.js';
 import { selectEvents } from '../../src/queries/event-rows.js';
 import { selectVenuesOrOrganizers } from '../../src/queries/venue-organizer-list.js';
 import { listScope } from '../../src/auth/permissions.js';
-import { databaseKinds } from '../setup/databases.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { describeEachDatabase } from '../setup/each-database.js';
 
-describe.each(databaseKinds)('event reads on %s', (kind) => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startServer(kind);
-  });
-  afterAll(() => s?.close());
-
+describeEachDatabase('event reads', (s) => {
   it('loads every field and link exactly as Prisma does', async () => {
     const venue = (await s.post('/venues', { venue: 'Hall', city: 'Lyon', geo_lat: 45.76, geo_lng: 4.83 })).body.id;
     const organizers = [
@@ -122,13 +115,7 @@ describe.each(databaseKinds)('event reads on %s', (kind) => {
   });
 });
 
-describe.each(databaseKinds)('venue and organizer lists on %s', (kind) => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startServer(kind);
-  });
-  afterAll(() => s?.close());
-
+describeEachDatabase('venue and organizer lists', (s) => {
   it('read venues and organizers exactly as Prisma does', async () => {
     await s.post('/venues', {
       venue: 'Hall A',

@@ -1,9 +1,8 @@
 // Events as iCalendar over HTTP: the feed and single events parsed with ical.js and compared, field by
 // field, with the JSON representation of the same events; the list feed honours the JSON list's filters.
 import ICAL from 'ical.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds } from '../setup/databases.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { beforeAll, expect, it } from 'vitest';
+import { describeEachDatabase } from '../setup/each-database.js';
 
 const CALENDAR = { headers: { accept: 'text/calendar' } };
 
@@ -19,13 +18,11 @@ function parse(text: string) {
 
 const utc = (time: ICAL.Time) => time.toJSDate().toISOString().replace('T', ' ').slice(0, 19);
 
-describe.each(databaseKinds)('events as iCalendar on %s', (dbKind) => {
-  let s: TestServer;
+describeEachDatabase('events as iCalendar', (s) => {
   let jazz: any;
   let festival: any;
   let offset: any;
   beforeAll(async () => {
-    s = await startServer(dbKind);
     jazz = (
       await s.post('/events', {
         title: 'Winter Jazz Night; standards, new work',
@@ -70,7 +67,6 @@ describe.each(databaseKinds)('events as iCalendar on %s', (dbKind) => {
       })
     ).body;
   });
-  afterAll(() => s?.close());
 
   it('answers a single event as a VCALENDAR whose VEVENT matches the JSON representation', async () => {
     const r = await s.get(`/events/${jazz.id}`, CALENDAR);

@@ -3,13 +3,11 @@
 // the default-window one each work in a year of their own, so they cannot see each other's events.
 import { DateTime } from 'luxon';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Role } from '../../src/auth/roles.js';
-import { databaseKinds } from '../setup/databases.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { describeEachDatabase } from '../setup/each-database.js';
 
-describe.each(databaseKinds)('the event list on %s', (dbKind) => {
-  let s: TestServer;
+describeEachDatabase('the event list', (s, dbKind) => {
   let n = 0;
   const create = async (body: Record<string, unknown>, as: Role = 'administrator') => {
     const r = await s.post('/events', { title: `Listed ${++n}`, ...body }, { as });
@@ -28,11 +26,6 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
   const inYear = (year: number, query = '', as: Role | null = 'administrator') =>
     s.get(`/events?start_date=${year}-01-01&end_date=${year}-12-31${query}`, { as });
   const ids = (r: { body: { events: { id: number }[] } }) => r.body.events.map((e) => e.id);
-
-  beforeAll(async () => {
-    s = await startServer(dbKind);
-  });
-  afterAll(() => s?.close());
 
   it('lists by default events that start from now until two years ahead, in start order, hidden ones never', async () => {
     const now = DateTime.utc();
@@ -321,6 +314,7 @@ describe.each(databaseKinds)('the event list on %s', (dbKind) => {
           tags: [`Counted tag ${day}`],
         });
       }
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the client as `this`
       const query = pg.Client.prototype.query;
       let count = 0;
       pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {

@@ -2,167 +2,168 @@
 // docs/decisions.md lists ("Dates and time zones"), read in the event's zone; local and UTC times exact across daylight-saving
 // changes; all-day events widened to whole days.
 import { DateTime } from 'luxon';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds } from '../setup/databases.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { expect, it } from 'vitest';
+import { describeEachDatabase } from '../setup/each-database.js';
 
-describe.each(databaseKinds)('event times on %s, site zone Europe/Paris', (dbKind) => {
-  let s: TestServer;
-  let n = 0;
-  const create = async (body: Record<string, unknown>) => {
-    const r = await s.post('/events', { title: `Timed ${++n}`, ...body });
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-    // What was stored, read back, not just what the write answered.
-    return (await s.get(`/events/${r.body.id}`)).body;
-  };
-  const times = (e: any) => [e.start_date, e.end_date, e.utc_start_date, e.utc_end_date, e.timezone, e.timezone_abbr];
+describeEachDatabase(
+  'event times on %s, site zone Europe/Paris',
+  (s) => {
+    let n = 0;
+    const create = async (body: Record<string, unknown>) => {
+      const r = await s.post('/events', { title: `Timed ${++n}`, ...body });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      // What was stored, read back, not just what the write answered.
+      return (await s.get(`/events/${r.body.id}`)).body;
+    };
+    const times = (e: any) => [e.start_date, e.end_date, e.utc_start_date, e.utc_end_date, e.timezone, e.timezone_abbr];
 
-  beforeAll(async () => {
-    s = await startServer(dbKind, { SITE_TIMEZONE: 'Europe/Paris' });
-  });
-  afterAll(() => s?.close());
-
-  it('reads times without a zone in the site zone, and publication dates too', async () => {
-    const e = await create({
-      start_date: '2031-07-01 20:00',
-      end_date: '2031-07-01 23:00',
-      date: '2026-01-15 12:00:00',
+    it('reads times without a zone in the site zone, and publication dates too', async () => {
+      const e = await create({
+        start_date: '2031-07-01 20:00',
+        end_date: '2031-07-01 23:00',
+        date: '2026-01-15 12:00:00',
+      });
+      expect(times(e)).toEqual([
+        '2031-07-01 20:00:00',
+        '2031-07-01 23:00:00',
+        '2031-07-01 18:00:00',
+        '2031-07-01 21:00:00',
+        'Europe/Paris',
+        'CEST',
+      ]);
+      expect([e.date, e.date_utc]).toEqual(['2026-01-15 12:00:00', '2026-01-15 11:00:00']);
+      const winter = await create({ start_date: '2031-12-01 20:00', end_date: '2031-12-01 21:00', timezone: '' });
+      expect(times(winter).slice(2)).toEqual(['2031-12-01 19:00:00', '2031-12-01 20:00:00', 'Europe/Paris', 'CET']);
     });
-    expect(times(e)).toEqual([
-      '2031-07-01 20:00:00',
-      '2031-07-01 23:00:00',
-      '2031-07-01 18:00:00',
-      '2031-07-01 21:00:00',
-      'Europe/Paris',
-      'CEST',
-    ]);
-    expect([e.date, e.date_utc]).toEqual(['2026-01-15 12:00:00', '2026-01-15 11:00:00']);
-    const winter = await create({ start_date: '2031-12-01 20:00', end_date: '2031-12-01 21:00', timezone: '' });
-    expect(times(winter).slice(2)).toEqual(['2031-12-01 19:00:00', '2031-12-01 20:00:00', 'Europe/Paris', 'CET']);
-  });
 
-  it('keeps local and UTC times exact across the autumn change in New York', async () => {
-    // 2026-11-01 02:00 EDT falls back to 01:00 EST: this night lasts 13 hours, not 12.
-    const e = await create({
-      start_date: '2026-10-31 22:00',
-      end_date: '2026-11-01 10:00',
-      timezone: 'America/New_York',
+    it('keeps local and UTC times exact across the autumn change in New York', async () => {
+      // 2026-11-01 02:00 EDT falls back to 01:00 EST: this night lasts 13 hours, not 12.
+      const e = await create({
+        start_date: '2026-10-31 22:00',
+        end_date: '2026-11-01 10:00',
+        timezone: 'America/New_York',
+      });
+      expect(times(e)).toEqual([
+        '2026-10-31 22:00:00',
+        '2026-11-01 10:00:00',
+        '2026-11-01 02:00:00',
+        '2026-11-01 15:00:00',
+        'America/New_York',
+        'EDT',
+      ]);
+      expect(e.utc_end_date_details).toEqual({
+        year: '2026',
+        month: '11',
+        day: '01',
+        hour: '15',
+        minutes: '00',
+        seconds: '00',
+      });
+      expect(e.json_ld.startDate).toBe('2026-10-31T22:00:00-04:00');
+      expect(e.json_ld.endDate).toBe('2026-11-01T10:00:00-05:00');
+      // The repeated hour 01:30 is read as its first occurrence (EDT).
+      const twice = await create({
+        start_date: '2026-11-01 01:30',
+        end_date: '2026-11-01 03:00',
+        timezone: 'America/New_York',
+      });
+      expect(twice.utc_start_date).toBe('2026-11-01 05:30:00');
     });
-    expect(times(e)).toEqual([
-      '2026-10-31 22:00:00',
-      '2026-11-01 10:00:00',
-      '2026-11-01 02:00:00',
-      '2026-11-01 15:00:00',
-      'America/New_York',
-      'EDT',
-    ]);
-    expect(e.utc_end_date_details).toEqual({
-      year: '2026',
-      month: '11',
-      day: '01',
-      hour: '15',
-      minutes: '00',
-      seconds: '00',
+
+    it('moves a time that does not exist in spring to the same time after the change', async () => {
+      const e = await create({ start_date: '2027-03-28 02:30', end_date: '2027-03-28 04:00' });
+      expect(times(e)).toEqual([
+        '2027-03-28 03:30:00',
+        '2027-03-28 04:00:00',
+        '2027-03-28 01:30:00',
+        '2027-03-28 02:00:00',
+        'Europe/Paris',
+        'CEST',
+      ]);
     });
-    expect(e.json_ld.startDate).toBe('2026-10-31T22:00:00-04:00');
-    expect(e.json_ld.endDate).toBe('2026-11-01T10:00:00-05:00');
-    // The repeated hour 01:30 is read as its first occurrence (EDT).
-    const twice = await create({
-      start_date: '2026-11-01 01:30',
-      end_date: '2026-11-01 03:00',
-      timezone: 'America/New_York',
+
+    it('widens an all-day event over several days to whole days in its zone', async () => {
+      const e = await create({
+        start_date: '2027-06-18 15:00',
+        end_date: '2027-06-20 09:00',
+        all_day: true,
+        timezone: 'America/New_York',
+      });
+      expect(e.all_day).toBe(true);
+      expect(times(e)).toEqual([
+        '2027-06-18 00:00:00',
+        '2027-06-20 23:59:59',
+        '2027-06-18 04:00:00',
+        '2027-06-21 03:59:59',
+        'America/New_York',
+        'EDT',
+      ]);
+      const oneDay = await create({ start_date: '2027-06-18', end_date: '2027-06-18', all_day: true });
+      expect(times(oneDay).slice(0, 4)).toEqual([
+        '2027-06-18 00:00:00',
+        '2027-06-18 23:59:59',
+        '2027-06-17 22:00:00',
+        '2027-06-18 21:59:59',
+      ]);
     });
-    expect(twice.utc_start_date).toBe('2026-11-01 05:30:00');
-  });
 
-  it('moves a time that does not exist in spring to the same time after the change', async () => {
-    const e = await create({ start_date: '2027-03-28 02:30', end_date: '2027-03-28 04:00' });
-    expect(times(e)).toEqual([
-      '2027-03-28 03:30:00',
-      '2027-03-28 04:00:00',
-      '2027-03-28 01:30:00',
-      '2027-03-28 02:00:00',
-      'Europe/Paris',
-      'CEST',
-    ]);
-  });
+    it('takes UTC offsets as zones, ISO 8601 with an offset, Unix timestamps and relative words', async () => {
+      const offset = await create({
+        start_date: '2031-01-10 10:00',
+        end_date: '2031-01-10 11:00',
+        timezone: 'UTC+5:30',
+      });
+      expect(times(offset)).toEqual([
+        '2031-01-10 10:00:00',
+        '2031-01-10 11:00:00',
+        '2031-01-10 04:30:00',
+        '2031-01-10 05:30:00',
+        'UTC+5:30',
+        'UTC+5:30',
+      ]);
+      const minus = await create({ start_date: '2031-01-10 10:00', end_date: '2031-01-10 11:00', timezone: 'UTC-3' });
+      expect(times(minus).slice(2)).toEqual(['2031-01-10 13:00:00', '2031-01-10 14:00:00', 'UTC-3', 'UTC-3']);
 
-  it('widens an all-day event over several days to whole days in its zone', async () => {
-    const e = await create({
-      start_date: '2027-06-18 15:00',
-      end_date: '2027-06-20 09:00',
-      all_day: true,
-      timezone: 'America/New_York',
+      const iso = await create({
+        start_date: '2031-01-10T10:00:00+01:00',
+        end_date: '2031-01-10T12:00:00Z',
+        timezone: 'America/New_York',
+      });
+      expect(times(iso).slice(0, 4)).toEqual([
+        '2031-01-10 04:00:00',
+        '2031-01-10 07:00:00',
+        '2031-01-10 09:00:00',
+        '2031-01-10 12:00:00',
+      ]);
+
+      const unix = await create({ start_date: 1925000000, end_date: '1925003600', timezone: 'Asia/Tokyo' });
+      expect(times(unix)).toEqual([
+        '2031-01-01 11:13:20',
+        '2031-01-01 12:13:20',
+        '2031-01-01 02:13:20',
+        '2031-01-01 03:13:20',
+        'Asia/Tokyo',
+        'JST',
+      ]);
+
+      const tokyoTomorrow = DateTime.now().setZone('Asia/Tokyo').plus({ days: 1 }).toFormat('yyyy-MM-dd');
+      const relative = await create({ start_date: 'tomorrow', end_date: '+2 days', timezone: 'Asia/Tokyo' });
+      expect(relative.start_date).toBe(`${tokyoTomorrow} 00:00:00`);
+      const spans = DateTime.fromSQL(relative.utc_end_date, { zone: 'UTC' }).diff(DateTime.utc(), 'hours').hours;
+      expect(spans).toBeGreaterThan(47);
+      expect(spans).toBeLessThan(49);
     });
-    expect(e.all_day).toBe(true);
-    expect(times(e)).toEqual([
-      '2027-06-18 00:00:00',
-      '2027-06-20 23:59:59',
-      '2027-06-18 04:00:00',
-      '2027-06-21 03:59:59',
-      'America/New_York',
-      'EDT',
-    ]);
-    const oneDay = await create({ start_date: '2027-06-18', end_date: '2027-06-18', all_day: true });
-    expect(times(oneDay).slice(0, 4)).toEqual([
-      '2027-06-18 00:00:00',
-      '2027-06-18 23:59:59',
-      '2027-06-17 22:00:00',
-      '2027-06-18 21:59:59',
-    ]);
-  });
 
-  it('takes UTC offsets as zones, ISO 8601 with an offset, Unix timestamps and relative words', async () => {
-    const offset = await create({ start_date: '2031-01-10 10:00', end_date: '2031-01-10 11:00', timezone: 'UTC+5:30' });
-    expect(times(offset)).toEqual([
-      '2031-01-10 10:00:00',
-      '2031-01-10 11:00:00',
-      '2031-01-10 04:30:00',
-      '2031-01-10 05:30:00',
-      'UTC+5:30',
-      'UTC+5:30',
-    ]);
-    const minus = await create({ start_date: '2031-01-10 10:00', end_date: '2031-01-10 11:00', timezone: 'UTC-3' });
-    expect(times(minus).slice(2)).toEqual(['2031-01-10 13:00:00', '2031-01-10 14:00:00', 'UTC-3', 'UTC-3']);
-
-    const iso = await create({
-      start_date: '2031-01-10T10:00:00+01:00',
-      end_date: '2031-01-10T12:00:00Z',
-      timezone: 'America/New_York',
+    it('filters the list in the site zone', async () => {
+      // 23:30 in Paris on 10 March is 22:30 UTC; 00:30 on the 11th in Paris is 23:30 UTC on the 10th.
+      const late = await create({ start_date: '2041-03-10 23:30', end_date: '2041-03-10 23:45' });
+      const after = await create({ start_date: '2041-03-11 00:30', end_date: '2041-03-11 01:00' });
+      const ids = async (query: string) => (await s.get(`/events?${query}`)).body.events.map((e: any) => e.id);
+      expect(await ids('start_date=2041-03-10&end_date=2041-03-10')).toEqual([late.id]);
+      expect(await ids('start_date=2041-03-11&end_date=2041-03-11')).toEqual([after.id]);
+      const list = await s.get('/events?start_date=2041-03-10&end_date=2041-03-11');
+      expect(new URL(list.body.rest_url).searchParams.get('end_date')).toBe('2041-03-11 23:59:59');
     });
-    expect(times(iso).slice(0, 4)).toEqual([
-      '2031-01-10 04:00:00',
-      '2031-01-10 07:00:00',
-      '2031-01-10 09:00:00',
-      '2031-01-10 12:00:00',
-    ]);
-
-    const unix = await create({ start_date: 1925000000, end_date: '1925003600', timezone: 'Asia/Tokyo' });
-    expect(times(unix)).toEqual([
-      '2031-01-01 11:13:20',
-      '2031-01-01 12:13:20',
-      '2031-01-01 02:13:20',
-      '2031-01-01 03:13:20',
-      'Asia/Tokyo',
-      'JST',
-    ]);
-
-    const tokyoTomorrow = DateTime.now().setZone('Asia/Tokyo').plus({ days: 1 }).toFormat('yyyy-MM-dd');
-    const relative = await create({ start_date: 'tomorrow', end_date: '+2 days', timezone: 'Asia/Tokyo' });
-    expect(relative.start_date).toBe(`${tokyoTomorrow} 00:00:00`);
-    const spans = DateTime.fromSQL(relative.utc_end_date, { zone: 'UTC' }).diff(DateTime.utc(), 'hours').hours;
-    expect(spans).toBeGreaterThan(47);
-    expect(spans).toBeLessThan(49);
-  });
-
-  it('filters the list in the site zone', async () => {
-    // 23:30 in Paris on 10 March is 22:30 UTC; 00:30 on the 11th in Paris is 23:30 UTC on the 10th.
-    const late = await create({ start_date: '2041-03-10 23:30', end_date: '2041-03-10 23:45' });
-    const after = await create({ start_date: '2041-03-11 00:30', end_date: '2041-03-11 01:00' });
-    const ids = async (query: string) => (await s.get(`/events?${query}`)).body.events.map((e: any) => e.id);
-    expect(await ids('start_date=2041-03-10&end_date=2041-03-10')).toEqual([late.id]);
-    expect(await ids('start_date=2041-03-11&end_date=2041-03-11')).toEqual([after.id]);
-    const list = await s.get('/events?start_date=2041-03-10&end_date=2041-03-11');
-    expect(new URL(list.body.rest_url).searchParams.get('end_date')).toBe('2041-03-11 23:59:59');
-  });
-});
+  },
+  { env: { SITE_TIMEZONE: 'Europe/Paris' } },
+);

@@ -1,10 +1,9 @@
 // Creating, reading, updating and deleting events over HTTP, on both databases: the reference's
 // representation, links given every way the reference allows, true partial updates, and writes
 // that fail leaving nothing behind.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Role } from '../../src/auth/roles.js';
-import { databaseKinds } from '../setup/databases.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { describeEachDatabase } from '../setup/each-database.js';
 import { storedRows } from '../setup/stored-rows.js';
 
 const EVENT_KEYS = [
@@ -50,8 +49,7 @@ const EVENT_KEYS = [
   'custom_fields',
 ];
 
-describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
-  let s: TestServer;
+describeEachDatabase('event writes and reads', (s) => {
   let n = 0;
   const unique = (label: string) => `${label} ${++n}`;
   const create = async (body: Record<string, unknown> = {}, as: Role = 'administrator') => {
@@ -63,11 +61,6 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     return r.body;
   };
-
-  beforeAll(async () => {
-    s = await startServer(dbKind);
-  });
-  afterAll(() => s?.close());
 
   it('creates with 201, Location and every field of the reference in its order', async () => {
     const r = await s.post('/events', {
@@ -324,7 +317,6 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
       const { modified, modified_utc, title, ...rest } = body;
       return rest;
     };
-    let title = 'Renamed';
     for (const [method, path] of [
       ['PATCH', `/events/${event.id}`],
       ['PUT', `/events/${event.id}`],
@@ -333,7 +325,7 @@ describe.each(databaseKinds)('event writes and reads on %s', (dbKind) => {
       ['PUT', `/events/by-slug/${event.slug}`],
       ['POST', `/events/by-slug/${event.slug}`],
     ]) {
-      title = unique('Renamed');
+      const title = unique('Renamed');
       const r = await s.request(method, path, { body: { title } });
       expect(r.status, `${method} ${path}`).toBe(200);
       expect(r.body.title).toBe(title);

@@ -1,13 +1,11 @@
 // Idempotency-Key on creates, on both databases: a retry gets the first answer and creates
 // nothing; another body is 422; keys are per user and expire after 24 hours; concurrent retries
 // create one object. (Each body names a new category, which authors may create.) Expired rows are purged by the housekeeping.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { purgeExpired } from '../../src/db/housekeeping.js';
-import { databaseKinds } from '../setup/databases.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { describeEachDatabase } from '../setup/each-database.js';
 
-describe.each(databaseKinds)('Idempotency-Key on %s', (dbKind) => {
-  let s: TestServer;
+describeEachDatabase('Idempotency-Key', (s) => {
   let n = 0;
   const body = () => ({
     title: `Idempotent ${++n}`,
@@ -17,10 +15,6 @@ describe.each(databaseKinds)('Idempotency-Key on %s', (dbKind) => {
   });
   const create = (b: object, key?: string, as: 'administrator' | 'author' = 'administrator') =>
     s.post('/events', b, { as, headers: key ? { 'idempotency-key': key } : {} });
-  beforeAll(async () => {
-    s = await startServer(dbKind);
-  });
-  afterAll(() => s?.close());
 
   it('answers a retry with the first answer and creates nothing new', async () => {
     const b = body();

@@ -1,16 +1,9 @@
 // The per-object rules behind the role minimums, shown on venues (organizers share the code):
 // contributors work on their own unpublished items, authors publish their own, editors do all.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds } from '../setup/databases.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { expect, it } from 'vitest';
+import { describeEachDatabase } from '../setup/each-database.js';
 
-describe.each(databaseKinds)('ownership and status rules on %s', (dbKind) => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startServer(dbKind);
-  });
-  afterAll(() => s?.close());
-
+describeEachDatabase('ownership and status rules', (s) => {
   let n = 0;
   const make = async (as: 'administrator' | 'editor' | 'author' | 'contributor', body: object = {}) => {
     const r = await s.post('/venues', { venue: `Owned ${++n}`, ...body }, { as });

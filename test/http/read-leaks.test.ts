@@ -1,23 +1,20 @@
 // What callers who may not read an object learn of it through lists, filters and counts: nothing.
 // An object they may not read answers as one that does not exist. Also: naming a new term in an
 // event creates it only for callers who may create terms, and IDs beyond PostgreSQL integers are 400s.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Role } from '../../src/auth/roles.js';
-import { databaseKinds } from '../setup/databases.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { describeEachDatabase } from '../setup/each-database.js';
 import { storedRows } from '../setup/stored-rows.js';
 
 const MISSING = 2_000_000_000;
 
-describe.each(databaseKinds)('what unreadable objects leak on %s', (dbKind) => {
-  let s: TestServer;
+describeEachDatabase('what unreadable objects leak', (s) => {
   let draft: any;
   let privateEvent: any;
   let draftVenue: any;
   const readers: (Role | null)[] = [null, 'subscriber', 'contributor'];
 
   beforeAll(async () => {
-    s = await startServer(dbKind);
     const times = { start_date: '2035-05-05 10:00', end_date: '2035-05-05 11:00' };
     draft = (
       await s.post('/events', {
@@ -42,7 +39,6 @@ describe.each(databaseKinds)('what unreadable objects leak on %s', (dbKind) => {
     draftVenue = (await s.post('/venues', { venue: 'Unpublished hall', status: 'draft' })).body;
     await s.post('/events', { title: 'Public show', ...times, venue: { venue: 'Public hall' } });
   });
-  afterAll(() => s?.close());
 
   const answer = async (path: string, as: Role | null) => {
     const r = await s.get(path, { as });

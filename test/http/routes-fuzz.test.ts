@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLES } from '../../src/auth/roles.js';
 import { seedOneOfEach } from '../setup/seed.js';
 import { startServer, type TestServer } from '../setup/server.js';
+import { FUZZ_SEED, fuzzRuns } from '../setup/budget.js';
 import { storedRows } from '../setup/stored-rows.js';
 
-const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
+const SEED = FUZZ_SEED;
+const RUNS = fuzzRuns(1000);
 
 const hostileString = fc.oneof(
   fc.string({ maxLength: 40 }),

@@ -3,69 +3,63 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueAppPassword } from '../../src/auth/accounts.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { databaseKinds } from '../setup/databases.js';
 import { startServer, type TestServer } from '../setup/server.js';
+import { describeEachDatabase } from '../setup/each-database.js';
 
 const MAX_FAILURES = 10;
 const basic = (login: string, secret: string) => `Basic ${Buffer.from(`${login}:${secret}`).toString('base64')}`;
 
-describe.each(databaseKinds)('the sign-in throttle on %s', (dbKind) => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startServer(dbKind, {
-      AUTH_MAX_FAILURES: String(MAX_FAILURES),
-      AUTH_WINDOW_SECONDS: '60',
-      TRUST_PROXY: '1',
+describeEachDatabase(
+  'the sign-in throttle',
+  (s, dbKind) => {
+    let clients = 0;
+    const client = () => `10.9.${dbKind === 'pglite' ? 1 : 2}.${++clients}`;
+    const read = (authorization: string, forwardedFor: string) =>
+      fetch(`${s.base}/venues`, { headers: { authorization, 'x-forwarded-for': forwardedFor } });
+
+    it('checks no more than the allowed number of 300 parallel wrong passwords', async () => {
+      const me = client();
+      const answers = await Promise.all(
+        Array.from({ length: 300 }, (_, i) => read(basic('editor', i % 2 ? 'the same guess' : `guess ${i}`), me)),
+      );
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((status) => status !== 429).length).toBeLessThanOrEqual(MAX_FAILURES);
+      expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
+      // Locked out, right password included.
+      expect((await read(basic('editor', s.users.editor.password), me)).status).toBe(429);
     });
-  });
-  afterAll(() => s?.close());
 
-  let clients = 0;
-  const client = () => `10.9.${dbKind === 'pglite' ? 1 : 2}.${++clients}`;
-  const read = (authorization: string, forwardedFor: string) =>
-    fetch(`${s.base}/venues`, { headers: { authorization, 'x-forwarded-for': forwardedFor } });
+    it('does not throttle a burst of parallel requests with new, right credentials', async () => {
+      const me = client();
+      const issued = await issueAppPassword(s.db.prisma, 'author', `burst ${dbKind}`);
+      const answers = await Promise.all(Array.from({ length: 30 }, () => read(`Bearer ${issued.password}`, me)));
+      expect(answers.map((a) => a.status)).toEqual(Array(30).fill(200));
+      const row = await s.db.prisma.authFailure.findUnique({ where: { client: me } });
+      expect(row?.failures ?? 0).toBe(0);
+    });
 
-  it('checks no more than the allowed number of 300 parallel wrong passwords', async () => {
-    const me = client();
-    const answers = await Promise.all(
-      Array.from({ length: 300 }, (_, i) => read(basic('editor', i % 2 ? 'the same guess' : `guess ${i}`), me)),
-    );
-    const statuses = answers.map((a) => a.status);
-    expect(statuses.filter((status) => status !== 429).length).toBeLessThanOrEqual(MAX_FAILURES);
-    expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
-    // Locked out, right password included.
-    expect((await read(basic('editor', s.users.editor.password), me)).status).toBe(429);
-  });
+    it('keys the throttle on the address the trusted proxy saw, not on what the client wrote', async () => {
+      // With one proxy in front, the client's address is the last X-Forwarded-For entry (here the
+      // one "the proxy" added); the entries before it are the client's own words.
+      const proxySaw = client();
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++)
+        statuses.push((await read(basic('editor', `guess ${i}`), `10.0.0.${i}, ${proxySaw}`)).status);
+      expect(statuses.filter((status) => status === 401)).toHaveLength(MAX_FAILURES);
+      expect(statuses.slice(MAX_FAILURES).every((status) => status === 429)).toBe(true);
+    });
 
-  it('does not throttle a burst of parallel requests with new, right credentials', async () => {
-    const me = client();
-    const issued = await issueAppPassword(s.db.prisma, 'author', `burst ${dbKind}`);
-    const answers = await Promise.all(Array.from({ length: 30 }, () => read(`Bearer ${issued.password}`, me)));
-    expect(answers.map((a) => a.status)).toEqual(Array(30).fill(200));
-    const row = await s.db.prisma.authFailure.findUnique({ where: { client: me } });
-    expect(row?.failures ?? 0).toBe(0);
-  });
-
-  it('keys the throttle on the address the trusted proxy saw, not on what the client wrote', async () => {
-    // With one proxy in front, the client's address is the last X-Forwarded-For entry (here the
-    // one "the proxy" added); the entries before it are the client's own words.
-    const proxySaw = client();
-    const statuses: number[] = [];
-    for (let i = 0; i < 30; i++)
-      statuses.push((await read(basic('editor', `guess ${i}`), `10.0.0.${i}, ${proxySaw}`)).status);
-    expect(statuses.filter((status) => status === 401)).toHaveLength(MAX_FAILURES);
-    expect(statuses.slice(MAX_FAILURES).every((status) => status === 429)).toBe(true);
-  });
-
-  it('answers 401 for a login with a NUL byte, and counts it as a failure', async () => {
-    const me = client();
-    const r = await read(basic('edi\0tor', 'whatever'), me);
-    expect(r.status).toBe(401);
-    expect(((await r.json()) as { code: string }).code).toBe('rest_invalid_credentials');
-    expect((await read(basic('x'.repeat(500), 'whatever'), me)).status).toBe(401);
-    expect((await s.db.prisma.authFailure.findUnique({ where: { client: me } }))?.failures).toBe(2);
-  });
-});
+    it('answers 401 for a login with a NUL byte, and counts it as a failure', async () => {
+      const me = client();
+      const r = await read(basic('edi\0tor', 'whatever'), me);
+      expect(r.status).toBe(401);
+      expect(((await r.json()) as { code: string }).code).toBe('rest_invalid_credentials');
+      expect((await read(basic('x'.repeat(500), 'whatever'), me)).status).toBe(401);
+      expect((await s.db.prisma.authFailure.findUnique({ where: { client: me } }))?.failures).toBe(2);
+    });
+  },
+  { env: { AUTH_MAX_FAILURES: String(MAX_FAILURES), AUTH_WINDOW_SECONDS: '60', TRUST_PROXY: '1' } },
+);
 
 describe('forwarded headers', () => {
   let s: TestServer;

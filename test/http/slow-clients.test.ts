@@ -39,7 +39,7 @@ describe('slow clients', () => {
       const timer = setInterval(() => {
         if (i < chunks.length && !socket.destroyed) socket.write(chunks[i++]);
       }, everyMs);
-      socket.on('data', (d) => (answer += d));
+      socket.on('data', (d) => (answer += d.toString()));
       socket.on('error', () => undefined);
       socket.on('close', () => {
         clearInterval(timer);
@@ -52,7 +52,7 @@ describe('slow clients', () => {
 
   it('closes a connection whose headers trickle in', async () => {
     const request = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ' + 'a'.repeat(200);
-    const { closedAfterMs, answer } = await trickle([...request], 100);
+    const { closedAfterMs, answer } = await trickle(Array.from(request), 100);
     expect(closedAfterMs).toBeLessThan(4_000);
     expect(answer).not.toContain('200 OK');
   });

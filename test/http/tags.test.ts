@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { insertEvent } from '../factories.js';
-import { databaseKinds } from '../setup/databases.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { describeEachDatabase } from '../setup/each-database.js';
 
-describe.each(databaseKinds)('tags on %s', (kind) => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startServer(kind);
-  });
-  afterAll(() => s?.close());
-
+describeEachDatabase('tags', (s) => {
   it('creates a tag in the tag representation (no parent), with a Location', async () => {
     const r = await s.post('/tags', { name: 'Live music', description: 'Events with live performers.' });
     expect(r.status).toBe(201);

@@ -22,7 +22,7 @@ describe('shutdown on SIGTERM', () => {
       const inFlight = Array.from({ length: 40 }, () =>
         fetch(`${base}/wp-json/calendar/events/v1/events?per_page=50`).then(
           (r) => r.status,
-          (err: Error) => err.message,
+          (err: unknown) => (err instanceof Error ? err.message : String(err)),
         ),
       );
       await new Promise((resolve) => setTimeout(resolve, 5));

@@ -21,8 +21,8 @@ function run(args: string[], env: Record<string, string>): Promise<Finished> {
       env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'info', ...env },
     });
     let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
+    child.stdout.on('data', (chunk) => (output += String(chunk)));
+    child.stderr.on('data', (chunk) => (output += String(chunk)));
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.on('exit', (code) => {
       clearTimeout(timer);

@@ -29,7 +29,7 @@ export default async function setup(project: TestProject) {
   await lite.close();
 
   let postgresql: DatabaseTemplates['postgresql'];
-  let dropTemplate = async () => {};
+  let dropTemplate = () => Promise.resolve();
   if (postgresUrl) {
     const created = await createPostgresDatabase();
     const db = await openDatabase({ databaseUrl: created.url, dataDir: '' });

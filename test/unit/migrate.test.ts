@@ -8,7 +8,9 @@ import { createPostgresDatabase, postgresUrl } from '../setup/databases.js';
 
 const liteConnection = (lite: PGlite): SqlConnection => ({
   query: async (sql, params) => (await lite.query(sql, params)).rows as never,
-  exec: async (script) => void (await lite.exec(script)),
+  exec: async (script) => {
+    await lite.exec(script);
+  },
 });
 
 const migration = (name: string, script: string): Migration => ({
@@ -75,7 +77,9 @@ describe.skipIf(!postgresUrl)('the migration runner on PostgreSQL', () => {
       clients.map((client) =>
         migrate({
           query: async (sql, params) => (await client.query(sql, params)).rows,
-          exec: async (s) => void (await client.query(s)),
+          exec: async (s) => {
+            await client.query(s);
+          },
         }),
       ),
     );
