@@ -17,3 +17,8 @@ export const totalPages = (total: number, perPage: number) => (total === 0 ? 0 :
 
 /** A list's filters as applied (dates normalized, the rest as given), in the order links name them. */
 export type AppliedFilters = [string, string | number | boolean | (string | number)[] | undefined][];
+
+/** The named filters of a query, in that order, with the values it gives them. */
+export function appliedFilters<Q extends object>(query: Q, names: readonly (keyof Q & string)[]): AppliedFilters {
+  return names.map((name) => [name, query[name] as AppliedFilters[number][1]]);
+}

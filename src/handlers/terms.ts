@@ -1,5 +1,5 @@
 // The operations of both term resources; categories.ts and tags.ts bind them to their taxonomy.
-import { pageOf, totalPages } from '../domain/paging.js';
+import { appliedFilters, pageOf, totalPages } from '../domain/paging.js';
 import type { Taxonomy } from '../domain/records.js';
 import { versionOf } from '../http/conditional.js';
 import type { Call, Reply } from '../http/handler.js';
@@ -37,15 +37,10 @@ export function termOperations(taxonomy: Taxonomy) {
     const links = listLinks(
       `${call.urls.base}/${collection}/`,
       [
-        ['search', q.search],
-        ['exclude', q.exclude],
-        ['include', q.include],
-        ['order', q.order],
-        ['orderby', q.orderby],
-        ['hide_empty', q.hide_empty],
+        ...appliedFilters(q, ['search', 'exclude', 'include', 'order', 'orderby', 'hide_empty']),
         ['parent', 'parent' in q ? q.parent : undefined],
         [eventParam ?? 'post', eventId],
-        ['slug', q.slug],
+        ...appliedFilters(q, ['slug']),
       ],
       page,
       total,

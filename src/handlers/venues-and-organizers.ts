@@ -1,5 +1,5 @@
 // The operations of venues and organizers; venues.ts and organizers.ts bind them to their kind.
-import { pageOf } from '../domain/paging.js';
+import { appliedFilters, pageOf } from '../domain/paging.js';
 import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/records.js';
 import { versionOf } from '../http/conditional.js';
 import type { Call, Reply } from '../http/handler.js';
@@ -53,11 +53,10 @@ export function venueOrOrganizerOperations(kind: VenueOrOrganizerKind) {
     const links = listLinks(
       `${call.urls.base}/${collection}/`,
       [
-        ['search', q.search],
-        ['event', q.event],
+        ...appliedFilters(q, ['search', 'event']),
         ['has_events', hasEvents],
         ['only_with_upcoming', onlyWithUpcoming || undefined],
-        ['status', q.status],
+        ...appliedFilters(q, ['status']),
       ],
       page,
       total,

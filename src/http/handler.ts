@@ -11,8 +11,18 @@ export type OperationId = keyof operations;
  * Query parameters the document gives a default: validation fills them in, so a handler always has
  * them (test/unit/declared-defaults.test.ts keeps this list equal to the document's).
  */
-export type Defaulted =
-  'namespace' | 'context' | 'page' | 'per_page' | 'force' | 'only_with_upcoming' | 'order' | 'orderby' | 'hide_empty';
+export const DEFAULTED = [
+  'namespace',
+  'context',
+  'page',
+  'per_page',
+  'force',
+  'only_with_upcoming',
+  'order',
+  'orderby',
+  'hide_empty',
+] as const;
+export type Defaulted = (typeof DEFAULTED)[number];
 
 type WithDefaults<Q> = Q & { [P in keyof Q & Defaulted]-?: NonNullable<Q[P]> };
 

@@ -7,7 +7,7 @@ import type { operations } from '../../generated/api.js';
 import { type ListScope, listScope } from '../auth/permissions.js';
 import type { Prisma } from '../db/client.js';
 import { InvalidInput } from '../domain/errors.js';
-import type { AppliedFilters, Page } from '../domain/paging.js';
+import { type AppliedFilters, appliedFilters, type Page } from '../domain/paging.js';
 import { CATEGORY, type EventRecord, ORGANIZER, TAG, VENUE } from '../domain/records.js';
 import { formatDateTime, parseDateInput } from '../lib/dates.js';
 import { type EventListFilters, selectEventList } from '../queries/event-list.js';
@@ -18,6 +18,22 @@ import { readableEvent } from './posts.js';
 
 /** The filters of the list, as the document defines them. */
 export type EventListQuery = Omit<NonNullable<operations['listEvents']['parameters']['query']>, 'page' | 'per_page'>;
+
+/** The filters page links repeat as they were given, after the normalized dates. */
+const LINKED_FILTERS = [
+  'search',
+  'categories',
+  'tags',
+  'venue',
+  'organizer',
+  'featured',
+  'status',
+  'geoloc',
+  'geoloc_lat',
+  'geoloc_lng',
+  'include',
+  'post_parent',
+] as const;
 
 /** How far from `geoloc_lat`/`geoloc_lng` a venue may be: 25 miles, the usual calendar geofence. */
 export const GEOFENCE_KM = 40.2336;
@@ -76,18 +92,7 @@ export async function listEvents(ctx: ServiceContext, q: EventListQuery, page: P
   const applied: AppliedFilters = [
     ['start_date', window && formatDateTime(window.start, siteZone)],
     ['end_date', window && formatDateTime(window.end, siteZone)],
-    ['search', q.search],
-    ['categories', q.categories],
-    ['tags', q.tags],
-    ['venue', q.venue],
-    ['organizer', q.organizer],
-    ['featured', q.featured],
-    ['status', q.status],
-    ['geoloc', q.geoloc],
-    ['geoloc_lat', q.geoloc_lat],
-    ['geoloc_lng', q.geoloc_lng],
-    ['include', q.include],
-    ['post_parent', q.post_parent],
+    ...appliedFilters(q, LINKED_FILTERS),
   ];
   return { total, items, applied };
 }

@@ -16,7 +16,7 @@ import type { ServiceContext } from './context.js';
 import { type LinksWrite, termIdsForWrite, venueOrOrganizerIdsForWrite } from './event-links.js';
 import { lockForWrite, type PostTable, slugForUpdate, trashOrDelete } from './post-writes.js';
 import { assertReadable, freeSlug, imageValue, type PostHead, publicationDate, userExists } from './posts.js';
-import { retryOnConflict } from './retry.js';
+import { inTransaction } from './retry.js';
 
 /** A write of an event, as the document defines it: every field optional (an update). */
 export type EventInput = components['schemas']['EventFields'];
@@ -39,58 +39,54 @@ export async function createEvent(
   input: components['schemas']['EventInput'],
 ): Promise<EventRecord> {
   const { caller, siteZone } = ctx;
-  const id = await retryOnConflict(() =>
-    ctx.db.$transaction(async (tx) => {
-      const title = input.title.trim();
-      const publishedAt = publicationDate(input, siteZone);
-      const { id } = await tx.event.create({
-        data: {
-          ...columns(input),
-          ...times(input, undefined, siteZone),
-          title,
-          slug: await freeSlug(input.slug, title, 'event', (base) => takenSlugs(tx, base, undefined)),
-          status: effectiveStatus(caller, input.status),
-          authorId: await effectiveAuthor(caller, input.author, undefined, (user) => userExists(tx, user)),
-          ...(publishedAt ? { publishedAt } : {}),
-        },
-        select: { id: true },
-      });
-      await writeLinks(tx, ctx, id, input);
-      return id;
-    }),
-  );
+  const id = await inTransaction(ctx, async (tx) => {
+    const title = input.title.trim();
+    const publishedAt = publicationDate(input, siteZone);
+    const { id } = await tx.event.create({
+      data: {
+        ...columns(input),
+        ...times(input, undefined, siteZone),
+        title,
+        slug: await freeSlug(input.slug, title, 'event', (base) => takenSlugs(tx, base, undefined)),
+        status: effectiveStatus(caller, input.status),
+        authorId: await effectiveAuthor(caller, input.author, undefined, (user) => userExists(tx, user)),
+        ...(publishedAt ? { publishedAt } : {}),
+      },
+      select: { id: true },
+    });
+    await writeLinks(tx, ctx, id, input);
+    return id;
+  });
   return readBack(ctx.db, id);
 }
 
 export async function updateEvent(ctx: ServiceContext, key: Key, input: EventInput): Promise<EventRecord> {
   const { caller, siteZone } = ctx;
-  const id = await retryOnConflict(() =>
-    ctx.db.$transaction(async (tx) => {
-      const current = await lockForWrite(
-        tx,
-        ctx,
-        eventTable(tx, (id) => tx.event.findUnique({ where: { id } })),
-        key,
-      );
-      const title = input.title?.trim() ?? current.title;
-      const publishedAt = publicationDate(input, siteZone);
-      await tx.event.update({
-        where: { id: current.id },
-        data: {
-          ...columns(input),
-          ...times(input, current, siteZone),
-          title,
-          slug: await slugForUpdate(input.slug, current, title, 'event', (base) => takenSlugs(tx, base, current.id)),
-          status: effectiveStatus(caller, input.status, current.status),
-          authorId: await effectiveAuthor(caller, input.author, current.authorId, (user) => userExists(tx, user)),
-          modifiedAt: new Date(),
-          ...(publishedAt ? { publishedAt } : {}),
-        },
-      });
-      await writeLinks(tx, ctx, current.id, input);
-      return current.id;
-    }),
-  );
+  const id = await inTransaction(ctx, async (tx) => {
+    const current = await lockForWrite(
+      tx,
+      ctx,
+      eventTable(tx, (id) => tx.event.findUnique({ where: { id } })),
+      key,
+    );
+    const title = input.title?.trim() ?? current.title;
+    const publishedAt = publicationDate(input, siteZone);
+    await tx.event.update({
+      where: { id: current.id },
+      data: {
+        ...columns(input),
+        ...times(input, current, siteZone),
+        title,
+        slug: await slugForUpdate(input.slug, current, title, 'event', (base) => takenSlugs(tx, base, current.id)),
+        status: effectiveStatus(caller, input.status, current.status),
+        authorId: await effectiveAuthor(caller, input.author, current.authorId, (user) => userExists(tx, user)),
+        modifiedAt: new Date(),
+        ...(publishedAt ? { publishedAt } : {}),
+      },
+    });
+    await writeLinks(tx, ctx, current.id, input);
+    return current.id;
+  });
   return readBack(ctx.db, id);
 }
 
@@ -103,22 +99,20 @@ async function readBack(db: Prisma, id: number): Promise<EventRecord> {
 
 /** To the trash, or for good with `force`; answers the event as it is after the trash, or as it was. */
 export async function deleteEvent(ctx: ServiceContext, key: Key, force: boolean): Promise<EventRecord> {
-  const before = await retryOnConflict(() =>
-    ctx.db.$transaction(async (tx) => {
-      // Read under the row's lock, so that the answer to a delete for good is the event as it was deleted.
-      const current = await lockForWrite(
-        tx,
-        ctx,
-        eventTable(tx, (id) => findEvent(tx, { id })),
-        key,
-      );
-      await trashOrDelete(ctx, 'event', current, force, {
-        trash: () => tx.event.update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } }),
-        remove: () => tx.event.delete({ where: { id: current.id } }),
-      });
-      return current;
-    }),
-  );
+  const before = await inTransaction(ctx, async (tx) => {
+    // Read under the row's lock, so that the answer to a delete for good is the event as it was deleted.
+    const current = await lockForWrite(
+      tx,
+      ctx,
+      eventTable(tx, (id) => findEvent(tx, { id })),
+      key,
+    );
+    await trashOrDelete(ctx, 'event', current, force, {
+      trash: () => tx.event.update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } }),
+      remove: () => tx.event.delete({ where: { id: current.id } }),
+    });
+    return current;
+  });
   return force ? before : readBack(ctx.db, before.id);
 }
 

@@ -7,14 +7,23 @@
 // again, its checks find the row gone and answer 400.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isForeignKeyViolation, isTransient, isUniqueViolation } from '../db/errors.js';
+import { Conflict } from '../domain/errors.js';
+import type { Tx } from '../db/client.js';
+import type { ServiceContext } from './context.js';
 
 export async function retryOnConflict<T>(work: () => Promise<T>, attempts = 10): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (err) {
-      if (attempt >= attempts || !(isUniqueViolation(err) || isTransient(err) || isForeignKeyViolation(err))) throw err;
+      if (!(isUniqueViolation(err) || isTransient(err) || isForeignKeyViolation(err))) throw err;
+      // Still colliding after every attempt: the client may try again later (409 with Retry-After).
+      if (attempt >= attempts) throw new Conflict();
       await sleep(Math.random() * 5 * attempt);
     }
   }
 }
+
+/** Runs a write in one transaction, again while it collides with concurrent writers (as above). */
+export const inTransaction = <T>(ctx: ServiceContext, work: (tx: Tx) => Promise<T>): Promise<T> =>
+  retryOnConflict(() => ctx.db.$transaction(work));

@@ -9,7 +9,7 @@ import { firstFreeSlug, slugify } from '../lib/slug.js';
 import type { ServiceContext } from './context.js';
 import { claimVersion } from './post-writes.js';
 import { readableEvent } from './posts.js';
-import { retryOnConflict } from './retry.js';
+import { inTransaction } from './retry.js';
 
 const TYPE = TERM_TYPE;
 
@@ -97,7 +97,7 @@ async function readTerm(db: Tx, taxonomy: Taxonomy, id: number): Promise<TermRec
 }
 
 export async function createTerm(ctx: ServiceContext, taxonomy: Taxonomy, input: TermInput): Promise<TermRecord> {
-  const id = await retryOnConflict(() => ctx.db.$transaction((tx) => insertTerm(tx, taxonomy, input)));
+  const id = await inTransaction(ctx, (tx) => insertTerm(tx, taxonomy, input));
   return readTerm(ctx.db, taxonomy, id);
 }
 
@@ -122,38 +122,32 @@ export async function updateTerm(
   id: number,
   input: TermInput,
 ): Promise<TermRecord> {
-  await retryOnConflict(() =>
-    ctx.db.$transaction(async (tx) => {
-      const current = await lockTerm(tx, taxonomy, id);
-      await claimVersion(tx.term, id, ctx.precondition);
-      const name = input.name?.trim() ?? current.name;
-      const parentId =
-        taxonomy === CATEGORY && input.parent !== undefined
-          ? await checkParent(tx, input.parent, id)
-          : current.parentId;
-      if (name !== current.name || parentId !== current.parentId) await checkNameFree(tx, taxonomy, name, parentId, id);
-      const slug = input.slug !== undefined ? await chooseSlug(tx, taxonomy, input.slug, name, id) : current.slug;
-      await tx.term.update({
-        where: { id },
-        data: { name, slug, parentId, description: input.description ?? current.description, modifiedAt: new Date() },
-      });
-    }),
-  );
+  await inTransaction(ctx, async (tx) => {
+    const current = await lockTerm(tx, taxonomy, id);
+    await claimVersion(tx.term, id, ctx.precondition);
+    const name = input.name?.trim() ?? current.name;
+    const parentId =
+      taxonomy === CATEGORY && input.parent !== undefined ? await checkParent(tx, input.parent, id) : current.parentId;
+    if (name !== current.name || parentId !== current.parentId) await checkNameFree(tx, taxonomy, name, parentId, id);
+    const slug = input.slug !== undefined ? await chooseSlug(tx, taxonomy, input.slug, name, id) : current.slug;
+    await tx.term.update({
+      where: { id },
+      data: { name, slug, parentId, description: input.description ?? current.description, modifiedAt: new Date() },
+    });
+  });
   return readTerm(ctx.db, taxonomy, id);
 }
 
 /** Deletes for good; children of a deleted category move up to its parent. Returns the term as it was. */
 export async function deleteTerm(ctx: ServiceContext, taxonomy: Taxonomy, id: number): Promise<TermRecord> {
-  return retryOnConflict(() =>
-    ctx.db.$transaction(async (tx) => {
-      await lockTerm(tx, taxonomy, id);
-      await claimVersion(tx.term, id, ctx.precondition);
-      const before = await readTerm(tx, taxonomy, id);
-      await tx.term.updateMany({ where: { parentId: id }, data: { parentId: before.parentId || null } });
-      await tx.term.delete({ where: { id } });
-      return before;
-    }),
-  );
+  return inTransaction(ctx, async (tx) => {
+    await lockTerm(tx, taxonomy, id);
+    await claimVersion(tx.term, id, ctx.precondition);
+    const before = await readTerm(tx, taxonomy, id);
+    await tx.term.updateMany({ where: { parentId: id }, data: { parentId: before.parentId || null } });
+    await tx.term.delete({ where: { id } });
+    return before;
+  });
 }
 
 /**

@@ -14,7 +14,7 @@ import { selectVenuesOrOrganizers } from '../queries/venue-organizer-list.js';
 import type { ServiceContext } from './context.js';
 import { lockForWrite, type PostTable, slugForUpdate, trashOrDelete } from './post-writes.js';
 import { assertReadable, freeSlug, imageValue, publicationDate, readableEvent, userExists } from './posts.js';
-import { retryOnConflict } from './retry.js';
+import { inTransaction } from './retry.js';
 import { venueColumns } from './venues.js';
 
 /** The part of a Prisma model delegate used here; both models fit it. */
@@ -96,7 +96,7 @@ export async function createVenueOrOrganizer(
   kind: VenueOrOrganizerKind,
   input: VenueOrOrganizerInput,
 ): Promise<CreateResult> {
-  return retryOnConflict(() => ctx.db.$transaction((tx) => insertVenueOrOrganizer(tx, ctx, kind, input)));
+  return inTransaction(ctx, (tx) => insertVenueOrOrganizer(tx, ctx, kind, input));
 }
 
 /** Creates the item inside the caller's transaction (events create their venues and organizers so). */
@@ -136,28 +136,26 @@ export async function updateVenueOrOrganizer(
   key: Key,
   input: VenueOrOrganizerInput,
 ): Promise<VenueOrOrganizerRecord> {
-  return retryOnConflict(() =>
-    ctx.db.$transaction(async (tx) => {
-      const current = await lockForWrite(tx, ctx, postTable(kind, tx), key);
-      const name = input[kind.nameField] !== undefined ? String(input[kind.nameField]).trim() : current.name;
-      const slug = await slugForUpdate(input.slug, current, name, kind.type, (base) =>
-        takenSlugs(tx, kind, base, current.id),
-      );
-      const publishedAt = publicationDate(input, ctx.siteZone);
-      return tableOf(kind, tx).update({
-        where: { id: current.id },
-        data: {
-          ...columns(kind, input, current),
-          name,
-          slug,
-          status: effectiveStatus(ctx.caller, input.status, current.status),
-          authorId: await effectiveAuthor(ctx.caller, input.author, current.authorId, (id) => userExists(tx, id)),
-          modifiedAt: new Date(),
-          ...(publishedAt ? { publishedAt } : {}),
-        },
-      });
-    }),
-  );
+  return inTransaction(ctx, async (tx) => {
+    const current = await lockForWrite(tx, ctx, postTable(kind, tx), key);
+    const name = input[kind.nameField] !== undefined ? String(input[kind.nameField]).trim() : current.name;
+    const slug = await slugForUpdate(input.slug, current, name, kind.type, (base) =>
+      takenSlugs(tx, kind, base, current.id),
+    );
+    const publishedAt = publicationDate(input, ctx.siteZone);
+    return tableOf(kind, tx).update({
+      where: { id: current.id },
+      data: {
+        ...columns(kind, input, current),
+        name,
+        slug,
+        status: effectiveStatus(ctx.caller, input.status, current.status),
+        authorId: await effectiveAuthor(ctx.caller, input.author, current.authorId, (id) => userExists(tx, id)),
+        modifiedAt: new Date(),
+        ...(publishedAt ? { publishedAt } : {}),
+      },
+    });
+  });
 }
 
 /**
@@ -170,19 +168,17 @@ export async function deleteVenueOrOrganizer(
   key: Key,
   force: boolean,
 ): Promise<VenueOrOrganizerRecord> {
-  return retryOnConflict(() =>
-    ctx.db.$transaction(async (tx) => {
-      const current = await lockForWrite(tx, ctx, postTable(kind, tx), key);
-      const table = tableOf(kind, tx);
-      return trashOrDelete(ctx, kind.type, current, force, {
-        trash: () => table.update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } }),
-        remove: async () => {
-          await table.delete({ where: { id: current.id } });
-          return current;
-        },
-      });
-    }),
-  );
+  return inTransaction(ctx, async (tx) => {
+    const current = await lockForWrite(tx, ctx, postTable(kind, tx), key);
+    const table = tableOf(kind, tx);
+    return trashOrDelete(ctx, kind.type, current, force, {
+      trash: () => table.update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } }),
+      remove: async () => {
+        await table.delete({ where: { id: current.id } });
+        return current;
+      },
+    });
+  });
 }
 
 function postTable(kind: VenueOrOrganizerKind, tx: Tx): PostTable<VenueOrOrganizerRecord> {

@@ -1,0 +1,51 @@
+// Every domain error is answered with the status and code its meaning calls for, and never as a
+// 500: http/errors.ts is the one place that maps them (docs/architecture.md).
+import { describe, expect, it } from 'vitest';
+import * as domain from '../../src/domain/errors.js';
+import { toApiError } from '../../src/http/errors.js';
+
+const examples: [domain.DomainError, number, string][] = [
+  [new domain.NotFound('venue', 7), 404, 'rest-venue-not-found'],
+  [new domain.NotFound('event', 'jazz-night'), 404, 'rest-event-not-found'],
+  [new domain.InvalidInput({ timezone: 'timezone is not a zone.' }), 400, 'rest_invalid_param'],
+  [new domain.Forbidden(false), 401, 'rest_forbidden'],
+  [new domain.Forbidden(true), 403, 'rest_forbidden'],
+  [new domain.TermCreationForbidden('tags', 'editor', 'tag'), 403, 'rest_cannot_create_term'],
+  [new domain.NotReadable('organizer'), 403, 'organizer-not-accessible'],
+  [new domain.AlreadyTrashed('event', 3), 410, 'event-is-in-trash'],
+  [new domain.PreconditionFailed(), 412, 'rest_precondition_failed'],
+  [new domain.DuplicateTermName('category', 'Jazz', 4), 400, 'term_exists'],
+  [new domain.DuplicateTermSlug('tag', 'jazz'), 400, 'duplicate_term_slug'],
+  [new domain.InvalidCredentials(), 401, 'rest_invalid_credentials'],
+  [new domain.Throttled(30), 429, 'rest_too_many_failed_logins'],
+  [new domain.Conflict(), 409, 'rest_conflict'],
+];
+
+describe('domain errors', () => {
+  it.each(examples.map(([error, status, code]) => [error.constructor.name, status, code, error] as const))(
+    '%s is %i %s',
+    (_name, status, code, error) => {
+      const api = toApiError(error);
+      expect(api.status).toBe(status);
+      expect(api.code).toBe(code);
+      expect(api.message).toBe(error.message);
+    },
+  );
+
+  it('has an example above for every error the domain names', () => {
+    const classes: { name: string; prototype: unknown }[] = Object.values(domain).filter(
+      (value) => typeof value === 'function' && value.prototype instanceof domain.DomainError,
+    );
+    const covered = new Set<unknown>(examples.map(([error]) => error.constructor));
+    expect(classes.filter((c) => !covered.has(c)).map((c) => c.name)).toEqual([]);
+  });
+
+  it('carries what the client needs: the fields, the existing term, when to retry', () => {
+    expect(toApiError(new domain.InvalidInput({ slug: 'taken' })).toBody().data).toMatchObject({
+      params: { slug: 'taken' },
+    });
+    expect(toApiError(new domain.DuplicateTermName('tag', 'Jazz', 9)).toBody().data).toMatchObject({ term_id: 9 });
+    expect(toApiError(new domain.Throttled(12)).headers).toEqual({ 'Retry-After': '12' });
+    expect(toApiError(new domain.Conflict()).headers).toEqual({ 'Retry-After': '1' });
+  });
+});
