@@ -207,7 +207,7 @@ describe('event, term, venue and organizer routes under generated requests', () 
       }),
       { seed: SEED, numRuns: RUNS },
     );
-  });
+  }, 300_000);
 });
 
 describe('event writes under generated bodies', () => {
@@ -248,5 +248,5 @@ describe('event writes under generated bodies', () => {
     expect(outcomes.get(201) ?? 0).toBeGreaterThan(RUNS / 100);
     expect(outcomes.get(200) ?? 0).toBeGreaterThan(RUNS / 100);
     expect(outcomes.get(400) ?? 0).toBeGreaterThan(RUNS / 100);
-  });
+  }, 300_000);
 });
