@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { createApp } from './app.js';
 import { bootstrapAdmin } from './auth/accounts.js';
 import { ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './db/client.js';
+import { type Database, openDatabase } from './db/client.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { createHttpServer } from './http/http-server.js';
 import { startHousekeeping } from './db/housekeeping.js';
@@ -51,32 +51,44 @@ async function main() {
       'listening',
     );
   });
-  // Fail readiness at once, so that balancers stop sending requests here; keep serving for the
-  // grace period; then stop accepting, let the requests in flight finish and close the database.
-  // Whatever still runs 10 s later is cut off.
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal, graceSeconds: config.shutdownGraceSeconds }, 'shutting down');
-    app.drain();
-    stopHousekeeping();
-    setTimeout(() => {
-      server.close(() => {
-        void db.close().finally(() => process.exit(0));
-      });
-      setTimeout(() => {
-        server.closeAllConnections();
-        process.exit(1);
-      }, 10_000).unref();
-    }, config.shutdownGraceSeconds * 1000);
-  };
+  const stop = shutdown({ drain: app.drain, server, db, stopHousekeeping, graceSeconds: config.shutdownGraceSeconds });
   process.once('SIGTERM', () => {
     stop('SIGTERM');
   });
   process.once('SIGINT', () => {
     stop('SIGINT');
   });
+}
+
+/**
+ * The shutdown on a signal: fail readiness at once, so that balancers stop sending requests here;
+ * keep serving for the grace period; then stop accepting, let the requests in flight finish and
+ * close the database. Whatever still runs 10 s later is cut off. A second signal changes nothing.
+ */
+function shutdown(parts: {
+  drain: () => void;
+  server: ReturnType<typeof createHttpServer>;
+  db: Database;
+  stopHousekeeping: () => void;
+  graceSeconds: number;
+}) {
+  let stopping = false;
+  return (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal, graceSeconds: parts.graceSeconds }, 'shutting down');
+    parts.drain();
+    parts.stopHousekeeping();
+    setTimeout(() => {
+      parts.server.close(() => {
+        void parts.db.close().finally(() => process.exit(0));
+      });
+      setTimeout(() => {
+        parts.server.closeAllConnections();
+        process.exit(1);
+      }, 10_000).unref();
+    }, parts.graceSeconds * 1000);
+  };
 }
 
 main().catch((err: unknown) => {
