@@ -2563,8 +2563,18 @@ export interface components {
         PerPage: number;
         /** @description Events that start at or after this date and time (site time zone). Default: the current time. */
         EventStartDate: components["schemas"]["DateInput"];
-        /** @description Events that start at or before this date and time (site time zone); a date without a time means the end of that day. Default: two years after the current time. */
+        /** @description Events that start at or before this date and time (site time zone); a date without a time means the end of that day. Default: two years after the current time. This is the specification's meaning; for events that end before a date, use `ends_before`. */
         EventEndDate: components["schemas"]["DateInput"];
+        /** @description Events that start before this date and time (site time zone). Unless `strict_dates` is true, only its date counts, up to the end of that day. Any of `starts_before`, `starts_after`, `ends_before` and `ends_after` replaces the default window; `start_date` and `end_date` still apply when given. */
+        EventStartsBefore: components["schemas"]["DateInput"];
+        /** @description Events that start after this date and time (site time zone). Unless `strict_dates` is true, only its date counts: after the end of that day. Replaces the default window, as `starts_before` does. */
+        EventStartsAfter: components["schemas"]["DateInput"];
+        /** @description Events that end before this date and time (site time zone). Unless `strict_dates` is true, only its date counts, up to the end of that day. Replaces the default window, as `starts_before` does. */
+        EventEndsBefore: components["schemas"]["DateInput"];
+        /** @description Events that end after this date and time (site time zone). Unless `strict_dates` is true, only its date counts: after the end of that day. Replaces the default window, as `starts_before` does. */
+        EventEndsAfter: components["schemas"]["DateInput"];
+        /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given. */
+        EventStrictDates: boolean;
         /** @description Events whose title or description contains this text. */
         EventSearch: string;
         /** @description Events in any of these categories (IDs or slugs), or in their child categories. */
@@ -2592,6 +2602,8 @@ export interface components {
         EventInclude: components["schemas"]["IdList"];
         /** @description Only the events whose parent is this event. */
         EventPostParent: components["schemas"]["Id"];
+        /** @description Only events with tickets (true) or only those without (false). This service sells no tickets: true gives an empty list, false every event. */
+        EventTicketed: boolean;
         /**
          * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
          *     24 hours a request with the same key and body gets the first answer again (with
@@ -2812,8 +2824,18 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /** @description Events that start at or after this date and time (site time zone). Default: the current time. */
                 start_date?: components["parameters"]["EventStartDate"];
-                /** @description Events that start at or before this date and time (site time zone); a date without a time means the end of that day. Default: two years after the current time. */
+                /** @description Events that start at or before this date and time (site time zone); a date without a time means the end of that day. Default: two years after the current time. This is the specification's meaning; for events that end before a date, use `ends_before`. */
                 end_date?: components["parameters"]["EventEndDate"];
+                /** @description Events that start before this date and time (site time zone). Unless `strict_dates` is true, only its date counts, up to the end of that day. Any of `starts_before`, `starts_after`, `ends_before` and `ends_after` replaces the default window; `start_date` and `end_date` still apply when given. */
+                starts_before?: components["parameters"]["EventStartsBefore"];
+                /** @description Events that start after this date and time (site time zone). Unless `strict_dates` is true, only its date counts: after the end of that day. Replaces the default window, as `starts_before` does. */
+                starts_after?: components["parameters"]["EventStartsAfter"];
+                /** @description Events that end before this date and time (site time zone). Unless `strict_dates` is true, only its date counts, up to the end of that day. Replaces the default window, as `starts_before` does. */
+                ends_before?: components["parameters"]["EventEndsBefore"];
+                /** @description Events that end after this date and time (site time zone). Unless `strict_dates` is true, only its date counts: after the end of that day. Replaces the default window, as `starts_before` does. */
+                ends_after?: components["parameters"]["EventEndsAfter"];
+                /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given. */
+                strict_dates?: components["parameters"]["EventStrictDates"];
                 /** @description Events whose title or description contains this text. */
                 search?: components["parameters"]["EventSearch"];
                 /** @description Events in any of these categories (IDs or slugs), or in their child categories. */
@@ -2841,6 +2863,8 @@ export interface operations {
                 include?: components["parameters"]["EventInclude"];
                 /** @description Only the events whose parent is this event. */
                 post_parent?: components["parameters"]["EventPostParent"];
+                /** @description Only events with tickets (true) or only those without (false). This service sells no tickets: true gives an empty list, false every event. */
+                ticketed?: components["parameters"]["EventTicketed"];
             };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */

@@ -97,9 +97,12 @@ function operationArgs(
   const schema = body?.content?.['application/json']?.schema;
   if (schema) {
     const { properties, required } = bodyFields(document, schema);
+    const bodyArgs = (operation as { 'x-index-body-args'?: string[] })['x-index-body-args'] ?? [];
     for (const [name, property] of Object.entries(properties)) {
-      // A path parameter of the same name (by-slug updates) is the one that binds.
-      if (Object.hasOwn(args, name)) continue;
+      // A path parameter of the same name (by-slug updates) is the one listed, unless the operation
+      // names the body's field instead (`x-index-body-args`: by-slug event updates, whose new slug
+      // is optional).
+      if (Object.hasOwn(args, name) && !bodyArgs.includes(name)) continue;
       const raw = property;
       args[name] = { ...describeSchema(document, raw, raw.description), required: required.includes(name) };
     }

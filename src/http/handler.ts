@@ -21,6 +21,7 @@ export const DEFAULTED = [
   'order',
   'orderby',
   'hide_empty',
+  'strict_dates',
 ] as const;
 export type Defaulted = (typeof DEFAULTED)[number];
 

@@ -16,8 +16,12 @@ const sql = PrismaNS.sql;
 /** The filters of one list, resolved: IDs that exist and that the caller may name, instants. */
 export interface EventListFilters {
   scope: ListScope;
-  /** Start instants, both inclusive; none when `include` names the events. */
+  /** Start instants, both inclusive: the default window, or `start_date` and `end_date`. */
   window?: { start: Date; end: Date };
+  /** Further bounds on start or end (`start_date` or `end_date` alone, `starts_before`, ...). */
+  bounds: EventBound[];
+  /** Only events with tickets, of which this service has none. */
+  ticketed?: boolean;
   include?: number[];
   search?: string;
   /** Each is one filter: an event matches it when it links to any of the IDs. */
@@ -31,6 +35,13 @@ export interface EventListFilters {
   readableVenues: ListScope;
   /** Venues near the point of `geoloc_lat`/`geoloc_lng`. */
   nearVenues?: number[];
+}
+
+/** One comparison of an event's start or end with an instant. */
+export interface EventBound {
+  column: 'start_utc' | 'end_utc';
+  operator: '<' | '<=' | '>' | '>=';
+  at: Date;
 }
 
 /** A page of the list, ordered by start and then ID, and the total. */
@@ -60,6 +71,11 @@ export async function selectEventList(
   // Everything below narrows the public window; without it the total can be read off the day counts.
   const narrowing = and.length;
   if (f.include) and.push(sql`e.id = ANY(${f.include}::int[])`);
+  for (const bound of f.bounds) {
+    and.push(sql`e.${PrismaNS.raw(bound.column)} ${PrismaNS.raw(bound.operator)} ${bound.at}::timestamptz`);
+  }
+  // No event has tickets here: asking for ticketed events asks for none.
+  if (f.ticketed === true) and.push(sql`false`);
   if (f.search) {
     const pattern = containingPattern(f.search);
     and.push(sql`(e.title ILIKE ${pattern} OR e.description ILIKE ${pattern})`);

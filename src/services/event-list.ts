@@ -10,7 +10,7 @@ import { InvalidInput } from '../domain/errors.js';
 import { type AppliedFilters, appliedFilters, type Page } from '../domain/paging.js';
 import { CATEGORY, type EventRecord, ORGANIZER, TAG, VENUE } from '../domain/records.js';
 import { formatDateTime, parseDateInput } from '../lib/dates.js';
-import { type EventListFilters, selectEventList } from '../queries/event-list.js';
+import { type EventBound, type EventListFilters, selectEventList } from '../queries/event-list.js';
 import { scopeWhere } from '../queries/list-scope.js';
 import type { ServiceContext } from './context.js';
 import { assertVenuesOrOrganizersExist, termIdsForFilter } from './event-links.js';
@@ -33,6 +33,7 @@ const LINKED_FILTERS = [
   'geoloc_lng',
   'include',
   'post_parent',
+  'ticketed',
 ] as const;
 
 /** How far from `geoloc_lat`/`geoloc_lng` a venue may be: 25 miles, the usual calendar geofence. */
@@ -54,7 +55,7 @@ export interface EventListResult {
 export async function listEvents(ctx: ServiceContext, q: EventListQuery, page: Page): Promise<EventListResult> {
   const { db, caller, siteZone } = ctx;
   const scope = listScope(caller, q.status);
-  const window = q.include ? undefined : dateWindow(q, siteZone, DateTime.fromJSDate(ctx.now));
+  const dates = dateFilters(q, siteZone, DateTime.fromJSDate(ctx.now));
   const termSets: number[][] = [];
   if (q.categories?.length) termSets.push(await termIdsForFilter(db, CATEGORY, 'categories', q.categories));
   if (q.tags?.length) termSets.push(await termIdsForFilter(db, TAG, 'tags', q.tags));
@@ -73,7 +74,9 @@ export async function listEvents(ctx: ServiceContext, q: EventListQuery, page: P
   const readableVenues = listScope(caller, undefined);
   const filters: EventListFilters = {
     scope,
-    window: window && { start: window.start.toJSDate(), end: window.end.toJSDate() },
+    window: dates.window && { start: dates.window.start.toJSDate(), end: dates.window.end.toJSDate() },
+    bounds: dates.bounds,
+    ticketed: q.ticketed,
     include: q.include,
     search: q.search,
     termSets,
@@ -89,31 +92,76 @@ export async function listEvents(ctx: ServiceContext, q: EventListQuery, page: P
         : undefined,
   };
   const { total, items } = await selectEventList(db, filters, { take: page.perPage, skip: page.offset });
-  const applied: AppliedFilters = [
-    ['start_date', window && formatDateTime(window.start, siteZone)],
-    ['end_date', window && formatDateTime(window.end, siteZone)],
-    ...appliedFilters(q, LINKED_FILTERS),
-  ];
+  const applied: AppliedFilters = [...dates.applied, ...appliedFilters(q, LINKED_FILTERS)];
   return { total, items, applied };
 }
 
+/** The relative date filters, each a strict bound on the start or the end of an event. */
+const RELATIVE_FILTERS = {
+  starts_before: { column: 'start_utc', operator: '<' },
+  starts_after: { column: 'start_utc', operator: '>' },
+  ends_before: { column: 'end_utc', operator: '<' },
+  ends_after: { column: 'end_utc', operator: '>' },
+} as const;
+type RelativeFilter = keyof typeof RELATIVE_FILTERS;
+
+interface DateFilters {
+  window?: { start: DateTime; end: DateTime };
+  bounds: EventBound[];
+  /** The date filters as applied, for the page links. */
+  applied: AppliedFilters;
+}
+
 /**
- * The start window, read in the site's zone: by default from now to two years ahead. An end given
- * as a bare date (`2027-12-31`) means the end of that day, so the day itself is in the window.
+ * The date filters, read in the site's zone (docs/decisions.md, "Event list filters"). Without a
+ * relative filter the list is the window of `start_date` and `end_date`, by default from now to two
+ * years ahead; an end given as a bare date (`2027-12-31`) means the end of that day. Any relative
+ * filter (`starts_before`, ...) drops the default window; `start_date` and `end_date` apply only when
+ * given. `include` drops every date filter.
  */
-function dateWindow(q: EventListQuery, siteZone: string, now: DateTime) {
-  const read = (field: 'start_date' | 'end_date', fallback: DateTime) => {
+function dateFilters(q: EventListQuery, siteZone: string, now: DateTime): DateFilters {
+  if (q.include) return { bounds: [], applied: [] };
+  const read = (field: 'start_date' | 'end_date' | RelativeFilter) => {
     const value = q[field];
-    if (value === undefined) return fallback;
+    if (value === undefined) return undefined;
     const parsed = parseDateInput(value, siteZone, now);
     if (!parsed) throw new InvalidInput({ [field]: `${field} is not a date this service understands.` });
     const bareDate = typeof value === 'string' && /^\s*\d{4}-\d{2}-\d{2}\s*$/.test(value);
-    return field === 'end_date' && bareDate ? parsed.endOf('day') : parsed;
+    return (field === 'end_date' && bareDate ? parsed.endOf('day') : parsed).set({ millisecond: 0 });
   };
-  const defaults = defaultWindow(now);
+  const [start, end] = [read('start_date'), read('end_date')];
+  const format = (instant: DateTime | undefined) => instant && formatDateTime(instant, siteZone);
+  const relative = (Object.keys(RELATIVE_FILTERS) as RelativeFilter[]).filter((f) => q[f] !== undefined);
+  if (!relative.length) {
+    const defaults = defaultWindow(now);
+    const window = { start: start ?? defaults.start, end: end ?? defaults.end };
+    return {
+      window,
+      bounds: [],
+      applied: [
+        ['start_date', format(window.start)],
+        ['end_date', format(window.end)],
+      ],
+    };
+  }
+  const bounds: EventBound[] = [];
+  if (start) bounds.push({ column: 'start_utc', operator: '>=', at: start.toJSDate() });
+  if (end) bounds.push({ column: 'start_utc', operator: '<=', at: end.toJSDate() });
+  for (const filter of relative) {
+    const given = read(filter);
+    if (!given) continue;
+    // Unless the dates are strict, only the day counts, up to its last second (as the modelled service).
+    const at = q.strict_dates ? given : given.endOf('day').set({ millisecond: 0 });
+    bounds.push({ ...RELATIVE_FILTERS[filter], at: at.toJSDate() });
+  }
   return {
-    start: read('start_date', defaults.start).set({ millisecond: 0 }),
-    end: read('end_date', defaults.end).set({ millisecond: 0 }),
+    bounds,
+    applied: [
+      ['start_date', format(start)],
+      ['end_date', format(end)],
+      ...appliedFilters(q, relative),
+      ['strict_dates', q.strict_dates ? true : undefined],
+    ],
   };
 }
 

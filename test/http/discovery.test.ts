@@ -102,10 +102,24 @@ describe('discovery', () => {
     const single = r.body.routes['/calendar/events/v1/events/(?P<id>\\d+)'];
     expect(single.endpoints.map((e: any) => e.methods)).toEqual([['GET'], ['POST', 'PUT', 'PATCH'], ['DELETE']]);
     expect(single.endpoints[2].args.force).toMatchObject({ default: false, type: 'boolean', required: false });
-    // On by-slug updates the slug that binds is the path's.
+    // On by-slug updates of venues the slug listed is the path's; on those of events it is the
+    // body's new slug, which is optional (as the specification and the modelled service have it).
     expect(r.body.routes['/calendar/events/v1/venues/by-slug/(?P<slug>[^/]+)'].endpoints[1].args.slug.required).toBe(
       true,
     );
+    const bySlug = r.body.routes['/calendar/events/v1/events/by-slug/(?P<slug>[^/]+)'].endpoints;
+    expect(bySlug.map((e: any) => [e.methods, e.args.slug.required])).toEqual([
+      [['GET'], true],
+      [['POST', 'PUT', 'PATCH'], false],
+      [['DELETE'], true],
+    ]);
+    // The newer list filters of the modelled service are declared.
+    const listArgs = r.body.routes['/calendar/events/v1/events'].endpoints[0].args;
+    for (const name of ['starts_before', 'starts_after', 'ends_before', 'ends_after']) {
+      expect(listArgs[name], name).toMatchObject({ type: ['string', 'integer'], required: false });
+    }
+    expect(listArgs.strict_dates).toMatchObject({ type: 'boolean', default: false, required: false });
+    expect(listArgs.ticketed).toMatchObject({ type: 'boolean', required: false });
   });
 
   it('shows the event list date defaults as values of the request time, in the site zone', async () => {

@@ -139,6 +139,55 @@ describeEachDatabase('the event list', (s, dbKind) => {
     }
   });
 
+  it('takes the newer date filters: strict bounds on start and end, day-snapped unless strict_dates', async () => {
+    const event = (start: string, end: string) => create({ start_date: start, end_date: end });
+    const a = await event('2051-05-09 10:00', '2051-05-09 11:00');
+    const b = await event('2051-05-10 10:00', '2051-05-12 10:00');
+    const c = await event('2051-05-10 22:00', '2051-05-10 23:00');
+    const d = await event('2051-05-11 09:00', '2051-05-11 10:00');
+    const e = await event('2051-05-13 10:00', '2051-05-13 11:00');
+    const list = async (query: string) => {
+      const r = await s.get(`/events?${query}`);
+      expect(r.status, `${query} ${JSON.stringify(r.body)}`).toBe(200);
+      return ids(r);
+    };
+    // Any of them replaces the default window (2051 is far beyond it): nothing before the day's end.
+    expect(await list('starts_after=2051-05-09')).toEqual([b.id, c.id, d.id, e.id]);
+    expect(await list('starts_after=2051-05-08&starts_before=2051-05-10')).toEqual([a.id, b.id, c.id]);
+    expect(await list('starts_after=2051-05-09&ends_before=2051-05-11')).toEqual([c.id, d.id]);
+    expect(await list('starts_after=2051-05-01&ends_after=2051-05-11')).toEqual([b.id, e.id]);
+    // Strict: the time counts, and the bounds themselves are out.
+    expect(await list('starts_after=2051-05-10 10:00&starts_before=2051-05-11 09:00&strict_dates=true')).toEqual([
+      c.id,
+    ]);
+    expect(await list('ends_after=2051-05-10T22:59:59Z&ends_before=2051-05-11 10:00&strict_dates=1')).toEqual([c.id]);
+    // start_date and end_date still apply when given with them.
+    expect(await list('start_date=2051-05-10 12:00&starts_before=2051-05-12')).toEqual([c.id, d.id]);
+    expect(await list('end_date=2051-05-10 10:00&starts_after=2051-05-08')).toEqual([a.id, b.id]);
+    // include still drops every date filter.
+    expect(await list(`include=${a.id}&starts_after=2051-06-01`)).toEqual([a.id]);
+    // The links carry them as given.
+    const r = await s.get('/events?starts_after=2051-05-09&strict_dates=true&per_page=1');
+    const next = new URL(r.body.next_rest_url as string);
+    expect(next.searchParams.get('starts_after')).toBe('2051-05-09');
+    expect(next.searchParams.get('strict_dates')).toBe('true');
+    expect(next.searchParams.get('start_date')).toBeNull();
+    for (const bad of ['starts_before=soon', 'ends_after=2051-02-30', 'strict_dates=maybe', 'ticketed=perhaps']) {
+      const refused = await s.get(`/events?${bad}`);
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body.code).toBe('rest_invalid_param');
+      expect(Object.keys(refused.body.data.params)).toEqual([bad.split('=')[0]]);
+    }
+  });
+
+  it('takes ticketed: no event has tickets here', async () => {
+    const event = await on(2050, 20);
+    expect(ids(await inYear(2050, '&ticketed=true'))).toEqual([]);
+    expect((await inYear(2050, '&ticketed=true')).body.total).toBe(0);
+    expect(ids(await inYear(2050, '&ticketed=false'))).toEqual([event.id]);
+    expect(ids(await inYear(2050))).toEqual([event.id]);
+  });
+
   it('searches title and description without case, taking % and _ literally', async () => {
     const title = await on(2042, 1, { title: 'Pottery for Beginners' });
     const description = await on(2042, 2, { title: 'Wheel night', description: '<p>Bring your own POTTERY tools</p>' });
