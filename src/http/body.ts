@@ -7,6 +7,9 @@ import { ApiError, invalidParams } from './errors.js';
 import { coerceBodyScalars, illFormedFields } from './query.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** PHP's json_last_error() codes, which WordPress's invalid-JSON error carries. */
+const JSON_ERROR_DEPTH = 1;
+const JSON_ERROR_SYNTAX = 4;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
@@ -71,11 +74,16 @@ export function bodyParserError(err: unknown): ApiError | undefined {
   const type = (err as { type?: string } | null | undefined)?.type;
   switch (type) {
     case 'entity.parse.failed':
+      // WordPress reports PHP's json_last_error(): 4 is a syntax error.
       return new ApiError(400, 'rest_invalid_json', 'The body is not valid JSON.', {
+        json_error_code: JSON_ERROR_SYNTAX,
         json_error_message: (err as Error).message,
       });
     case 'entity.too.deep':
-      return new ApiError(400, 'rest_invalid_json', `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+      return new ApiError(400, 'rest_invalid_json', `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`, {
+        json_error_code: JSON_ERROR_DEPTH,
+        json_error_message: 'Maximum stack depth exceeded',
+      });
     case 'entity.too.large':
       return new ApiError(413, 'rest_payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
     case 'encoding.unsupported':

@@ -10,7 +10,11 @@ export function sendReply(res: Response, reply: Reply, req?: Request) {
   const body = reply.contentType ? String(reply.body) : JSON.stringify(reply.body);
   res.status(status);
   res.set('Content-Type', reply.contentType ?? 'application/json; charset=UTF-8');
-  if (reply.headers) res.set(reply.headers);
+  // Link may hold more than one value: the API root's (discovery-link.ts) and a list's prev/next.
+  for (const [name, value] of Object.entries(reply.headers ?? {})) {
+    if (name.toLowerCase() === 'link') res.append('Link', value);
+    else res.set(name, value);
+  }
   if (req && status >= 200 && status < 300) {
     const etag = entityTag(body, reply.version);
     res.set('ETag', etag);
