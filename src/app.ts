@@ -14,6 +14,7 @@ import { callerOfResponse, registerSecurity } from './http/security.js';
 import { ifMatchPrecondition } from './http/conditional.js';
 import { bodyParserError, bodyParsers, requestBody } from './http/body.js';
 import { discoveryLink } from './http/discovery-link.js';
+import { methodOverride, restRoute } from './http/wordpress-request.js';
 import { sendReply } from './http/reply.js';
 import { ApiError, noRoute, toApiError } from './http/errors.js';
 import { hardening, requestId } from './http/hardening.js';
@@ -56,6 +57,8 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   app.set('etag', false); // Express's weak ETag would hide our strong one (http/conditional.ts)
   app.set('query parser', false); // normalizeQuery reads the raw query against the document
   app.use(localeMiddleware(config.restPrefix));
+  app.use(restRoute(config.restPrefix));
+  app.use(methodOverride());
   app.use(config.restPrefix, discoveryLink(config));
   app.use(bodyParsers());
 

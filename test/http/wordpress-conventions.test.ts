@@ -34,4 +34,39 @@ describeEachDatabase('WordPress REST conventions', (s) => {
     });
     expect(deep.body.data).toMatchObject({ status: 400, json_error_code: 1 });
   });
+
+  it('takes another method from _method or X-HTTP-Method-Override on a POST: a delete deletes', async () => {
+    const tag = (await s.post('/tags', { name: `Override ${Math.random()}` })).body;
+    const deleted = await s.request('POST', `/tags/${tag.id}?_method=DELETE`);
+    expect(deleted.status).toBe(200);
+    expect((await s.get(`/tags/${tag.id}`)).status).toBe(404);
+
+    const venue = (await s.post('/venues', { venue: `Override hall ${Math.random()}` })).body;
+    const patched = await s.request('POST', `/venues/${venue.id}`, {
+      body: { city: 'Lyon' },
+      headers: { 'x-http-method-override': 'PATCH' },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.city).toBe('Lyon');
+    const trashed = await s.request('POST', `/venues/${venue.id}`, { headers: { 'x-http-method-override': 'delete' } });
+    expect(trashed.status).toBe(200);
+    expect(trashed.body.status).toBe('trash');
+    // Only a POST is overridden, and only to a method a route can have.
+    expect((await s.request('GET', `/venues/${venue.id}?_method=DELETE`)).body.status).toBe('trash');
+    expect((await s.request('POST', `/venues?_method=TRACE`, { body: { venue: 'Traced' } })).status).toBe(201);
+  });
+
+  it('routes ?rest_route= on the site root as the path under the REST prefix', async () => {
+    await s.post('/categories', { name: `Plain URLs ${Math.random()}` });
+    const viaQuery = await fetch(`${s.origin}/?rest_route=/calendar/events/v1/categories&hide_empty=false&per_page=2`);
+    const viaPath = await s.get('/categories?hide_empty=false&per_page=2');
+    expect(viaQuery.status).toBe(200);
+    const body = (await viaQuery.json()) as { categories: unknown[] };
+    expect(body.categories).toEqual(viaPath.body.categories);
+    const index = await fetch(`${s.origin}/index.php?rest_route=%2Fcalendar%2Fevents%2Fv1`);
+    expect(((await index.json()) as { namespace: string }).namespace).toBe('calendar/events/v1');
+    const missing = await fetch(`${s.origin}/?rest_route=/calendar/events/v1/nowhere`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { code: string }).code).toBe('rest_no_route');
+  });
 });
