@@ -1859,8 +1859,9 @@ export interface components {
         ImageInput: number | string;
         /**
          * CostInput
-         * @description The cost: a number, a string such as `20$`, `$10 – $25`, `Free` or `10,25` (a comma separates
-         *     values), or an array of such values. The currency symbol and its position are read from the values.
+         * @description The cost: a number, a string such as `20$`, `$10 – $25`, `Free`, `€12,50` (a comma between digits is
+         *     part of the amount) or `10, 25` (any other comma separates values), or an array of such values. The
+         *     currency symbol and its position are read from the values.
          * @example 10 – 25$
          * @example [
          *       "15$",

@@ -2,6 +2,7 @@
 // that names the variable.
 import { isIP } from 'node:net';
 import { IANAZone } from 'luxon';
+import { type CurrencySettings, DEFAULT_CURRENCY } from './lib/cost.js';
 import { trimEndChar } from './lib/text.js';
 
 export interface Config {
@@ -38,6 +39,8 @@ export interface Config {
   databaseStatementTimeoutSeconds: number;
   /** The HTTP server's limits on slow clients (see http/http-server.ts). */
   http: HttpTimeouts;
+  /** How amounts of a cost without a currency symbol of its own are shown (lib/cost.ts). */
+  costCurrency: CurrencySettings;
 }
 
 export interface HttpTimeouts {
@@ -99,7 +102,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestTimeoutSeconds: positiveSeconds(env, 'HTTP_REQUEST_TIMEOUT_SECONDS', 30),
       keepAliveTimeoutSeconds: positiveSeconds(env, 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', 5),
     },
+    costCurrency: costCurrency(env),
   };
+}
+
+/**
+ * COST_CURRENCY_SYMBOL and COST_CURRENCY_POSITION: the plugin's defaults are `$` before the amount. A symbol
+ * is a few characters without digits, commas or periods, which would read as part of the amount.
+ */
+function costCurrency(env: NodeJS.ProcessEnv): CurrencySettings {
+  const symbol = env.COST_CURRENCY_SYMBOL?.trim() || DEFAULT_CURRENCY.symbol;
+  if (symbol.length > 8 || /[\d.,\p{Cc}]/u.test(symbol)) {
+    throw new ConfigError(
+      `COST_CURRENCY_SYMBOL must be at most 8 characters without digits, commas or periods, got "${env.COST_CURRENCY_SYMBOL}"`,
+    );
+  }
+  const position = env.COST_CURRENCY_POSITION?.trim().toLowerCase() || DEFAULT_CURRENCY.position;
+  if (position !== 'prefix' && position !== 'suffix') {
+    throw new ConfigError(`COST_CURRENCY_POSITION must be prefix or suffix, got "${env.COST_CURRENCY_POSITION}"`);
+  }
+  return { symbol, position };
 }
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);

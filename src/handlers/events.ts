@@ -14,11 +14,12 @@ type Read = 'getEvent' | 'getEventBySlug';
 type Update = 'updateEvent' | 'putEvent' | 'patchEvent' | 'updateEventBySlug' | 'putEventBySlug' | 'patchEventBySlug';
 type Delete = 'deleteEvent' | 'deleteEventBySlug';
 
-const options = (call: Pick<Call, 'urls' | 'context'>, single = false) => ({
+const options = (call: Pick<Call, 'urls' | 'context' | 'config'>, single = false) => ({
   urls: call.urls,
   siteZone: call.context.siteZone,
   caller: call.context.caller,
   single,
+  currency: call.config.costCurrency,
 });
 
 /** The validators of one event's response: its version leads the ETag; Last-Modified. */

@@ -5,7 +5,7 @@ import type { components } from '../../generated/api.js';
 import { canRead } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
-import { type Cost, type CostInput, parseCost } from '../lib/cost.js';
+import { type Cost, type CostInput, type CurrencySettings, parseCost } from '../lib/cost.js';
 import { formatDateTime } from '../lib/dates.js';
 import { dateDetails, type EventZone, eventZone, UTC_ZONE, zoneAbbreviation } from '../lib/event-times.js';
 import { plainText } from '../lib/plain-text.js';
@@ -30,6 +30,8 @@ export interface EventSerializeOptions {
   caller: Caller;
   /** Single reads carry `json_ld`, on the event and on what it embeds. */
   single?: boolean;
+  /** The site's currency symbol and position, for costs that do not carry their own. */
+  currency: CurrencySettings;
 }
 
 export const eventRestUrl = (id: number, urls: Urls) => `${urls.base}/events/${id}`;
@@ -39,7 +41,7 @@ export function serializeEvent(row: EventRecord, options: EventSerializeOptions)
   const { urls, siteZone, single } = options;
   const zone = eventZone(row.timezone) ?? UTC_ZONE;
   const url = eventPermalink(row.slug, urls);
-  const cost = parseCost(row.cost as CostInput);
+  const cost = parseCost(row.cost as CostInput, options.currency);
   const { venues, organizers } = readableLinks(row, options.caller);
   const embed = (kind: VenueOrOrganizerKind, item: VenueOrOrganizerRecord) =>
     serializeVenueOrOrganizer(kind, item, { urls, siteZone, single });
@@ -148,7 +150,8 @@ function eventJsonLd(
   const at = (instant: Date) => DateTime.fromJSDate(instant).setZone(zone.zone).toISO({ suppressMilliseconds: true });
   const one = <T>(items: T[]) => (items.length === 0 ? undefined : items.length === 1 ? items[0] : items);
   const amounts = cost.cost_details.values.map(Number).filter((n) => Number.isFinite(n));
-  const currency = CURRENCY_OF_SYMBOL[cost.cost_details.currency_symbol];
+  // The symbol the amounts are shown with: the event's own, else the site's (COST_CURRENCY_SYMBOL).
+  const currency = CURRENCY_OF_SYMBOL[cost.displaySymbol];
   const offers = amounts.length
     ? {
         '@type': amounts.length > 1 ? 'AggregateOffer' : 'Offer',

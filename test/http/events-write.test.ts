@@ -196,7 +196,8 @@ describeEachDatabase('event writes and reads', (s) => {
       timezone: 'America/New_York',
       start_date: '2030-12-12 19:30:00',
       end_date: '2030-12-12 22:30:00',
-      cost: '10 – 25€',
+      // One euro symbol per entry: a single string such as "10 – 25€" has no symbol of its own (reference 9.4).
+      cost: ['10€', '25€'],
       venue: { venue: unique('Blue Note'), city: 'New York' },
       organizer: [{ organizer: unique('Harbor Arts'), phone: '+1 212' }],
     });
@@ -408,6 +409,22 @@ describeEachDatabase('event writes and reads', (s) => {
     expect(event).not.toHaveProperty('color');
   });
 
+  it('reads a cost back as the modelled plugin shows it with its default currency settings', async () => {
+    // A decimal comma: one price of 12.50 with its own symbol, not the range 12 to 50.
+    const euros = await create({ cost: '€12,50' });
+    const read = await s.get(`/events/${euros.id}`, { as: null });
+    expect([read.body.cost, read.body.cost_details]).toEqual([
+      '€12,50',
+      { currency_symbol: '€', currency_code: '', currency_position: 'prefix', values: ['12.50'] },
+    ]);
+    // No symbol of its own: the default `$` before the amounts (samples: event-get.json).
+    const range = await create({ cost: '10 – 25$' });
+    expect([range.cost, range.cost_details]).toEqual([
+      '$10 – $25',
+      { currency_symbol: '', currency_code: '', currency_position: '', values: ['10', '25'] },
+    ]);
+  });
+
   it('settles concurrent creates that share a title and a new term: numbered slugs, one term', async () => {
     const tag = unique('Parallel tag');
     const results = await Promise.all(
@@ -426,3 +443,31 @@ describeEachDatabase('event writes and reads', (s) => {
     expect(await s.db.prisma.term.count({ where: { name: tag } })).toBe(1);
   });
 });
+
+describeEachDatabase(
+  'event costs with the currency settings changed',
+  (s) => {
+    it('shows amounts without a symbol of their own with COST_CURRENCY_SYMBOL and COST_CURRENCY_POSITION', async () => {
+      const create = async (cost: unknown) => {
+        const r = await s.post('/events', {
+          title: 'Priced',
+          start_date: '2031-05-01 10:00',
+          end_date: '2031-05-01 12:00',
+          cost,
+        });
+        expect(r.status, JSON.stringify(r.body)).toBe(201);
+        return (await s.get(`/events/${r.body.id}`, { as: null })).body;
+      };
+      const range = await create('10 – 25$');
+      expect([range.cost, range.cost_details]).toEqual([
+        '10€ – 25€',
+        { currency_symbol: '', currency_code: '', currency_position: '', values: ['10', '25'] },
+      ]);
+      expect(range.json_ld.offers).toMatchObject({ lowPrice: '10', highPrice: '25', priceCurrency: 'EUR' });
+      expect((await create('5')).cost).toBe('5€');
+      // A symbol of its own wins over the setting.
+      expect((await create('$12,50')).cost).toBe('$12,50');
+    });
+  },
+  { env: { COST_CURRENCY_SYMBOL: '€', COST_CURRENCY_POSITION: 'suffix' } },
+);
