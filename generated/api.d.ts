@@ -1028,62 +1028,79 @@ export interface components {
             urls: components["schemas"]["TermUrls"];
         };
         /**
-         * JsonLd
-         * @description A schema.org description of the object in JSON-LD, as search engines read it.
+         * PostalAddressJsonLd
+         * @description A venue's address as a schema.org PostalAddress; only the parts the venue has are present.
          * @example {
-         *       "@context": "http://schema.org",
-         *       "@type": "Event",
-         *       "name": "Winter Jazz Night",
-         *       "description": "Standards and new work.",
-         *       "url": "https://example.org/event/winter-jazz-night/",
-         *       "eventAttendanceMode": "https://schema.org/OfflineEventAttendanceMode",
-         *       "eventStatus": "https://schema.org/EventScheduled",
-         *       "startDate": "2026-12-12T19:30:00-05:00",
-         *       "endDate": "2026-12-12T22:30:00-05:00",
-         *       "location": {
-         *         "@type": "Place",
-         *         "name": "Blue Note Hall",
-         *         "description": "Intimate jazz club in Greenwich Village.",
-         *         "url": "https://bluenotehall.example.com",
-         *         "address": {
-         *           "@type": "PostalAddress",
-         *           "streetAddress": "131 W 3rd St",
-         *           "addressLocality": "New York",
-         *           "addressRegion": "NY",
-         *           "postalCode": "10012",
-         *           "addressCountry": "United States"
-         *         },
-         *         "geo": {
-         *           "@type": "GeoCoordinates",
-         *           "latitude": 40.7306,
-         *           "longitude": -73.9866
-         *         },
-         *         "telephone": "+1 212-555-0148",
-         *         "sameAs": "https://bluenotehall.example.com",
-         *         "image": "https://bluenotehall.example.com/front.jpg"
-         *       },
-         *       "organizer": {
-         *         "@type": "Person",
-         *         "name": "Harbor Arts Collective",
-         *         "description": "Presenting live music since 2004.",
-         *         "url": "https://harborarts.example.com",
-         *         "telephone": "+1 212-555-0199",
-         *         "email": "hello@harborarts.example.com",
-         *         "sameAs": "https://harborarts.example.com"
-         *       },
-         *       "offers": {
-         *         "@type": "AggregateOffer",
-         *         "lowPrice": "10",
-         *         "highPrice": "25",
-         *         "url": "https://example.org/event/winter-jazz-night/"
-         *       }
+         *       "@type": "PostalAddress",
+         *       "streetAddress": "131 W 3rd St",
+         *       "addressLocality": "New York",
+         *       "addressRegion": "NY",
+         *       "postalCode": "10012",
+         *       "addressCountry": "United States"
          *     }
          */
-        JsonLd: {
-            "@context"?: string;
-            "@type": string;
-        } & {
-            [key: string]: unknown;
+        PostalAddressJsonLd: {
+            /** @constant */
+            "@type": "PostalAddress";
+            streetAddress?: string;
+            addressLocality?: string;
+            addressRegion?: string;
+            postalCode?: string;
+            addressCountry?: string;
+        };
+        /**
+         * GeoCoordinatesJsonLd
+         * @description A venue's coordinates as schema.org GeoCoordinates.
+         * @example {
+         *       "@type": "GeoCoordinates",
+         *       "latitude": 40.7306,
+         *       "longitude": -73.9866
+         *     }
+         */
+        GeoCoordinatesJsonLd: {
+            /** @constant */
+            "@type": "GeoCoordinates";
+            latitude: number;
+            longitude: number;
+        };
+        /**
+         * PlaceJsonLd
+         * @description A venue as a schema.org Place in JSON-LD, as search engines read it. `description`, `url`, `telephone` and `sameAs` are always present, empty when unknown; `url` is always empty.
+         * @example {
+         *       "@type": "Place",
+         *       "name": "Blue Note Hall",
+         *       "description": "Intimate jazz club in Greenwich Village.",
+         *       "url": "",
+         *       "address": {
+         *         "@type": "PostalAddress",
+         *         "streetAddress": "131 W 3rd St",
+         *         "addressLocality": "New York",
+         *         "addressRegion": "NY",
+         *         "postalCode": "10012",
+         *         "addressCountry": "United States"
+         *       },
+         *       "geo": {
+         *         "@type": "GeoCoordinates",
+         *         "latitude": 40.7306,
+         *         "longitude": -73.9866
+         *       },
+         *       "telephone": "+1 212-555-0148",
+         *       "sameAs": "https://bluenotehall.example.com"
+         *     }
+         */
+        PlaceJsonLd: {
+            /** @constant */
+            "@type": "Place";
+            name: string;
+            description: string;
+            /** Format: uri */
+            image?: string;
+            /** @constant */
+            url: "";
+            address: components["schemas"]["PostalAddressJsonLd"];
+            geo?: components["schemas"]["GeoCoordinatesJsonLd"];
+            telephone: string;
+            sameAs: string;
         };
         /**
          * Venue
@@ -1119,7 +1136,7 @@ export interface components {
          *         "@type": "Place",
          *         "name": "Blue Note Hall",
          *         "description": "Intimate jazz club in Greenwich Village.",
-         *         "url": "https://bluenotehall.example.com",
+         *         "url": "",
          *         "address": {
          *           "@type": "PostalAddress",
          *           "streetAddress": "131 W 3rd St",
@@ -1134,8 +1151,7 @@ export interface components {
          *           "longitude": -73.9866
          *         },
          *         "telephone": "+1 212-555-0148",
-         *         "sameAs": "https://bluenotehall.example.com",
-         *         "image": "https://bluenotehall.example.com/front.jpg"
+         *         "sameAs": "https://bluenotehall.example.com"
          *       },
          *       "show_map": true,
          *       "show_map_link": true,
@@ -1185,12 +1201,37 @@ export interface components {
             stateprovince?: string;
             geo_lat?: number;
             geo_lng?: number;
-            json_ld?: components["schemas"]["JsonLd"];
+            json_ld?: components["schemas"]["PlaceJsonLd"];
             show_map: boolean;
             show_map_link: boolean;
             /** @example example.org?id=5 */
             global_id: string;
             global_id_lineage: components["schemas"]["GlobalIdLineage"];
+        };
+        /**
+         * PersonJsonLd
+         * @description An organizer as a schema.org Person in JSON-LD, as search engines read it. `url` and `sameAs` are its website; `description`, `url`, `telephone`, `email` and `sameAs` are always present, empty when unknown.
+         * @example {
+         *       "@type": "Person",
+         *       "name": "Harbor Arts Collective",
+         *       "description": "Presenting live music since 2004.",
+         *       "url": "https://harborarts.example.com",
+         *       "telephone": "+1 212-555-0199",
+         *       "email": "hello@harborarts.example.com",
+         *       "sameAs": "https://harborarts.example.com"
+         *     }
+         */
+        PersonJsonLd: {
+            /** @constant */
+            "@type": "Person";
+            name: string;
+            description: string;
+            /** Format: uri */
+            image?: string;
+            url: string;
+            telephone: string;
+            email: string;
+            sameAs: string;
         };
         /**
          * Organizer
@@ -1248,9 +1289,89 @@ export interface components {
             phone?: string;
             website?: string;
             email?: string;
-            json_ld?: components["schemas"]["JsonLd"];
+            json_ld?: components["schemas"]["PersonJsonLd"];
             global_id: string;
             global_id_lineage: components["schemas"]["GlobalIdLineage"];
+        };
+        /**
+         * IsoDateTime
+         * @description An ISO 8601 date and time with seconds and the offset from UTC, such as `2026-12-12T19:30:00-05:00`.
+         * @example 2026-12-12T19:30:00-05:00
+         */
+        IsoDateTime: string;
+        /**
+         * OfferJsonLd
+         * @description One schema.org Offer. `price` is the cost without its currency: a number, or a range such as `10 – 25`; `validFrom` is midnight of the day the event was published.
+         * @example {
+         *       "@type": "Offer",
+         *       "price": "10 – 25",
+         *       "priceCurrency": "USD",
+         *       "url": "https://example.org/event/winter-jazz-night/",
+         *       "category": "primary",
+         *       "availability": "inStock",
+         *       "validFrom": "2026-11-22T00:00:00+00:00"
+         *     }
+         */
+        OfferJsonLd: {
+            /** @constant */
+            "@type": "Offer";
+            price: string;
+            priceCurrency: string;
+            /** Format: uri */
+            url: string;
+            /** @constant */
+            category: "primary";
+            /** @constant */
+            availability: "inStock";
+            validFrom: components["schemas"]["IsoDateTime"];
+        };
+        /**
+         * EventJsonLd
+         * @description The event as a schema.org Event in JSON-LD, as search engines read it: its first venue as `location`, its first organizer as `organizer` (one object, also when there are several), and `offers` when it has a cost.
+         * @example {
+         *       "@context": "http://schema.org",
+         *       "@type": "Event",
+         *       "name": "Winter Jazz Night",
+         *       "description": "Standards and new work.",
+         *       "url": "https://example.org/event/winter-jazz-night/",
+         *       "eventAttendanceMode": "https://schema.org/OfflineEventAttendanceMode",
+         *       "eventStatus": "https://schema.org/EventScheduled",
+         *       "startDate": "2026-12-12T19:30:00-05:00",
+         *       "endDate": "2026-12-12T22:30:00-05:00",
+         *       "offers": {
+         *         "@type": "Offer",
+         *         "price": "10 – 25",
+         *         "priceCurrency": "USD",
+         *         "url": "https://example.org/event/winter-jazz-night/",
+         *         "category": "primary",
+         *         "availability": "inStock",
+         *         "validFrom": "2026-11-22T00:00:00+00:00"
+         *       },
+         *       "performer": "Organization"
+         *     }
+         */
+        EventJsonLd: {
+            /** @constant */
+            "@context": "http://schema.org";
+            /** @constant */
+            "@type": "Event";
+            name: string;
+            description: string;
+            /** Format: uri */
+            image?: string;
+            /** Format: uri */
+            url: string;
+            /** @constant */
+            eventAttendanceMode: "https://schema.org/OfflineEventAttendanceMode";
+            /** @constant */
+            eventStatus: "https://schema.org/EventScheduled";
+            startDate: components["schemas"]["IsoDateTime"];
+            endDate: components["schemas"]["IsoDateTime"];
+            location?: components["schemas"]["PlaceJsonLd"];
+            organizer?: components["schemas"]["PersonJsonLd"];
+            offers?: components["schemas"]["OfferJsonLd"];
+            /** @constant */
+            performer: "Organization";
         };
         /**
          * Event
@@ -1414,7 +1535,7 @@ export interface components {
          *           "@type": "Place",
          *           "name": "Blue Note Hall",
          *           "description": "Intimate jazz club in Greenwich Village.",
-         *           "url": "https://bluenotehall.example.com",
+         *           "url": "",
          *           "address": {
          *             "@type": "PostalAddress",
          *             "streetAddress": "131 W 3rd St",
@@ -1429,8 +1550,7 @@ export interface components {
          *             "longitude": -73.9866
          *           },
          *           "telephone": "+1 212-555-0148",
-         *           "sameAs": "https://bluenotehall.example.com",
-         *           "image": "https://bluenotehall.example.com/front.jpg"
+         *           "sameAs": "https://bluenotehall.example.com"
          *         },
          *         "show_map": true,
          *         "show_map_link": true,
@@ -1486,7 +1606,7 @@ export interface components {
          *           "@type": "Place",
          *           "name": "Blue Note Hall",
          *           "description": "Intimate jazz club in Greenwich Village.",
-         *           "url": "https://bluenotehall.example.com",
+         *           "url": "",
          *           "address": {
          *             "@type": "PostalAddress",
          *             "streetAddress": "131 W 3rd St",
@@ -1501,8 +1621,7 @@ export interface components {
          *             "longitude": -73.9866
          *           },
          *           "telephone": "+1 212-555-0148",
-         *           "sameAs": "https://bluenotehall.example.com",
-         *           "image": "https://bluenotehall.example.com/front.jpg"
+         *           "sameAs": "https://bluenotehall.example.com"
          *         },
          *         "organizer": {
          *           "@type": "Person",
@@ -1514,11 +1633,15 @@ export interface components {
          *           "sameAs": "https://harborarts.example.com"
          *         },
          *         "offers": {
-         *           "@type": "AggregateOffer",
-         *           "lowPrice": "10",
-         *           "highPrice": "25",
-         *           "url": "https://example.org/event/winter-jazz-night/"
-         *         }
+         *           "@type": "Offer",
+         *           "price": "10 – 25",
+         *           "priceCurrency": "USD",
+         *           "url": "https://example.org/event/winter-jazz-night/",
+         *           "category": "primary",
+         *           "availability": "inStock",
+         *           "validFrom": "2026-11-22T00:00:00+00:00"
+         *         },
+         *         "performer": "Organization"
          *       }
          *     }
          */
@@ -1581,7 +1704,7 @@ export interface components {
             organizer: components["schemas"]["Organizer"][];
             /** @description Additional fields; an empty array when there are none. */
             custom_fields: unknown[] | Record<string, never>;
-            json_ld?: components["schemas"]["JsonLd"];
+            json_ld?: components["schemas"]["EventJsonLd"];
         };
         /**
          * EventList

@@ -1,14 +1,12 @@
 // The event representation (docs/decisions.md, "Representations"), field for field and in its order, with the
 // venues, organizers and terms embedded (part 1.5) and `json_ld` on single reads.
-import { DateTime } from 'luxon';
 import type { components } from '../../generated/api.js';
 import { canRead } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
-import { type Cost, type CostInput, type CurrencySettings, parseCost } from '../lib/cost.js';
+import { type CostInput, type CurrencySettings, parseCost } from '../lib/cost.js';
 import { formatDateTime } from '../lib/dates.js';
-import { dateDetails, type EventZone, eventZone, UTC_ZONE, zoneAbbreviation } from '../lib/event-times.js';
-import { plainText } from '../lib/plain-text.js';
+import { dateDetails, eventZone, UTC_ZONE, zoneAbbreviation } from '../lib/event-times.js';
 import {
   type EventRecord,
   ORGANIZER,
@@ -17,7 +15,8 @@ import {
   type VenueOrOrganizerRecord,
 } from '../domain/records.js';
 import { globalId, imageObject, postMeta } from './posts.js';
-import { serializeVenueOrOrganizer, venueOrOrganizerJsonLd } from './venues-and-organizers.js';
+import { eventJsonLd } from './json-ld.js';
+import { serializeVenueOrOrganizer } from './venues-and-organizers.js';
 import { termUrls } from './terms.js';
 
 type Event = components['schemas']['Event'];
@@ -85,7 +84,10 @@ export function serializeEvent(row: EventRecord, options: EventSerializeOptions)
     organizer: organizers.map((organizer) => embed(ORGANIZER, organizer)),
     custom_fields: [],
   } as Event;
-  if (single) event.json_ld = eventJsonLd(row, zone, url, cost, venues, organizers);
+  if (single) {
+    // The plugin describes the event's first venue and first organizer only.
+    event.json_ld = eventJsonLd({ row, zone, siteZone, url, cost, venue: venues[0], organizer: organizers[0] });
+  }
   return event;
 }
 
@@ -121,63 +123,4 @@ function embeddedTerms(row: EventRecord, taxonomy: 'tribe_events_cat' | 'post_ta
       id: term.id,
       urls: termUrls({ id: term.id, taxonomy, parentId: term.parentId ?? 0 }, urls),
     }));
-}
-
-/** Currencies that one symbol names without doubt; `$` and the like could be several. */
-const CURRENCY_OF_SYMBOL: Record<string, string> = {
-  '€': 'EUR',
-  '£': 'GBP',
-  '¥': 'JPY',
-  '₹': 'INR',
-  '₩': 'KRW',
-  '₽': 'RUB',
-  '₺': 'TRY',
-  '₪': 'ILS',
-  '₫': 'VND',
-  '₴': 'UAH',
-  '₱': 'PHP',
-};
-
-/** The schema.org Event that search engines read (https://schema.org/Event). */
-function eventJsonLd(
-  row: EventRecord,
-  zone: EventZone,
-  url: string,
-  cost: Cost,
-  venues: VenueOrOrganizerRecord[],
-  organizers: VenueOrOrganizerRecord[],
-) {
-  const at = (instant: Date) => DateTime.fromJSDate(instant).setZone(zone.zone).toISO({ suppressMilliseconds: true });
-  const one = <T>(items: T[]) => (items.length === 0 ? undefined : items.length === 1 ? items[0] : items);
-  const amounts = cost.cost_details.values.map(Number).filter((n) => Number.isFinite(n));
-  // The symbol the amounts are shown with: the event's own, else the site's (COST_CURRENCY_SYMBOL).
-  const currency = CURRENCY_OF_SYMBOL[cost.displaySymbol];
-  const offers = amounts.length
-    ? {
-        '@type': amounts.length > 1 ? 'AggregateOffer' : 'Offer',
-        ...(amounts.length > 1
-          ? { lowPrice: String(amounts[0]), highPrice: String(amounts[amounts.length - 1]) }
-          : { price: String(amounts[0]) }),
-        ...(currency ? { priceCurrency: currency } : {}),
-        url,
-      }
-    : undefined;
-  const ld: Record<string, unknown> = {
-    '@context': 'http://schema.org',
-    '@type': 'Event',
-    name: row.title,
-    description: plainText(row.excerpt || row.description),
-    image: row.image ?? undefined,
-    url,
-    eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
-    eventStatus: 'https://schema.org/EventScheduled',
-    startDate: at(row.startUtc),
-    endDate: at(row.endUtc),
-    location: one(venues.map((venue) => venueOrOrganizerJsonLd(VENUE, venue))),
-    organizer: one(organizers.map((organizer) => venueOrOrganizerJsonLd(ORGANIZER, organizer))),
-    offers,
-  };
-  return Object.fromEntries(
-    Object.entries(ld).filter(([, value]) => value !== undefined && value !== ''),
-  ) as Event['json_ld'] & object;
 }

@@ -2,9 +2,9 @@
 // empty fields are left out, and `json_ld` is added on single reads.
 import type { components } from '../../generated/api.js';
 import type { Urls } from '../http/urls.js';
-import { plainText } from '../lib/plain-text.js';
 import { textOf } from '../lib/text.js';
 import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/records.js';
+import { personJsonLd, placeJsonLd } from './json-ld.js';
 import { globalId, imageObject, postMeta } from './posts.js';
 
 type Venue = components['schemas']['Venue'];
@@ -58,48 +58,7 @@ export function serializeVenueOrOrganizer(
   return out as unknown as Venue | Organizer;
 }
 
-const compact = (o: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '' && v !== null));
-
-/** The schema.org Place or Person that describes a venue or organizer. */
-export function venueOrOrganizerJsonLd(kind: VenueOrOrganizerKind, row: VenueOrOrganizerRecord) {
-  const text = (column: string) => textOf(row[column]);
-  return kind.type === 'venue' ? placeJsonLd(row, text) : personJsonLd(row, text);
-}
-
-function placeJsonLd(row: VenueOrOrganizerRecord, text: (c: string) => string) {
-  const address = compact({
-    streetAddress: text('address'),
-    addressLocality: text('city'),
-    addressRegion: text('stateprovince') || text('state') || text('province'),
-    postalCode: text('zip'),
-    addressCountry: text('country'),
-  });
-  return compact({
-    '@type': 'Place',
-    name: row.name,
-    description: plainText(row.description),
-    url: text('website'),
-    address: Object.keys(address).length ? { '@type': 'PostalAddress', ...address } : undefined,
-    geo:
-      row.geoLat != null && row.geoLng != null
-        ? { '@type': 'GeoCoordinates', latitude: row.geoLat, longitude: row.geoLng }
-        : undefined,
-    telephone: text('phone'),
-    sameAs: text('website'),
-    image: row.image ?? undefined,
-  }) as { '@type': string };
-}
-
-function personJsonLd(row: VenueOrOrganizerRecord, text: (c: string) => string) {
-  return compact({
-    '@type': 'Person',
-    name: row.name,
-    description: plainText(row.description),
-    url: text('website'),
-    telephone: text('phone'),
-    email: text('email'),
-    sameAs: text('website'),
-    image: row.image ?? undefined,
-  }) as { '@type': string };
+/** The schema.org Place of a venue or Person of an organizer (serializers/json-ld.ts). */
+function venueOrOrganizerJsonLd(kind: VenueOrOrganizerKind, row: VenueOrOrganizerRecord) {
+  return kind.type === 'venue' ? placeJsonLd(row) : personJsonLd(row);
 }

@@ -188,7 +188,29 @@ describeEachDatabase('event writes and reads', (s) => {
     expect(form.body.categories).toHaveLength(2);
   });
 
-  it('reads by ID and by slug with json_ld on the event and on what it embeds', async () => {
+  // The plugin's JSON-LD (samples/event-get.json): these keys, in this order; `location`, `organizer` and
+  // `offers` only when the event has a venue, an organizer, a cost.
+  const EVENT_LD_KEYS = [
+    '@context',
+    '@type',
+    'name',
+    'description',
+    'url',
+    'eventAttendanceMode',
+    'eventStatus',
+    'startDate',
+    'endDate',
+    'location',
+    'organizer',
+    'offers',
+    'performer',
+  ];
+  const OFFER_LD_KEYS = ['@type', 'price', 'priceCurrency', 'url', 'category', 'availability', 'validFrom'];
+  // What the plugin writes that schema.org does not define (see schemaOrgEventProblems).
+  const PLUGIN_AVAILABILITY = 'offers.availability: "inStock" is not a schema.org ItemAvailability';
+  const validFrom = (event: { date: string }) => `${event.date.slice(0, 10)}T00:00:00+00:00`;
+
+  it('reads by ID and by slug with the json_ld the plugin writes: one venue, one organizer, a cost of 10', async () => {
     const event = await create({
       title: 'Winter Jazz Night',
       excerpt: '<p>Standards and new work.</p>',
@@ -196,15 +218,50 @@ describeEachDatabase('event writes and reads', (s) => {
       timezone: 'America/New_York',
       start_date: '2030-12-12 19:30:00',
       end_date: '2030-12-12 22:30:00',
-      // One euro symbol per entry: a single string such as "10 – 25€" has no symbol of its own (reference 9.4).
-      cost: ['10€', '25€'],
-      venue: { venue: unique('Blue Note'), city: 'New York' },
-      organizer: [{ organizer: unique('Harbor Arts'), phone: '+1 212' }],
+      cost: '10',
+      venue: {
+        venue: unique('Blue Note'),
+        description: '<p>Intimate jazz club.</p>',
+        address: '131 W 3rd St',
+        city: 'New York',
+        state: 'NY',
+        zip: '10012',
+        country: 'United States',
+        phone: '+1 212-555-0148',
+        website: 'https://bluenotehall.example.com',
+      },
+      organizer: [{ organizer: unique('Harbor Arts'), phone: '+1 212', website: 'https://harborarts.example.com' }],
     });
     const byId = await s.get(`/events/${event.id}`, { as: null });
     expect(byId.status).toBe(200);
     expect(Object.keys(byId.body)).toEqual([...EVENT_KEYS, 'json_ld']);
-    expect(byId.body.json_ld).toEqual({
+    const place = {
+      '@type': 'Place',
+      name: event.venue.venue,
+      description: 'Intimate jazz club.',
+      url: '',
+      address: {
+        '@type': 'PostalAddress',
+        streetAddress: '131 W 3rd St',
+        addressLocality: 'New York',
+        addressRegion: 'NY',
+        postalCode: '10012',
+        addressCountry: 'United States',
+      },
+      telephone: '+1 212-555-0148',
+      sameAs: 'https://bluenotehall.example.com',
+    };
+    const person = {
+      '@type': 'Person',
+      name: event.organizer[0].organizer,
+      description: '',
+      url: 'https://harborarts.example.com',
+      telephone: '+1 212',
+      email: '',
+      sameAs: 'https://harborarts.example.com',
+    };
+    const ld = byId.body.json_ld;
+    expect(ld).toStrictEqual({
       '@context': 'http://schema.org',
       '@type': 'Event',
       name: 'Winter Jazz Night',
@@ -214,19 +271,98 @@ describeEachDatabase('event writes and reads', (s) => {
       eventStatus: 'https://schema.org/EventScheduled',
       startDate: '2030-12-12T19:30:00-05:00',
       endDate: '2030-12-12T22:30:00-05:00',
-      location: {
-        '@type': 'Place',
-        name: event.venue.venue,
-        address: { '@type': 'PostalAddress', addressLocality: 'New York' },
+      location: place,
+      organizer: person,
+      offers: {
+        '@type': 'Offer',
+        price: '10',
+        priceCurrency: 'USD',
+        url: event.url,
+        category: 'primary',
+        availability: 'inStock',
+        validFrom: validFrom(event),
       },
-      organizer: { '@type': 'Person', name: event.organizer[0].organizer, telephone: '+1 212' },
-      offers: { '@type': 'AggregateOffer', lowPrice: '10', highPrice: '25', priceCurrency: 'EUR', url: event.url },
+      performer: 'Organization',
     });
-    expect(byId.body.venue.json_ld['@type']).toBe('Place');
-    expect(byId.body.organizer[0].json_ld['@type']).toBe('Person');
+    expect(Object.keys(ld)).toEqual(EVENT_LD_KEYS);
+    expect(Object.keys(ld.location)).toEqual(Object.keys(place));
+    expect(Object.keys(ld.organizer)).toEqual(Object.keys(person));
+    expect(Object.keys(ld.offers)).toEqual(OFFER_LD_KEYS);
+    // The embedded venue and organizer carry the same objects, without `@context`.
+    expect(byId.body.venue.json_ld).toStrictEqual(place);
+    expect(byId.body.organizer[0].json_ld).toStrictEqual(person);
+    expect(schemaOrgEventProblems(ld)).toEqual([PLUGIN_AVAILABILITY]);
     expect(byId.body.timezone_abbr).toBe('EST');
     const bySlug = await s.get(`/events/by-slug/${event.slug}`, { as: null });
     expect(bySlug.body).toEqual(byId.body);
+  });
+
+  it('writes a cost range as one Offer with the range as its price, and the first of several organizers', async () => {
+    const event = await create({
+      timezone: 'Europe/Paris',
+      start_date: '2030-07-14 21:00:00',
+      end_date: '2030-07-14 23:00:00',
+      // One euro symbol per entry: a single string such as "10 – 25€" has no symbol of its own.
+      cost: ['10€', '25€'],
+      organizer: [{ organizer: unique('First') }, { organizer: unique('Second'), email: 'second@example.org' }],
+    });
+    const ld = (await s.get(`/events/${event.id}`)).body.json_ld;
+    expect(Object.keys(ld)).toEqual(EVENT_LD_KEYS.filter((key) => key !== 'location'));
+    expect(ld.startDate).toBe('2030-07-14T21:00:00+02:00');
+    expect(ld.organizer).toStrictEqual({
+      '@type': 'Person',
+      name: event.organizer[0].organizer,
+      description: '',
+      url: '',
+      telephone: '',
+      email: '',
+      sameAs: '',
+    });
+    expect(ld.offers).toStrictEqual({
+      '@type': 'Offer',
+      price: '10 – 25',
+      priceCurrency: 'EUR',
+      url: event.url,
+      category: 'primary',
+      availability: 'inStock',
+      validFrom: validFrom(event),
+    });
+    // The plugin's range is Text, which schema.org's `price` allows but search engines do not read as a number.
+    expect(schemaOrgEventProblems(ld)).toEqual([
+      'offers.price: "10 – 25" is not a number with "." as its decimal separator',
+      PLUGIN_AVAILABILITY,
+    ]);
+  });
+
+  it('writes Free as a price of 0, and a UTC event with +00:00', async () => {
+    const event = await create({ cost: 'Free', start_date: '2030-01-02 03:04:05', end_date: '2030-01-02 04:00:00' });
+    const ld = (await s.get(`/events/${event.id}`)).body.json_ld;
+    expect(ld.offers).toMatchObject({ '@type': 'Offer', price: '0', priceCurrency: 'USD' });
+    expect([ld.startDate, ld.endDate]).toEqual(['2030-01-02T03:04:05+00:00', '2030-01-02T04:00:00+00:00']);
+    expect(schemaOrgEventProblems(ld)).toEqual([PLUGIN_AVAILABILITY]);
+  });
+
+  it('writes no location, organizer or offers for an event with none, and an empty description', async () => {
+    const event = await create({
+      title: 'Bare Event',
+      start_date: '2030-03-03 18:00:00',
+      end_date: '2030-03-03 20:00',
+    });
+    const ld = (await s.get(`/events/${event.id}`)).body.json_ld;
+    expect(ld).toStrictEqual({
+      '@context': 'http://schema.org',
+      '@type': 'Event',
+      name: 'Bare Event',
+      description: '',
+      url: event.url,
+      eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
+      eventStatus: 'https://schema.org/EventScheduled',
+      startDate: '2030-03-03T18:00:00+00:00',
+      endDate: '2030-03-03T20:00:00+00:00',
+      performer: 'Organization',
+    });
+    expect(Object.keys(ld)).toEqual(EVENT_LD_KEYS.filter((key) => !['location', 'organizer', 'offers'].includes(key)));
+    expect(schemaOrgEventProblems(ld)).toEqual([]);
   });
 
   it('answers 404 rest-event-not-found for unknown IDs and slugs, and 404 rest_no_route for a non-numeric ID', async () => {
@@ -463,7 +599,7 @@ describeEachDatabase(
         '10€ – 25€',
         { currency_symbol: '', currency_code: '', currency_position: '', values: ['10', '25'] },
       ]);
-      expect(range.json_ld.offers).toMatchObject({ lowPrice: '10', highPrice: '25', priceCurrency: 'EUR' });
+      expect(range.json_ld.offers).toMatchObject({ price: '10 – 25', priceCurrency: 'EUR' });
       expect((await create('5')).cost).toBe('5€');
       // A symbol of its own wins over the setting.
       expect((await create('$12,50')).cost).toBe('$12,50');
@@ -471,3 +607,112 @@ describeEachDatabase(
   },
   { env: { COST_CURRENCY_SYMBOL: '€', COST_CURRENCY_POSITION: 'suffix' } },
 );
+
+// A structural check of schema.org Event markup, written from https://schema.org/Event and its property
+// ranges (Place, PostalAddress, GeoCoordinates, Person, Organization, Offer), with what search engines
+// require of it (a name, a start date in ISO 8601 with its offset, prices as numbers). It returns the
+// problems it finds, so a test can name the plugin's known departures instead of hiding them.
+const EVENT_PROPERTIES = new Set([
+  '@context',
+  '@type',
+  '@id',
+  'name',
+  'description',
+  'image',
+  'url',
+  'sameAs',
+  'eventAttendanceMode',
+  'eventStatus',
+  'startDate',
+  'endDate',
+  'doorTime',
+  'duration',
+  'location',
+  'organizer',
+  'performer',
+  'offers',
+  'isAccessibleForFree',
+  'maximumAttendeeCapacity',
+  'keywords',
+  'inLanguage',
+]);
+const EVENT_STATUSES = ['EventCancelled', 'EventMovedOnline', 'EventPostponed', 'EventRescheduled', 'EventScheduled'];
+const ATTENDANCE_MODES = ['MixedEventAttendanceMode', 'OfflineEventAttendanceMode', 'OnlineEventAttendanceMode'];
+const AVAILABILITIES = ['BackOrder', 'Discontinued', 'InStock', 'InStoreOnly', 'LimitedAvailability', 'OnlineOnly'];
+const enumMember = (value: unknown, members: string[]) =>
+  typeof value === 'string' && members.some((m) => value === m || value === `https://schema.org/${m}`);
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const isUrl = (value: unknown) => typeof value === 'string' && URL.canParse(value) && /^https?:/.test(value);
+const isText = (value: unknown) => typeof value === 'string';
+const isObject = (value: unknown): value is Record<string, any> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function schemaOrgEventProblems(ld: Record<string, any>): string[] {
+  const problems: string[] = [];
+  const problem = (path: string, value: unknown, what: string) =>
+    problems.push(`${path}: ${JSON.stringify(value)} ${what}`);
+  const dateTime = (path: string, value: unknown) => {
+    if (!(isText(value) && ISO_WITH_OFFSET.test(value) && Number.isFinite(Date.parse(value))))
+      problem(path, value, 'is not an ISO 8601 date and time with an offset');
+  };
+  if (!['http://schema.org', 'https://schema.org', 'https://schema.org/'].includes(ld['@context']))
+    problem('@context', ld['@context'], 'is not schema.org');
+  if (ld['@type'] !== 'Event') problem('@type', ld['@type'], 'is not Event');
+  for (const key of Object.keys(ld))
+    if (!EVENT_PROPERTIES.has(key)) problem(key, ld[key], 'is not a property of Event');
+  if (!(isText(ld.name) && ld.name.trim())) problem('name', ld.name, 'is not a non-empty Text');
+  if ('description' in ld && !isText(ld.description)) problem('description', ld.description, 'is not Text');
+  if ('url' in ld && !isUrl(ld.url)) problem('url', ld.url, 'is not a URL');
+  if ('image' in ld && !isUrl(ld.image)) problem('image', ld.image, 'is not a URL');
+  dateTime('startDate', ld.startDate);
+  if ('endDate' in ld) {
+    dateTime('endDate', ld.endDate);
+    if (Date.parse(ld.endDate) < Date.parse(ld.startDate)) problem('endDate', ld.endDate, 'is before startDate');
+  }
+  if ('eventStatus' in ld && !enumMember(ld.eventStatus, EVENT_STATUSES))
+    problem('eventStatus', ld.eventStatus, 'is not an EventStatusType');
+  if ('eventAttendanceMode' in ld && !enumMember(ld.eventAttendanceMode, ATTENDANCE_MODES))
+    problem('eventAttendanceMode', ld.eventAttendanceMode, 'is not an EventAttendanceModeEnumeration');
+  if ('location' in ld) {
+    const place = ld.location;
+    if (!isObject(place) || place['@type'] !== 'Place') problem('location', place, 'is not a Place');
+    else {
+      if ('@context' in place) problem('location.@context', place['@context'], 'is not allowed inside a node');
+      if (!(isText(place.name) && place.name)) problem('location.name', place.name, 'is not a non-empty Text');
+      if (!isObject(place.address) || place.address['@type'] !== 'PostalAddress')
+        problem('location.address', place.address, 'is not a PostalAddress');
+      else
+        for (const [key, value] of Object.entries(place.address))
+          if (key !== '@type' && !isText(value)) problem(`location.address.${key}`, value, 'is not Text');
+      if ('geo' in place && !(typeof place.geo?.latitude === 'number' && typeof place.geo?.longitude === 'number'))
+        problem('location.geo', place.geo, 'is not GeoCoordinates');
+      for (const key of ['description', 'url', 'telephone', 'sameAs'])
+        if (key in place && !isText(place[key])) problem(`location.${key}`, place[key], 'is not Text');
+    }
+  }
+  if ('organizer' in ld) {
+    const who = ld.organizer;
+    if (!isObject(who) || !['Person', 'Organization'].includes(who['@type']))
+      problem('organizer', who, 'is not a Person or Organization');
+    else if (!(isText(who.name) && who.name)) problem('organizer.name', who.name, 'is not a non-empty Text');
+  }
+  if ('performer' in ld && !isText(ld.performer) && !['Person', 'Organization'].includes(ld.performer?.['@type']))
+    problem('performer', ld.performer, 'is not a Person, an Organization or Text');
+  if ('offers' in ld) {
+    const offer = ld.offers;
+    if (!isObject(offer) || offer['@type'] !== 'Offer') problem('offers', offer, 'is not an Offer');
+    else {
+      if (!(isText(offer.price) && /^\d+(\.\d+)?$/.test(offer.price)))
+        problem('offers.price', offer.price, 'is not a number with "." as its decimal separator');
+      if (!(isText(offer.priceCurrency) && /^[A-Z]{3}$/.test(offer.priceCurrency)))
+        problem('offers.priceCurrency', offer.priceCurrency, 'is not an ISO 4217 code');
+      if ('url' in offer && !isUrl(offer.url)) problem('offers.url', offer.url, 'is not a URL');
+      if ('validFrom' in offer) dateTime('offers.validFrom', offer.validFrom);
+      if ('availability' in offer && !enumMember(offer.availability, AVAILABILITIES))
+        problems.push(
+          `offers.availability: ${JSON.stringify(offer.availability)} is not a schema.org ItemAvailability`,
+        );
+    }
+  }
+  return problems;
+}

@@ -384,6 +384,86 @@ describeEachDatabase('venues and organizers', (s) => {
     });
   });
 
+  describe('json_ld as the plugin writes it (samples/venue-get.json, organizer-get.json)', () => {
+    it('writes a venue as a Place: url always empty, address, telephone and sameAs, no @context', async () => {
+      const v = await s.post('/venues', {
+        venue: 'Blue Note Hall LD',
+        description: '<p>Intimate jazz club in Greenwich Village.</p>',
+        address: '131 W 3rd St',
+        city: 'New York',
+        state: 'NY',
+        zip: '10012',
+        country: 'United States',
+        phone: '+1 212-555-0148',
+        website: 'https://bluenotehall.example.com',
+      });
+      const ld = (await s.get(`/venues/${v.body.id}`)).body.json_ld;
+      const expected = {
+        '@type': 'Place',
+        name: 'Blue Note Hall LD',
+        description: 'Intimate jazz club in Greenwich Village.',
+        url: '',
+        address: {
+          '@type': 'PostalAddress',
+          streetAddress: '131 W 3rd St',
+          addressLocality: 'New York',
+          addressRegion: 'NY',
+          postalCode: '10012',
+          addressCountry: 'United States',
+        },
+        telephone: '+1 212-555-0148',
+        sameAs: 'https://bluenotehall.example.com',
+      };
+      expect(ld).toStrictEqual(expected);
+      expect(Object.keys(ld)).toEqual(Object.keys(expected));
+      expect(Object.keys(ld.address)).toEqual(Object.keys(expected.address));
+
+      const bare = await s.post('/venues', { venue: 'Bare Hall LD' });
+      expect((await s.get(`/venues/${bare.body.id}`)).body.json_ld).toStrictEqual({
+        '@type': 'Place',
+        name: 'Bare Hall LD',
+        description: '',
+        url: '',
+        address: { '@type': 'PostalAddress' },
+        telephone: '',
+        sameAs: '',
+      });
+    });
+
+    it('writes an organizer as a Person: url and sameAs its website, empty strings when unknown', async () => {
+      const o = await s.post('/organizers', {
+        organizer: 'Harbor Arts LD',
+        description: '<p>Non-profit presenting live music.</p>',
+        phone: '+1 212-555-0199',
+        website: 'https://harborarts.example.com',
+        email: 'hello@harborarts.example.com',
+      });
+      const ld = (await s.get(`/organizers/${o.body.id}`)).body.json_ld;
+      const expected = {
+        '@type': 'Person',
+        name: 'Harbor Arts LD',
+        description: 'Non-profit presenting live music.',
+        url: 'https://harborarts.example.com',
+        telephone: '+1 212-555-0199',
+        email: 'hello@harborarts.example.com',
+        sameAs: 'https://harborarts.example.com',
+      };
+      expect(ld).toStrictEqual(expected);
+      expect(Object.keys(ld)).toEqual(Object.keys(expected));
+
+      const bare = await s.post('/organizers', { organizer: 'Bare Person LD' });
+      expect((await s.get(`/organizers/${bare.body.id}`)).body.json_ld).toStrictEqual({
+        '@type': 'Person',
+        name: 'Bare Person LD',
+        description: '',
+        url: '',
+        telephone: '',
+        email: '',
+        sameAs: '',
+      });
+    });
+  });
+
   describe('organizer specifics', () => {
     it('validates the e-mail address and shows it in json_ld', async () => {
       expect((await s.post('/organizers', { organizer: 'Bad Mail', email: 'not-an-address' })).status).toBe(400);
