@@ -2681,6 +2681,12 @@ export interface components {
         NamespaceParam: string;
         /** @description The context of the request; `view` for the public description. */
         Context: "view" | "embed" | "edit";
+        /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+        Fields: string[];
+        /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+        Envelope: string;
+        /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+        ViewContext: "view" | "embed" | "edit";
         /** @description The page of results to return. */
         Page: number;
         /** @description How many items to return per page; values above 50 are treated as 50. */
@@ -2879,6 +2885,10 @@ export interface operations {
                 namespace?: components["parameters"]["NamespaceParam"];
                 /** @description The context of the request; `view` for the public description. */
                 context?: components["parameters"]["Context"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
@@ -2910,7 +2920,14 @@ export interface operations {
     };
     getDocumentation: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+                context?: components["parameters"]["ViewContext"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -2989,6 +3006,12 @@ export interface operations {
                 post_parent?: components["parameters"]["EventPostParent"];
                 /** @description Only events with tickets (true) or only those without (false). This service sells no tickets: true gives an empty list, false every event. */
                 ticketed?: components["parameters"]["EventTicketed"];
+                /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+                context?: components["parameters"]["ViewContext"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
@@ -3024,7 +3047,12 @@ export interface operations {
     };
     createEvent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /**
                  * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
@@ -3061,7 +3089,14 @@ export interface operations {
     };
     getEvent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+                context?: components["parameters"]["ViewContext"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -3097,7 +3132,12 @@ export interface operations {
     };
     putEvent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3133,7 +3173,12 @@ export interface operations {
     };
     updateEvent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3172,6 +3217,10 @@ export interface operations {
             query?: {
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
                 force?: components["parameters"]["Force"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
@@ -3207,7 +3256,12 @@ export interface operations {
     };
     patchEvent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3243,7 +3297,14 @@ export interface operations {
     };
     getEventBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+                context?: components["parameters"]["ViewContext"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -3279,7 +3340,12 @@ export interface operations {
     };
     putEventBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3315,7 +3381,12 @@ export interface operations {
     };
     updateEventBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3354,6 +3425,10 @@ export interface operations {
             query?: {
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
                 force?: components["parameters"]["Force"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
@@ -3389,7 +3464,12 @@ export interface operations {
     };
     patchEventBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3443,6 +3523,12 @@ export interface operations {
                  *     get published items, and callers who may edit get every status except `trash`.
                  */
                 status?: components["parameters"]["PostStatusFilter"];
+                /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+                context?: components["parameters"]["ViewContext"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
@@ -3477,7 +3563,12 @@ export interface operations {
     };
     createVenue: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /**
                  * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
@@ -3514,7 +3605,14 @@ export interface operations {
     };
     getVenue: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+                context?: components["parameters"]["ViewContext"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -3549,7 +3647,12 @@ export interface operations {
     };
     putVenue: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3585,7 +3688,12 @@ export interface operations {
     };
     updateVenue: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3624,6 +3732,10 @@ export interface operations {
             query?: {
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
                 force?: components["parameters"]["Force"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
@@ -3659,7 +3771,12 @@ export interface operations {
     };
     patchVenue: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3695,7 +3812,14 @@ export interface operations {
     };
     getVenueBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+                context?: components["parameters"]["ViewContext"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -3730,7 +3854,12 @@ export interface operations {
     };
     putVenueBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3766,7 +3895,12 @@ export interface operations {
     };
     updateVenueBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3805,6 +3939,10 @@ export interface operations {
             query?: {
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
                 force?: components["parameters"]["Force"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
@@ -3840,7 +3978,12 @@ export interface operations {
     };
     patchVenueBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3894,6 +4037,12 @@ export interface operations {
                  *     get published items, and callers who may edit get every status except `trash`.
                  */
                 status?: components["parameters"]["PostStatusFilter"];
+                /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+                context?: components["parameters"]["ViewContext"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
@@ -3928,7 +4077,12 @@ export interface operations {
     };
     createOrganizer: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /**
                  * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
@@ -3965,7 +4119,14 @@ export interface operations {
     };
     getOrganizer: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+                context?: components["parameters"]["ViewContext"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -4000,7 +4161,12 @@ export interface operations {
     };
     putOrganizer: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4036,7 +4202,12 @@ export interface operations {
     };
     updateOrganizer: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4075,6 +4246,10 @@ export interface operations {
             query?: {
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
                 force?: components["parameters"]["Force"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
@@ -4110,7 +4285,12 @@ export interface operations {
     };
     patchOrganizer: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4146,7 +4326,14 @@ export interface operations {
     };
     getOrganizerBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+                context?: components["parameters"]["ViewContext"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -4181,7 +4368,12 @@ export interface operations {
     };
     putOrganizerBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4217,7 +4409,12 @@ export interface operations {
     };
     updateOrganizerBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4256,6 +4453,10 @@ export interface operations {
             query?: {
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
                 force?: components["parameters"]["Force"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
@@ -4291,7 +4492,12 @@ export interface operations {
     };
     patchOrganizerBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4352,6 +4558,12 @@ export interface operations {
                 event?: components["parameters"]["TermEvent"];
                 /** @description Limit the results to the terms with this slug (a comma-separated list for several). */
                 slug?: components["parameters"]["TermSlug"];
+                /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+                context?: components["parameters"]["ViewContext"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
@@ -4386,7 +4598,12 @@ export interface operations {
     };
     createCategory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /**
                  * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
@@ -4423,7 +4640,14 @@ export interface operations {
     };
     getCategory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+                context?: components["parameters"]["ViewContext"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -4456,7 +4680,12 @@ export interface operations {
     };
     putCategory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4492,7 +4721,12 @@ export interface operations {
     };
     updateCategory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4528,7 +4762,12 @@ export interface operations {
     };
     deleteCategory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4562,7 +4801,12 @@ export interface operations {
     };
     patchCategory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4621,6 +4865,12 @@ export interface operations {
                 event?: components["parameters"]["TermEvent"];
                 /** @description Limit the results to the terms with this slug (a comma-separated list for several). */
                 slug?: components["parameters"]["TermSlug"];
+                /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+                context?: components["parameters"]["ViewContext"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
@@ -4655,7 +4905,12 @@ export interface operations {
     };
     createTag: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /**
                  * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
@@ -4692,7 +4947,14 @@ export interface operations {
     };
     getTag: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
+                context?: components["parameters"]["ViewContext"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -4725,7 +4987,12 @@ export interface operations {
     };
     putTag: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4761,7 +5028,12 @@ export interface operations {
     };
     updateTag: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4797,7 +5069,12 @@ export interface operations {
     };
     deleteTag: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -4831,7 +5108,12 @@ export interface operations {
     };
     patchTag: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];

@@ -73,7 +73,7 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const error = bodyParserError(err) ?? toApiError(err);
     if (error.status >= 500 && !(err instanceof ApiError)) onServerError?.(err, req);
-    sendReply(res, { status: error.status, body: error.toBody(), headers: error.headers });
+    sendReply(req, res, { status: error.status, body: error.toBody(), headers: error.headers });
   });
   return Object.assign(app, { drain: probes.drain });
 }
@@ -116,7 +116,7 @@ async function dispatch(api: OpenAPIBackend, req: Request, res: Response): Promi
     req,
     res,
   )) as Reply;
-  sendReply(res, reply, req);
+  sendReply(req, res, reply);
 }
 
 function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Database }) {

@@ -86,6 +86,9 @@ function operationArgs(
   );
   for (const parameter of parameters) {
     if (parameter.in !== 'path' && parameter.in !== 'query') continue;
+    // WordPress's global parameters (`_fields`, `_envelope`, `context`) work on every route and, as
+    // there, are not listed as the route's arguments.
+    if ((parameter as { 'x-wp-global'?: boolean })['x-wp-global']) continue;
     args[parameter.name] = {
       ...describeSchema(document, parameter.schema as Schema, parameter.description),
       required: parameter.required ?? false,

@@ -1,13 +1,21 @@
 // Writes a Reply: the one place a response body, its content type, its ETag and Last-Modified are
-// set, and where a conditional GET becomes a 304.
+// set, where a conditional GET becomes a 304, and where `_fields` and `_envelope` shape the answer.
 import type { Request, Response } from 'express';
 import { entityTag, noneMatch } from './conditional.js';
 import type { Reply } from './handler.js';
+import { pickFields, responseOptions } from './wordpress-response.js';
 
-export function sendReply(res: Response, reply: Reply, req?: Request) {
+export function sendReply(req: Request, res: Response, reply: Reply) {
   if (res.headersSent) return;
-  const status = reply.status ?? 200;
-  const body = reply.contentType ? String(reply.body) : JSON.stringify(reply.body);
+  const options = responseOptions(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '');
+  const succeeded = (reply.status ?? 200) >= 200 && (reply.status ?? 200) < 300;
+  let data = succeeded && options.fields && !reply.contentType ? pickFields(reply.body, options.fields) : reply.body;
+  let status = reply.status ?? 200;
+  if (options.envelope && !reply.contentType) {
+    data = { body: data, status, headers: reply.headers ?? {} };
+    status = 200;
+  }
+  const body = reply.contentType ? String(data) : JSON.stringify(data);
   res.status(status);
   res.set('Content-Type', reply.contentType ?? 'application/json; charset=UTF-8');
   // Link may hold more than one value: the API root's (discovery-link.ts) and a list's prev/next.
@@ -15,7 +23,7 @@ export function sendReply(res: Response, reply: Reply, req?: Request) {
     if (name.toLowerCase() === 'link') res.append('Link', value);
     else res.set(name, value);
   }
-  if (req && status >= 200 && status < 300) {
+  if (succeeded) {
     const etag = entityTag(body, reply.version);
     res.set('ETag', etag);
     if (reply.lastModified) res.set('Last-Modified', reply.lastModified.toUTCString());

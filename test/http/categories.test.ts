@@ -247,7 +247,9 @@ describeEachDatabase('categories', (s) => {
       expect(r.headers.get('x-tec-totalpages')).toBe('2');
       expect(r.headers.get('x-wp-total')).toBe('4');
       expect(r.headers.get('x-wp-totalpages')).toBe('2');
-      expect(r.headers.get('link')).toBe(`<${r.body.next_rest_url}>; rel="next"`);
+      expect(r.headers.get('link')).toBe(
+        `<${s.origin}/wp-json/>; rel="https://api.w.org/", <${r.body.next_rest_url}>; rel="next"`,
+      );
       const next = new URL(r.body.next_rest_url);
       expect(Object.fromEntries(next.searchParams)).toMatchObject({
         page: '2',
@@ -260,7 +262,9 @@ describeEachDatabase('categories', (s) => {
       expect(names(page2)).toEqual(['Xq Folk']);
       expect(page2.body.next_rest_url).toBeUndefined();
       expect(new URL(page2.body.previous_rest_url).searchParams.get('page')).toBeNull();
-      expect(page2.headers.get('link')).toBe(`<${page2.body.previous_rest_url}>; rel="prev"`);
+      expect(page2.headers.get('link')).toBe(
+        `<${s.origin}/wp-json/>; rel="https://api.w.org/", <${page2.body.previous_rest_url}>; rel="prev"`,
+      );
     });
 
     it('answers a page past the end with 200, an empty array and no next link', async () => {

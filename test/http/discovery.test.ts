@@ -32,7 +32,8 @@ const french = new Map(
 function documentedArgs(pathItem: any, operation: any): string[] {
   const params = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])]
     .map(ref)
-    .filter((p: any) => p.in !== 'header')
+    // WordPress's global parameters (`x-wp-global`) work on every route and are not its arguments.
+    .filter((p: any) => p.in !== 'header' && !p['x-wp-global'])
     .map((p: any) => p.name);
   const body = ref(operation.requestBody)?.content?.['application/json']?.schema;
   const fields = (schema: any): string[] => {

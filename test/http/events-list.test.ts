@@ -86,7 +86,9 @@ describeEachDatabase('the event list', (s, dbKind) => {
     expect(first.headers.get('x-tec-totalpages')).toBe('3');
     expect(first.headers.get('x-wp-total')).toBe('5');
     expect(first.headers.get('x-wp-totalpages')).toBe('3');
-    expect(first.headers.get('link')).toBe(`<${first.body.next_rest_url}>; rel="next"`);
+    expect(first.headers.get('link')).toBe(
+      `<${s.origin}/wp-json/>; rel="https://api.w.org/", <${first.body.next_rest_url}>; rel="next"`,
+    );
 
     const next = new URL(first.body.next_rest_url);
     expect(next.searchParams.get('categories')).toBe(category.slug);
@@ -105,7 +107,9 @@ describeEachDatabase('the event list', (s, dbKind) => {
     const third = await s.get(second.body.next_rest_url.slice(s.base.length));
     expect(ids(third)).toEqual([events[4].id]);
     expect(third.body).not.toHaveProperty('next_rest_url');
-    expect(third.headers.get('link')).toBe(`<${third.body.previous_rest_url}>; rel="prev"`);
+    expect(third.headers.get('link')).toBe(
+      `<${s.origin}/wp-json/>; rel="https://api.w.org/", <${third.body.previous_rest_url}>; rel="prev"`,
+    );
 
     const past = await inYear(2040, `${query}&page=9`);
     expect(past.status).toBe(200);

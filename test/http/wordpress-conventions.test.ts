@@ -69,4 +69,61 @@ describeEachDatabase('WordPress REST conventions', (s) => {
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { code: string }).code).toBe('rest_no_route');
   });
+
+  it('answers only the fields _fields names, nested ones too, on single objects and on each item of a list', async () => {
+    const venue = (await s.post('/venues', { venue: `Fields hall ${Math.random()}`, city: 'Lyon' })).body;
+    const event = (
+      await s.post('/events', {
+        title: 'Fielded',
+        start_date: '2032-04-01 10:00',
+        end_date: '2032-04-01 12:00',
+        venue: venue.id,
+      })
+    ).body;
+    const single = await s.get(`/events/${event.id}?_fields=id,title,start_date,venue.venue,venue.city`);
+    expect(single.status).toBe(200);
+    expect(single.body).toEqual({
+      id: event.id,
+      title: 'Fielded',
+      start_date: '2032-04-01 10:00:00',
+      venue: { venue: venue.venue, city: 'Lyon' },
+    });
+    const list = await s.get('/events?start_date=2032-04-01&end_date=2032-04-01&_fields=id,title');
+    expect(list.body.events).toEqual([{ id: event.id, title: 'Fielded' }]);
+    expect(list.body).toMatchObject({ total: 1, total_pages: 1 });
+    expect(list.body.rest_url).toContain('/events/');
+    // Writes answer with the fields named too; the write itself is whole.
+    const updated = await s.request('PATCH', `/events/${event.id}?_fields=id,description`, {
+      body: { description: 'Whole' },
+    });
+    expect(updated.body).toEqual({ id: event.id, description: 'Whole' });
+    expect((await s.get(`/events/${event.id}`)).body.title).toBe('Fielded');
+    // Unknown fields give an empty object, as WordPress does; a field name that is no name is a 400.
+    expect((await s.get(`/events/${event.id}?_fields=nothing`)).body).toEqual({});
+    expect((await s.get(`/events/${event.id}?_fields=a%20b`)).status).toBe(400);
+  });
+
+  it('wraps the answer in {body, status, headers} with status 200 when _envelope is present', async () => {
+    const created = await s.request('POST', '/tags?_envelope', { body: { name: `Enveloped ${Math.random()}` } });
+    expect(created.status).toBe(200);
+    expect(created.body.status).toBe(201);
+    expect(created.body.body.name).toMatch(/^Enveloped/);
+    expect(created.body.headers.Location).toBe(created.body.body.urls.self);
+    const missing = await s.get('/tags/999999?_envelope=1');
+    expect(missing.status).toBe(200);
+    expect(missing.body).toMatchObject({ status: 404, body: { code: 'rest-tag-not-found' } });
+    const both = await s.get(`/tags/${created.body.body.id}?_envelope&_fields=id`);
+    expect(both.body).toEqual({ body: { id: created.body.body.id }, status: 200, headers: {} });
+  });
+
+  it('takes context view, embed or edit on every read, and refuses any other', async () => {
+    const tag = (await s.post('/tags', { name: `Context ${Math.random()}` })).body;
+    for (const context of ['view', 'embed', 'edit']) {
+      expect((await s.get(`/tags/${tag.id}?context=${context}`)).status, context).toBe(200);
+    }
+    const refused = await s.get(`/tags/${tag.id}?context=raw`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.data.params).toHaveProperty('context');
+    expect((await s.get('/events?context=edit')).status).toBe(200);
+  });
 });

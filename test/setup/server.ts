@@ -90,7 +90,14 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
     const body = text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
     // The path as sent: URL parsing resolves `..` segments (`/events/by-slug/..` is `/events/`).
     const sent = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname;
-    assertConforms({ method, path: sent || '/', status: response.status, headers: response.headers, body });
+    assertConforms({
+      method,
+      path: sent || '/',
+      search: url.search,
+      status: response.status,
+      headers: response.headers,
+      body,
+    });
     return { status: response.status, headers: response.headers, body, text };
   }
 

@@ -1,0 +1,66 @@
+// WordPress's global parameters that change the answer rather than the question:
+// - `_fields=id,title,venue.venue`: only those fields (a dot names a field inside another; on a
+//   list they name the fields of each item, and the list's links and totals stay);
+// - `_envelope`: status 200 and `{body, status, headers}`, for clients that cannot read either.
+// Both are declared on every operation of the document (`x-wp-global`).
+
+/** The fields a client asked for, as a tree: `id,venue.venue` is `{id: true, venue: {venue: true}}`. */
+// Indexed by any name, so a lookup may find nothing.
+interface FieldTree {
+  [name: string]: FieldTree | true | undefined;
+}
+
+/** `_fields` and `_envelope` of a raw query string (after `?`). */
+export function responseOptions(search: string): { fields?: FieldTree; envelope: boolean } {
+  const query = new URLSearchParams(search);
+  const names = query
+    .getAll('_fields')
+    .flatMap((value) => value.split(','))
+    .map((name) => name.trim())
+    .filter(Boolean);
+  return { fields: names.length ? fieldTree(names) : undefined, envelope: query.has('_envelope') };
+}
+
+function fieldTree(names: string[]): FieldTree {
+  const tree: FieldTree = {};
+  for (const name of names) {
+    let node = tree;
+    const parts = name.split('.');
+    parts.forEach((part, i) => {
+      const last = i === parts.length - 1;
+      const existing = node[part];
+      if (existing === true) return;
+      if (last) node[part] = true;
+      else node = node[part] = existing ?? {};
+    });
+  }
+  return tree;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A list's envelope: its items in one array, with links and totals beside them. */
+const isListEnvelope = (body: Record<string, unknown>) => 'rest_url' in body && 'total_pages' in body;
+
+/** The parts of a body that `fields` names. */
+export function pickFields(body: unknown, fields: FieldTree): unknown {
+  if (Array.isArray(body)) return body.map((item) => pickFields(item, fields));
+  if (!isObject(body)) return body;
+  if (isListEnvelope(body)) {
+    return Object.fromEntries(
+      Object.entries(body).map(([key, value]) => {
+        if (!Array.isArray(value)) return [key, value];
+        const named = fields[key];
+        return [key, named === true ? value : pickFields(value, named ?? fields)];
+      }),
+    );
+  }
+  const picked: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const named = fields[key];
+    if (named === true) picked[key] = value;
+    else if (named) picked[key] = pickFields(value, named);
+  }
+  return picked;
+}
