@@ -25,7 +25,8 @@ import { type LocaleInfo, localeMiddleware } from './http/locale.js';
 import { normalizeQuery } from './http/query.js';
 import { hostCheck, NAMESPACE, requestUrls } from './http/urls.js';
 import { validationError } from './http/validation.js';
-import { assertDocumentationBuilt, loadDocument } from './openapi.js';
+import { assertDocumentationBuilt, documentLanguage, loadDocument, localizedDocument } from './openapi.js';
+import { routeOfPath } from './discovery/namespace-index.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -65,7 +66,7 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   // The REST root lies outside the namespace, so outside the document's paths.
   app.all(config.restPrefix, restRoot(config));
   app.use(`${config.restPrefix}/${NAMESPACE}`, (req, res, next) => {
-    dispatch(api, req, res).catch(next);
+    dispatch(api, config, req, res).catch(next);
   });
   app.use((_req, _res, next) => {
     next(noRoute());
@@ -78,7 +79,7 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   return Object.assign(app, { drain: probes.drain });
 }
 
-async function dispatch(api: OpenAPIBackend, req: Request, res: Response): Promise<void> {
+async function dispatch(api: OpenAPIBackend, config: Config, req: Request, res: Response): Promise<void> {
   const method = req.method === 'HEAD' ? 'GET' : req.method;
   const path = req.path || '/';
   // Percent-escapes that are not UTF-8 (`%ED%A0%80`) name no route; decoding them later would throw.
@@ -89,11 +90,14 @@ async function dispatch(api: OpenAPIBackend, req: Request, res: Response): Promi
     const allowed = METHODS.filter((m) => api.router.matchOperation({ method: m, path, headers: {} }));
     if (!allowed.length) throw noRoute();
     if (req.method === 'OPTIONS') {
-      // Not a CORS preflight (the cors middleware answers those): say what the route allows.
-      res
-        .status(204)
-        .set('Allow', ['OPTIONS', ...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '))
-        .end();
+      // Not a CORS preflight (the cors middleware answers those): describe the route, its endpoints
+      // and their arguments, as WordPress does, and say in Allow what it allows.
+      const template = api.router.matchOperation({ method: allowed[0], path, headers: {} })?.path ?? path;
+      const locale = res.locals.locale as LocaleInfo;
+      const document = localizedDocument(documentLanguage(locale.tag));
+      const route = routeOfPath(document, template, requestUrls(req, config, locale.segment), config.siteTimezone);
+      const allow = ['OPTIONS', ...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', ');
+      sendReply(req, res, { body: route, headers: { Allow: allow } });
       return;
     }
     throw new ApiError(

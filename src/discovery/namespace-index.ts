@@ -152,6 +152,17 @@ function staticRoutes(document: Document) {
   return routes;
 }
 
+/**
+ * The route of one path of the document (`/events/{id}`), as the index shows it: what OPTIONS on
+ * that route answers, as WordPress does.
+ */
+export function routeOfPath(document: Document, path: string, urls: Urls, siteZone: string): Route | undefined {
+  const pathItem = document.paths?.[path];
+  const index = staticRoutes(document).findIndex(([, , item]) => item === pathItem);
+  if (index < 0) return undefined;
+  return Object.values(namespaceRoutes(document, urls, siteZone))[index];
+}
+
 /** Every route of the namespace, with request-time defaults and links for this request. */
 export function namespaceRoutes(
   document: Document,

@@ -126,4 +126,31 @@ describeEachDatabase('WordPress REST conventions', (s) => {
     expect(refused.body.data.params).toHaveProperty('context');
     expect((await s.get('/events?context=edit')).status).toBe(200);
   });
+
+  it('answers OPTIONS on a route with its endpoints and their arguments, as the index shows it, and Allow', async () => {
+    const index = (await s.get('')).body.routes;
+    for (const [path, pattern] of [
+      ['/events', '/calendar/events/v1/events'],
+      ['/events/7', '/calendar/events/v1/events/(?P<id>\\d+)'],
+      ['/venues/by-slug/hall', '/calendar/events/v1/venues/by-slug/(?P<slug>[^/]+)'],
+      ['/tags/3', '/calendar/events/v1/tags/(?P<id>\\d+)'],
+    ]) {
+      const r = await fetch(`${s.base}${path}`, { method: 'OPTIONS' });
+      expect(r.status, path).toBe(200);
+      const route = (await r.json()) as { namespace: string; methods: string[]; endpoints: unknown[] };
+      // The request-time defaults of the event list (start_date, end_date) move with the clock.
+      const { endpoints, ...rest } = route;
+      const { endpoints: indexed, ...indexedRest } = index[pattern];
+      expect(rest, path).toEqual(indexedRest);
+      expect(JSON.stringify(endpoints).replace(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/g, 'T')).toBe(
+        JSON.stringify(indexed).replace(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/g, 'T'),
+      );
+      expect(r.headers.get('allow'), path).toMatch(/^OPTIONS, GET/);
+    }
+    const localized = await fetch(`${s.origin}/fr/wp-json/calendar/events/v1/tags`, { method: 'OPTIONS' });
+    const french = (await localized.json()) as { endpoints: { args: Record<string, { description?: string }> }[] };
+    expect(french.endpoints[0].args.page.description).not.toBe(
+      index['/calendar/events/v1/tags'].endpoints[0].args.page.description,
+    );
+  });
 });
