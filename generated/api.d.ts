@@ -1103,6 +1103,108 @@ export interface components {
             sameAs: string;
         };
         /**
+         * HalLink
+         * @description One link of `_links`, as WordPress writes them.
+         * @example {
+         *       "href": "https://example.org/wp-json/calendar/events/v1/venues/5",
+         *       "embeddable": true
+         *     }
+         */
+        HalLink: {
+            /** @description Where the link points: a URL of this API (in `curies`, a URI template). */
+            href: string;
+            /** @description `_embed` includes what the link answers, under `_embedded`. */
+            embeddable?: boolean;
+            /**
+             * @description On `wp:term` links: the taxonomy of the terms listed.
+             * @enum {string}
+             */
+            taxonomy?: "tribe_events_cat" | "post_tag";
+            /** @description On `self`: what the caller may do with the object. */
+            targetHints?: {
+                /** @description The methods the caller may use on the object. */
+                allow?: ("GET" | "POST" | "PUT" | "PATCH" | "DELETE")[];
+            };
+            /** @description In `curies`: the prefix that the template expands. */
+            name?: string;
+            /** @description In `curies`: `href` is a URI template. */
+            templated?: boolean;
+        };
+        /**
+         * Links
+         * @description The object's links, as WordPress writes them: a relation to the links it holds, each pointing at a
+         *     route of this API. `self` (with the methods the caller may use in `targetHints.allow`) and
+         *     `collection` are always there. Events add `venue`, `organizer`, `up` (the parent event) and
+         *     `wp:term` (their categories and tags, as lists); venues and organizers `events` (the events
+         *     linked to them); categories `up` (the parent category); categories and tags `wp:post_type` (the
+         *     events that carry them). `events` and `wp:post_type` are event lists with their default window. Links marked `embeddable` are what `_embed` includes. `curies` expands
+         *     the `wp:` prefix. Absent from an object deleted for good and from objects nested in another.
+         * @example {
+         *       "self": [
+         *         {
+         *           "href": "https://example.org/wp-json/calendar/events/v1/events/9",
+         *           "targetHints": {
+         *             "allow": [
+         *               "GET"
+         *             ]
+         *           }
+         *         }
+         *       ],
+         *       "collection": [
+         *         {
+         *           "href": "https://example.org/wp-json/calendar/events/v1/events"
+         *         }
+         *       ],
+         *       "venue": [
+         *         {
+         *           "embeddable": true,
+         *           "href": "https://example.org/wp-json/calendar/events/v1/venues/5"
+         *         }
+         *       ],
+         *       "wp:term": [
+         *         {
+         *           "taxonomy": "tribe_events_cat",
+         *           "embeddable": true,
+         *           "href": "https://example.org/wp-json/calendar/events/v1/categories?event=9&hide_empty=false&per_page=50"
+         *         },
+         *         {
+         *           "taxonomy": "post_tag",
+         *           "embeddable": true,
+         *           "href": "https://example.org/wp-json/calendar/events/v1/tags?event=9&hide_empty=false&per_page=50"
+         *         }
+         *       ],
+         *       "curies": [
+         *         {
+         *           "name": "wp",
+         *           "href": "https://api.w.org/{rel}",
+         *           "templated": true
+         *         }
+         *       ]
+         *     }
+         */
+        Links: {
+            [key: string]: components["schemas"]["HalLink"][];
+        };
+        /**
+         * Embedded
+         * @description With `_embed`: what the object's embeddable links answer, by relation and in the order of its
+         *     `_links`. A link to one object gives that object (with its own `_links`), a link to a list gives
+         *     the list's items, and a link the caller may not follow gives the error it would answer (`code`,
+         *     `message`, `data.status`), as WordPress embeds.
+         * @example {
+         *       "venue": [
+         *         {
+         *           "id": 5,
+         *           "venue": "Blue Note Hall",
+         *           "slug": "blue-note-hall"
+         *         }
+         *       ]
+         *     }
+         */
+        Embedded: {
+            [key: string]: (Record<string, never> | unknown[])[];
+        };
+        /**
          * Venue
          * @description A venue. Empty optional fields are omitted; `json_ld` appears on single reads only.
          * @example {
@@ -1207,6 +1309,8 @@ export interface components {
             /** @example example.org?id=5 */
             global_id: string;
             global_id_lineage: components["schemas"]["GlobalIdLineage"];
+            _links?: components["schemas"]["Links"];
+            _embedded?: components["schemas"]["Embedded"];
         };
         /**
          * PersonJsonLd
@@ -1292,6 +1396,8 @@ export interface components {
             json_ld?: components["schemas"]["PersonJsonLd"];
             global_id: string;
             global_id_lineage: components["schemas"]["GlobalIdLineage"];
+            _links?: components["schemas"]["Links"];
+            _embedded?: components["schemas"]["Embedded"];
         };
         /**
          * IsoDateTime
@@ -1705,6 +1811,8 @@ export interface components {
             /** @description Additional fields; an empty array when there are none. */
             custom_fields: unknown[] | Record<string, never>;
             json_ld?: components["schemas"]["EventJsonLd"];
+            _links?: components["schemas"]["Links"];
+            _embedded?: components["schemas"]["Embedded"];
         };
         /**
          * EventList
@@ -2376,6 +2484,8 @@ export interface components {
              */
             url: string;
             urls: components["schemas"]["TermUrls"];
+            _links?: components["schemas"]["Links"];
+            _embedded?: components["schemas"]["Embedded"];
         };
         /**
          * CategoryList
@@ -2495,6 +2605,8 @@ export interface components {
              */
             url: string;
             urls: components["schemas"]["TermUrls"];
+            _links?: components["schemas"]["Links"];
+            _embedded?: components["schemas"]["Embedded"];
         };
         /**
          * TagList
@@ -2683,6 +2795,8 @@ export interface components {
         Context: "view" | "embed" | "edit";
         /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
         Fields: string[];
+        /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+        Embed: string;
         /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
         Envelope: string;
         /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
@@ -2887,6 +3001,8 @@ export interface operations {
                 context?: components["parameters"]["Context"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -2925,6 +3041,8 @@ export interface operations {
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3010,6 +3128,8 @@ export interface operations {
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3050,6 +3170,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3094,6 +3216,8 @@ export interface operations {
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3135,6 +3259,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3176,6 +3302,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3219,6 +3347,8 @@ export interface operations {
                 force?: components["parameters"]["Force"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3259,6 +3389,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3302,6 +3434,8 @@ export interface operations {
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3343,6 +3477,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3384,6 +3520,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3427,6 +3565,8 @@ export interface operations {
                 force?: components["parameters"]["Force"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3467,6 +3607,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3527,6 +3669,8 @@ export interface operations {
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3566,6 +3710,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3610,6 +3756,8 @@ export interface operations {
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3650,6 +3798,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3691,6 +3841,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3734,6 +3886,8 @@ export interface operations {
                 force?: components["parameters"]["Force"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3774,6 +3928,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3817,6 +3973,8 @@ export interface operations {
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3857,6 +4015,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3898,6 +4058,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3941,6 +4103,8 @@ export interface operations {
                 force?: components["parameters"]["Force"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -3981,6 +4145,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4041,6 +4207,8 @@ export interface operations {
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4080,6 +4248,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4124,6 +4294,8 @@ export interface operations {
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4164,6 +4336,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4205,6 +4379,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4248,6 +4424,8 @@ export interface operations {
                 force?: components["parameters"]["Force"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4288,6 +4466,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4331,6 +4511,8 @@ export interface operations {
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4371,6 +4553,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4412,6 +4596,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4455,6 +4641,8 @@ export interface operations {
                 force?: components["parameters"]["Force"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4495,6 +4683,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4562,6 +4752,8 @@ export interface operations {
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4601,6 +4793,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4645,6 +4839,8 @@ export interface operations {
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4683,6 +4879,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4724,6 +4922,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4765,6 +4965,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4804,6 +5006,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4869,6 +5073,8 @@ export interface operations {
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4908,6 +5114,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4952,6 +5160,8 @@ export interface operations {
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -4990,6 +5200,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -5031,6 +5243,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -5072,6 +5286,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
@@ -5111,6 +5327,8 @@ export interface operations {
             query?: {
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
+                /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
+                _embed?: components["parameters"]["Embed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };

@@ -14,6 +14,7 @@ import { callerOfResponse, registerSecurity } from './http/security.js';
 import { ifMatchPrecondition } from './http/conditional.js';
 import { bodyParserError, bodyParsers, requestBody } from './http/body.js';
 import { discoveryLink } from './http/discovery-link.js';
+import { embedLinks, followThrough, wantedRelations } from './http/embed.js';
 import { methodOverride, restRoute } from './http/wordpress-request.js';
 import { sendReply } from './http/reply.js';
 import { ApiError, noRoute, toApiError } from './http/errors.js';
@@ -120,6 +121,11 @@ async function dispatch(api: OpenAPIBackend, config: Config, req: Request, res: 
     req,
     res,
   )) as Reply;
+  const wanted = wantedRelations(search);
+  if (wanted && !reply.contentType && (reply.status ?? 200) < 300) {
+    const base = requestUrls(req, config, (res.locals.locale as LocaleInfo).segment).base;
+    reply.body = await embedLinks(reply.body, wanted, followThrough(api, base, req, res));
+  }
   sendReply(req, res, reply);
 }
 

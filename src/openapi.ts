@@ -17,14 +17,20 @@ export function loadDocument(): Document {
 
 /** The role an operation of the document needs (`x-required-role`), if any. */
 export function requiredRole(operationId: string): string | undefined {
-  for (const item of Object.values(loadDocument().paths ?? {})) {
-    for (const operation of Object.values(item ?? {})) {
-      const op = operation as { operationId?: string; 'x-required-role'?: string } | null; // YAML: `get: ~` is null
-      if (op?.operationId === operationId) return op['x-required-role'];
+  if (!roles) {
+    roles = new Map();
+    for (const item of Object.values(loadDocument().paths ?? {})) {
+      for (const operation of Object.values(item ?? {})) {
+        const op = operation as { operationId?: string; 'x-required-role'?: string } | null; // YAML: `get: ~` is null
+        if (op?.operationId) roles.set(op.operationId, op['x-required-role']);
+      }
     }
   }
-  return undefined;
+  return roles.get(operationId);
 }
+
+// Read once: serializers ask for every term of a list.
+let roles: Map<string, string | undefined> | undefined;
 
 interface Manifest {
   languages: string[];

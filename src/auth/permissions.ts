@@ -5,7 +5,8 @@
 // these are the per-object rules behind them.
 import { Forbidden, InvalidInput } from '../domain/errors.js';
 import { POST_STATUSES, type PostStatus } from '../domain/posts.js';
-import { type Caller, hasRole } from './roles.js';
+import { requiredRole } from '../openapi.js';
+import { type Caller, hasRole, isRole } from './roles.js';
 
 interface Owned {
   authorId: number | null;
@@ -29,6 +30,12 @@ export function canEdit(caller: Caller, item: Owned): boolean {
   if (!owns(caller, item)) return false;
   if (hasRole(caller, 'author')) return true;
   return hasRole(caller, 'contributor') && (item.status === 'draft' || item.status === 'pending');
+}
+
+/** The caller has the role the document asks of an operation (`x-required-role`; none asked: anyone). */
+export function mayCall(caller: Caller, operationId: string): boolean {
+  const role = requiredRole(operationId);
+  return role === undefined || (isRole(role) && hasRole(caller, role));
 }
 
 /** Deleting for good (`force=true`) is for editors and administrators. */

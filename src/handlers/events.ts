@@ -14,12 +14,13 @@ type Read = 'getEvent' | 'getEventBySlug';
 type Update = 'updateEvent' | 'putEvent' | 'patchEvent' | 'updateEventBySlug' | 'putEventBySlug' | 'patchEventBySlug';
 type Delete = 'deleteEvent' | 'deleteEventBySlug';
 
-const options = (call: Pick<Call, 'urls' | 'context' | 'config'>, single = false) => ({
+const options = (call: Pick<Call, 'urls' | 'context' | 'config'>, single = false, links = true) => ({
   urls: call.urls,
   siteZone: call.context.siteZone,
   caller: call.context.caller,
   single,
   currency: call.config.costCurrency,
+  links,
 });
 
 /** The validators of one event's response: its version leads the ETag; Last-Modified. */
@@ -73,7 +74,8 @@ async function updateEvent(call: Call<Update>): Promise<Reply> {
 
 async function deleteEvent(call: Call<Delete>): Promise<Reply> {
   const row = await events.deleteEvent(call.context, keyOf(call.params), call.query.force);
-  return { body: serializeEvent(row, options(call)) };
+  // A trashed event keeps its links; one deleted for good has none, as WordPress answers.
+  return { body: serializeEvent(row, options(call, false, !call.query.force)) };
 }
 
 export {

@@ -49,7 +49,7 @@ export function termOperations(taxonomy: Taxonomy) {
       rest_url: links.rest_url,
       total,
       total_pages: totalPages(total, page.perPage),
-      [collection]: items.map((t) => serializeTerm(t, call.urls)),
+      [collection]: items.map((t) => serializeTerm(t, call.urls, { caller: call.context.caller })),
       ...(links.next_rest_url ? { next_rest_url: links.next_rest_url } : {}),
       ...(links.previous_rest_url ? { previous_rest_url: links.previous_rest_url } : {}),
     };
@@ -58,22 +58,29 @@ export function termOperations(taxonomy: Taxonomy) {
 
   async function create(call: Call<Create>): Promise<Reply> {
     const term = await terms.createTerm(call.context, taxonomy, call.body);
-    const body = serializeTerm(term, call.urls);
+    const body = serializeTerm(term, call.urls, { caller: call.context.caller });
     return { status: 201, body, headers: { Location: body.urls.self }, version: versionOf(term.modifiedAt) };
   }
 
   async function get(call: Call<Read>): Promise<Reply> {
     const term = await terms.getTerm(call.context, taxonomy, call.params.id);
-    return { body: serializeTerm(term, call.urls), version: versionOf(term.modifiedAt) };
+    return {
+      body: serializeTerm(term, call.urls, { caller: call.context.caller }),
+      version: versionOf(term.modifiedAt),
+    };
   }
 
   async function update(call: Call<Update>): Promise<Reply> {
     const term = await terms.updateTerm(call.context, taxonomy, call.params.id, call.body);
-    return { body: serializeTerm(term, call.urls), version: versionOf(term.modifiedAt) };
+    return {
+      body: serializeTerm(term, call.urls, { caller: call.context.caller }),
+      version: versionOf(term.modifiedAt),
+    };
   }
 
   async function remove(call: Call<Delete>): Promise<Reply> {
     const term = await terms.deleteTerm(call.context, taxonomy, call.params.id);
+    // Deleted for good: no links to what is gone, as WordPress answers a permanent delete.
     return { body: serializeTerm(term, call.urls) };
   }
 

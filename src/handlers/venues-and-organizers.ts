@@ -29,10 +29,11 @@ type Delete = 'deleteVenue' | 'deleteVenueBySlug' | 'deleteOrganizer' | 'deleteO
 
 export function venueOrOrganizerOperations(kind: VenueOrOrganizerKind) {
   const collection = COLLECTION[kind.type];
-  const options = (call: Pick<Call, 'urls' | 'context'>, single = false) => ({
+  const options = (call: Pick<Call, 'urls' | 'context'>, single = false, links = true) => ({
     urls: call.urls,
     siteZone: call.context.siteZone,
     single,
+    ...(links ? { links: { caller: call.context.caller } } : {}),
   });
   const validators = (row: VenueOrOrganizerRecord) => ({
     version: versionOf(row.modifiedAt),
@@ -83,7 +84,8 @@ export function venueOrOrganizerOperations(kind: VenueOrOrganizerKind) {
 
   async function remove(call: Call<Delete>): Promise<Reply> {
     const row = await service.deleteVenueOrOrganizer(call.context, kind, keyOf(call.params), call.query.force);
-    return { body: serializeVenueOrOrganizer(kind, row, options(call)) };
+    // A trashed item keeps its links; one deleted for good has none, as WordPress answers.
+    return { body: serializeVenueOrOrganizer(kind, row, options(call, false, !call.query.force)) };
   }
 
   return { list, create, get, update, remove };

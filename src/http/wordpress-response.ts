@@ -37,11 +37,11 @@ function fieldTree(names: string[]): FieldTree {
   return tree;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
+export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A list's envelope: its items in one array, with links and totals beside them. */
-const isListEnvelope = (body: Record<string, unknown>) => 'rest_url' in body && 'total_pages' in body;
+export const isListEnvelope = (body: Record<string, unknown>) => 'rest_url' in body && 'total_pages' in body;
 
 /** The parts of a body that `fields` names. */
 export function pickFields(body: unknown, fields: FieldTree): unknown {

@@ -16,6 +16,7 @@ import {
 } from '../domain/records.js';
 import { globalId, imageObject, postMeta } from './posts.js';
 import { eventJsonLd } from './json-ld.js';
+import { eventLinks } from './links.js';
 import { serializeVenueOrOrganizer } from './venues-and-organizers.js';
 import { termUrls } from './terms.js';
 
@@ -31,6 +32,8 @@ export interface EventSerializeOptions {
   single?: boolean;
   /** The site's currency symbol and position, for costs that do not carry their own. */
   currency: CurrencySettings;
+  /** `_links` (serializers/links.ts): on every event answered, not on one deleted for good. */
+  links?: boolean;
 }
 
 export const eventRestUrl = (id: number, urls: Urls) => `${urls.base}/events/${id}`;
@@ -88,6 +91,7 @@ export function serializeEvent(row: EventRecord, options: EventSerializeOptions)
     // The plugin describes the event's first venue and first organizer only.
     event.json_ld = eventJsonLd({ row, zone, siteZone, url, cost, venue: venues[0], organizer: organizers[0] });
   }
+  if (options.links) event._links = eventLinks(row, { venues, organizers }, urls, options.caller);
   return event;
 }
 

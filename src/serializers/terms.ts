@@ -1,6 +1,9 @@
 // The term representation (docs/decisions.md, "Categories and tags"): categories carry `parent`, tags do not.
 import type { components } from '../../generated/api.js';
+import { mayCall } from '../auth/permissions.js';
+import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
+import { termLinks } from './links.js';
 import { CATEGORY, type TermRecord } from '../domain/records.js';
 
 type Category = components['schemas']['Category'];
@@ -24,9 +27,20 @@ export function termPermalink(term: TermRecord, urls: Urls): string {
     : `${urls.site}/tag/${encodeURIComponent(term.slug)}/`;
 }
 
-export function serializeTerm(term: TermRecord, urls: Urls): Category | Tag {
+/** Who may change a term: the role its update operation asks for in the document. */
+const UPDATE = { tribe_events_cat: 'updateCategory', post_tag: 'updateTag' } as const;
+
+/** A term; with `links` (not for a term deleted for good) its `_links` for that caller. */
+export function serializeTerm(term: TermRecord, urls: Urls, links?: { caller: Caller }): Category | Tag {
   const head = { id: term.id, count: term.count, description: term.description, name: term.name, slug: term.slug };
-  const tail = { meta: [] as [], url: termPermalink(term, urls), urls: termUrls(term, urls) };
+  const tail = {
+    meta: [] as [],
+    url: termPermalink(term, urls),
+    urls: termUrls(term, urls),
+    ...(links
+      ? { _links: termLinks(COLLECTION[term.taxonomy], term, urls, mayCall(links.caller, UPDATE[term.taxonomy])) }
+      : {}),
+  };
   return term.taxonomy === CATEGORY
     ? { ...head, taxonomy: 'tribe_events_cat', parent: term.parentId, ...tail }
     : { ...head, taxonomy: 'post_tag', ...tail };

@@ -1,10 +1,12 @@
 // The venue and organizer representations, with `rest_url` (docs/decisions.md, "Representations"):
 // empty fields are left out, and `json_ld` is added on single reads.
 import type { components } from '../../generated/api.js';
+import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
 import { textOf } from '../lib/text.js';
 import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/records.js';
 import { personJsonLd, placeJsonLd } from './json-ld.js';
+import { venueOrOrganizerLinks } from './links.js';
 import { globalId, imageObject, postMeta } from './posts.js';
 
 type Venue = components['schemas']['Venue'];
@@ -17,6 +19,8 @@ export interface SerializeOptions {
   siteZone: string;
   /** Single reads carry `json_ld`. */
   single?: boolean;
+  /** `_links` for this caller (serializers/links.ts): on every venue or organizer answered, not on one deleted for good, nor inside an event. */
+  links?: { caller: Caller };
 }
 
 export function venueOrOrganizerRestUrl(kind: VenueOrOrganizerKind, id: number, urls: Urls) {
@@ -26,7 +30,7 @@ export function venueOrOrganizerRestUrl(kind: VenueOrOrganizerKind, id: number, 
 export function serializeVenueOrOrganizer(
   kind: VenueOrOrganizerKind,
   row: VenueOrOrganizerRecord,
-  { urls, siteZone, single }: SerializeOptions,
+  { urls, siteZone, single, links }: SerializeOptions,
 ): Venue | Organizer {
   // Built in one pass, in the representation's field order: an event list embeds one of these per link.
   const out: Record<string, unknown> = {};
@@ -55,6 +59,7 @@ export function serializeVenueOrOrganizer(
   }
   out.global_id = globalId(urls.site, row.id);
   out.global_id_lineage = [out.global_id];
+  if (links) out._links = venueOrOrganizerLinks(COLLECTION[kind.type], row, urls, links.caller);
   return out as unknown as Venue | Organizer;
 }
 

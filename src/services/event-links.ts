@@ -2,8 +2,8 @@
 // ID, name or slug; venues and organizers by ID or as the fields of one to create (docs/decisions.md,
 // "Representations"). Names that point nowhere are 400s naming the field, never silent drops.
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { canRead } from '../auth/permissions.js';
-import { type Caller, hasRole, isRole } from '../auth/roles.js';
+import { canRead, mayCall } from '../auth/permissions.js';
+import type { Caller } from '../auth/roles.js';
 import type { Prisma, Tx } from '../db/client.js';
 import { InvalidInput, TermCreationForbidden } from '../domain/errors.js';
 import type { PostStatus } from '../domain/posts.js';
@@ -73,9 +73,8 @@ export async function termIdsForWrite(
 
 /** Naming a new term creates it, so it needs the role that creating it through its own route needs. */
 function assertMayCreateTerm(caller: Caller, taxonomy: Taxonomy, field: string) {
-  const role = requiredRole(CREATE_TERM[taxonomy]);
-  if (role === undefined || (isRole(role) && hasRole(caller, role))) return;
-  throw new TermCreationForbidden(field, role, TERM_TYPE[taxonomy]);
+  if (mayCall(caller, CREATE_TERM[taxonomy])) return;
+  throw new TermCreationForbidden(field, requiredRole(CREATE_TERM[taxonomy]) ?? '', TERM_TYPE[taxonomy]);
 }
 
 /**
