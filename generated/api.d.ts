@@ -1103,6 +1103,19 @@ export interface components {
             sameAs: string;
         };
         /**
+         * TargetHints
+         * @description On `self`: what the caller may do with the object.
+         * @example {
+         *       "allow": [
+         *         "GET"
+         *       ]
+         *     }
+         */
+        TargetHints: {
+            /** @description The methods the caller may use on the object. */
+            allow?: ("GET" | "POST" | "PUT" | "PATCH" | "DELETE")[];
+        };
+        /**
          * HalLink
          * @description One link of `_links`, as WordPress writes them.
          * @example {
@@ -1120,11 +1133,7 @@ export interface components {
              * @enum {string}
              */
             taxonomy?: "tribe_events_cat" | "post_tag";
-            /** @description On `self`: what the caller may do with the object. */
-            targetHints?: {
-                /** @description The methods the caller may use on the object. */
-                allow?: ("GET" | "POST" | "PUT" | "PATCH" | "DELETE")[];
-            };
+            targetHints?: components["schemas"]["TargetHints"];
             /** @description In `curies`: the prefix that the template expands. */
             name?: string;
             /** @description In `curies`: `href` is a URI template. */

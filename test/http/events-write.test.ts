@@ -73,7 +73,7 @@ describeEachDatabase('event writes and reads', (s) => {
     });
     expect(r.status).toBe(201);
     expect(r.headers.get('location')).toBe(`${s.base}/events/${r.body.id}`);
-    expect(Object.keys(r.body)).toEqual(EVENT_KEYS);
+    expect(Object.keys(r.body)).toEqual([...EVENT_KEYS, '_links']);
     const host = new URL(s.origin).host;
     expect(r.body).toMatchObject({
       global_id: `${host}?id=${r.body.id}`,
@@ -234,7 +234,7 @@ describeEachDatabase('event writes and reads', (s) => {
     });
     const byId = await s.get(`/events/${event.id}`, { as: null });
     expect(byId.status).toBe(200);
-    expect(Object.keys(byId.body)).toEqual([...EVENT_KEYS, 'json_ld']);
+    expect(Object.keys(byId.body)).toEqual([...EVENT_KEYS, 'json_ld', '_links']);
     const place = {
       '@type': 'Place',
       name: event.venue.venue,

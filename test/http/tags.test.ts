@@ -17,7 +17,9 @@ describeEachDatabase('tags', (s) => {
       meta: [],
       url: `${s.origin}/tag/live-music/`,
       urls: { self: `${s.base}/tags/${r.body.id}`, collection: `${s.base}/tags` },
+      _links: r.body._links,
     });
+    expect(Object.keys(r.body).at(-1)).toBe('_links');
   });
 
   it('ignores a parent sent for a tag', async () => {
@@ -40,7 +42,10 @@ describeEachDatabase('tags', (s) => {
     expect(patched.body).toMatchObject({ name: 'Short-lived', slug: 'temporary', description: 'soon gone' });
     const deleted = await s.request('DELETE', `/tags/${t.id}`);
     expect(deleted.status).toBe(200);
-    expect(deleted.body).toEqual(patched.body);
+    // Deleted for good: the term as it was, without links to what is gone.
+    const { _links: links, ...unlinked } = patched.body;
+    expect(links.self[0].href).toBe(`${s.base}/tags/${t.id}`);
+    expect(deleted.body).toEqual(unlinked);
     expect((await s.get(`/tags/${t.id}`)).status).toBe(404);
   });
 

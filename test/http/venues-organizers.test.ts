@@ -44,7 +44,7 @@ describeEachDatabase('venues and organizers', (s) => {
         'rest_url',
         k.name,
       ]);
-      expect(keys.slice(-2)).toEqual(['global_id', 'global_id_lineage']);
+      expect(keys.slice(-3)).toEqual(['global_id', 'global_id_lineage', '_links']);
       expect(r.body).toMatchObject({
         author: String(s.users.administrator.id),
         status: 'publish',
