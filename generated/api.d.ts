@@ -2816,7 +2816,7 @@ export interface components {
         PerPage: number;
         /** @description Events that start at or after this date and time (site time zone). Default: the current time. */
         EventStartDate: components["schemas"]["DateInput"];
-        /** @description Events that start at or before this date and time (site time zone); a date without a time means the end of that day. Default: two years after the current time. This is the specification's meaning; for events that end before a date, use `ends_before`. */
+        /** @description Events that start at or before this date and time (site time zone); a date without a time means the end of that day (its midnight when `strict_dates` is true). Default: two years after the current time. This is the specification's meaning; for events that end before a date, use `ends_before`. */
         EventEndDate: components["schemas"]["DateInput"];
         /** @description Events that start before this date and time (site time zone). Unless `strict_dates` is true, only its date counts, up to the end of that day. Any of `starts_before`, `starts_after`, `ends_before` and `ends_after` replaces the default window; `start_date` and `end_date` still apply when given. */
         EventStartsBefore: components["schemas"]["DateInput"];
@@ -2826,7 +2826,7 @@ export interface components {
         EventEndsBefore: components["schemas"]["DateInput"];
         /** @description Events that end after this date and time (site time zone). Unless `strict_dates` is true, only its date counts: after the end of that day. Replaces the default window, as `starts_before` does. */
         EventEndsAfter: components["schemas"]["DateInput"];
-        /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given. */
+        /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given, and takes a bare `end_date` at its midnight. `start_date` is always taken as given (the specification's meaning: events that start after this date and time). */
         EventStrictDates: boolean;
         /** @description Events whose title or description contains this text. */
         EventSearch: string;
@@ -3092,7 +3092,7 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /** @description Events that start at or after this date and time (site time zone). Default: the current time. */
                 start_date?: components["parameters"]["EventStartDate"];
-                /** @description Events that start at or before this date and time (site time zone); a date without a time means the end of that day. Default: two years after the current time. This is the specification's meaning; for events that end before a date, use `ends_before`. */
+                /** @description Events that start at or before this date and time (site time zone); a date without a time means the end of that day (its midnight when `strict_dates` is true). Default: two years after the current time. This is the specification's meaning; for events that end before a date, use `ends_before`. */
                 end_date?: components["parameters"]["EventEndDate"];
                 /** @description Events that start before this date and time (site time zone). Unless `strict_dates` is true, only its date counts, up to the end of that day. Any of `starts_before`, `starts_after`, `ends_before` and `ends_after` replaces the default window; `start_date` and `end_date` still apply when given. */
                 starts_before?: components["parameters"]["EventStartsBefore"];
@@ -3102,7 +3102,7 @@ export interface operations {
                 ends_before?: components["parameters"]["EventEndsBefore"];
                 /** @description Events that end after this date and time (site time zone). Unless `strict_dates` is true, only its date counts: after the end of that day. Replaces the default window, as `starts_before` does. */
                 ends_after?: components["parameters"]["EventEndsAfter"];
-                /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given. */
+                /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given, and takes a bare `end_date` at its midnight. `start_date` is always taken as given (the specification's meaning: events that start after this date and time). */
                 strict_dates?: components["parameters"]["EventStrictDates"];
                 /** @description Events whose title or description contains this text. */
                 search?: components["parameters"]["EventSearch"];

@@ -10,6 +10,7 @@ import { restRoot } from './discovery/rest-root.js';
 import type { Database } from './db/client.js';
 import { handlers } from './handlers/index.js';
 import { createBackend } from './http/backend.js';
+import { mayCall } from './auth/permissions.js';
 import { callerOfResponse, registerSecurity } from './http/security.js';
 import { ifMatchPrecondition } from './http/conditional.js';
 import { bodyParserError, bodyParsers, requestBody } from './http/body.js';
@@ -53,15 +54,15 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   app.set('trust proxy', config.trustProxy);
   app.use(requestId());
   if (logger) app.use(requestLogger(logger));
+  app.use(localeMiddleware(config.restPrefix));
+  app.use(discoveryLink(config));
   app.use(hardening(config));
   app.use(hostCheck(config));
   app.use(probes.router);
   app.set('etag', false); // Express's weak ETag would hide our strong one (http/conditional.ts)
   app.set('query parser', false); // normalizeQuery reads the raw query against the document
-  app.use(localeMiddleware(config.restPrefix));
   app.use(restRoute(config.restPrefix));
   app.use(methodOverride());
-  app.use(config.restPrefix, discoveryLink(config));
   app.use(bodyParsers());
 
   // The REST root lies outside the namespace, so outside the document's paths.
@@ -92,8 +93,12 @@ async function dispatch(api: OpenAPIBackend, config: Config, req: Request, res: 
     if (!allowed.length) throw noRoute();
     if (req.method === 'OPTIONS') {
       // Not a CORS preflight (the cors middleware answers those): describe the route, its endpoints
-      // and their arguments, as WordPress does, and say in Allow what it allows.
-      const template = api.router.matchOperation({ method: allowed[0], path, headers: {} })?.path ?? path;
+      // and their arguments, as WordPress does, and say in Allow what it allows. A path whose
+      // variables do not validate (`/events/abc`) is no route, as for every other method.
+      const described = api.router.matchOperation({ method: allowed[0], path, headers: {} });
+      const checked = described && api.validator.validateRequest({ method: allowed[0], path, headers: {} }, described);
+      if (checked?.errors?.some((e) => e.instancePath.startsWith('/path'))) throw noRoute();
+      const template = described?.path ?? path;
       const locale = res.locals.locale as LocaleInfo;
       const document = localizedDocument(documentLanguage(locale.tag));
       const route = routeOfPath(document, template, requestUrls(req, config, locale.segment), config.siteTimezone);
@@ -110,17 +115,29 @@ async function dispatch(api: OpenAPIBackend, config: Config, req: Request, res: 
     );
   }
   const body = requestBody(req, operation);
-  const reply = (await api.handleRequest(
-    {
-      method,
-      path,
-      query: normalizeQuery(search, operation.parameters as OpenAPIV3_1.ParameterObject[]),
-      body,
-      headers: req.headers as Record<string, string>,
-    },
-    req,
-    res,
-  )) as Reply;
+  let reply: Reply;
+  try {
+    reply = (await api.handleRequest(
+      {
+        method,
+        path,
+        query: normalizeQuery(search, operation.parameters as OpenAPIV3_1.ParameterObject[]),
+        body,
+        headers: req.headers as Record<string, string>,
+      },
+      req,
+      res,
+    )) as Reply;
+  } finally {
+    // As WordPress: every answer of a route, errors included, says which of its methods this caller
+    // may use (by the role each operation asks for; the objects' own rules are in `_links`).
+    const caller = callerOfResponse(res);
+    const allowed = METHODS.filter((m) => {
+      const candidate = api.router.matchOperation({ method: m, path, headers: {} });
+      return candidate && mayCall(caller, candidate.operationId ?? '');
+    });
+    res.set('Allow', allowed.join(', '));
+  }
   const wanted = wantedRelations(search);
   if (wanted && !reply.contentType && (reply.status ?? 200) < 300) {
     const base = requestUrls(req, config, (res.locals.locale as LocaleInfo).segment).base;

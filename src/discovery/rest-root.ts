@@ -5,26 +5,25 @@ import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
 import { ApiError } from '../http/errors.js';
 import type { LocaleInfo } from '../http/locale.js';
+import { sendReply } from '../http/reply.js';
 import { NAMESPACE, requestUrls } from '../http/urls.js';
 import { documentLanguage, localizedDocument } from '../openapi.js';
 import { namespaceRoutes } from './namespace-index.js';
 
 export function restRoot(config: Config) {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      next(
-        new ApiError(
-          405,
-          'rest_method_not_allowed',
-          `Method ${req.method} is not allowed here.`,
-          {},
-          { Allow: 'GET, HEAD' },
-        ),
-      );
-      return;
-    }
     const locale = res.locals.locale as LocaleInfo;
     const urls = requestUrls(req, config, locale.segment);
+    if (req.method === 'OPTIONS') {
+      // The root's own route, described as WordPress describes a route (http/app.ts does the others).
+      const route = { namespace: '', methods: ['GET'], endpoints: [{ methods: ['GET'], args: {} }] };
+      sendReply(req, res, { body: { ...route, _links: { self: [{ href: `${urls.root}/` }] } }, headers: ALLOW });
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      next(new ApiError(405, 'rest_method_not_allowed', `Method ${req.method} is not allowed here.`, {}, ALLOW));
+      return;
+    }
     const language = documentLanguage(locale.tag);
     const document = localizedDocument(language);
     const body = {
@@ -38,9 +37,9 @@ export function restRoot(config: Config) {
       authentication: [],
       routes: namespaceRoutes(document, urls, config.siteTimezone),
     };
-    res
-      .status(200)
-      .set({ 'Content-Type': 'application/json; charset=UTF-8', 'Content-Language': language })
-      .send(JSON.stringify(body));
+    // Through sendReply, so that `_fields` and `_envelope` work here as on every other route.
+    sendReply(req, res, { body, headers: { 'Content-Language': language } });
   };
 }
+
+const ALLOW = { Allow: 'OPTIONS, GET, HEAD' };

@@ -46,6 +46,17 @@ export type Follow = (href: string) => Promise<unknown>;
 
 // Links followed at once: enough to overlap round trips, few enough to leave the pool to others.
 const CONCURRENCY = 4;
+/**
+ * Distinct links followed for one answer: a page of 50 events has 100 term lists alone, and every
+ * link is a query, so one anonymous request must not become thousands. Past it, links are embedded
+ * as an error that says why.
+ */
+export const MAX_EMBEDDED_LINKS = 150;
+const OVER_LIMIT = {
+  code: 'rest_embed_limit',
+  message: `Only ${MAX_EMBEDDED_LINKS} links of an answer are embedded: ask for fewer items, or name the relations in _embed.`,
+  data: { status: 400 },
+};
 
 /** The body with `_embedded` after `_links` on each object (each item of a list) that has some. */
 export async function embedLinks(body: unknown, wanted: Wanted, follow: Follow): Promise<unknown> {
@@ -56,9 +67,10 @@ export async function embedLinks(body: unknown, wanted: Wanted, follow: Follow):
     : [];
   const plans = objects.map((object) => ({ object, rels: embeddable(object, wanted) }));
   const hrefs = [...new Set(plans.flatMap(({ rels }) => rels.flatMap(([, links]) => links)))];
-  const answers = new Map<string, unknown>();
-  for (let i = 0; i < hrefs.length; i += CONCURRENCY) {
-    const batch = hrefs.slice(i, i + CONCURRENCY);
+  const answers = new Map<string, unknown>(hrefs.slice(MAX_EMBEDDED_LINKS).map((href) => [href, OVER_LIMIT]));
+  const followed = hrefs.slice(0, MAX_EMBEDDED_LINKS);
+  for (let i = 0; i < followed.length; i += CONCURRENCY) {
+    const batch = followed.slice(i, i + CONCURRENCY);
     const results = await Promise.all(batch.map(follow));
     batch.forEach((href, j) => answers.set(href, results[j]));
   }

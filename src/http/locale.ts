@@ -15,7 +15,14 @@ export function localeMiddleware(restPrefix: string) {
   return (req: Request, res: Response, next: NextFunction) => {
     const match = LOCALE_SEGMENT.exec(req.url);
     const rest = match ? req.url.slice(match[0].length) : '';
-    if (match && (rest === restPrefix || rest.startsWith(`${restPrefix}/`) || rest.startsWith(`${restPrefix}?`))) {
+    const underPrefix = rest === restPrefix || rest.startsWith(`${restPrefix}/`) || rest.startsWith(`${restPrefix}?`);
+    // `/fr/?rest_route=/...`: the same route without pretty URLs (http/wordpress-request.ts). The
+    // REST prefix itself looks like a segment (`/wp-json/?_fields=...`) and is none.
+    const plainRoute =
+      (rest.startsWith('/?') || rest.startsWith('/index.php?')) &&
+      match?.[0] !== restPrefix &&
+      new URLSearchParams(rest.slice(rest.indexOf('?') + 1)).has('rest_route');
+    if (match && (underPrefix || plainRoute)) {
       req.url = rest || '/';
       const [language, region] = match[1].split(/[-_]/);
       res.locals.locale = {

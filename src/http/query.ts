@@ -7,7 +7,13 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 type Parameter = OpenAPIV3_1.ParameterObject;
 export type RawQuery = Record<string, string | string[]>;
 
-const BOOLEAN_WORDS: Record<string, string> = { '1': 'true', '0': 'false', true: 'true', false: 'false' };
+// A Map: `constructor` or `__proto__` in a query or form is a word like any other, not a boolean.
+const BOOLEAN_WORDS = new Map([
+  ['1', 'true'],
+  ['0', 'false'],
+  ['true', 'true'],
+  ['false', 'false'],
+]);
 
 export function normalizeQuery(search: string, parameters: Parameter[] = []): RawQuery {
   const values = new Map<string, string[]>();
@@ -27,7 +33,7 @@ export function normalizeQuery(search: string, parameters: Parameter[] = []): Ra
         .filter((v) => v !== '');
     } else {
       const last = list[list.length - 1];
-      query[key] = schema?.type === 'boolean' ? (BOOLEAN_WORDS[last.toLowerCase()] ?? last) : last;
+      query[key] = schema?.type === 'boolean' ? (BOOLEAN_WORDS.get(last.toLowerCase()) ?? last) : last;
     }
   }
   return query;
@@ -41,14 +47,15 @@ export function normalizeQuery(search: string, parameters: Parameter[] = []): Ra
 export function coerceBodyScalars(body: Record<string, unknown>, schema: OpenAPIV3_1.SchemaObject | undefined): void {
   const properties = collectProperties(schema);
   for (const [key, value] of Object.entries(body)) {
-    const property = properties[key];
+    const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
     if (typeof value !== 'string' || !property) continue;
     const types = scalarTypes(property);
     // A field that takes a number or an object (an event's `venue`) is still a number in a form.
     const type =
       types.size === 1 ? [...types][0] : types.has('integer') && !types.has('string') ? 'integer' : undefined;
-    if (type === 'boolean' && value.toLowerCase() in BOOLEAN_WORDS) {
-      body[key] = BOOLEAN_WORDS[value.toLowerCase()] === 'true';
+    const word = BOOLEAN_WORDS.get(value.toLowerCase());
+    if (type === 'boolean' && word !== undefined) {
+      body[key] = word === 'true';
     } else if (
       (type === 'integer' && /^-?\d{1,15}$/.test(value)) ||
       (type === 'number' && /^-?\d+(\.\d+)?$/.test(value))

@@ -46,10 +46,15 @@ function origin(req: Request, config: Config): { proto: string; host: string } {
  * global IDs (src/services/posts.ts), must accept the rest: it refuses hosts of HOST's shape such
  * as `256.1.1.1`, `[1:2]` or a port above 65535.
  */
+/** Whether the request names a host its links can be built from (see hostCheck). */
+export function hasValidHost(req: Request, config: Config): boolean {
+  const { proto, host } = origin(req, config);
+  return HOST.test(host) && (proto === 'http' || proto === 'https') && URL.canParse(`${proto}://${host}`);
+}
+
 export function hostCheck(config: Config) {
   return (req: Request, _res: Response, next: NextFunction) => {
-    const { proto, host } = origin(req, config);
-    if (!HOST.test(host) || (proto !== 'http' && proto !== 'https') || !URL.canParse(`${proto}://${host}`)) {
+    if (!hasValidHost(req, config)) {
       next(
         new ApiError(
           400,

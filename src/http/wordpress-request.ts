@@ -3,10 +3,13 @@
 // - `?rest_route=/calendar/events/v1/events` on the site root, for sites without pretty URLs;
 // - `_method=DELETE` (query) or `X-HTTP-Method-Override: DELETE` on a POST, for clients and proxies
 //   that only send GET and POST. Without it `POST ?_method=DELETE` was taken as an update, and a
-//   client believed it had deleted what it had changed.
+//   client believed it had deleted what it had changed. A method no route has (`_method=delte`) is
+//   that method too, so it finds no route (404), as in WordPress, rather than passing as the POST.
+//   Only a POST is overridden: a GET that deletes could be sent by any link or prefetcher.
 import type { NextFunction, Request, Response } from 'express';
+import { noRoute } from './errors.js';
 
-const OVERRIDABLE = new Set(['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE']);
+const ROUTED = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** Routes `/?rest_route=/x` and `/index.php?rest_route=/x` as `{restPrefix}/x`. */
 export function restRoute(restPrefix: string) {
@@ -16,7 +19,14 @@ export function restRoute(restPrefix: string) {
       const route = new URLSearchParams(search).get('rest_route');
       if (route !== null) {
         const rest = without(search, 'rest_route');
-        req.url = `${restPrefix}${route.startsWith('/') ? route : `/${route}`}${rest ? `?${rest}` : ''}`;
+        // The route arrives decoded: each segment is encoded again, so that a `?` or `%` in it stays
+        // part of the path, as it is in WordPress, instead of starting a query or an escape.
+        const encoded = route
+          .split('/')
+          .filter((segment, i) => i > 0 || segment !== '')
+          .map(encodeURIComponent)
+          .join('/');
+        req.url = `${restPrefix}/${encoded}${rest ? `?${rest}` : ''}`;
       }
     }
     next();
@@ -29,8 +39,14 @@ export function methodOverride() {
     if (req.method === 'POST') {
       const [path, search = ''] = splitUrl(req.url);
       const wanted = (new URLSearchParams(search).get('_method') ?? req.get('x-http-method-override'))?.toUpperCase();
-      if (wanted !== undefined && OVERRIDABLE.has(wanted)) {
-        req.method = wanted;
+      if (wanted !== undefined) {
+        // HEAD would end the answer without the body that the POST's framing promised: a GET it is.
+        const method = wanted === 'HEAD' ? 'GET' : wanted;
+        if (!ROUTED.has(method)) {
+          next(noRoute());
+          return;
+        }
+        req.method = method;
         const rest = without(search, '_method');
         req.url = `${path}${rest ? `?${rest}` : ''}`;
       }

@@ -21,17 +21,21 @@ export function responseOptions(search: string): { fields?: FieldTree; envelope:
   return { fields: names.length ? fieldTree(names) : undefined, envelope: query.has('_envelope') };
 }
 
+// Nodes have no prototype: a client's `__proto__.x` or `constructor.x` is a field name like any other,
+// never a way to write into Object.prototype (which broke every later request of the process).
+const node = (): FieldTree => Object.create(null) as FieldTree;
+
 function fieldTree(names: string[]): FieldTree {
-  const tree: FieldTree = {};
+  const tree = node();
   for (const name of names) {
-    let node = tree;
+    let at = tree;
     const parts = name.split('.');
     parts.forEach((part, i) => {
       const last = i === parts.length - 1;
-      const existing = node[part];
+      const existing = at[part];
       if (existing === true) return;
-      if (last) node[part] = true;
-      else node = node[part] = existing ?? {};
+      if (last) at[part] = true;
+      else at = at[part] = existing ?? node();
     });
   }
   return tree;

@@ -72,9 +72,18 @@ export function parseCost(input: CostInput, currency: CurrencySettings = DEFAULT
 function entriesOf(input: CostInput): string[] {
   if (input === null || input === undefined || input === 0 || input === '0') return [];
   // The column is JSON: whatever it holds that is not a number is read as text.
-  const items = Array.isArray(input) ? input.map(String) : String(input).split(ENTRY_SEPARATOR);
+  const items = Array.isArray(input) ? input.map(plain) : plain(input).split(ENTRY_SEPARATOR);
   return items.map((item) => item.trim()).filter(Boolean);
 }
+
+/**
+ * A value as text; a number in plain digits, as PHP prints a float (String(1e21) is "1e+21", which
+ * read as text is the range 1 to 21).
+ */
+const plain = (value: unknown) =>
+  typeof value === 'number'
+    ? value.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 })
+    : String(value);
 
 /**
  * A comma splits entries unless it stands between two digits: there it is a decimal comma or a thousands
@@ -107,6 +116,8 @@ function symbolAround(text: string, amount: string): Entry['symbol'] {
   const before = text.slice(0, at).trim();
   const after = text.slice(at + amount.length).trim();
   if (before && after) return undefined;
+  // A stray separator ("5.", "1.5.") is no currency symbol.
+  if (/^[.,]+$/.test(before || after)) return undefined;
   if (before) return { symbol: before, position: 'prefix' };
   if (after) return { symbol: after, position: 'postfix' };
   return undefined;

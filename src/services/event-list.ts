@@ -127,7 +127,11 @@ function dateFilters(q: EventListQuery, siteZone: string, now: DateTime): DateFi
     const parsed = parseDateInput(value, siteZone, now);
     if (!parsed) throw new InvalidInput({ [field]: `${field} is not a date this service understands.` });
     const bareDate = typeof value === 'string' && /^\s*\d{4}-\d{2}-\d{2}\s*$/.test(value);
-    return (field === 'end_date' && bareDate ? parsed.endOf('day') : parsed).set({ millisecond: 0 });
+    // A bare end date covers its whole day, unless the dates are strict (reference part 2.3).
+    return inRange(
+      field,
+      (field === 'end_date' && bareDate && !q.strict_dates ? parsed.endOf('day') : parsed).set({ millisecond: 0 }),
+    );
   };
   const [start, end] = [read('start_date'), read('end_date')];
   const format = (instant: DateTime | undefined) => instant && formatDateTime(instant, siteZone);
@@ -151,7 +155,7 @@ function dateFilters(q: EventListQuery, siteZone: string, now: DateTime): DateFi
     const given = read(filter);
     if (!given) continue;
     // Unless the dates are strict, only the day counts, up to its last second (as the modelled service).
-    const at = q.strict_dates ? given : given.endOf('day').set({ millisecond: 0 });
+    const at = q.strict_dates ? given : inRange(filter, given.endOf('day').set({ millisecond: 0 }));
     bounds.push({ ...RELATIVE_FILTERS[filter], at: at.toJSDate() });
   }
   return {
@@ -163,6 +167,16 @@ function dateFilters(q: EventListQuery, siteZone: string, now: DateTime): DateFi
       ['strict_dates', q.strict_dates ? true : undefined],
     ],
   };
+}
+
+/**
+ * The instant, if PostgreSQL can hold it: the end of 9999-12-31 in a zone west of UTC is in the year
+ * 10000, which the database refuses (a 500 before this check).
+ */
+function inRange(field: string, instant: DateTime): DateTime {
+  const year = instant.toUTC().year;
+  if (year < 1 || year > 9999) throw new InvalidInput({ [field]: `${field} must fall within the years 1 to 9999.` });
+  return instant;
 }
 
 /**

@@ -259,6 +259,6 @@ describe('discovery', () => {
     expect((await fetch(`${s.origin}/wp-json`)).status).toBe(200);
     const post = await fetch(`${s.origin}/wp-json/`, { method: 'POST' });
     expect(post.status).toBe(405);
-    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(post.headers.get('allow')).toBe('OPTIONS, GET, HEAD');
   });
 });

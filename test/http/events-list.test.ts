@@ -168,6 +168,9 @@ describeEachDatabase('the event list', (s, dbKind) => {
     // start_date and end_date still apply when given with them.
     expect(await list('start_date=2051-05-10 12:00&starts_before=2051-05-12')).toEqual([c.id, d.id]);
     expect(await list('end_date=2051-05-10 10:00&starts_after=2051-05-08')).toEqual([a.id, b.id]);
+    // A bare end_date covers its day, unless the dates are strict: then it is its midnight.
+    expect(await list('start_date=2051-05-10&end_date=2051-05-10')).toEqual([b.id, c.id]);
+    expect(await list('start_date=2051-05-09&end_date=2051-05-10&strict_dates=true')).toEqual([a.id]);
     // include still drops every date filter.
     expect(await list(`include=${a.id}&starts_after=2051-06-01`)).toEqual([a.id]);
     // The links carry them as given.
@@ -391,3 +394,24 @@ describeEachDatabase('the event list', (s, dbKind) => {
     },
   );
 });
+
+describeEachDatabase(
+  'the event list in a site zone west of UTC',
+  (s) => {
+    it('refuses with 400 a date whose end of day is past the year 9999 in UTC, where the database cannot follow', async () => {
+      for (const query of [
+        'starts_after=9999-12-31',
+        'ends_before=9999-12-31',
+        'end_date=9999-12-31',
+        'starts_before=253402300799',
+      ]) {
+        const r = await s.get(`/events?${query}`);
+        expect(r.status, query).toBe(400);
+        expect(r.body.code, query).toBe('rest_invalid_param');
+        expect(Object.keys(r.body.data.params), query).toEqual([query.split('=')[0]]);
+      }
+      expect((await s.get('/events?starts_after=9999-12-30')).status).toBe(200);
+    });
+  },
+  { env: { SITE_TIMEZONE: 'Pacific/Pago_Pago' } },
+);

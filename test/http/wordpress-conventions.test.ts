@@ -53,7 +53,8 @@ describeEachDatabase('WordPress REST conventions', (s) => {
     expect(trashed.body.status).toBe('trash');
     // Only a POST is overridden, and only to a method a route can have.
     expect((await s.request('GET', `/venues/${venue.id}?_method=DELETE`)).body.status).toBe('trash');
-    expect((await s.request('POST', `/venues?_method=TRACE`, { body: { venue: 'Traced' } })).status).toBe(201);
+    // A method no route has finds no route, as in WordPress, rather than passing as the POST.
+    expect((await s.request('POST', `/venues?_method=TRACE`, { body: { venue: 'Traced' } })).status).toBe(404);
   });
 
   it('routes ?rest_route= on the site root as the path under the REST prefix', async () => {
@@ -152,5 +153,93 @@ describeEachDatabase('WordPress REST conventions', (s) => {
     expect(french.endpoints[0].args.page.description).not.toBe(
       index['/calendar/events/v1/tags'].endpoints[0].args.page.description,
     );
+  });
+  it('takes any field name in _fields as a name, never as a way into the process (__proto__, constructor)', async () => {
+    const tag = (await s.post('/tags', { name: `Guarded ${Math.random()}` })).body;
+    for (const fields of ['__proto__.polluted,id', 'constructor.prototype.polluted,id', 'prototype.x,id']) {
+      const r = await s.get(`/tags/${tag.id}?_fields=${fields}`, { as: null });
+      expect(r.status, fields).toBe(200);
+      expect(r.body, fields).toEqual({ id: tag.id });
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // The process goes on answering as before, reads and authenticated writes alike.
+    expect((await s.get(`/tags/${tag.id}?x=1`, { as: null })).status).toBe(200);
+    expect((await s.get('/events')).status).toBe(200);
+    // WordPress's relation names carry a colon.
+    const event = (
+      await s.post('/events', {
+        title: 'Colon',
+        start_date: '2033-01-01 10:00',
+        end_date: '2033-01-01 11:00',
+        tags: [tag.id],
+      })
+    ).body;
+    const narrowed = await s.get(`/events/${event.id}?_embed&_fields=id,_embedded.wp:term,_links.wp:term`);
+    expect(narrowed.status).toBe(200);
+    expect(Object.keys(narrowed.body)).toEqual(['id', '_links', '_embedded']);
+    expect(Object.keys(narrowed.body._links)).toEqual(['wp:term']);
+    expect(narrowed.body._embedded['wp:term'][1].map((t: any) => t.id)).toEqual([tag.id]);
+  });
+
+  it('overrides a POST to any method: HEAD reads as GET with its body, a method no route has is 404', async () => {
+    const tag = (await s.post('/tags', { name: `Methods ${Math.random()}` })).body;
+    const head = await s.request('POST', `/tags/${tag.id}?_method=HEAD`);
+    expect(head.status).toBe(200);
+    expect(head.body.id).toBe(tag.id);
+    for (const wanted of ['delte', 'TRACE']) {
+      const r = await s.request('POST', `/tags/${tag.id}?_method=${wanted}`, { body: { name: 'Changed' } });
+      expect(r.status, wanted).toBe(404);
+      expect(r.body.code, wanted).toBe('rest_no_route');
+    }
+    const viaHeader = await s.request('POST', `/tags/${tag.id}`, {
+      body: { name: 'Changed' },
+      headers: { 'x-http-method-override': 'CONNECT' },
+    });
+    expect(viaHeader.status).toBe(404);
+    expect((await s.get(`/tags/${tag.id}`)).body.name).toBe(tag.name);
+  });
+
+  it("says in Allow which of a route's methods the caller may use, on answers and errors alike", async () => {
+    expect((await s.get('/categories', { as: null })).headers.get('allow')).toBe('GET');
+    expect((await s.get('/categories')).headers.get('allow')).toBe('GET, POST');
+    expect((await s.get('/tags', { as: 'author' })).headers.get('allow')).toBe('GET');
+    const refused = await s.post('/tags', { name: 'Not yours' }, { as: 'author' });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('allow')).toBe('GET');
+    const tag = (await s.post('/tags', { name: `Allowed ${Math.random()}` })).body;
+    expect((await s.get(`/tags/${tag.id}`)).headers.get('allow')).toBe('GET, POST, PUT, PATCH, DELETE');
+    // OPTIONS on a path that is no route is no route, as for every other method.
+    const bad = await fetch(`${s.base}/events/abc`, { method: 'OPTIONS' });
+    expect(bad.status).toBe(404);
+    expect(((await bad.json()) as { code: string }).code).toBe('rest_no_route');
+  });
+
+  it('names the API root on every response: preflights, probes, unknown paths, the REST root', async () => {
+    const apiRoot = `<${s.origin}/wp-json/>; rel="https://api.w.org/"`;
+    const preflight = await fetch(`${s.base}/events`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('link')).toBe(apiRoot);
+    for (const path of ['/healthz', '/readyz', '/nowhere', '/wp-json/']) {
+      expect((await fetch(`${s.origin}${path}`)).headers.get('link'), path).toBe(apiRoot);
+    }
+    const options = await fetch(`${s.origin}/wp-json/`, { method: 'OPTIONS' });
+    expect(options.status).toBe(200);
+    expect(options.headers.get('allow')).toBe('OPTIONS, GET, HEAD');
+    expect(((await options.json()) as { methods: string[] }).methods).toEqual(['GET']);
+    const fielded = await fetch(`${s.origin}/wp-json/?_fields=namespaces`);
+    expect(await fielded.json()).toEqual({ namespaces: ['calendar/events/v1'] });
+  });
+
+  it('takes the route of ?rest_route= as a path: escapes stay escapes, after a locale segment too', async () => {
+    const injected = await fetch(`${s.origin}/?rest_route=/calendar/events/v1/events%3Fper_page=1`);
+    expect(injected.status).toBe(404);
+    const percent = await fetch(`${s.origin}/?rest_route=/calendar/events/v1/events/by-slug/%25`);
+    expect(((await percent.json()) as { code: string }).code).toBe('rest-event-not-found');
+    const localized = await fetch(`${s.origin}/fr/?rest_route=/calendar/events/v1/tags`);
+    expect(localized.status).toBe(200);
+    expect(localized.headers.get('link')).toBe(`<${s.origin}/fr/wp-json/>; rel="https://api.w.org/"`);
   });
 });
