@@ -12,7 +12,7 @@ export function sendReply(req: Request, res: Response, reply: Reply) {
   let data = succeeded && options.fields && !reply.contentType ? pickFields(reply.body, options.fields) : reply.body;
   let status = reply.status ?? 200;
   if (options.envelope && !reply.contentType) {
-    data = { body: data, status, headers: reply.headers ?? {} };
+    data = { body: data, status, headers: envelopeHeaders(res, reply.headers ?? {}) };
     status = 200;
   }
   const body = reply.contentType ? String(data) : JSON.stringify(data);
@@ -35,4 +35,18 @@ export function sendReply(req: Request, res: Response, reply: Reply) {
     }
   }
   res.send(body);
+}
+
+/**
+ * The headers an enveloped answer reports: the reply's, and those every answer of the route carries
+ * (the API root's Link, Allow), as WordPress puts all of its headers in the envelope.
+ */
+function envelopeHeaders(res: Response, own: Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const allow = res.get('Allow');
+  if (allow) headers.Allow = allow;
+  const links = [res.getHeader('Link'), own.Link].flat().filter((link) => typeof link === 'string');
+  for (const [name, value] of Object.entries(own)) if (name !== 'Link') headers[name] = value;
+  if (links.length) headers.Link = links.join(', ');
+  return headers;
 }

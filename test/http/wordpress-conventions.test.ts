@@ -114,7 +114,16 @@ describeEachDatabase('WordPress REST conventions', (s) => {
     expect(missing.status).toBe(200);
     expect(missing.body).toMatchObject({ status: 404, body: { code: 'rest-tag-not-found' } });
     const both = await s.get(`/tags/${created.body.body.id}?_envelope&_fields=id`);
-    expect(both.body).toEqual({ body: { id: created.body.body.id }, status: 200, headers: {} });
+    expect(both.body).toEqual({
+      body: { id: created.body.body.id },
+      status: 200,
+      headers: { Allow: 'GET, POST, PUT, PATCH, DELETE', Link: `<${s.origin}/wp-json/>; rel="https://api.w.org/"` },
+    });
+    // A list's envelope names its pages beside the API root.
+    const paged = await s.get('/tags?per_page=1&hide_empty=false&_envelope');
+    expect(paged.body.headers.Link).toContain('rel="https://api.w.org/"');
+    expect(paged.body.headers.Link).toContain('rel="next"');
+    expect(paged.body.headers['X-WP-Total']).toBeDefined();
   });
 
   it('takes context view, embed or edit on every read, and refuses any other', async () => {
