@@ -812,6 +812,12 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * Flag
+         * @description A boolean. In a query or form body, `true`, `false`, `1` and `0` are accepted.
+         * @example true
+         */
+        Flag: boolean;
+        /**
          * DateInput
          * @description A date and time. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD HH:MM`, `YYYY-MM-DD`,
          *     ISO 8601 with or without an offset, a Unix timestamp (seconds), or the relative words `now`,
@@ -2086,12 +2092,6 @@ export interface components {
          */
         Timezone: string;
         /**
-         * Flag
-         * @description A boolean. In a query or form body, `true`, `false`, `1` and `0` are accepted.
-         * @example true
-         */
-        Flag: boolean;
-        /**
          * ImageInput
          * @description The featured image, given as the ID of an uploaded image or as its URL; an empty string or `0` removes it.
          * @example https://example.org/images/poster.jpg
@@ -2810,6 +2810,8 @@ export interface components {
         Envelope: string;
         /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
         ViewContext: "view" | "embed" | "edit";
+        /** @description `1` or `true`: the answer is iCalendar (`text/calendar`) whatever `Accept` says, for calendar applications that subscribe to a URL and cannot send headers (`webcal://…/events?ical=1`). On the list, a feed is not a page (`page` and `per_page` do not apply): it holds every event that matches (at most 1,000, the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events under way or to come in the default window and those that ended in the last 30 days, so that a subscribed calendar neither drops an event when it starts nor forgets the recent past. */
+        Ical: components["schemas"]["Flag"];
         /** @description The page of results to return. */
         Page: number;
         /** @description How many items to return per page; values above 50 are treated as 50. */
@@ -3086,6 +3088,8 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
+                /** @description `1` or `true`: the answer is iCalendar (`text/calendar`) whatever `Accept` says, for calendar applications that subscribe to a URL and cannot send headers (`webcal://…/events?ical=1`). On the list, a feed is not a page (`page` and `per_page` do not apply): it holds every event that matches (at most 1,000, the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events under way or to come in the default window and those that ended in the last 30 days, so that a subscribed calendar neither drops an event when it starts nor forgets the recent past. */
+                ical?: components["parameters"]["Ical"];
                 /** @description The page of results to return. */
                 page?: components["parameters"]["Page"];
                 /** @description How many items to return per page; values above 50 are treated as 50. */
@@ -3151,7 +3155,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of events, as JSON or (with `Accept: text/calendar`) as an iCalendar feed. */
+            /** @description A page of events as JSON, or (with `ical=1` or `Accept: text/calendar`) every matching event as an iCalendar feed. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -3221,6 +3225,8 @@ export interface operations {
     getEvent: {
         parameters: {
             query?: {
+                /** @description `1` or `true`: the answer is iCalendar (`text/calendar`) whatever `Accept` says, for calendar applications that subscribe to a URL and cannot send headers (`webcal://…/events?ical=1`). On the list, a feed is not a page (`page` and `per_page` do not apply): it holds every event that matches (at most 1,000, the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events under way or to come in the default window and those that ended in the last 30 days, so that a subscribed calendar neither drops an event when it starts nor forgets the recent past. */
+                ical?: components["parameters"]["Ical"];
                 /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
@@ -3242,7 +3248,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event, as JSON or (with `Accept: text/calendar`) as iCalendar. */
+            /** @description The event, as JSON or (with `ical=1` or `Accept: text/calendar`) as iCalendar. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -3439,6 +3445,8 @@ export interface operations {
     getEventBySlug: {
         parameters: {
             query?: {
+                /** @description `1` or `true`: the answer is iCalendar (`text/calendar`) whatever `Accept` says, for calendar applications that subscribe to a URL and cannot send headers (`webcal://…/events?ical=1`). On the list, a feed is not a page (`page` and `per_page` do not apply): it holds every event that matches (at most 1,000, the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events under way or to come in the default window and those that ended in the last 30 days, so that a subscribed calendar neither drops an event when it starts nor forgets the recent past. */
+                ical?: components["parameters"]["Ical"];
                 /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
@@ -3460,7 +3468,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event, as JSON or (with `Accept: text/calendar`) as iCalendar. */
+            /** @description The event, as JSON or (with `ical=1` or `Accept: text/calendar`) as iCalendar. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
