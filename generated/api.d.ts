@@ -2830,8 +2830,12 @@ export interface components {
         EventEndsAfter: components["schemas"]["DateInput"];
         /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given, and takes a bare `end_date` at its midnight. `start_date` is always taken as given (the specification's meaning: events that start after this date and time). */
         EventStrictDates: boolean;
-        /** @description Events whose title or description contains this text. */
+        /** @description Events whose title or description holds every word of this text, in any order, whatever their case and accents (`night jazz` finds "Jazz Night", `unicode` finds "Ünïcødé"); a word may be part of a longer one. At most 8 words count. */
         EventSearch: string;
+        /** @description What the list is sorted by: the start (the default), the end, the title, the last modification, the ID, or `relevance` with `search` (events whose title holds every word first, then by start). Ties go by start, then ID. */
+        EventOrderBy: "start_date" | "end_date" | "title" | "modified" | "id" | "relevance";
+        /** @description Sort ascending (the default) or descending. */
+        EventOrder: "asc" | "desc";
         /** @description Events in any of these categories (IDs or slugs), or in their child categories. */
         EventCategories: components["schemas"]["TermRefList"];
         /** @description Events with any of these tags (IDs or slugs). */
@@ -2873,14 +2877,16 @@ export interface components {
         Force: boolean;
         /** @description The slug (any non-empty text without a slash). */
         SlugPath: components["schemas"]["Slug"];
-        /** @description Limit the results to items containing this text. */
-        Search: string;
+        /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; a word may be part of a longer one. At most 8 words count. */
+        WordSearch: string;
         /** @description Limit the results to those linked to this event. */
         LinkedEvent: components["schemas"]["Id"];
         /** @description When true, only items linked to at least one event; when false, only items linked to none. */
         HasEvents: components["schemas"]["TruthyString"];
         /** @description When true, only items linked to an event that has not started yet; when false, no filter. */
         OnlyWithUpcoming: components["schemas"]["TruthyString"];
+        /** @description Limit the results to items containing this text. */
+        Search: string;
         /** @description Leave out the terms with these IDs. */
         TermExclude: components["schemas"]["IdList"];
         /** @description Limit the results to the terms with these IDs. */
@@ -3108,8 +3114,12 @@ export interface operations {
                 ends_after?: components["parameters"]["EventEndsAfter"];
                 /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given, and takes a bare `end_date` at its midnight. `start_date` is always taken as given (the specification's meaning: events that start after this date and time). */
                 strict_dates?: components["parameters"]["EventStrictDates"];
-                /** @description Events whose title or description contains this text. */
+                /** @description Events whose title or description holds every word of this text, in any order, whatever their case and accents (`night jazz` finds "Jazz Night", `unicode` finds "Ünïcødé"); a word may be part of a longer one. At most 8 words count. */
                 search?: components["parameters"]["EventSearch"];
+                /** @description What the list is sorted by: the start (the default), the end, the title, the last modification, the ID, or `relevance` with `search` (events whose title holds every word first, then by start). Ties go by start, then ID. */
+                orderby?: components["parameters"]["EventOrderBy"];
+                /** @description Sort ascending (the default) or descending. */
+                order?: components["parameters"]["EventOrder"];
                 /** @description Events in any of these categories (IDs or slugs), or in their child categories. */
                 categories?: components["parameters"]["EventCategories"];
                 /** @description Events with any of these tags (IDs or slugs). */
@@ -3669,8 +3679,8 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description How many items to return per page; values above 50 are treated as 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Limit the results to items containing this text. */
-                search?: components["parameters"]["Search"];
+                /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; a word may be part of a longer one. At most 8 words count. */
+                search?: components["parameters"]["WordSearch"];
                 /** @description Limit the results to those linked to this event. */
                 event?: components["parameters"]["LinkedEvent"];
                 /** @description When true, only items linked to at least one event; when false, only items linked to none. */
@@ -4207,8 +4217,8 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description How many items to return per page; values above 50 are treated as 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Limit the results to items containing this text. */
-                search?: components["parameters"]["Search"];
+                /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; a word may be part of a longer one. At most 8 words count. */
+                search?: components["parameters"]["WordSearch"];
                 /** @description Limit the results to those linked to this event. */
                 event?: components["parameters"]["LinkedEvent"];
                 /** @description When true, only items linked to at least one event; when false, only items linked to none. */

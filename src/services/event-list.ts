@@ -92,6 +92,7 @@ export async function listEvents(
     ticketed: q.ticketed,
     include: q.include,
     search: q.search,
+    order: { by: q.orderby ?? 'start_date', direction: q.order ?? 'asc' },
     termSets,
     venues: q.venue?.length ? q.venue : undefined,
     organizers: q.organizer?.length ? q.organizer : undefined,
@@ -105,7 +106,13 @@ export async function listEvents(
         : undefined,
   };
   const { total, items } = await selectEventList(db, filters, { take: page.perPage, skip: page.offset });
-  const applied: AppliedFilters = [...dates.applied, ...appliedFilters(q, LINKED_FILTERS)];
+  const applied: AppliedFilters = [
+    ...dates.applied,
+    ...appliedFilters(q, LINKED_FILTERS),
+    // The order travels in the page links when it is not the default.
+    ['orderby', q.orderby === 'start_date' ? undefined : q.orderby],
+    ['order', q.order === 'asc' ? undefined : q.order],
+  ];
   return { total, items, applied };
 }
 
