@@ -812,6 +812,12 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * Flag
+         * @description A boolean. In a query or form body, `true`, `false`, `1` and `0` are accepted.
+         * @example true
+         */
+        Flag: boolean;
+        /**
          * DateInput
          * @description A date and time. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD HH:MM`, `YYYY-MM-DD`,
          *     ISO 8601 with or without an offset, a Unix timestamp (seconds), or the relative words `now`,
@@ -2086,12 +2092,6 @@ export interface components {
          */
         Timezone: string;
         /**
-         * Flag
-         * @description A boolean. In a query or form body, `true`, `false`, `1` and `0` are accepted.
-         * @example true
-         */
-        Flag: boolean;
-        /**
          * ImageInput
          * @description The featured image, given as the ID of an uploaded image or as its URL; an empty string or `0` removes it.
          * @example https://example.org/images/poster.jpg
@@ -2810,6 +2810,8 @@ export interface components {
         Envelope: string;
         /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
         ViewContext: "view" | "embed" | "edit";
+        /** @description `1` or `true`: the answer is iCalendar (`text/calendar`) whatever `Accept` says, for calendar applications that subscribe to a URL and cannot send headers (`webcal://…/events?ical=1`). On the list, a feed is not a page (`page` and `per_page` do not apply): it holds every event that matches (at most 1,000, the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events under way or to come in the default window and those that ended in the last 30 days, so that a subscribed calendar neither drops an event when it starts nor forgets the recent past. */
+        Ical: components["schemas"]["Flag"];
         /** @description The page of results to return. */
         Page: number;
         /** @description How many items to return per page; values above 50 are treated as 50. */
@@ -2828,8 +2830,12 @@ export interface components {
         EventEndsAfter: components["schemas"]["DateInput"];
         /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given, and takes a bare `end_date` at its midnight. `start_date` is always taken as given (the specification's meaning: events that start after this date and time). */
         EventStrictDates: boolean;
-        /** @description Events whose title or description contains this text. */
+        /** @description Events whose title or description holds every word of this text, in any order, whatever their case and accents (`night jazz` finds "Jazz Night", `unicode` finds "Ünïcødé"); a word may be part of a longer one. At most 8 words count. */
         EventSearch: string;
+        /** @description What the list is sorted by: the start (the default), the end, the title, the last modification, the ID, or `relevance` with `search` (events whose title holds every word first, then by start). Ties go by start, then ID. */
+        EventOrderBy: "start_date" | "end_date" | "title" | "modified" | "id" | "relevance";
+        /** @description Sort ascending (the default) or descending. */
+        EventOrder: "asc" | "desc";
         /** @description Events in any of these categories (IDs or slugs), or in their child categories. */
         EventCategories: components["schemas"]["TermRefList"];
         /** @description Events with any of these tags (IDs or slugs). */
@@ -2871,14 +2877,16 @@ export interface components {
         Force: boolean;
         /** @description The slug (any non-empty text without a slash). */
         SlugPath: components["schemas"]["Slug"];
-        /** @description Limit the results to items containing this text. */
-        Search: string;
+        /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; a word may be part of a longer one. At most 8 words count. */
+        WordSearch: string;
         /** @description Limit the results to those linked to this event. */
         LinkedEvent: components["schemas"]["Id"];
         /** @description When true, only items linked to at least one event; when false, only items linked to none. */
         HasEvents: components["schemas"]["TruthyString"];
         /** @description When true, only items linked to an event that has not started yet; when false, no filter. */
         OnlyWithUpcoming: components["schemas"]["TruthyString"];
+        /** @description Limit the results to items containing this text. */
+        Search: string;
         /** @description Leave out the terms with these IDs. */
         TermExclude: components["schemas"]["IdList"];
         /** @description Limit the results to the terms with these IDs. */
@@ -3086,6 +3094,8 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
+                /** @description `1` or `true`: the answer is iCalendar (`text/calendar`) whatever `Accept` says, for calendar applications that subscribe to a URL and cannot send headers (`webcal://…/events?ical=1`). On the list, a feed is not a page (`page` and `per_page` do not apply): it holds every event that matches (at most 1,000, the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events under way or to come in the default window and those that ended in the last 30 days, so that a subscribed calendar neither drops an event when it starts nor forgets the recent past. */
+                ical?: components["parameters"]["Ical"];
                 /** @description The page of results to return. */
                 page?: components["parameters"]["Page"];
                 /** @description How many items to return per page; values above 50 are treated as 50. */
@@ -3104,8 +3114,12 @@ export interface operations {
                 ends_after?: components["parameters"]["EventEndsAfter"];
                 /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given, and takes a bare `end_date` at its midnight. `start_date` is always taken as given (the specification's meaning: events that start after this date and time). */
                 strict_dates?: components["parameters"]["EventStrictDates"];
-                /** @description Events whose title or description contains this text. */
+                /** @description Events whose title or description holds every word of this text, in any order, whatever their case and accents (`night jazz` finds "Jazz Night", `unicode` finds "Ünïcødé"); a word may be part of a longer one. At most 8 words count. */
                 search?: components["parameters"]["EventSearch"];
+                /** @description What the list is sorted by: the start (the default), the end, the title, the last modification, the ID, or `relevance` with `search` (events whose title holds every word first, then by start). Ties go by start, then ID. */
+                orderby?: components["parameters"]["EventOrderBy"];
+                /** @description Sort ascending (the default) or descending. */
+                order?: components["parameters"]["EventOrder"];
                 /** @description Events in any of these categories (IDs or slugs), or in their child categories. */
                 categories?: components["parameters"]["EventCategories"];
                 /** @description Events with any of these tags (IDs or slugs). */
@@ -3151,7 +3165,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of events, as JSON or (with `Accept: text/calendar`) as an iCalendar feed. */
+            /** @description A page of events as JSON, or (with `ical=1` or `Accept: text/calendar`) every matching event as an iCalendar feed. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -3221,6 +3235,8 @@ export interface operations {
     getEvent: {
         parameters: {
             query?: {
+                /** @description `1` or `true`: the answer is iCalendar (`text/calendar`) whatever `Accept` says, for calendar applications that subscribe to a URL and cannot send headers (`webcal://…/events?ical=1`). On the list, a feed is not a page (`page` and `per_page` do not apply): it holds every event that matches (at most 1,000, the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events under way or to come in the default window and those that ended in the last 30 days, so that a subscribed calendar neither drops an event when it starts nor forgets the recent past. */
+                ical?: components["parameters"]["Ical"];
                 /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
@@ -3242,7 +3258,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event, as JSON or (with `Accept: text/calendar`) as iCalendar. */
+            /** @description The event, as JSON or (with `ical=1` or `Accept: text/calendar`) as iCalendar. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -3439,6 +3455,8 @@ export interface operations {
     getEventBySlug: {
         parameters: {
             query?: {
+                /** @description `1` or `true`: the answer is iCalendar (`text/calendar`) whatever `Accept` says, for calendar applications that subscribe to a URL and cannot send headers (`webcal://…/events?ical=1`). On the list, a feed is not a page (`page` and `per_page` do not apply): it holds every event that matches (at most 1,000, the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events under way or to come in the default window and those that ended in the last 30 days, so that a subscribed calendar neither drops an event when it starts nor forgets the recent past. */
+                ical?: components["parameters"]["Ical"];
                 /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
                 context?: components["parameters"]["ViewContext"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
@@ -3460,7 +3478,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event, as JSON or (with `Accept: text/calendar`) as iCalendar. */
+            /** @description The event, as JSON or (with `ical=1` or `Accept: text/calendar`) as iCalendar. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -3661,8 +3679,8 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description How many items to return per page; values above 50 are treated as 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Limit the results to items containing this text. */
-                search?: components["parameters"]["Search"];
+                /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; a word may be part of a longer one. At most 8 words count. */
+                search?: components["parameters"]["WordSearch"];
                 /** @description Limit the results to those linked to this event. */
                 event?: components["parameters"]["LinkedEvent"];
                 /** @description When true, only items linked to at least one event; when false, only items linked to none. */
@@ -4199,8 +4217,8 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description How many items to return per page; values above 50 are treated as 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Limit the results to items containing this text. */
-                search?: components["parameters"]["Search"];
+                /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; a word may be part of a longer one. At most 8 words count. */
+                search?: components["parameters"]["WordSearch"];
                 /** @description Limit the results to those linked to this event. */
                 event?: components["parameters"]["LinkedEvent"];
                 /** @description When true, only items linked to at least one event; when false, only items linked to none. */

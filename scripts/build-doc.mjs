@@ -10,6 +10,7 @@ import path from 'node:path';
 import { LANGUAGES, readTranslations, translateDocument } from './lib/translate.mjs';
 
 const SERVER_PLACEHOLDER = 'https://calendar-events.invalid/base-url';
+const REDOC_BADGE = 'https://redocly.com/redoc/';
 const NO_IMAGE = 'data:image/svg+xml,%3Csvg%20xmlns=%22http://www.w3.org/2000/svg%22/%3E';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -38,8 +39,11 @@ for (const language of ['en', ...LANGUAGES]) {
   const page = built
     .replace(TELEMETRY_ON, '$1"disableTelemetry":true')
     .replace(/<html lang="[^"]*">/, `<html lang="${language}">`)
-    // Redoc's "API docs by" badge would fetch its logo from Redocly's CDN: the page loads nothing from elsewhere.
-    .replaceAll(/https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(?:-full)?\.svg/g, NO_IMAGE);
+    // Redoc's "API docs by" badge would fetch its logo from Redocly's CDN, which the page may not reach
+    // (it loads nothing from elsewhere), and showed a broken image: the logo goes, and the badge with it.
+    .replaceAll(/https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(?:-full)?\.svg/g, NO_IMAGE)
+    .replace('</head>', `<style>a[href="${REDOC_BADGE}"] { display: none; }</style></head>`);
+  if (!page.includes(`href="${REDOC_BADGE}"`)) throw new Error("Redoc's badge changed: check that it is still hidden.");
   fs.writeFileSync(html, page);
 }
 // What the service needs to know about these files.

@@ -11,6 +11,9 @@ const outDir = check ? fs.mkdtempSync(path.join(os.tmpdir(), 'generated-')) : pa
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const run = (cmd, args) => execFileSync(bin(cmd), args, { cwd: root, stdio: 'pipe' });
 
+// The document's version is the service's: a release changes both, or neither.
+const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+
 const bundle = path.join(outDir, 'openapi.json');
 const types = path.join(outDir, 'api.d.ts');
 run('redocly', ['bundle', 'openapi/openapi.yaml', '--output', bundle]);
@@ -21,6 +24,12 @@ run('openapi-typescript', [
   '--redocly',
   path.join(import.meta.dirname, 'redocly.types.yaml'),
 ]);
+
+const documented = JSON.parse(fs.readFileSync(bundle, 'utf8')).info.version;
+if (documented !== version) {
+  console.error(`openapi/openapi.yaml says version ${documented}, package.json ${version}: make them one.`);
+  process.exit(1);
+}
 
 if (check) {
   const stale = ['openapi.json', 'api.d.ts'].filter((file) => {

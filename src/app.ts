@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { Config } from './config.js';
 import { restRoot } from './discovery/rest-root.js';
+import { siteRoot } from './discovery/site-root.js';
 import type { Database } from './db/client.js';
 import { handlers } from './handlers/index.js';
 import { createBackend } from './http/backend.js';
@@ -27,7 +28,13 @@ import { type LocaleInfo, localeMiddleware } from './http/locale.js';
 import { normalizeQuery } from './http/query.js';
 import { hostCheck, NAMESPACE, requestUrls } from './http/urls.js';
 import { validationError } from './http/validation.js';
-import { assertDocumentationBuilt, documentLanguage, loadDocument, localizedDocument } from './openapi.js';
+import {
+  assertDocumentationBuilt,
+  documentLanguage,
+  documentLanguages,
+  loadDocument,
+  localizedDocument,
+} from './openapi.js';
 import { routeOfPath } from './discovery/namespace-index.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -65,8 +72,9 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   app.use(methodOverride());
   app.use(bodyParsers());
 
-  // The REST root lies outside the namespace, so outside the document's paths.
+  // The REST root and the site root lie outside the namespace, so outside the document's paths.
   app.all(config.restPrefix, restRoot(config));
+  app.get('/', siteRoot(config));
   app.use(`${config.restPrefix}/${NAMESPACE}`, (req, res, next) => {
     dispatch(api, config, req, res).catch(next);
   });
@@ -158,7 +166,9 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
       query: coerced?.query ?? (c.request.query as Call['query']),
       body: c.request.requestBody as Call['body'],
       urls: requestUrls(req, deps.config, locale.segment),
-      locale: locale.tag,
+      // The locale segment decides; without one, the languages the client accepts (Accept-Language).
+      locale: locale.segment ? locale.tag : req.acceptsLanguages(documentLanguages()) || 'en',
+      localeFromPath: locale.segment !== undefined,
       accepts: (types: string[]) => req.accepts(types),
       context: {
         db: deps.db.prisma,

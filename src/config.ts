@@ -8,6 +8,12 @@ import { trimEndChar } from './lib/text.js';
 export interface Config {
   host: string;
   port: number;
+  /**
+   * The site's public address (`https://events.example.org`, a path allowed, no trailing `/`): what
+   * identities (`global_id`, iCalendar UIDs) and permalinks are built from, so that they do not change
+   * with the Host a client used. Unset: the address the service listens on (http/urls.ts).
+   */
+  publicUrl?: string;
   /** REST prefix before the namespace, e.g. `/wp-json`. Always starts with `/`, never ends with one. */
   restPrefix: string;
   /** Directory of the embedded PGlite database, used when `databaseUrl` is not set. */
@@ -83,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     host: env.HOST || '127.0.0.1',
     port,
+    publicUrl: publicUrl(env.PUBLIC_URL),
     restPrefix,
     dataDir: env.DATA_DIR || './data',
     databaseUrl,
@@ -104,6 +111,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     costCurrency: costCurrency(env),
   };
+}
+
+/** PUBLIC_URL: an http(s) URL without credentials, query or fragment; kept without its trailing `/`. */
+function publicUrl(value: string | undefined): string | undefined {
+  const text = (value ?? '').trim();
+  if (!text) return undefined;
+  const parsed = URL.canParse(text) ? new URL(text) : undefined;
+  if (
+    !parsed ||
+    (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') ||
+    parsed.username ||
+    parsed.password ||
+    parsed.search ||
+    parsed.hash
+  ) {
+    throw new ConfigError(`PUBLIC_URL must be an http or https URL such as https://events.example.org, got "${value}"`);
+  }
+  return `${parsed.origin}${trimEndChar(parsed.pathname, '/')}`;
 }
 
 /**

@@ -51,6 +51,9 @@ function docManifest(): Manifest {
 }
 
 /** The language served for a locale tag: `fr-CA` → `fr`; one we do not have → `en`. */
+/** The languages the document is translated into, English first. */
+export const documentLanguages = (): string[] => docManifest().languages;
+
 export function documentLanguage(tag: string): string {
   const language = tag.toLowerCase().split(/[-_]/)[0];
   return docManifest().languages.includes(language) ? language : 'en';

@@ -2,12 +2,14 @@
 import { pino } from 'pino';
 import { createApp } from './app.js';
 import { bootstrapAdmin } from './auth/accounts.js';
-import { ConfigError, loadConfig } from './config.js';
+import type { AddressInfo } from 'node:net';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { createHttpServer } from './http/http-server.js';
 import { startHousekeeping } from './db/housekeeping.js';
 import { IDEMPOTENCY_HOURS } from './http/idempotency.js';
+import { NAMESPACE } from './http/urls.js';
 
 const log = pino({ level: process.env.LOG_LEVEL || 'info' });
 
@@ -46,10 +48,7 @@ async function main() {
     void db.close().finally(() => process.exit(1));
   });
   server.listen(config.port, config.host, () => {
-    log.info(
-      { url: `http://${config.host}:${config.port}${config.restPrefix}/calendar/events/v1`, database: db.kind },
-      'listening',
-    );
+    void announce(config, db, (server.address() as AddressInfo).port);
   });
   const stop = shutdown({ drain: app.drain, server, db, stopHousekeeping, graceSeconds: config.shutdownGraceSeconds });
   process.once('SIGTERM', () => {
@@ -58,6 +57,26 @@ async function main() {
   process.once('SIGINT', () => {
     stop('SIGINT');
   });
+}
+
+/**
+ * Where everything is, for whoever just ran `npm start`: the API, its documentation page and the
+ * probes; and, while no account exists, how to make the first administrator.
+ */
+async function announce(config: Config, db: Database, port: number) {
+  const everywhere = config.host === '0.0.0.0' || config.host === '::';
+  const host = everywhere ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const origin = `http://${host}:${port}`;
+  const api = `${origin}${config.restPrefix}/${NAMESPACE}`;
+  const where = { api, documentation: `${api}/doc`, health: `${origin}/healthz`, database: db.kind };
+  log.info(where, `listening: the API at ${api}, its documentation at ${api}/doc, health at ${origin}/healthz`);
+  if ((await db.prisma.user.count()) === 0) {
+    log.warn(
+      'no account exists yet: reads work, writes need one. Create the first administrator with ' +
+        '`npm run users -- create admin --role administrator` (stop the service first when it uses ' +
+        'the embedded database), or start with ADMIN_USER and ADMIN_PASSWORD set',
+    );
+  }
 }
 
 /**
@@ -92,9 +111,8 @@ function shutdown(parts: {
 }
 
 main().catch((err: unknown) => {
-  log.fatal(
-    err instanceof ConfigError || err instanceof DataDirLockedError ? { msg: err.message } : { err },
-    'could not start',
-  );
+  // A setting or a data directory in use is the operator's to fix: one message that says which.
+  if (err instanceof ConfigError || err instanceof DataDirLockedError) log.fatal(`could not start: ${err.message}`);
+  else log.fatal({ err }, 'could not start');
   process.exit(1);
 });

@@ -92,6 +92,11 @@ async function list(query: URLSearchParams, host: string) {
     params.push(venue.split(',').map(Number));
     where.push(`id IN (SELECT event_id FROM event_venues WHERE venue_id = ANY($${params.length}))`);
   }
+  // Search by words, as the service does it (src/queries/word-search.ts), on the same index.
+  for (const word of words(query.get('search'))) {
+    params.push(word);
+    where.push(`search_text(title || ' ' || description) LIKE '%' || search_text($${params.length}::text) || '%'`);
+  }
   const perPage = Math.min(Number(query.get('per_page') ?? 12), 50);
   const page = Number(query.get('page') ?? 1);
   const clause = where.join(' AND ');
@@ -111,26 +116,24 @@ async function list(query: URLSearchParams, host: string) {
   };
 }
 
-/** The venue list with `search`: the text anywhere in the name, description or address fields. */
+/** The words of a search, LIKE's pattern characters escaped. */
+const words = (search: string | null) =>
+  [...new Set((search ?? '').split(/\s+/).filter(Boolean))]
+    .slice(0, 8)
+    .map((w) => w.replace(/[\\%_]/g, (c) => `\\${c}`));
+
+/** The venue list with `search`: every word in the name, description or address fields, on the same index. */
 async function venues(query: URLSearchParams) {
-  const columns = [
-    'name',
-    'description',
-    'excerpt',
-    'address',
-    'city',
-    'country',
-    'province',
-    'state',
-    'stateprovince',
-    'zip',
-    'phone',
-  ];
-  const pattern = `%${(query.get('search') ?? '').replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const clause = `status = 'publish' AND (${columns.map((c) => `${c} ILIKE $1`).join(' OR ')})`;
+  const text = `search_text(name || ' ' || description || ' ' || excerpt || ' ' || address || ' ' || city || ' ' ||
+    country || ' ' || province || ' ' || state || ' ' || stateprovince || ' ' || zip || ' ' || phone)`;
+  const params = words(query.get('search'));
+  const clause = [
+    `status = 'publish'`,
+    ...params.map((_w, i) => `${text} LIKE '%' || search_text($${i + 1}::text) || '%'`),
+  ].join(' AND ');
   const [count, rows] = await Promise.all([
-    pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM venues WHERE ${clause}`, [pattern]),
-    pool.query(`SELECT * FROM venues WHERE ${clause} ORDER BY published_at DESC, id DESC LIMIT 12`, [pattern]),
+    pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM venues WHERE ${clause}`, params),
+    pool.query(`SELECT * FROM venues WHERE ${clause} ORDER BY published_at DESC, id DESC LIMIT 12`, params),
   ]);
   const total = count.rows[0].total;
   return { venues: rows.rows, total, total_pages: Math.ceil(total / 12) };

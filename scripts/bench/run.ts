@@ -54,7 +54,7 @@ interface Fixtures {
 
 type Storage = { kind: 'postgresql'; url: string } | { kind: 'pglite'; dataDir: string };
 
-const READS = ['single event', 'default list', 'filtered list', 'venue search'] as const;
+const READS = ['single event', 'default list', 'filtered list', 'venue search', 'event search'] as const;
 
 function scenarios(f: Fixtures): Record<(typeof READS)[number] | 'event creation', Scenario> {
   let n = 0;
@@ -69,6 +69,8 @@ function scenarios(f: Fixtures): Record<(typeof READS)[number] | 'event creation
     'default list': { name: 'default list', path: () => `${API}/events`, expect: 200 },
     'filtered list': { name: 'filtered list', path: () => filtered, expect: 200 },
     'venue search': { name: 'venue search', path: () => `${API}/venues?search=lyon`, expect: 200 },
+    // Two words in the other order than the titles have them ("Jazz Night").
+    'event search': { name: 'event search', path: () => `${API}/events?search=night%20jazz`, expect: 200 },
     'event creation': {
       name: 'event creation',
       method: 'POST',

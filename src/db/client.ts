@@ -2,6 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
@@ -87,6 +89,9 @@ class TurnTakingPGlite extends PGlite {
   }
 }
 
+/** The extensions the migrations create (word search: prisma/migrations/*_word_search). */
+export const PGLITE_EXTENSIONS = { unaccent, pg_trgm };
+
 async function openPGlite(dataDir: string, loadDataDir: Blob | undefined): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) fs.mkdirSync(path.resolve(dataDir), { recursive: true });
@@ -96,6 +101,7 @@ async function openPGlite(dataDir: string, loadDataDir: Blob | undefined): Promi
     // `memory://` by name: PGlite loads a tarball (`loadDataDir`) only into a data directory it was given.
     lite = new TurnTakingPGlite(inMemory ? 'memory://' : path.resolve(dataDir), {
       startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+      extensions: PGLITE_EXTENSIONS,
       ...(inMemory && loadDataDir ? { loadDataDir } : {}),
     });
     await lite.waitReady;

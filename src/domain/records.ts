@@ -64,8 +64,6 @@ export interface VenueOrOrganizerKind {
   tableName: 'venues' | 'organizers';
   /** The table of links from events. */
   linkTable: 'event_venues' | 'event_organizers';
-  /** Fields searched besides name, description and excerpt (docs/decisions.md, "Venues and organizers"). */
-  searchFields: readonly string[];
   /** Fields that, with the name, make a new item the same as an existing one (same section). */
   duplicateFields: readonly string[];
 }
@@ -76,7 +74,6 @@ export const VENUE: VenueOrOrganizerKind = {
   tableName: 'venues',
   linkTable: 'event_venues',
   textFields: ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince'],
-  searchFields: ['address', 'city', 'country', 'province', 'state', 'stateprovince', 'zip', 'phone'],
   duplicateFields: ['description', 'excerpt', 'address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
 };
 
@@ -86,6 +83,5 @@ export const ORGANIZER: VenueOrOrganizerKind = {
   tableName: 'organizers',
   linkTable: 'event_organizers',
   textFields: ['phone', 'website', 'email'],
-  searchFields: ['phone', 'email', 'website'],
   duplicateFields: ['description', 'excerpt', 'phone', 'email', 'website'],
 };

@@ -13,7 +13,7 @@ const PAGE_POLICY =
 /** The document as JSON, its `servers` pointing at the base URL the request came in on; or its page. */
 export function getDocumentation(call: Call<'getDocumentation'>): Promise<Reply> {
   const language = documentLanguage(call.locale);
-  const headers = { 'Content-Language': language, Vary: 'Accept' };
+  const headers = { 'Content-Language': language, Vary: call.localeFromPath ? 'Accept' : 'Accept, Accept-Language' };
   if (call.accepts(['application/json', 'text/html']) === 'text/html') {
     return Promise.resolve({
       body: documentPage(language, call.urls.base),
@@ -34,5 +34,7 @@ export function getNamespaceIndex(call: Call<'getNamespaceIndex'>): Promise<Repl
     routes: namespaceRoutes(localizedDocument(language), call.urls, call.config.siteTimezone),
     _links: { up: [{ href: `${call.urls.root}/` }] },
   };
-  return Promise.resolve({ body, headers: { 'Content-Language': language } });
+  const headers: Record<string, string> = { 'Content-Language': language };
+  if (!call.localeFromPath) headers.Vary = 'Accept-Language';
+  return Promise.resolve({ body, headers });
 }

@@ -6,7 +6,7 @@ import type { Call, Reply } from '../http/handler.js';
 import { listHeaders, listLinks, postListReply } from '../http/lists.js';
 import { serializeEvent } from '../serializers/events.js';
 import { eventsCalendar, ICALENDAR } from '../serializers/ical.js';
-import { listEvents as listEventRecords } from '../services/event-list.js';
+import { FEED_MAX_EVENTS, listEvents as listEventRecords } from '../services/event-list.js';
 import * as events from '../services/events.js';
 import { keyOf } from './post-key.js';
 
@@ -27,26 +27,31 @@ const options = (call: Pick<Call, 'urls' | 'context' | 'config'>, single = false
 const validators = (row: EventRecord) => ({ version: versionOf(row.modifiedAt), lastModified: row.modifiedAt });
 
 export async function listEvents(call: Call<'listEvents'>): Promise<Reply> {
-  const { page: pageNumber, per_page, ...filters } = call.query;
-  const page = pageOf(pageNumber, per_page);
-  const { total, items, applied } = await listEventRecords(call.context, filters, page);
-  const links = listLinks(`${call.urls.base}/events/`, applied, page, total);
+  const { page: pageNumber, per_page, ical: _ical, ...filters } = call.query;
   if (wantsCalendar(call)) {
-    const headers = { ...listHeaders(total, page.perPage, links), Vary: 'Accept' };
+    // A feed is the whole window in one answer, not a page (services/event-list.ts FEED_MAX_EVENTS).
+    const feed = { page: 1, perPage: FEED_MAX_EVENTS, offset: 0 };
+    const { total, items } = await listEventRecords(call.context, filters, feed, { feed: true });
     return {
       body: eventsCalendar(items, { urls: call.urls, caller: call.context.caller, name: 'Events' }),
       contentType: ICALENDAR,
-      headers,
+      headers: { ...listHeaders(total, FEED_MAX_EVENTS, { rest_url: '' }), Vary: 'Accept' },
     };
   }
+  const page = pageOf(pageNumber, per_page);
+  const { total, items, applied } = await listEventRecords(call.context, filters, page);
+  const links = listLinks(`${call.urls.base}/events/`, applied, page, total);
   const serialized = items.map((row) => serializeEvent(row, options(call)));
   const reply = postListReply('events', serialized, links, total, page.perPage);
   return { ...reply, headers: { ...reply.headers, Vary: 'Accept' } };
 }
 
-/** Calendar applications ask for `text/calendar`; everyone else gets JSON. */
-const wantsCalendar = (call: Pick<Call, 'accepts'>) =>
-  call.accepts(['application/json', 'text/calendar']) === 'text/calendar';
+/**
+ * Calendar applications get iCalendar: those that subscribe to a URL cannot set headers, so `ical=1`
+ * asks for it as well as `Accept: text/calendar` does.
+ */
+const wantsCalendar = (call: Pick<Call<'listEvents' | Read>, 'accepts' | 'query'>) =>
+  call.query.ical === true || call.accepts(['application/json', 'text/calendar']) === 'text/calendar';
 
 export async function createEvent(call: Call<'createEvent'>): Promise<Reply> {
   const row = await events.createEvent(call.context, call.body);

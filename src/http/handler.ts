@@ -46,8 +46,10 @@ export interface Call<K extends OperationId = OperationId> {
   query: WithDefaults<Params<K, 'query'>>;
   body: Body<K>;
   urls: Urls;
-  /** The language tag of the locale segment, or `en`. */
+  /** The language tag of the locale segment; without one, the best of Accept-Language we have, or `en`. */
   locale: string;
+  /** Whether the locale came from the path (else from Accept-Language, and the answer varies by it). */
+  localeFromPath: boolean;
   /** Content negotiation: the best of `types` for the request's Accept header, or false. */
   accepts: (types: string[]) => string | false;
   /** What services need of the request: database, caller, site zone, now, If-Match. */

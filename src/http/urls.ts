@@ -1,5 +1,9 @@
-// The URLs a response refers to, built from the request that came in (scheme, host, locale segment
-// and REST prefix), so that links work behind any host name and in every locale.
+// The URLs a response refers to. Links into the API are built from the request that came in (scheme,
+// host, locale segment and REST prefix), so that they work behind any host name and in every locale.
+// Identities and permalinks are not: they come from the configured public address (PUBLIC_URL), else
+// the address the service listens on, so that the same event has the same global ID, iCalendar UID
+// and page whether a client called it localhost or 127.0.0.1 (a calendar subscribed under both shows
+// one event, not two).
 import type { NextFunction, Request, Response } from 'express';
 import type { Config } from '../config.js';
 import { ApiError } from './errors.js';
@@ -7,7 +11,7 @@ import { ApiError } from './errors.js';
 export const NAMESPACE = 'calendar/events/v1';
 
 export interface Urls {
-  /** Scheme and host, e.g. `https://example.org`: the site, for permalinks. */
+  /** The site's public address, e.g. `https://example.org`: for identities and permalinks. */
   site: string;
   /** The REST root, e.g. `https://example.org/fr/wp-json`. */
   root: string;
@@ -70,7 +74,18 @@ export function hostCheck(config: Config) {
 
 export function requestUrls(req: Request, config: Config, localeSegment: string | undefined): Urls {
   const { proto, host } = origin(req, config);
-  const site = `${proto}://${host}`;
-  const root = `${site}${localeSegment ? `/${localeSegment}` : ''}${config.restPrefix}`;
-  return { site, root, base: `${root}/${NAMESPACE}` };
+  const root = `${proto}://${host}${localeSegment ? `/${localeSegment}` : ''}${config.restPrefix}`;
+  return { site: config.publicUrl ?? listeningAddress(req, config), root, base: `${root}/${NAMESPACE}` };
+}
+
+/**
+ * `http://` and the address the service listens on: `HOST` (`localhost` when it is every interface,
+ * which names none) and the port it got (`PORT=0` picks one).
+ */
+function listeningAddress(req: Request, config: Config): string {
+  const everywhere = config.host === '0.0.0.0' || config.host === '::' || config.host === '';
+  const host = everywhere ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  // Typed as always there; a request built without a connection has none.
+  const port = (req.socket as Request['socket'] | null | undefined)?.localPort ?? config.port;
+  return `http://${host}:${port}`;
 }

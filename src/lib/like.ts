@@ -3,6 +3,9 @@
 // named "_" would "equal" every one-letter name. These build the conditions with the text escaped.
 const escape = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** The text with LIKE's pattern characters escaped, for patterns built in SQL. */
+export const likeEscaped = escape;
+
 /** Holds the text anywhere, in any case. */
 export const containing = (text: string) => ({ contains: escape(text), mode: 'insensitive' as const });
 

@@ -6,10 +6,10 @@ import type { ListScope } from '../auth/permissions.js';
 import type { Prisma } from '../db/client.js';
 import type { EventRecord } from '../domain/records.js';
 import { DAY_MS } from '../lib/dates.js';
-import { containingPattern } from '../lib/like.js';
 import { selectEventPage, selectEvents } from './event-rows.js';
 import { inScope, isPublic } from './list-scope.js';
 import { selectRows } from './reads.js';
+import { EVENT_TEXT, holdsEveryWord, searchWords } from './word-search.js';
 
 const sql = PrismaNS.sql;
 
@@ -35,6 +35,34 @@ export interface EventListFilters {
   readableVenues: ListScope;
   /** Venues near the point of `geoloc_lat`/`geoloc_lng`. */
   nearVenues?: number[];
+  /** By start (then ID) unless said otherwise. */
+  order?: EventOrder;
+}
+
+export interface EventOrder {
+  by: 'start_date' | 'end_date' | 'title' | 'modified' | 'id' | 'relevance';
+  direction: 'asc' | 'desc';
+}
+
+const ORDER_COLUMNS = { start_date: 'e.start_utc', end_date: 'e.end_utc', title: 'e.title', modified: 'e.modified_at' };
+
+/**
+ * The ORDER BY of a list: the column asked for, ties by start and then ID, so that pages never
+ * overlap. `relevance` puts the events whose title holds every word first (then by start).
+ */
+function orderBy(order: EventOrder = { by: 'start_date', direction: 'asc' }, words: string[]): PrismaNS.Sql {
+  const direction = PrismaNS.raw(order.direction === 'desc' ? 'DESC' : 'ASC');
+  if (order.by === 'id') return sql`ORDER BY e.id ${direction}`;
+  if (order.by === 'relevance' && words.length) {
+    const inTitle = holdsEveryWord(sql`search_text(e.title)`, words);
+    return sql`ORDER BY (${inTitle}) DESC, e.start_utc ${direction}, e.id ${direction}`;
+  }
+  // Without a search, relevance is the start order.
+  const by = order.by === 'relevance' ? 'start_date' : order.by;
+  const column = PrismaNS.raw(ORDER_COLUMNS[by]);
+  return by === 'start_date'
+    ? sql`ORDER BY e.start_utc ${direction}, e.id ${direction}`
+    : sql`ORDER BY ${column} ${direction}, e.start_utc ${direction}, e.id ${direction}`;
 }
 
 /** One comparison of an event's start or end with an instant. */
@@ -76,10 +104,8 @@ export async function selectEventList(
   }
   // No event has tickets here: asking for ticketed events asks for none.
   if (f.ticketed === true) and.push(sql`false`);
-  if (f.search) {
-    const pattern = containingPattern(f.search);
-    and.push(sql`(e.title ILIKE ${pattern} OR e.description ILIKE ${pattern})`);
-  }
+  const words = f.search ? searchWords(f.search) : [];
+  if (words.length) and.push(holdsEveryWord(EVENT_TEXT, words));
   for (const ids of f.termSets) linked('event_terms', 'term_id', ids);
   if (f.venues) linked('event_venues', 'venue_id', f.venues);
   if (f.organizers) linked('event_organizers', 'organizer_id', f.organizers);
@@ -93,7 +119,7 @@ export async function selectEventList(
 
   if (linkSets.length) and.push(sql`e.id IN (${PrismaNS.join(linkSets, ' INTERSECT ')})`);
   const where = PrismaNS.join(and, ' AND ');
-  const selection = { where, orderBy: sql`ORDER BY e.start_utc, e.id`, ...page };
+  const selection = { where, orderBy: orderBy(f.order, words), ...page };
   if (f.window && and.length === narrowing && isPublic(f.scope)) {
     // The public list as it is: its page straight off the start index, its total off the day counts.
     const [total, items] = await Promise.all([

@@ -4,10 +4,10 @@ import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { ListScope } from '../auth/permissions.js';
 import type { Prisma } from '../db/client.js';
 import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/records.js';
-import { containingPattern } from '../lib/like.js';
 import { inScope } from './list-scope.js';
 import { selectRows } from './reads.js';
 import { type Json, record } from './rows.js';
+import { holdsEveryWord, ORGANIZER_TEXT, searchWords, VENUE_TEXT } from './word-search.js';
 
 export interface VenueOrOrganizerFilters {
   /** The items the caller may list. */
@@ -39,16 +39,8 @@ export async function selectVenuesOrOrganizers(
   const readable = inScope(f.readableEvents, 'ev');
   const counted = sql`${readable} AND ev.status NOT IN ('draft', 'pending', 'trash')`;
   const and = [inScope(f.scope, 'p')];
-  if (f.search) {
-    const pattern = containingPattern(f.search);
-    const columns = ['name', 'description', 'excerpt', ...kind.searchFields];
-    and.push(
-      sql`(${PrismaNS.join(
-        columns.map((c) => sql`p.${raw(c)} ILIKE ${pattern}`),
-        ' OR ',
-      )})`,
-    );
-  }
+  const words = f.search ? searchWords(f.search) : [];
+  if (words.length) and.push(holdsEveryWord(kind.type === 'venue' ? VENUE_TEXT : ORGANIZER_TEXT, words));
   if (f.event !== undefined) {
     and.push(sql`EXISTS (SELECT 1 FROM ${links} l WHERE l.${column} = p.id AND l.event_id = ${f.event}::int)`);
   }

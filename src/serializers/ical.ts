@@ -34,7 +34,8 @@ const STATUS: Record<string, ICalEventStatus> = {
 
 export function eventsCalendar(rows: EventRecord[], options: CalendarOptions): string {
   const calendar = ical({
-    name: options.name,
+    // ical-generator writes the calendar's name (NAME, X-WR-CALNAME) as it is given, unescaped.
+    name: escapeText(clean(options.name)),
     prodId: { company: 'Calendar Events Service', product: 'calendar/events/v1', language: 'EN' },
     timezone: { name: null, generator: vtimezone },
   });
@@ -54,12 +55,12 @@ function vevent(row: EventRecord, { urls, caller }: CalendarOptions): ICalEventD
   return {
     id: globalId(urls.site, row.id),
     ...times(row, zone.zone),
-    summary: row.title,
-    description: plainText(row.description) || undefined,
+    summary: clean(row.title),
+    description: clean(plainText(row.description)) || undefined,
     location: venues[0] ? location(venues[0]) : undefined,
-    organizer: organizer ? { name: organizer.name, email: String(organizer.email) } : undefined,
+    organizer: organizer ? { name: parameterText(organizer.name), email: String(organizer.email) } : undefined,
     categories: row.terms
-      .map((link) => link.term.name)
+      .map((link) => clean(link.term.name))
       .sort((a, b) => a.localeCompare(b))
       .map((name) => ({ name })),
     url,
@@ -89,10 +90,27 @@ function times(row: EventRecord, zone: Zone) {
 }
 
 function location(venue: VenueOrOrganizerRecord) {
-  const text = (column: string) => textOf(venue[column]).trim();
+  const text = (column: string) => clean(textOf(venue[column])).trim();
   const region = [text('stateprovince') || text('state') || text('province'), text('zip')].filter(Boolean).join(' ');
   const address = [text('address'), text('city'), region, text('country')].filter(Boolean).join(', ');
   const geo =
     venue.geoLat != null && venue.geoLng != null ? { lat: Number(venue.geoLat), lon: Number(venue.geoLng) } : undefined;
-  return { title: venue.name, ...(address ? { address } : {}), ...(geo ? { geo } : {}) };
+  return { title: clean(venue.name), ...(address ? { address } : {}), ...(geo ? { geo } : {}) };
 }
+
+// RFC 5545 text: ical-generator escapes `\`, `;`, `,` and line breaks in the values it writes as
+// TEXT, but control characters other than tab and line breaks are allowed in none of them, and a
+// parameter value (the organizer's CN) may hold neither a DQUOTE nor a line break.
+
+/** The text without the control characters RFC 5545 allows nowhere. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const clean = (text: string) => text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '');
+
+/** A TEXT value as RFC 5545 escapes it, for what ical-generator writes unescaped. */
+const escapeText = (text: string) => text.replace(/[\\;,]/g, (c) => `\\${c}`).replace(/\r\n|\r|\n/g, '\\n');
+
+/** A quoted parameter value: no DQUOTE, no line break. */
+const parameterText = (text: string) =>
+  clean(text)
+    .replace(/"/g, "'")
+    .replace(/[\r\n]+/g, ' ');

@@ -52,10 +52,23 @@ export interface EventListResult {
   applied: AppliedFilters;
 }
 
-export async function listEvents(ctx: ServiceContext, q: EventListQuery, page: Page): Promise<EventListResult> {
+/**
+ * A calendar feed, which an application subscribes to and replaces whole on each refresh, is not
+ * paged: it holds up to this many events, the nearest first.
+ */
+export const FEED_MAX_EVENTS = 1000;
+/** How long a feed keeps an event after it ended, so that a subscribed calendar keeps the recent past. */
+export const FEED_PAST_DAYS = 30;
+
+export async function listEvents(
+  ctx: ServiceContext,
+  q: EventListQuery,
+  page: Page,
+  { feed = false } = {},
+): Promise<EventListResult> {
   const { db, caller, siteZone } = ctx;
   const scope = listScope(caller, q.status);
-  const dates = dateFilters(q, siteZone, DateTime.fromJSDate(ctx.now));
+  const dates = dateFilters(q, siteZone, DateTime.fromJSDate(ctx.now), feed);
   const termSets: number[][] = [];
   if (q.categories?.length) termSets.push(await termIdsForFilter(db, CATEGORY, 'categories', q.categories));
   if (q.tags?.length) termSets.push(await termIdsForFilter(db, TAG, 'tags', q.tags));
@@ -79,6 +92,7 @@ export async function listEvents(ctx: ServiceContext, q: EventListQuery, page: P
     ticketed: q.ticketed,
     include: q.include,
     search: q.search,
+    order: { by: q.orderby ?? 'start_date', direction: q.order ?? 'asc' },
     termSets,
     venues: q.venue?.length ? q.venue : undefined,
     organizers: q.organizer?.length ? q.organizer : undefined,
@@ -92,7 +106,13 @@ export async function listEvents(ctx: ServiceContext, q: EventListQuery, page: P
         : undefined,
   };
   const { total, items } = await selectEventList(db, filters, { take: page.perPage, skip: page.offset });
-  const applied: AppliedFilters = [...dates.applied, ...appliedFilters(q, LINKED_FILTERS)];
+  const applied: AppliedFilters = [
+    ...dates.applied,
+    ...appliedFilters(q, LINKED_FILTERS),
+    // The order travels in the page links when it is not the default.
+    ['orderby', q.orderby === 'start_date' ? undefined : q.orderby],
+    ['order', q.order === 'asc' ? undefined : q.order],
+  ];
   return { total, items, applied };
 }
 
@@ -119,7 +139,7 @@ interface DateFilters {
  * filter (`starts_before`, ...) drops the default window; `start_date` and `end_date` apply only when
  * given. `include` drops every date filter.
  */
-function dateFilters(q: EventListQuery, siteZone: string, now: DateTime): DateFilters {
+function dateFilters(q: EventListQuery, siteZone: string, now: DateTime, feed: boolean): DateFilters {
   if (q.include) return { bounds: [], applied: [] };
   const read = (field: 'start_date' | 'end_date' | RelativeFilter) => {
     const value = q[field];
@@ -136,6 +156,19 @@ function dateFilters(q: EventListQuery, siteZone: string, now: DateTime): DateFi
   const [start, end] = [read('start_date'), read('end_date')];
   const format = (instant: DateTime | undefined) => instant && formatDateTime(instant, siteZone);
   const relative = (Object.keys(RELATIVE_FILTERS) as RelativeFilter[]).filter((f) => q[f] !== undefined);
+  if (!relative.length && feed && !start && !end) {
+    // A feed names no dates: the events under way or to come in the default window, and those that
+    // ended in the last FEED_PAST_DAYS (a subscription must not drop an event the moment it starts).
+    const defaults = defaultWindow(now);
+    const ended = defaults.start.minus({ days: FEED_PAST_DAYS });
+    return {
+      bounds: [
+        { column: 'end_utc', operator: '>=', at: ended.toJSDate() },
+        { column: 'start_utc', operator: '<=', at: defaults.end.toJSDate() },
+      ],
+      applied: [],
+    };
+  }
   if (!relative.length) {
     const defaults = defaultWindow(now);
     const window = { start: start ?? defaults.start, end: end ?? defaults.end };

@@ -82,6 +82,8 @@ describe.runIf(available)('the documentation page in Chromium', () => {
       expect(await page.content()).toContain(`${s.origin}${locale}/wp-json/calendar/events/v1`);
       expect(outside).toEqual([]);
       expect(policyViolations).toEqual([]);
+      // No badge with a broken logo in the sidebar.
+      expect(await page.locator('a[href="https://redocly.com/redoc/"]').isVisible()).toBe(false);
       await page.close();
     },
     60_000,

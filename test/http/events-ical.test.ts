@@ -16,6 +16,10 @@ function parse(text: string) {
   };
 }
 
+/** A TEXT value as RFC 5545 reads it: `\\n` a line break, `\\;` `\\,` `\\\\` the character. */
+const unescapeText = (value: unknown) =>
+  String(value).replace(/\\([\\;,nN])/g, (_m, c: string) => (c === 'n' || c === 'N' ? '\n' : c));
+
 const utc = (time: ICAL.Time) => time.toJSDate().toISOString().replace('T', ' ').slice(0, 19);
 
 describeEachDatabase('events as iCalendar', (s) => {
@@ -121,20 +125,22 @@ describeEachDatabase('events as iCalendar', (s) => {
     expect(utc(fixed.event.endDate)).toBe(offset.utc_end_date);
   });
 
-  it('serves the list as a feed of the same events as the JSON list, filters and paging included', async () => {
+  it('serves the list as a feed of every event the JSON list pages through, with its filters', async () => {
     for (const query of [
       '?start_date=2039-01-01&end_date=2039-12-31',
       '?start_date=2039-01-01&end_date=2039-12-31&categories=concerts-2039',
+      // A feed is not a page: paging does not apply.
       '?start_date=2039-01-01&end_date=2039-12-31&per_page=1&page=2',
     ]) {
       const feed = await s.get(`/events${query}`, CALENDAR);
-      const json = await s.get(`/events${query}`);
+      const json = await s.get(`/events${query.replace(/&per_page=1&page=2$/, '')}`);
       expect(feed.status, query).toBe(200);
       expect(
         parse(feed.text).events.map((e) => e.event.uid),
         query,
       ).toEqual(json.body.events.map((e: any) => e.global_id));
       expect(feed.headers.get('x-tec-total'), query).toBe(json.headers.get('x-tec-total'));
+      expect(feed.headers.get('link'), query).not.toContain('rel="next"');
     }
     const filtered = parse(
       (await s.get('/events?start_date=2039-01-01&end_date=2039-12-31&categories=concerts-2039', CALENDAR)).text,
@@ -144,6 +150,91 @@ describeEachDatabase('events as iCalendar', (s) => {
     const bad = await s.get('/events?categories=no-such-category', CALENDAR);
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('rest_invalid_param');
+  });
+
+  it('answers iCalendar to ical=1 whatever Accept says, for calendar applications that subscribe to a URL', async () => {
+    for (const path of [`/events/${jazz.id}?ical=1`, `/events/by-slug/${jazz.slug}?ical=true`]) {
+      const r = await s.get(path, { headers: { accept: 'application/json' } });
+      expect(r.headers.get('content-type'), path).toBe('text/calendar; charset=utf-8');
+      expect(
+        parse(r.text).events.map((e) => e.event.uid),
+        path,
+      ).toEqual([jazz.global_id]);
+    }
+    const feed = await s.get('/events?ical=1&start_date=2039-01-01&end_date=2039-12-31&categories=concerts-2039');
+    expect(feed.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
+    expect(parse(feed.text).events.map((e) => e.event.summary)).toEqual([festival.title, jazz.title]);
+    expect((await s.get(`/events/${jazz.id}?ical=0`)).body.id).toBe(jazz.id);
+  });
+
+  it('holds a whole window in one feed, past the 50 events of a page', async () => {
+    const day = '2041-03-';
+    for (let i = 0; i < 60; i++) {
+      const d = String(1 + (i % 28)).padStart(2, '0');
+      const r = await s.post('/events', {
+        title: `Busy month ${i}`,
+        start_date: `${day}${d} 10:00`,
+        end_date: `${day}${d} 11:00`,
+      });
+      expect(r.status).toBe(201);
+    }
+    const feed = await s.get(`/events?ical=1&start_date=${day}01&end_date=${day}31`);
+    expect(parse(feed.text).events).toHaveLength(60);
+    expect(feed.headers.get('x-tec-total')).toBe('60');
+  });
+
+  it('keeps events under way and those that ended in the last 30 days in the default feed', async () => {
+    const at = (hours: number) => new Date(Date.now() + hours * 3600_000).toISOString().slice(0, 16).replace('T', ' ');
+    const make = async (title: string, from: number, to: number) =>
+      (await s.post('/events', { title, start_date: at(from), end_date: at(to), timezone: 'UTC' })).body;
+    const underWay = await make('Under way now', -1, 2);
+    const recent = await make('Ended ten days ago', -10 * 24 - 2, -10 * 24);
+    const old = await make('Ended forty days ago', -40 * 24 - 2, -40 * 24);
+    const coming = await make('Tomorrow', 24, 26);
+    const uids = parse((await s.get('/events?ical=1')).text).events.map((e) => e.event.uid);
+    expect(uids).toEqual(expect.arrayContaining([underWay.global_id, recent.global_id, coming.global_id]));
+    expect(uids).not.toContain(old.global_id);
+    // The JSON list keeps its window: what starts from now on.
+    const listed = (await s.get('/events?per_page=50')).body.events.map((e: any) => e.id);
+    expect(listed).toContain(coming.id);
+    expect(listed).not.toContain(underWay.id);
+  });
+
+  it('escapes every text as RFC 5545 says, calendar names included, so that hostile titles parse back', async () => {
+    const hostile = [
+      'Night\nOwls; a, b \\ c',
+      'Line one\r\nLine two\rthree',
+      'Quote " and colon: semi; comma,',
+      'Bell \u0007 and escape \u001b and tab\tend',
+    ];
+    for (const title of hostile) {
+      const event = (
+        await s.post('/events', {
+          title,
+          description: title,
+          start_date: '2039-09-09 10:00',
+          end_date: '2039-09-09 11:00',
+          venue: { venue: `${title} hall`, city: title.slice(0, 20) },
+          organizer: [{ organizer: `${title} org`, email: 'org@example.com' }],
+          categories: [`${title.replace(/[^A-Za-z ]/g, '')} cat`],
+        })
+      ).body;
+      const text = (await s.get(`/events/${event.id}?ical=1`)).text;
+      expect(
+        text.split('\r\n').every((line) => !/[\r\n]/.test(line)),
+        title,
+      ).toBe(true);
+      const { calendar, events } = parse(text);
+      // Control characters RFC 5545 allows nowhere are left out, line breaks are all one; the rest comes back as sent.
+      // eslint-disable-next-line no-control-regex -- control characters are what is left out
+      const readable = title.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '').replace(/\r\n?/g, '\n');
+      // ical.js leaves the values of properties it does not know (NAME, X-WR-CALNAME) escaped.
+      expect(unescapeText(calendar.getFirstPropertyValue('x-wr-calname')), title).toBe(readable);
+      expect(unescapeText(calendar.getFirstPropertyValue('name')), title).toBe(readable);
+      expect(events[0].event.summary, title).toBe(readable);
+      expect(events[0].event.location, title).toContain(`${readable} hall`);
+      expect(events[0].component.getFirstProperty('organizer')?.getParameter('cn'), title).not.toContain('"');
+    }
   });
 
   it('keeps JSON for clients that ask for it or for anything', async () => {

@@ -79,7 +79,7 @@ describe('one owner per embedded database, one process per port', () => {
       const result = await run(['src/server.ts'], { DATA_DIR: dataDir, PORT: String(port) });
       expect(result.code).toBe(1);
       expect(result.output).toContain('the port is in use');
-      expect(result.output).not.toContain('"msg":"listening"');
+      expect(result.output).not.toContain('"msg":"listening:');
       expect(Date.now() - started).toBeLessThan(30_000);
     } finally {
       squatter.close();

@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_EXTENSIONS } from '../../src/db/client.js';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SqlConnection } from '../../src/db/sql.js';
@@ -21,7 +22,7 @@ const migration = (name: string, script: string): Migration => ({
 
 describe('the migration runner on PGlite', () => {
   it('applies the project migrations once and records them as Prisma does', async () => {
-    const lite = new PGlite();
+    const lite = new PGlite({ extensions: PGLITE_EXTENSIONS });
     const sql = liteConnection(lite);
     const names = readMigrations().map((m) => m.name);
     expect(await migrate(sql)).toEqual(names);
@@ -35,7 +36,7 @@ describe('the migration runner on PGlite', () => {
   });
 
   it('rolls back a failing migration whole and records nothing for it', async () => {
-    const lite = new PGlite();
+    const lite = new PGlite({ extensions: PGLITE_EXTENSIONS });
     const sql = liteConnection(lite);
     const good = migration('001_good', 'CREATE TABLE a (id int);');
     const bad = migration('002_bad', 'CREATE TABLE b (id int); SELECT no_such_function();');
@@ -49,7 +50,7 @@ describe('the migration runner on PGlite', () => {
   });
 
   it('refuses to start when an applied migration was changed', async () => {
-    const lite = new PGlite();
+    const lite = new PGlite({ extensions: PGLITE_EXTENSIONS });
     const sql = liteConnection(lite);
     await migrate(sql, [migration('001', 'CREATE TABLE a (id int);')]);
     await expect(migrate(sql, [migration('001', 'CREATE TABLE a (id bigint);')])).rejects.toThrow(
