@@ -73,6 +73,7 @@ export default tseslint.config(
   { files: ['src/services/**'], rules: forbid('serializers', 'handlers', 'http', 'discovery') },
   { files: ['src/serializers/**'], rules: forbid('db', 'queries', 'services', 'handlers', 'discovery') },
   { files: ['src/handlers/**'], rules: forbid('db', 'queries', 'auth') },
+  { files: ['src/pages/**'], rules: forbid('db', 'queries', 'auth', 'handlers') },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   {
     // The scripts run on Node; these are the few Node globals they use (the `globals` package is not installed).

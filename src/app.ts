@@ -8,6 +8,7 @@ import { pinoHttp } from 'pino-http';
 import type { Config } from './config.js';
 import { restRoot } from './discovery/rest-root.js';
 import { siteRoot } from './discovery/site-root.js';
+import { publicPages } from './pages/routes.js';
 import type { Database } from './db/client.js';
 import { handlers } from './handlers/index.js';
 import { createBackend } from './http/backend.js';
@@ -75,6 +76,8 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   // The REST root and the site root lie outside the namespace, so outside the document's paths.
   app.all(config.restPrefix, restRoot(config));
   app.get('/', siteRoot(config));
+  // The public pages that `url`s name (/event/<slug>/, /venue/<slug>/, /organizer/<slug>/).
+  app.use(publicPages(config, db.prisma));
   app.use(`${config.restPrefix}/${NAMESPACE}`, (req, res, next) => {
     dispatch(api, config, req, res).catch(next);
   });

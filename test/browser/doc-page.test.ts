@@ -2,34 +2,18 @@
 // served by the running service, it must render the operations of every tag with no network beyond
 // the service itself. Screenshots go to test-artifacts/.
 import fs from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDocument, localizedDocument } from '../../src/openapi.js';
+import { chromiumAvailable, launchChromium } from '../setup/chromium.js';
 import { startServer, type TestServer } from '../setup/server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// CI installs Chromium (.ci/run); elsewhere the test is skipped when it is missing, and says so.
-const available = fs.existsSync(CHROMIUM);
-if (!available && process.env.CI) throw new Error(`Chromium is required in CI and is not at ${CHROMIUM}`);
-if (!available) console.warn(`Skipping the browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium).`);
-
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-
-describe.runIf(available)('the documentation page in Chromium', () => {
+describe.runIf(chromiumAvailable)('the documentation page in Chromium', () => {
   let s: TestServer;
   let browser: Browser;
   beforeAll(async () => {
     s = await startServer('pglite');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    browser = await launchChromium();
     fs.mkdirSync('test-artifacts', { recursive: true });
   }, 60_000);
   afterAll(async () => {

@@ -1,0 +1,105 @@
+// The public pages that events', venues' and organizers' `url`s name: what a person following a link
+// sees, with the object's schema.org JSON-LD for search engines and, for an event, a link that adds
+// it to a calendar. Descriptions are shown as text (lib/plain-text.ts): stored HTML is never
+// rendered, so no one's markup runs in a visitor's browser.
+import { DateTime } from 'luxon';
+import type { components } from '../../generated/api.js';
+import { plainText } from '../lib/plain-text.js';
+import { jsonInScript, page, text } from './html.js';
+
+type Event = components['schemas']['Event'];
+type Venue = components['schemas']['Venue'];
+type Organizer = components['schemas']['Organizer'];
+
+const paragraphs = (html: string) =>
+  plainText(html)
+    .split(/\n{2,}/)
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => `<p>${text(part).replaceAll('\n', '<br>')}</p>`)
+    .join('\n');
+
+const link = (href: string, label: string) => `<a href="${text(href)}">${text(label)}</a>`;
+
+const jsonLd = (data: unknown) => `<script type="application/ld+json">${jsonInScript(data)}</script>`;
+
+/** When an event happens, in its own zone: a `<time>` a machine can read and a person too. */
+function when(event: Event): string {
+  const zone = event.timezone;
+  const start = DateTime.fromSQL(event.start_date, { zone });
+  const end = DateTime.fromSQL(event.end_date, { zone });
+  // The zone's short name follows in brackets; the long one would say it twice.
+  const format = event.all_day
+    ? DateTime.DATE_HUGE
+    : { ...DateTime.DATE_HUGE, hour: 'numeric' as const, minute: '2-digit' as const };
+  const sameDay = start.hasSame(end, 'day');
+  const endText = event.all_day
+    ? sameDay
+      ? ''
+      : end.toLocaleString(format, { locale: 'en' })
+    : end.toLocaleString(sameDay ? DateTime.TIME_SIMPLE : format, { locale: 'en' });
+  const startTime = `<time datetime="${text(start.toISO() ?? '')}">${text(start.toLocaleString(format, { locale: 'en' }))}</time>`;
+  const endTime = endText ? ` – <time datetime="${text(end.toISO() ?? '')}">${text(endText)}</time>` : '';
+  return `${startTime}${endTime}${event.all_day ? '' : ` (${text(event.timezone_abbr || event.timezone)})`}`;
+}
+
+function address(venue: Venue): string {
+  const region = [venue.stateprovince ?? venue.state ?? venue.province, venue.zip].filter(Boolean).join(' ');
+  return [venue.address, venue.city, region, venue.country].filter(Boolean).join(', ');
+}
+
+export function eventPage(event: Event): string {
+  const venues = Array.isArray(event.venue) ? event.venue : [event.venue];
+  const terms = [...event.categories, ...event.tags].map((term) => term.name);
+  const details = [
+    ['When', when(event)],
+    [
+      'Where',
+      venues
+        .map((venue) => [link(venue.url, venue.venue ?? ''), address(venue)].filter(Boolean).join(', '))
+        .join('<br>'),
+    ],
+    ['Organized by', event.organizer.map((organizer) => link(organizer.url, organizer.organizer ?? '')).join(', ')],
+    ['Cost', text(event.cost)],
+    ['Filed under', text(terms.join(', '))],
+  ].filter(([, value]) => value);
+  const image = typeof event.image === 'object' ? `<img src="${text(event.image.url)}" alt="">` : '';
+  const body = `<article>
+<h1>${text(event.title)}</h1>
+${image}
+<dl>
+${details.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join('\n')}
+</dl>
+${paragraphs(event.description)}
+<p class="actions">${link(`${event.rest_url}?ical=1`, 'Add to calendar (.ics)')}${link(event.rest_url, 'This event as JSON')}</p>
+</article>`;
+  return page(event.title, body, event.json_ld ? jsonLd(event.json_ld) : '');
+}
+
+/** A venue's or organizer's page: what it is, how to reach it, and the events linked to it that are to come. */
+export function placePage(item: Venue | Organizer, kind: 'venue' | 'organizer', upcoming: Event[]): string {
+  const name = 'venue' in item ? (item.venue ?? '') : 'organizer' in item ? (item.organizer ?? '') : '';
+  const venue = kind === 'venue' ? (item as Venue) : undefined;
+  const contact = [
+    ['Address', venue ? text(address(venue)) : ''],
+    ['Phone', text(item.phone ?? '')],
+    ['E-mail', 'email' in item && item.email ? link(`mailto:${item.email}`, item.email) : ''],
+    ['Website', item.website ? link(item.website, item.website) : ''],
+  ].filter(([, value]) => value);
+  const events = upcoming.length
+    ? `<ul>\n${upcoming.map((event) => `<li>${link(event.url, event.title)}, ${when(event)}</li>`).join('\n')}\n</ul>`
+    : '<p>No events to come.</p>';
+  const body = `<article>
+<h1>${text(name)}</h1>
+${contact.length ? `<dl>\n${contact.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join('\n')}\n</dl>` : ''}
+${paragraphs(item.description ?? '')}
+<h2>Events to come</h2>
+${events}
+<p class="actions">${link(item.rest_url, `This ${kind} as JSON`)}</p>
+</article>`;
+  return page(name, body, item.json_ld ? jsonLd(item.json_ld) : '');
+}
+
+/** The page for a name that leads nowhere (or to something not public). */
+export const notFoundPage = () =>
+  page('Not found', '<h1>Not found</h1>\n<p>There is no public page here. It may have been moved or unpublished.</p>');
