@@ -793,7 +793,7 @@ export interface components {
          *       "openapi": "3.1.0",
          *       "info": {
          *         "title": "Calendar Events Service",
-         *         "version": "1.0.0"
+         *         "version": "1.1.0"
          *       },
          *       "servers": [
          *         {

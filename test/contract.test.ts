@@ -27,6 +27,25 @@ describe('the contract', () => {
     }
   });
 
+  it('gives every success answer in JSON a named example, and the main operations a curl sample', () => {
+    const document = loadDocument() as { components: { responses: Record<string, unknown> } };
+    for (const op of operations) {
+      const answers = Object.entries(op.responses ?? {}).filter(([status]) => status.startsWith('2'));
+      const examples = answers.flatMap(([, answer]) => {
+        const ref = (answer as { $ref?: string }).$ref;
+        const resolved = (ref ? document.components.responses[ref.split('/').at(-1) ?? ''] : answer) as {
+          content?: Record<string, { examples?: Record<string, unknown> }>;
+        };
+        return Object.keys(resolved.content?.['application/json']?.examples ?? {});
+      });
+      expect(examples.length, op.operationId).toBeGreaterThan(0);
+    }
+    const sampled = operations.filter((op) => (op as { 'x-codeSamples'?: unknown[] })['x-codeSamples']?.length);
+    expect(sampled.map((op) => op.operationId)).toEqual(
+      expect.arrayContaining(['listEvents', 'createEvent', 'getEvent', 'patchEvent', 'deleteEvent', 'listVenues']),
+    );
+  });
+
   // What makes a document pleasant to generate clients from: readable type names and examples.
   it('gives every schema a title and examples, and names every object schema instead of nesting it', () => {
     const schemas = (loadDocument() as unknown as { components: { schemas: Record<string, Record<string, unknown>> } })

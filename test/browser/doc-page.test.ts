@@ -66,6 +66,8 @@ describe.runIf(chromiumAvailable)('the documentation page in Chromium', () => {
       expect(await page.content()).toContain(`${s.origin}${locale}/wp-json/calendar/events/v1`);
       expect(outside).toEqual([]);
       expect(policyViolations).toEqual([]);
+      // Rules of form are said in words: no raw regular expression is shown to readers.
+      expect(await page.locator('body').innerText()).not.toMatch(/\^\[|\\u0000/);
       // No badge with a broken logo in the sidebar.
       expect(await page.locator('a[href="https://redocly.com/redoc/"]').isVisible()).toBe(false);
       await page.close();
