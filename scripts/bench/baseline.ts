@@ -95,7 +95,7 @@ async function list(query: URLSearchParams, host: string) {
   // Search by words, as the service does it (src/queries/word-search.ts), on the same index.
   for (const word of words(query.get('search'))) {
     params.push(word);
-    where.push(`search_text(title || ' ' || description) LIKE '%' || search_text($${params.length}::text) || '%'`);
+    where.push(`search_document LIKE '%' || search_text($${params.length}::text) || '%'`);
   }
   const perPage = Math.min(Number(query.get('per_page') ?? 12), 50);
   const page = Number(query.get('page') ?? 1);

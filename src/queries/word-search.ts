@@ -16,8 +16,8 @@ export function searchWords(search: string): string[] {
   return [...new Set(words)].slice(0, MAX_SEARCH_WORDS);
 }
 
-/** The event's searchable text, as events_search_trgm_idx indexes it. */
-export const EVENT_TEXT = sql`search_text(e.title || ' ' || e.description)`;
+/** The event's searchable text, folded and stored (events.search_document), as events_search_trgm_idx indexes it. */
+export const EVENT_TEXT = sql`e.search_document`;
 
 /** A venue's (alias p) searchable text, as venues_search_trgm_idx indexes it. */
 export const VENUE_TEXT = sql`search_text(p.name || ' ' || p.description || ' ' || p.excerpt || ' ' || p.address || ' ' || p.city || ' ' ||
