@@ -1,7 +1,7 @@
 // createApp wires Express, the locale segment, body parsing and openapi-backend together. It never
 // listens; server.ts does.
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { Context, OpenAPIBackend } from 'openapi-backend';
+import type { Context, OpenAPIBackend, Operation } from 'openapi-backend';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
@@ -55,6 +55,7 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   registerSecurity(api, { config, db });
   registerHandlers(api, { config, db });
   const probes = health(db);
+  const routes = operationsByRoute(api);
 
   const app = express();
   app.disable('x-powered-by');
@@ -79,7 +80,7 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   // The public pages that `url`s name (/event/<slug>/, /venue/<slug>/, /organizer/<slug>/).
   app.use(publicPages(config, db.prisma));
   app.use(`${config.restPrefix}/${NAMESPACE}`, (req, res, next) => {
-    dispatch(api, config, req, res).catch(next);
+    dispatch(api, routes, config, req, res).catch(next);
   });
   app.use((_req, _res, next) => {
     next(noRoute());
@@ -92,7 +93,22 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   return Object.assign(app, { drain: probes.drain });
 }
 
-async function dispatch(api: OpenAPIBackend, config: Config, req: Request, res: Response): Promise<void> {
+/** The operations of each route (path template), found once: every answer's Allow lists them. */
+function operationsByRoute(api: OpenAPIBackend): Map<string, Operation[]> {
+  const routes = new Map<string, Operation[]>();
+  for (const operation of api.router.getOperations()) {
+    routes.set(operation.path, [...(routes.get(operation.path) ?? []), operation]);
+  }
+  return routes;
+}
+
+async function dispatch(
+  api: OpenAPIBackend,
+  routes: Map<string, Operation[]>,
+  config: Config,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const method = req.method === 'HEAD' ? 'GET' : req.method;
   const path = req.path || '/';
   // Percent-escapes that are not UTF-8 (`%ED%A0%80`) name no route; decoding them later would throw.
@@ -143,11 +159,12 @@ async function dispatch(api: OpenAPIBackend, config: Config, req: Request, res: 
     // As WordPress: every answer of a route, errors included, says which of its methods this caller
     // may use (by the role each operation asks for; the objects' own rules are in `_links`).
     const caller = callerOfResponse(res);
-    const allowed = METHODS.filter((m) => {
-      const candidate = api.router.matchOperation({ method: m, path, headers: {} });
-      return candidate && mayCall(caller, candidate.operationId ?? '');
-    });
-    res.set('Allow', allowed.join(', '));
+    const usable = new Set(
+      (routes.get(operation.path) ?? [])
+        .filter((candidate) => mayCall(caller, candidate.operationId ?? ''))
+        .map((candidate) => candidate.method.toUpperCase()),
+    );
+    res.set('Allow', METHODS.filter((m) => usable.has(m)).join(', '));
   }
   const wanted = wantedRelations(search);
   if (wanted && !reply.contentType && (reply.status ?? 200) < 300) {

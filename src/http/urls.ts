@@ -43,19 +43,18 @@ function origin(req: Request, config: Config): { proto: string; host: string } {
   return { proto, host };
 }
 
-/**
- * 400 for a request whose Host (or trusted X-Forwarded-Host/-Proto) is no host: every link and ID
- * in a response is built from it, and `[::1` made URL parsing throw deep inside a handler. HOST
- * keeps out what would change the URL's meaning (`@`, `/`, `?`); the URL parser, which builds the
- * global IDs (src/services/posts.ts), must accept the rest: it refuses hosts of HOST's shape such
- * as `256.1.1.1`, `[1:2]` or a port above 65535.
- */
-/** Whether the request names a host its links can be built from (see hostCheck). */
+/** Whether the request names a host its links can be built from (hostCheck refuses the others). */
 export function hasValidHost(req: Request, config: Config): boolean {
   const { proto, host } = origin(req, config);
   return HOST.test(host) && (proto === 'http' || proto === 'https') && URL.canParse(`${proto}://${host}`);
 }
 
+/**
+ * 400 for a request whose Host (or trusted X-Forwarded-Host/-Proto) is no host: every link into the
+ * API is built from it, and `[::1` made URL parsing throw deep inside a handler. HOST keeps out what
+ * would change the URL's meaning (`@`, `/`, `?`); the URL parser must accept the rest: it refuses
+ * hosts of HOST's shape such as `256.1.1.1`, `[1:2]` or a port above 65535.
+ */
 export function hostCheck(config: Config) {
   return (req: Request, _res: Response, next: NextFunction) => {
     if (!hasValidHost(req, config)) {

@@ -18,6 +18,7 @@ import { globalId, imageObject, postMeta } from './posts.js';
 import { eventJsonLd } from './json-ld.js';
 import { eventLinks } from './links.js';
 import { serializeVenueOrOrganizer } from './venues-and-organizers.js';
+import { restUrl } from './rest-urls.js';
 import { termUrls } from './terms.js';
 
 type Event = components['schemas']['Event'];
@@ -36,7 +37,6 @@ export interface EventSerializeOptions {
   links?: boolean;
 }
 
-export const eventRestUrl = (id: number, urls: Urls) => `${urls.base}/events/${id}`;
 export const eventPermalink = (slug: string, urls: Urls) => `${urls.site}/event/${encodeURIComponent(slug)}/`;
 
 export function serializeEvent(row: EventRecord, options: EventSerializeOptions): Event {
@@ -55,7 +55,7 @@ export function serializeEvent(row: EventRecord, options: EventSerializeOptions)
     global_id_lineage: [globalId(urls.site, row.id)],
     ...postMeta(row, siteZone),
     url,
-    rest_url: eventRestUrl(row.id, urls),
+    rest_url: restUrl('events', row.id, urls),
     title: row.title,
     description: row.description,
     excerpt: row.excerpt,

@@ -9,6 +9,7 @@ import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
 import type { PostStatus } from '../domain/posts.js';
 import type { Taxonomy } from '../domain/records.js';
+import { type Collection, collectionUrl, restUrl } from './rest-urls.js';
 
 type Links = components['schemas']['Links'];
 type HalLink = components['schemas']['HalLink'];
@@ -39,18 +40,18 @@ export function eventLinks(
   urls: Urls,
   caller: Caller,
 ): Links {
-  const terms = (taxonomy: Taxonomy, collection: string) => ({
+  const terms = (taxonomy: Taxonomy, collection: Collection) => ({
     taxonomy,
-    ...embeddable(`${urls.base}/${collection}?event=${event.id}&hide_empty=false&per_page=50`),
+    ...embeddable(`${collectionUrl(collection, urls)}?event=${event.id}&hide_empty=false&per_page=50`),
   });
   return {
-    self: self(`${urls.base}/events/${event.id}`, canEdit(caller, event)),
-    collection: [{ href: `${urls.base}/events` }],
-    ...(related.venues.length ? { venue: related.venues.map((v) => embeddable(`${urls.base}/venues/${v.id}`)) } : {}),
+    self: self(restUrl('events', event.id, urls), canEdit(caller, event)),
+    collection: [{ href: collectionUrl('events', urls) }],
+    ...(related.venues.length ? { venue: related.venues.map((v) => embeddable(restUrl('venues', v.id, urls))) } : {}),
     ...(related.organizers.length
-      ? { organizer: related.organizers.map((o) => embeddable(`${urls.base}/organizers/${o.id}`)) }
+      ? { organizer: related.organizers.map((o) => embeddable(restUrl('organizers', o.id, urls))) }
       : {}),
-    ...(event.parentId ? { up: [embeddable(`${urls.base}/events/${event.parentId}`)] } : {}),
+    ...(event.parentId ? { up: [embeddable(restUrl('events', event.parentId, urls))] } : {}),
     'wp:term': [terms('tribe_events_cat', 'categories'), terms('post_tag', 'tags')],
     curies: CURIES,
   };
@@ -65,9 +66,9 @@ export function venueOrOrganizerLinks(
 ): Links {
   const filter = collection === 'venues' ? 'venue' : 'organizer';
   return {
-    self: self(`${urls.base}/${collection}/${item.id}`, canEdit(caller, item)),
-    collection: [{ href: `${urls.base}/${collection}` }],
-    events: [{ href: `${urls.base}/events?${filter}=${item.id}` }],
+    self: self(restUrl(collection, item.id, urls), canEdit(caller, item)),
+    collection: [{ href: collectionUrl(collection, urls) }],
+    events: [{ href: `${collectionUrl('events', urls)}?${filter}=${item.id}` }],
   };
 }
 
@@ -79,10 +80,10 @@ export function termLinks(
   mayEdit: boolean,
 ): Links {
   return {
-    self: self(`${urls.base}/${collection}/${term.id}`, mayEdit),
-    collection: [{ href: `${urls.base}/${collection}` }],
-    ...(term.parentId ? { up: [embeddable(`${urls.base}/${collection}/${term.parentId}`)] } : {}),
-    'wp:post_type': [{ href: `${urls.base}/events?${collection}=${term.id}` }],
+    self: self(restUrl(collection, term.id, urls), mayEdit),
+    collection: [{ href: collectionUrl(collection, urls) }],
+    ...(term.parentId ? { up: [embeddable(restUrl(collection, term.parentId, urls))] } : {}),
+    'wp:post_type': [{ href: `${collectionUrl('events', urls)}?${collection}=${term.id}` }],
     curies: CURIES,
   };
 }

@@ -4,6 +4,7 @@ import { mayCall } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
 import { termLinks } from './links.js';
+import { collectionUrl, restUrl } from './rest-urls.js';
 import { CATEGORY, type TermRecord } from '../domain/records.js';
 
 type Category = components['schemas']['Category'];
@@ -13,11 +14,11 @@ type Tag = components['schemas']['Tag'];
 export const COLLECTION = { tribe_events_cat: 'categories', post_tag: 'tags' } as const;
 
 export function termUrls(term: Pick<TermRecord, 'id' | 'taxonomy' | 'parentId'>, urls: Urls) {
-  const collection = `${urls.base}/${COLLECTION[term.taxonomy]}`;
+  const collection = COLLECTION[term.taxonomy];
   return {
-    self: `${collection}/${term.id}`,
-    collection,
-    ...(term.parentId ? { up: `${collection}/${term.parentId}` } : {}),
+    self: restUrl(collection, term.id, urls),
+    collection: collectionUrl(collection, urls),
+    ...(term.parentId ? { up: restUrl(collection, term.parentId, urls) } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { textOf } from '../lib/text.js';
 import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/records.js';
 import { personJsonLd, placeJsonLd } from './json-ld.js';
 import { venueOrOrganizerLinks } from './links.js';
+import { restUrl } from './rest-urls.js';
 import { globalId, imageObject, postMeta } from './posts.js';
 
 type Venue = components['schemas']['Venue'];
@@ -23,10 +24,6 @@ export interface SerializeOptions {
   links?: { caller: Caller };
 }
 
-export function venueOrOrganizerRestUrl(kind: VenueOrOrganizerKind, id: number, urls: Urls) {
-  return `${urls.base}/${COLLECTION[kind.type]}/${id}`;
-}
-
 export function serializeVenueOrOrganizer(
   kind: VenueOrOrganizerKind,
   row: VenueOrOrganizerRecord,
@@ -41,7 +38,7 @@ export function serializeVenueOrOrganizer(
   const meta = postMeta(row, siteZone);
   for (const key of Object.keys(meta) as (keyof typeof meta)[]) put(key, meta[key]);
   put('url', `${urls.site}/${kind.type}/${encodeURIComponent(row.slug)}/`);
-  put('rest_url', venueOrOrganizerRestUrl(kind, row.id, urls));
+  put('rest_url', restUrl(COLLECTION[kind.type], row.id, urls));
   put(kind.nameField, row.name);
   put('description', row.description);
   put('excerpt', row.excerpt);

@@ -1,25 +1,12 @@
 // The documentation page in a real browser (Debian's headless Chromium, driven by playwright-core):
 // served by the running service, it must render the operations of every tag with no network beyond
 // the service itself. Screenshots go to test-artifacts/.
-import fs from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadDocument, localizedDocument } from '../../src/openapi.js';
-import { chromiumAvailable, launchChromium } from '../setup/chromium.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { chromiumAvailable, serverAndBrowser } from '../setup/chromium.js';
 
 describe.runIf(chromiumAvailable)('the documentation page in Chromium', () => {
-  let s: TestServer;
-  let browser: Browser;
-  beforeAll(async () => {
-    s = await startServer('pglite');
-    browser = await launchChromium();
-    fs.mkdirSync('test-artifacts', { recursive: true });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await s?.close();
-  });
+  const suite = serverAndBrowser();
 
   it.each([
     ['', 'en'],
@@ -27,6 +14,7 @@ describe.runIf(chromiumAvailable)('the documentation page in Chromium', () => {
   ])(
     'renders every operation of every tag (locale %s)',
     async (locale, language) => {
+      const { s, browser } = suite;
       const document = language === 'en' ? (loadDocument() as any) : (localizedDocument(language) as any);
       const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
       const outside: string[] = [];

@@ -1,26 +1,14 @@
 // The pages that events', venues' and organizers' `url`s name, in Chromium: every `url` resolves to
 // a readable page with the object's JSON-LD and, for an event, a link that adds it to a calendar;
 // hostile text stays text; what is not public is a 404. Screenshots go to test-artifacts/.
-import fs from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium } from '../setup/chromium.js';
-import { startServer, type TestServer } from '../setup/server.js';
+import { describe, expect, it } from 'vitest';
+import { chromiumAvailable, serverAndBrowser } from '../setup/chromium.js';
 
 describe.runIf(chromiumAvailable)('the public pages in Chromium', () => {
-  let s: TestServer;
-  let browser: Browser;
-  beforeAll(async () => {
-    s = await startServer('pglite');
-    browser = await launchChromium();
-    fs.mkdirSync('test-artifacts', { recursive: true });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await s?.close();
-  });
+  const suite = serverAndBrowser();
 
   it("shows an event at its url: what, when, where, who, its JSON-LD and an 'add to calendar' link", async () => {
+    const { s, browser } = suite;
     const soon = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
     const title = 'Jazz <script>window.hacked = true</script> & Friends';
     const event = (
@@ -80,6 +68,7 @@ describe.runIf(chromiumAvailable)('the public pages in Chromium', () => {
   });
 
   it('answers 404 with a page for what is missing or not public', async () => {
+    const { s } = suite;
     const draft = (
       await s.post('/events', {
         title: 'Not yet',

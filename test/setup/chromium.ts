@@ -2,7 +2,9 @@
 // downloads do not work here). CI installs it (.ci/run); elsewhere the tests are skipped when it is
 // missing, and say so.
 import fs from 'node:fs';
-import { chromium } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { startServer, type TestServer } from './server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -23,3 +25,21 @@ const FLAGS = [
 ];
 
 export const launchChromium = () => chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+
+/**
+ * A test server (on PGlite) and Chromium for one suite: started before its tests, closed after them.
+ * The fields are there from the suite's first test on.
+ */
+export function serverAndBrowser(): { s: TestServer; browser: Browser } {
+  const suite = {} as { s: TestServer; browser: Browser };
+  beforeAll(async () => {
+    suite.s = await startServer('pglite');
+    suite.browser = await launchChromium();
+    fs.mkdirSync('test-artifacts', { recursive: true });
+  }, 60_000);
+  afterAll(async () => {
+    await suite.browser?.close();
+    await suite.s?.close();
+  });
+  return suite;
+}
