@@ -2830,7 +2830,7 @@ export interface components {
         EventEndsAfter: components["schemas"]["DateInput"];
         /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given, and takes a bare `end_date` at its midnight. `start_date` is always taken as given (the specification's meaning: events that start after this date and time). */
         EventStrictDates: boolean;
-        /** @description Events whose title or description holds every word of this text, in any order, whatever their case and accents (`night jazz` finds "Jazz Night", `unicode` finds "Ünïcødé"); a word may be part of a longer one. At most 8 words count. */
+        /** @description Events whose title or description holds every word of this text, in any order, whatever their case and accents (`night jazz` finds "Jazz Night", `unicode` finds "Ünïcødé"); each word may begin a longer one (`harb` finds "Harbor"), and a word of punctuation alone is looked for as it is. At most 8 words count. */
         EventSearch: string;
         /** @description What the list is sorted by: the start (the default), the end, the title, the last modification, the ID, or `relevance` with `search` (events whose title holds every word first, then by start). Ties go by start, then ID. */
         EventOrderBy: "start_date" | "end_date" | "title" | "modified" | "id" | "relevance";
@@ -2877,7 +2877,7 @@ export interface components {
         Force: boolean;
         /** @description The slug (any non-empty text without a slash). */
         SlugPath: components["schemas"]["Slug"];
-        /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; a word may be part of a longer one. At most 8 words count. */
+        /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; each word may begin a longer one, and the parts of an e-mail or web address are words of their own. At most 8 words count. */
         WordSearch: string;
         /** @description Limit the results to those linked to this event. */
         LinkedEvent: components["schemas"]["Id"];
@@ -3114,7 +3114,7 @@ export interface operations {
                 ends_after?: components["parameters"]["EventEndsAfter"];
                 /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given, and takes a bare `end_date` at its midnight. `start_date` is always taken as given (the specification's meaning: events that start after this date and time). */
                 strict_dates?: components["parameters"]["EventStrictDates"];
-                /** @description Events whose title or description holds every word of this text, in any order, whatever their case and accents (`night jazz` finds "Jazz Night", `unicode` finds "Ünïcødé"); a word may be part of a longer one. At most 8 words count. */
+                /** @description Events whose title or description holds every word of this text, in any order, whatever their case and accents (`night jazz` finds "Jazz Night", `unicode` finds "Ünïcødé"); each word may begin a longer one (`harb` finds "Harbor"), and a word of punctuation alone is looked for as it is. At most 8 words count. */
                 search?: components["parameters"]["EventSearch"];
                 /** @description What the list is sorted by: the start (the default), the end, the title, the last modification, the ID, or `relevance` with `search` (events whose title holds every word first, then by start). Ties go by start, then ID. */
                 orderby?: components["parameters"]["EventOrderBy"];
@@ -3679,7 +3679,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description How many items to return per page; values above 50 are treated as 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; a word may be part of a longer one. At most 8 words count. */
+                /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; each word may begin a longer one, and the parts of an e-mail or web address are words of their own. At most 8 words count. */
                 search?: components["parameters"]["WordSearch"];
                 /** @description Limit the results to those linked to this event. */
                 event?: components["parameters"]["LinkedEvent"];
@@ -4217,7 +4217,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description How many items to return per page; values above 50 are treated as 50. */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; a word may be part of a longer one. At most 8 words count. */
+                /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; each word may begin a longer one, and the parts of an e-mail or web address are words of their own. At most 8 words count. */
                 search?: components["parameters"]["WordSearch"];
                 /** @description Limit the results to those linked to this event. */
                 event?: components["parameters"]["LinkedEvent"];

@@ -9,7 +9,7 @@ import { DAY_MS } from '../lib/dates.js';
 import { selectEventPage, selectEvents } from './event-rows.js';
 import { inScope, isPublic } from './list-scope.js';
 import { selectRows } from './reads.js';
-import { EVENT_TEXT, holdsEveryWord, searchWords } from './word-search.js';
+import { EVENT_TEXT, EVENT_TITLE, holdsEveryWord, searchWords } from './word-search.js';
 
 const sql = PrismaNS.sql;
 
@@ -54,7 +54,7 @@ function orderBy(order: EventOrder = { by: 'start_date', direction: 'asc' }, wor
   const direction = PrismaNS.raw(order.direction === 'desc' ? 'DESC' : 'ASC');
   if (order.by === 'id') return sql`ORDER BY e.id ${direction}`;
   if (order.by === 'relevance' && words.length) {
-    const inTitle = holdsEveryWord(sql`search_text(e.title)`, words);
+    const inTitle = holdsEveryWord(EVENT_TITLE, words);
     return sql`ORDER BY (${inTitle}) DESC, e.start_utc ${direction}, e.id ${direction}`;
   }
   // Without a search, relevance is the start order.

@@ -13,8 +13,8 @@ import type { EventRecord as EventRow } from '../domain/records.js';
 const sql = PrismaNS.sql;
 
 /** One event as JSON, links and what they link to included, each list in the order Prisma gives it. */
-// The stored search text (migration word_search) is no part of an event's record.
-const EVENT_JSON = sql`(to_jsonb(e) - 'search_document') || jsonb_build_object(
+// The stored words of its search (migration word_prefix_search) are no part of an event's record.
+const EVENT_JSON = sql`(to_jsonb(e) - 'search_vector') || jsonb_build_object(
   'venues', coalesce((SELECT jsonb_agg(to_jsonb(l) || jsonb_build_object('venue', to_jsonb(v)) ORDER BY l.position, l.venue_id)
     FROM event_venues l JOIN venues v ON v.id = l.venue_id WHERE l.event_id = e.id), '[]'),
   'organizers', coalesce((SELECT jsonb_agg(to_jsonb(l) || jsonb_build_object('organizer', to_jsonb(o)) ORDER BY l.position, l.organizer_id)

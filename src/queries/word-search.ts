@@ -1,7 +1,7 @@
-// Search by words (docs/decisions.md, "Search"): every word of the search must occur in an item's
-// searchable text, in any order, compared after `search_text` (migration word_search) folds case and
-// accents. The text expressions here are the ones the migration indexes with trigrams, character
-// for character, so that the planner can use those indexes.
+// Search by words (docs/decisions.md, "Search"): every word of the search must begin a word of an
+// item's searchable text, in any order, compared after `search_vector` (migration
+// word_prefix_search) folds case and accents and splits the text into words. The vectors here are
+// the ones that migration indexes, character for character, so that the planner uses those indexes.
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { likeEscaped } from '../lib/like.js';
 
@@ -16,22 +16,44 @@ export function searchWords(search: string): string[] {
   return [...new Set(words)].slice(0, MAX_SEARCH_WORDS);
 }
 
-/** The event's searchable text, folded and stored (events.search_document), as events_search_trgm_idx indexes it. */
-export const EVENT_TEXT = sql`e.search_document`;
+/** A searchable text: its words as indexed, and the text itself (unfolded). */
+export interface SearchedText {
+  vector: PrismaNS.Sql;
+  text: PrismaNS.Sql;
+}
 
-/** A venue's (alias p) searchable text, as venues_search_trgm_idx indexes it. */
-export const VENUE_TEXT = sql`search_text(p.name || ' ' || p.description || ' ' || p.excerpt || ' ' || p.address || ' ' || p.city || ' ' ||
+const searched = (text: PrismaNS.Sql, vector = sql`search_vector(${text})`): SearchedText => ({ vector, text });
+
+/** An event's (alias e) title and description; its words stored in events.search_vector, as events_search_idx indexes them. */
+export const EVENT_TEXT = searched(sql`(e.title || ' ' || e.description)`, sql`e.search_vector`);
+
+/** An event's (alias e) title alone. */
+export const EVENT_TITLE = searched(sql`e.title`);
+
+/** A venue's (alias p) searchable text, as venues_search_idx indexes it. */
+export const VENUE_TEXT =
+  searched(sql`p.name || ' ' || p.description || ' ' || p.excerpt || ' ' || p.address || ' ' || p.city || ' ' ||
   p.country || ' ' || p.province || ' ' || p.state || ' ' || p.stateprovince || ' ' || p.zip || ' ' ||
-  p.phone)`;
+  p.phone`);
 
-/** An organizer's (alias p) searchable text, as organizers_search_trgm_idx indexes it. */
-export const ORGANIZER_TEXT = sql`search_text(p.name || ' ' || p.description || ' ' || p.excerpt || ' ' || p.phone || ' ' || p.email || ' ' ||
-  p.website)`;
+/** An organizer's (alias p) searchable text, as organizers_search_idx indexes it. */
+export const ORGANIZER_TEXT =
+  searched(sql`p.name || ' ' || p.description || ' ' || p.excerpt || ' ' || p.phone || ' ' || p.email || ' ' ||
+  p.website`);
 
-/** Every word occurs in `text` (a folded text expression). */
-export function holdsEveryWord(text: PrismaNS.Sql, words: string[]): PrismaNS.Sql {
-  return PrismaNS.join(
-    words.map((word) => sql`${text} LIKE ('%' || search_text(${likeEscaped(word)}::text) || '%')`),
-    ' AND ',
-  );
+/** Whether a word has a letter or digit, that is, words of its own for search_vector. */
+const hasWords = (word: string) => /[\p{L}\p{N}]/u.test(word);
+
+/**
+ * Every word begins a word of the text. A word of punctuation alone ("%", "&") has no words for
+ * the index; it must occur in the folded text as it is, tested row by row after the other words
+ * have narrowed the rows.
+ */
+export function holdsEveryWord(target: SearchedText, words: string[]): PrismaNS.Sql {
+  const indexed = words.filter(hasWords);
+  const conditions = indexed.length ? [sql`${target.vector} @@ search_query(${indexed.join(' ')}::text)`] : [];
+  for (const word of words.filter((w) => !hasWords(w))) {
+    conditions.push(sql`search_text(${target.text}) LIKE ('%' || search_text(${likeEscaped(word)}::text) || '%')`);
+  }
+  return PrismaNS.join(conditions, ' AND ');
 }
