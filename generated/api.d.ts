@@ -482,6 +482,26 @@ export interface paths {
         patch: operations["patchTag"];
         trace?: never;
     };
+    "/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the changes
+         * @description Every change of an event, venue, organizer, category or tag after `since`, oldest first, each with the object as the caller may read it now or a tombstone. Start without `since` (or after reading the lists), keep `next_cursor`, and read again with it: a copy that applies each change (store the object, remove a tombstone) stays equal to what the caller can read. A change appears once the transaction that made it and every older one still running have ended, so no change ever appears behind a cursor already given. Changes are kept for `CHANGES_RETENTION_DAYS` days (30 by default); an older cursor answers 410.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2673,6 +2693,49 @@ export interface components {
          *     }
          */
         TagInput: WithRequired<components["schemas"]["TermFields"], "name">;
+        /**
+         * Cursor
+         * @description A place in the change feed, as the feed gave it (`next_cursor`, or a change's `cursor`). Keep it as it is: its form may change.
+         * @example 1042-5310
+         */
+        Cursor: string;
+        /**
+         * Change
+         * @description One change of one object: what happened to it, and the object as it is now, or a tombstone when it is gone or the caller may no longer read it.
+         */
+        Change: {
+            cursor: components["schemas"]["Cursor"];
+            /**
+             * @description The kind of object that changed.
+             * @enum {string}
+             */
+            type: "event" | "venue" | "organizer" | "category" | "tag";
+            id: components["schemas"]["Id"];
+            /**
+             * @description What the write did: `created`, `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them.
+             * @enum {string}
+             */
+            action: "created" | "updated" | "trashed" | "deleted";
+            /** @description The object's modification time (UTC) when it changed; a change of what an event shows keeps the event's time. */
+            modified_utc: components["schemas"]["DateTimeString"];
+            /** @description The object's version when it changed: the version that leads its `ETag`. */
+            version: string;
+            /** @description True when the object no longer exists or the caller may not read it (a draft, a trashed event to anonymous readers): a copy removes it. */
+            tombstone: boolean;
+            /** @description The object as its own route answers it now (so several changes of one object show the same state), or null for a tombstone. */
+            object: components["schemas"]["Event"] | components["schemas"]["Venue"] | components["schemas"]["Organizer"] | components["schemas"]["Category"] | components["schemas"]["Tag"] | null;
+        };
+        /**
+         * ChangeList
+         * @description Changes after the cursor, oldest first, and where to read on.
+         */
+        ChangeList: {
+            changes: components["schemas"]["Change"][];
+            /** @description The `since` of the next read: after the last change of this page, or, when the page holds every change there is, as far as the feed is complete (valid when the page is empty, too). */
+            next_cursor: components["schemas"]["Cursor"];
+            /** @description True when more changes are ready: read again at once with `next_cursor`. False: poll later. */
+            more: boolean;
+        };
     };
     responses: {
         /** @description The representation has not changed since the ETag in `If-None-Match`; no body. */
@@ -2794,6 +2857,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `rest_changes_cursor_expired`: the changes after this cursor are no longer kept (see `CHANGES_RETENTION_DAYS`); read the lists again, then follow the feed from a new cursor. */
+        CursorExpired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
@@ -2830,7 +2902,7 @@ export interface components {
         EventEndsAfter: components["schemas"]["DateInput"];
         /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given, and takes a bare `end_date` at its midnight. `start_date` is always taken as given (the specification's meaning: events that start after this date and time). */
         EventStrictDates: boolean;
-        /** @description Events whose title or description holds every word of this text, in any order, whatever their case and accents (`night jazz` finds "Jazz Night", `unicode` finds "Ünïcødé"); each word may begin a longer one (`harb` finds "Harbor"), and a word of punctuation alone is looked for as it is. At most 8 words count. */
+        /** @description Events whose title or description holds every word of this text, in any order, whatever their case and accents (`night jazz` finds "Jazz Night", `unicode` finds "Ünïcødé"); each word may begin a longer one (`harb` finds "Harbor"), and a word with punctuation (`100%`) must also occur as typed. At most 8 words count. */
         EventSearch: string;
         /** @description What the list is sorted by: the start (the default), the end, the title, the last modification, the ID, or `relevance` with `search` (events whose title holds every word first, then by start). Ties go by start, then ID. */
         EventOrderBy: "start_date" | "end_date" | "title" | "modified" | "id" | "relevance";
@@ -2905,6 +2977,10 @@ export interface components {
         TermEvent: components["schemas"]["Id"];
         /** @description Limit the results to the terms with this slug (a comma-separated list for several). */
         TermSlug: components["schemas"]["Slug"][];
+        /** @description A cursor the feed gave (`next_cursor`): only the changes after it. Without it, the feed starts at the oldest change it keeps. */
+        Since: components["schemas"]["Cursor"];
+        /** @description How many changes to return at most. */
+        ChangesPerPage: number;
     };
     requestBodies: {
         /** @description The new event, as JSON or as a form. */
@@ -3114,7 +3190,7 @@ export interface operations {
                 ends_after?: components["parameters"]["EventEndsAfter"];
                 /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given, and takes a bare `end_date` at its midnight. `start_date` is always taken as given (the specification's meaning: events that start after this date and time). */
                 strict_dates?: components["parameters"]["EventStrictDates"];
-                /** @description Events whose title or description holds every word of this text, in any order, whatever their case and accents (`night jazz` finds "Jazz Night", `unicode` finds "Ünïcødé"); each word may begin a longer one (`harb` finds "Harbor"), and a word of punctuation alone is looked for as it is. At most 8 words count. */
+                /** @description Events whose title or description holds every word of this text, in any order, whatever their case and accents (`night jazz` finds "Jazz Night", `unicode` finds "Ünïcødé"); each word may begin a longer one (`harb` finds "Harbor"), and a word with punctuation (`100%`) must also occur as typed. At most 8 words count. */
                 search?: components["parameters"]["EventSearch"];
                 /** @description What the list is sorted by: the start (the default), the end, the title, the last modification, the ID, or `relevance` with `search` (events whose title holds every word first, then by start). Ties go by start, then ID. */
                 orderby?: components["parameters"]["EventOrderBy"];
@@ -5388,6 +5464,40 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description A cursor the feed gave (`next_cursor`): only the changes after it. Without it, the feed starts at the oldest change it keeps. */
+                since?: components["parameters"]["Since"];
+                /** @description How many changes to return at most. */
+                per_page?: components["parameters"]["ChangesPerPage"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after the cursor. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            410: components["responses"]["CursorExpired"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -114,3 +114,10 @@ export class Conflict extends DomainError {
     super('The change conflicts with another object; try again.');
   }
 }
+
+/** A change feed cursor from before the changes still kept: the client must copy everything again. */
+export class CursorExpired extends DomainError {
+  constructor() {
+    super('The changes after this cursor are no longer kept; read the lists again, then follow the feed from a new cursor.');
+  }
+}

@@ -2,6 +2,7 @@
 // or misspelled handler a compile error; test/contract.test.ts checks the same at run time.
 import type { HandlerMap } from '../http/handler.js';
 import * as categories from './categories.js';
+import * as changes from './changes.js';
 import * as discovery from './discovery.js';
 import * as events from './events.js';
 import * as organizers from './organizers.js';
@@ -15,4 +16,5 @@ export const handlers = {
   ...venues,
   ...organizers,
   ...discovery,
+  ...changes,
 } satisfies HandlerMap;

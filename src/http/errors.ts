@@ -5,6 +5,7 @@ import { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from 
 import {
   AlreadyTrashed,
   Conflict,
+  CursorExpired,
   DomainError,
   DuplicateTermName,
   DuplicateTermSlug,
@@ -106,5 +107,6 @@ function fromDomain(err: DomainError): ApiError {
     );
   }
   if (err instanceof Conflict) return conflict();
+  if (err instanceof CursorExpired) return new ApiError(410, 'rest_changes_cursor_expired', message);
   return new ApiError(500, 'rest_internal_error', 'The server could not complete the request.');
 }

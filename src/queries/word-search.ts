@@ -44,15 +44,19 @@ export const ORGANIZER_TEXT =
 /** Whether a word has a letter or digit, that is, words of its own for search_vector. */
 const hasWords = (word: string) => /[\p{L}\p{N}]/u.test(word);
 
+/** Whether a word has anything besides letters and digits (punctuation, symbols). */
+const hasPunctuation = (word: string) => /[^\p{L}\p{M}\p{N}]/u.test(word);
+
 /**
- * Every word begins a word of the text. A word of punctuation alone ("%", "&") has no words for
- * the index; it must occur in the folded text as it is, tested row by row after the other words
- * have narrowed the rows.
+ * Every word begins a word of the text. A word with punctuation ("100%", "late-night", "_p%") must
+ * also occur in the folded text as typed, tested row by row after the index has narrowed the rows:
+ * the index splits words at punctuation, and "_p%" is not any word beginning with "p". A word of
+ * punctuation alone ("%") has only that test.
  */
 export function holdsEveryWord(target: SearchedText, words: string[]): PrismaNS.Sql {
   const indexed = words.filter(hasWords);
   const conditions = indexed.length ? [sql`${target.vector} @@ search_query(${indexed.join(' ')}::text)`] : [];
-  for (const word of words.filter((w) => !hasWords(w))) {
+  for (const word of words.filter(hasPunctuation)) {
     conditions.push(sql`search_text(${target.text}) LIKE ('%' || search_text(${likeEscaped(word)}::text) || '%')`);
   }
   return PrismaNS.join(conditions, ' AND ');

@@ -226,6 +226,11 @@ async function chooseSlug(
   );
 }
 
+/** The terms with these IDs, of either taxonomy (the change feed's). */
+export async function termsWithIds(db: Tx, ids: number[]): Promise<TermRecord[]> {
+  return withPaths(db, await db.term.findMany({ where: { id: { in: ids } } }));
+}
+
 async function withPaths(prisma: Tx, rows: TermRow[]): Promise<TermRecord[]> {
   // Load every ancestor of the page's categories, one level per query (categories are shallow).
   const known = new Map<number, { slug: string; parentId: number | null }>(rows.map((r) => [r.id, r]));

@@ -1,0 +1,117 @@
+// The change feed's statements (migration change_feed explains the table and its order). A feed
+// position is (xid, seq): the transaction that recorded a change and the change's number. Only
+// changes of transactions older than every one still running are given, so a position, once
+// passed, never has a change appear behind it.
+import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { Prisma } from '../db/client.js';
+import { selectRows } from './reads.js';
+
+const sql = PrismaNS.sql;
+
+/** A place in the feed: every change at or before it has been given. Both parts are decimal digits. */
+export interface FeedPosition {
+  xid: string;
+  seq: string;
+}
+
+/** Past every change of transactions before `xid` (the largest seq a bigint holds). */
+const LAST_SEQ = '9223372036854775807';
+
+export type ChangeAction = 'created' | 'updated' | 'trashed' | 'deleted';
+export type ChangedType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
+
+export interface ChangeRow {
+  position: FeedPosition;
+  type: ChangedType;
+  id: number;
+  action: ChangeAction;
+  /** The object's modification time when the change was recorded. */
+  modifiedAt: Date;
+}
+
+export interface ChangePage {
+  changes: ChangeRow[];
+  /** Where the next read starts: after the last change given, or as far as the feed is complete. */
+  next: FeedPosition;
+  /** Whether more changes were ready than the page held. */
+  more: boolean;
+}
+
+/** The feed cannot give what lies before the retained changes, nor what lies ahead of now. */
+export type ChangeRead = ChangePage | { expired: true } | { ahead: true };
+
+interface Row {
+  xmin: string;
+  xmax: string;
+  pruned_xid: string;
+  pruned_seq: string;
+  seq: string | null;
+  xid: string | null;
+  object_type: ChangedType | null;
+  object_id: number | null;
+  action: ChangeAction | null;
+  modified_ms: string | null;
+}
+
+const compare = (a: FeedPosition, b: FeedPosition) => {
+  const [ax, bx, as, bs] = [BigInt(a.xid), BigInt(b.xid), BigInt(a.seq), BigInt(b.seq)];
+  return ax !== bx ? (ax < bx ? -1 : 1) : as === bs ? 0 : as < bs ? -1 : 1;
+};
+
+/**
+ * Up to `limit` changes after `after` (from the oldest retained change without it), in feed order.
+ * The page, the running transactions' horizon and the retention mark come from one statement, so
+ * from one snapshot: the position given for an empty page is exact.
+ */
+export async function selectChanges(db: Prisma, after: FeedPosition | undefined, limit: number): Promise<ChangeRead> {
+  const rows = await selectRows<Row>(
+    db,
+    sql`WITH horizon AS (
+          SELECT pg_snapshot_xmin(s.snapshot) AS xmin, pg_snapshot_xmax(s.snapshot) AS xmax,
+            p.xid AS pruned_xid, p.seq AS pruned_seq
+          FROM changes_pruned p, (SELECT pg_current_snapshot() AS snapshot) s),
+        page AS (
+          SELECT c.* FROM changes c, horizon h
+          WHERE (c.xid, c.seq) > (${after?.xid ?? '0'}::xid8, ${after?.seq ?? '0'}::bigint)
+            AND (c.xid, c.seq) > (h.pruned_xid, h.pruned_seq)
+            AND c.xid < h.xmin
+          ORDER BY c.xid, c.seq LIMIT ${limit + 1}::int)
+        SELECT h.xmin::text AS xmin, h.xmax::text AS xmax, h.pruned_xid::text AS pruned_xid, h.pruned_seq::text AS pruned_seq,
+          page.seq::text AS seq, page.xid::text AS xid, page.object_type, page.object_id, page.action,
+          (extract(epoch FROM page.modified_at) * 1000)::bigint::text AS modified_ms
+        FROM horizon h LEFT JOIN page ON true ORDER BY page.xid, page.seq`,
+  );
+  const [{ xmin, xmax, pruned_xid, pruned_seq }] = rows;
+  if (after) {
+    if (compare(after, { xid: pruned_xid, seq: pruned_seq }) < 0) return { expired: true };
+    // A position no transaction has reached: the feed never gave it. (Not the horizon: the horizon
+    // of a later snapshot may lie behind an earlier one's when the earlier one skipped a VACUUM's
+    // transaction, which records no change.)
+    if (BigInt(after.xid) >= BigInt(xmax)) return { ahead: true };
+  }
+  const found = rows.filter((r) => r.seq !== null);
+  const changes = found.slice(0, limit).map(
+    (r): ChangeRow => ({
+      position: { xid: r.xid!, seq: r.seq! },
+      type: r.object_type!,
+      id: r.object_id!,
+      action: r.action!,
+      modifiedAt: new Date(Number(r.modified_ms)),
+    }),
+  );
+  const more = found.length > limit;
+  const last = changes.at(-1)?.position;
+  // A full page ends at its last change; a page that holds all the feed has ends where the running
+  // transactions begin (the horizon), never behind where it started.
+  const complete = { xid: (BigInt(xmin) - 1n).toString(), seq: LAST_SEQ };
+  const start = after ?? { xid: pruned_xid, seq: pruned_seq };
+  const next = more ? last! : [start, complete].sort(compare)[1];
+  return { changes, next, more };
+}
+
+/** Deletes the changes recorded before `before`, and moves the retention mark past them. */
+export async function pruneChanges(db: Prisma, before: Date): Promise<void> {
+  await db.$executeRaw`WITH gone AS (DELETE FROM changes WHERE recorded_at < ${before}::timestamptz RETURNING xid, seq),
+      last AS (SELECT xid, seq FROM gone ORDER BY xid DESC, seq DESC LIMIT 1)
+    UPDATE changes_pruned p SET xid = last.xid, seq = last.seq FROM last WHERE (last.xid, last.seq) > (p.xid, p.seq)`;
+}

@@ -1,0 +1,198 @@
+// The change feed: every write that changes what a reader sees is one change, in order, with the
+// object as the reader may read it now or a tombstone; a copy that replays the feed from any cursor
+// ends equal to the server; cursors stay valid when the feed is empty, expire with the retention,
+// and no change ever appears behind one already given, however writers interleave.
+import { expect, it } from 'vitest';
+import { pruneChanges } from '../../src/queries/changes.js';
+import type { Role } from '../../src/auth/roles.js';
+import { describeEachDatabase } from '../setup/each-database.js';
+import type { TestServer } from '../setup/server.js';
+
+interface Change {
+  cursor: string;
+  type: string;
+  id: number;
+  action: string;
+  tombstone: boolean;
+  object: { id: number; [key: string]: unknown } | null;
+}
+
+/** Reads the feed from `since` to its end, `perPage` at a time: the changes and the last cursor. */
+async function follow(s: TestServer, since?: string, perPage = 3, as: Role | null = 'administrator') {
+  const changes: Change[] = [];
+  let cursor = since;
+  for (;;) {
+    const r = await s.get(`/changes?per_page=${perPage}${cursor ? `&since=${cursor}` : ''}`, { as });
+    expect(r.status, `${cursor}: ${r.text}`).toBe(200);
+    changes.push(...r.body.changes);
+    cursor = r.body.next_cursor;
+    if (!r.body.more) return { changes, cursor: cursor! };
+  }
+}
+
+/** A copy kept by applying changes: store the object, remove a tombstone. */
+function replay(copy: Map<string, unknown>, changes: Change[]) {
+  for (const c of changes) {
+    if (c.tombstone) copy.delete(`${c.type}:${c.id}`);
+    else copy.set(`${c.type}:${c.id}`, c.object);
+  }
+  return copy;
+}
+
+const actions = (changes: Change[], type: string, id: number) =>
+  changes.filter((c) => c.type === type && c.id === id).map((c) => c.action);
+
+describeEachDatabase('the change feed', (s, kind) => {
+  it('gives each write once, in order, with the object as it is now, and a copy that replays it ends equal', async () => {
+    const start = await follow(s);
+    const venue = (await s.post('/venues', { venue: 'Harbor Hall', city: 'Lyon' })).body;
+    const event = (
+      await s.post('/events', {
+        title: 'Feed concert',
+        start_date: '2045-03-01 20:00',
+        end_date: '2045-03-01 22:00',
+        venue: venue.id,
+        categories: ['feed-music'],
+      })
+    ).body;
+    const after = await follow(s, start.cursor);
+    // One change per object and request: the event with its links is one `created`.
+    expect(actions(after.changes, 'event', event.id)).toEqual(['created']);
+    expect(actions(after.changes, 'venue', venue.id)).toEqual(['created']);
+    const category = event.categories[0];
+    expect(actions(after.changes, 'category', category.id)).toEqual(['created']);
+
+    // Renaming the venue changes what the event shows: a change of both.
+    await s.post(`/venues/${venue.id}`, { venue: 'Harbour Hall' });
+    const renamed = await follow(s, after.cursor);
+    expect(renamed.changes.map((c) => `${c.type}:${c.id}:${c.action}`).sort()).toEqual(
+      [`venue:${venue.id}:updated`, `event:${event.id}:updated`].sort(),
+    );
+    const shown = renamed.changes.find((c) => c.type === 'event')!.object as any;
+    expect(shown.venue.venue).toBe('Harbour Hall');
+
+    await s.request('DELETE', `/events/${event.id}`);
+    await s.request('DELETE', `/events/${event.id}?force=true`);
+    await s.request('PUT', `/categories/${category.id}`, { body: { name: 'Feed music!' } });
+    const end = await follow(s, renamed.cursor);
+    expect(actions(end.changes, 'event', event.id)).toEqual(['trashed', 'deleted']);
+    expect(end.changes.filter((c) => c.type === 'event').every((c) => c.tombstone && c.object === null)).toBe(true);
+
+    // Replaying everything from the start gives what the lists show now.
+    const copy = replay(new Map(), [...after.changes, ...renamed.changes, ...end.changes]);
+    expect(copy.has(`event:${event.id}`)).toBe(false);
+    expect((copy.get(`venue:${venue.id}`) as any).venue).toBe('Harbour Hall');
+    expect(copy.get(`venue:${venue.id}`)).toEqual((await s.get(`/venues/${venue.id}`)).body);
+    expect((copy.get(`category:${category.id}`) as any).name).toBe('Feed music!');
+    // Any cursor: replaying from the middle onto the copy as it was there ends the same.
+    const fromMiddle = replay(replay(new Map(), after.changes), (await follow(s, after.cursor)).changes);
+    expect(fromMiddle).toEqual(copy);
+  });
+
+  it('shows each reader only what it may read: a draft, or an event that stops being public, is a tombstone', async () => {
+    const start = await follow(s, undefined, 50, null);
+    const event = (
+      await s.post('/events', { title: 'Soon private', start_date: '2045-04-01 20:00', end_date: '2045-04-01 21:00' })
+    ).body;
+    const draft = (
+      await s.post('/events', {
+        title: 'A draft',
+        status: 'draft',
+        start_date: '2045-04-02 20:00',
+        end_date: '2045-04-02 21:00',
+      })
+    ).body;
+    const seen = await follow(s, start.cursor, 50, null);
+    expect(seen.changes.find((c) => c.id === event.id)!.object!.id).toBe(event.id);
+    const hidden = seen.changes.find((c) => c.id === draft.id)!;
+    expect([hidden.tombstone, hidden.object]).toEqual([true, null]);
+    expect(JSON.stringify(hidden)).not.toContain('A draft');
+
+    await s.request('PATCH', `/events/${event.id}`, { body: { status: 'draft' } });
+    const anonymous = await follow(s, seen.cursor, 50, null);
+    expect(anonymous.changes.map((c) => [c.id, c.action, c.tombstone])).toEqual([[event.id, 'updated', true]]);
+    const editor = await follow(s, seen.cursor, 50, 'editor');
+    expect(editor.changes.map((c) => [c.id, c.action, c.tombstone, c.object?.status])).toEqual([
+      [event.id, 'updated', false, 'draft'],
+    ]);
+  });
+
+  it('gives a valid cursor when nothing changed, and records nothing for a write that fails', async () => {
+    const { cursor } = await follow(s);
+    const empty = await s.get(`/changes?since=${cursor}`);
+    expect(empty.body).toEqual({ changes: [], next_cursor: expect.any(String), more: false });
+    // A create that fails (a venue that does not exist) leaves no change behind.
+    const failed = await s.post('/events', {
+      title: 'Never',
+      start_date: '2045-05-01 20:00',
+      end_date: '2045-05-01 21:00',
+      venue: 999999,
+    });
+    expect(failed.status).toBe(400);
+    expect((await s.get(`/changes?since=${empty.body.next_cursor}`)).body.changes).toEqual([]);
+    const tag = (await s.post('/tags', { name: 'after-empty' })).body;
+    const next = await s.get(`/changes?since=${empty.body.next_cursor}`);
+    expect(next.body.changes.map((c: Change) => [c.type, c.id, c.action])).toEqual([['tag', tag.id, 'created']]);
+  });
+
+  it('refuses a cursor it never gave (400) and one older than the changes it keeps (410)', async () => {
+    const { cursor } = await follow(s);
+    expect((await s.get('/changes?since=abc')).status).toBe(400);
+    expect((await s.get('/changes?since=99999999999999999999-1')).status).toBe(400);
+    const ahead = await s.get('/changes?since=9999999999-0');
+    expect([ahead.status, ahead.body.code]).toEqual([400, 'rest_invalid_param']);
+    expect((await s.get('/changes?per_page=501')).status).toBe(400);
+
+    await s.post('/tags', { name: 'before-pruning' });
+    const old = (await follow(s)).changes[0].cursor;
+    // Retention passes for every change recorded so far.
+    await pruneChanges(s.db.prisma, new Date(Date.now() + 1000));
+    const expired = await s.get(`/changes?since=${old}`);
+    expect([expired.status, expired.body.code]).toEqual([410, 'rest_changes_cursor_expired']);
+    // The end of the feed as it was is still a place to go on from, and the feed starts there now.
+    expect((await s.get(`/changes?since=${cursor}`)).status).toBe(410);
+    const fresh = await follow(s);
+    expect(fresh.changes).toEqual([]);
+    const tag = (await s.post('/tags', { name: 'after-pruning' })).body;
+    expect((await follow(s, fresh.cursor)).changes.map((c) => c.id)).toEqual([tag.id]);
+  });
+
+  it.runIf(kind === 'postgresql')(
+    'never gives a change behind a cursor it gave, with writers in parallel and a reader following',
+    async () => {
+      const { cursor: start } = await follow(s);
+      const created: number[] = [];
+      let writing = true;
+      const writers = Array.from({ length: 6 }, async (_, w) => {
+        for (let i = 0; i < 8; i++) {
+          const r = await s.post('/events', {
+            title: `Race ${w}-${i}`,
+            start_date: '2045-06-01 20:00',
+            end_date: '2045-06-01 21:00',
+            categories: [`race-${i % 3}`],
+          });
+          expect(r.status).toBe(201);
+          created.push(r.body.id);
+        }
+      });
+      // The reader follows while the writers write, in small pages.
+      const seen: Change[] = [];
+      const reader = (async () => {
+        let cursor = start;
+        while (writing) {
+          const page = await follow(s, cursor, 4);
+          seen.push(...page.changes);
+          cursor = page.cursor;
+        }
+        seen.push(...(await follow(s, cursor, 4)).changes);
+      })();
+      await Promise.all(writers);
+      writing = false;
+      await reader;
+      const createdSeen = seen.filter((c) => c.type === 'event' && c.action === 'created').map((c) => c.id);
+      expect(createdSeen.sort((a, b) => a - b)).toEqual([...created].sort((a, b) => a - b));
+      // Each change once: no cursor twice.
+      expect(new Set(seen.map((c) => c.cursor)).size).toBe(seen.length);
+    },
+  );
+});
