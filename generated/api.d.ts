@@ -2888,6 +2888,8 @@ export interface components {
         Page: number;
         /** @description How many items to return per page; values above 50 are treated as 50. */
         PerPage: number;
+        /** @description Only items modified after this instant (site time zone unless it carries an offset; to the millisecond), for simple polling: keep the newest `modified_utc` seen and ask again with it (as `2026-11-24T10:00:00Z`). On the event list it replaces the default window. Polling by time can miss a write that commits after a later one; the change feed (`/changes`) cannot. */
+        ModifiedAfter: components["schemas"]["DateInput"];
         /** @description Events that start at or after this date and time (site time zone). Default: the current time. */
         EventStartDate: components["schemas"]["DateInput"];
         /** @description Events that start at or before this date and time (site time zone); a date without a time means the end of that day (its midnight when `strict_dates` is true). Default: two years after the current time. This is the specification's meaning; for events that end before a date, use `ends_before`. */
@@ -3176,6 +3178,8 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description How many items to return per page; values above 50 are treated as 50. */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description Only items modified after this instant (site time zone unless it carries an offset; to the millisecond), for simple polling: keep the newest `modified_utc` seen and ask again with it (as `2026-11-24T10:00:00Z`). On the event list it replaces the default window. Polling by time can miss a write that commits after a later one; the change feed (`/changes`) cannot. */
+                modified_after?: components["parameters"]["ModifiedAfter"];
                 /** @description Events that start at or after this date and time (site time zone). Default: the current time. */
                 start_date?: components["parameters"]["EventStartDate"];
                 /** @description Events that start at or before this date and time (site time zone); a date without a time means the end of that day (its midnight when `strict_dates` is true). Default: two years after the current time. This is the specification's meaning; for events that end before a date, use `ends_before`. */
@@ -3755,6 +3759,8 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description How many items to return per page; values above 50 are treated as 50. */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description Only items modified after this instant (site time zone unless it carries an offset; to the millisecond), for simple polling: keep the newest `modified_utc` seen and ask again with it (as `2026-11-24T10:00:00Z`). On the event list it replaces the default window. Polling by time can miss a write that commits after a later one; the change feed (`/changes`) cannot. */
+                modified_after?: components["parameters"]["ModifiedAfter"];
                 /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; each word may begin a longer one, and the parts of an e-mail or web address are words of their own. At most 8 words count. */
                 search?: components["parameters"]["WordSearch"];
                 /** @description Limit the results to those linked to this event. */
@@ -4293,6 +4299,8 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description How many items to return per page; values above 50 are treated as 50. */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description Only items modified after this instant (site time zone unless it carries an offset; to the millisecond), for simple polling: keep the newest `modified_utc` seen and ask again with it (as `2026-11-24T10:00:00Z`). On the event list it replaces the default window. Polling by time can miss a write that commits after a later one; the change feed (`/changes`) cannot. */
+                modified_after?: components["parameters"]["ModifiedAfter"];
                 /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; each word may begin a longer one, and the parts of an e-mail or web address are words of their own. At most 8 words count. */
                 search?: components["parameters"]["WordSearch"];
                 /** @description Limit the results to those linked to this event. */
@@ -4831,6 +4839,8 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description How many items to return per page; values above 50 are treated as 50. */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description Only items modified after this instant (site time zone unless it carries an offset; to the millisecond), for simple polling: keep the newest `modified_utc` seen and ask again with it (as `2026-11-24T10:00:00Z`). On the event list it replaces the default window. Polling by time can miss a write that commits after a later one; the change feed (`/changes`) cannot. */
+                modified_after?: components["parameters"]["ModifiedAfter"];
                 /** @description Limit the results to items containing this text. */
                 search?: components["parameters"]["Search"];
                 /** @description Leave out the terms with these IDs. */
@@ -5154,6 +5164,8 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description How many items to return per page; values above 50 are treated as 50. */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description Only items modified after this instant (site time zone unless it carries an offset; to the millisecond), for simple polling: keep the newest `modified_utc` seen and ask again with it (as `2026-11-24T10:00:00Z`). On the event list it replaces the default window. Polling by time can miss a write that commits after a later one; the change feed (`/changes`) cannot. */
+                modified_after?: components["parameters"]["ModifiedAfter"];
                 /** @description Limit the results to items containing this text. */
                 search?: components["parameters"]["Search"];
                 /** @description Leave out the terms with these IDs. */

@@ -35,6 +35,8 @@ export interface Config {
   /** Failed sign-ins allowed per client within `authWindowSeconds` before it gets 429. */
   authMaxFailures: number;
   authWindowSeconds: number;
+  /** How long the change feed keeps changes; an older cursor answers 410. */
+  changesRetentionDays: number;
   /** Origins whose browser scripts may call the API: `*` (any), or a list of exact origins. */
   corsOrigins: '*' | string[];
   /** On SIGTERM, how long to keep serving (with /readyz failing) before closing, for balancers to notice. */
@@ -100,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     admin: env.ADMIN_USER && env.ADMIN_PASSWORD ? { login: env.ADMIN_USER, password: env.ADMIN_PASSWORD } : undefined,
     authMaxFailures: positiveInteger(env, 'AUTH_MAX_FAILURES', 10),
     authWindowSeconds: positiveInteger(env, 'AUTH_WINDOW_SECONDS', 900),
+    changesRetentionDays: positiveInteger(env, 'CHANGES_RETENTION_DAYS', 30),
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     shutdownGraceSeconds: nonNegativeNumber(env, 'SHUTDOWN_GRACE_SECONDS', 0),
     databaseConnectTimeoutSeconds: positiveSeconds(env, 'DATABASE_CONNECT_TIMEOUT_SECONDS', 5),

@@ -32,9 +32,18 @@ async function main() {
       log.error({ err, method: req.method, url: req.url, requestId: req.res?.locals.requestId }, 'request failed');
     },
   });
-  const stopHousekeeping = startHousekeeping(db, config.authWindowSeconds, IDEMPOTENCY_HOURS, undefined, (err) => {
-    log.warn({ err }, 'housekeeping failed');
-  });
+  const stopHousekeeping = startHousekeeping(
+    db,
+    {
+      authWindowSeconds: config.authWindowSeconds,
+      idempotencyHours: IDEMPOTENCY_HOURS,
+      changesRetentionDays: config.changesRetentionDays,
+    },
+    undefined,
+    (err) => {
+      log.warn({ err }, 'housekeeping failed');
+    },
+  );
   const server = createHttpServer(app, config.http);
   // A port in use or not ours to take is the end of this process: staying up while serving
   // nothing would look like a running service.

@@ -1,25 +1,36 @@
-// Rows that only matter for a while: sign-in failures whose window has ended and idempotency keys
-// older than a day. Each instance purges now and then; running it on several at once is harmless.
+// Rows that only matter for a while: sign-in failures whose window has ended, idempotency keys
+// older than a day, changes older than the feed's retention. Each instance purges now and then;
+// running it on several at once is harmless (each delete is a condition on age, and the feed's
+// retention mark only moves forward: queries/changes.ts pruneChanges).
+import { pruneChanges } from '../queries/changes.js';
 import type { Database } from './client.js';
 
-export async function purgeExpired(db: Database, authWindowSeconds: number, idempotencyHours: number): Promise<void> {
+export interface Retention {
+  authWindowSeconds: number;
+  idempotencyHours: number;
+  changesRetentionDays: number;
+}
+
+export async function purgeExpired(db: Database, retention: Retention): Promise<void> {
   const now = Date.now();
-  await db.prisma.authFailure.deleteMany({ where: { windowStart: { lt: new Date(now - authWindowSeconds * 1000) } } });
-  await db.prisma.idempotencyKey.deleteMany({
-    where: { createdAt: { lt: new Date(now - idempotencyHours * 3600_000) } },
+  await db.prisma.authFailure.deleteMany({
+    where: { windowStart: { lt: new Date(now - retention.authWindowSeconds * 1000) } },
   });
+  await db.prisma.idempotencyKey.deleteMany({
+    where: { createdAt: { lt: new Date(now - retention.idempotencyHours * 3600_000) } },
+  });
+  await pruneChanges(db.prisma, new Date(now - retention.changesRetentionDays * 86_400_000));
 }
 
 /** Purges every `intervalMs` until the returned function is called; failures wait for the next round. */
 export function startHousekeeping(
   db: Database,
-  authWindowSeconds: number,
-  idempotencyHours: number,
+  retention: Retention,
   intervalMs = 10 * 60_000,
   onError?: (err: unknown) => void,
 ) {
   const timer = setInterval(() => {
-    purgeExpired(db, authWindowSeconds, idempotencyHours).catch((err: unknown) => onError?.(err));
+    purgeExpired(db, retention).catch((err: unknown) => onError?.(err));
   }, intervalMs);
   timer.unref();
   return () => {

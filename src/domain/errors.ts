@@ -118,6 +118,8 @@ export class Conflict extends DomainError {
 /** A change feed cursor from before the changes still kept: the client must copy everything again. */
 export class CursorExpired extends DomainError {
   constructor() {
-    super('The changes after this cursor are no longer kept; read the lists again, then follow the feed from a new cursor.');
+    super(
+      'The changes after this cursor are no longer kept; read the lists again, then follow the feed from a new cursor.',
+    );
   }
 }

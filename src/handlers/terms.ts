@@ -33,6 +33,7 @@ export function termOperations(taxonomy: Taxonomy) {
       parent: 'parent' in q ? q.parent : undefined,
       event: eventParam && eventId !== undefined ? { id: eventId, param: eventParam } : undefined,
       slug: q.slug,
+      modifiedAfter: q.modified_after,
     });
     const links = listLinks(
       `${call.urls.base}/${collection}/`,
@@ -40,7 +41,7 @@ export function termOperations(taxonomy: Taxonomy) {
         ...appliedFilters(q, ['search', 'exclude', 'include', 'order', 'orderby', 'hide_empty']),
         ['parent', 'parent' in q ? q.parent : undefined],
         [eventParam ?? 'post', eventId],
-        ...appliedFilters(q, ['slug']),
+        ...appliedFilters(q, ['slug', 'modified_after']),
       ],
       page,
       total,

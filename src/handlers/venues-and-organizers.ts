@@ -57,7 +57,7 @@ export function venueOrOrganizerOperations(kind: VenueOrOrganizerKind) {
         ...appliedFilters(q, ['search', 'event']),
         ['has_events', hasEvents],
         ['only_with_upcoming', onlyWithUpcoming || undefined],
-        ...appliedFilters(q, ['status']),
+        ...appliedFilters(q, ['status', 'modified_after']),
       ],
       page,
       total,

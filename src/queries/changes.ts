@@ -90,15 +90,13 @@ export async function selectChanges(db: Prisma, after: FeedPosition | undefined,
     if (BigInt(after.xid) >= BigInt(xmax)) return { ahead: true };
   }
   const found = rows.filter((r) => r.seq !== null);
-  const changes = found.slice(0, limit).map(
-    (r): ChangeRow => ({
-      position: { xid: r.xid!, seq: r.seq! },
-      type: r.object_type!,
-      id: r.object_id!,
-      action: r.action!,
-      modifiedAt: new Date(Number(r.modified_ms)),
-    }),
-  );
+  const changes = found.slice(0, limit).map((r): ChangeRow => ({
+    position: { xid: r.xid!, seq: r.seq! },
+    type: r.object_type!,
+    id: r.object_id!,
+    action: r.action!,
+    modifiedAt: new Date(Number(r.modified_ms)),
+  }));
   const more = found.length > limit;
   const last = changes.at(-1)?.position;
   // A full page ends at its last change; a page that holds all the feed has ends where the running

@@ -65,9 +65,9 @@ function orderBy(order: EventOrder = { by: 'start_date', direction: 'asc' }, wor
     : sql`ORDER BY ${column} ${direction}, e.start_utc ${direction}, e.id ${direction}`;
 }
 
-/** One comparison of an event's start or end with an instant. */
+/** One comparison of an event's start, end or modification time with an instant. */
 export interface EventBound {
-  column: 'start_utc' | 'end_utc';
+  column: 'start_utc' | 'end_utc' | 'modified_at';
   operator: '<' | '<=' | '>' | '>=';
   at: Date;
 }

@@ -21,6 +21,8 @@ export interface VenueOrOrganizerFilters {
   hasEvents?: boolean;
   /** Linked to an event that starts at or after this instant. */
   upcomingAfter?: Date;
+  /** Only items modified after this instant. */
+  modifiedAfter?: Date;
 }
 
 export async function selectVenuesOrOrganizers(
@@ -46,6 +48,7 @@ export async function selectVenuesOrOrganizers(
   }
   if (f.hasEvents === true) and.push(withEvents(counted));
   if (f.hasEvents === false) and.push(sql`NOT ${withEvents(readable)}`);
+  if (f.modifiedAfter) and.push(sql`p.modified_at > ${f.modifiedAfter}::timestamptz`);
   if (f.upcomingAfter) and.push(withEvents(sql`ev.start_utc >= ${f.upcomingAfter}::timestamptz AND ${readable}`));
   const where = PrismaNS.join(and, ' AND ');
   const order = sql`ORDER BY p.published_at DESC, p.id DESC`;

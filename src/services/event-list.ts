@@ -14,7 +14,7 @@ import { type EventBound, type EventListFilters, selectEventList } from '../quer
 import { scopeWhere } from '../queries/list-scope.js';
 import type { ServiceContext } from './context.js';
 import { assertVenuesOrOrganizersExist, termIdsForFilter } from './event-links.js';
-import { readableEvent } from './posts.js';
+import { modifiedAfter, readableEvent } from './posts.js';
 
 /** The filters of the list, as the document defines them. */
 export type EventListQuery = Omit<NonNullable<operations['listEvents']['parameters']['query']>, 'page' | 'per_page'>;
@@ -69,6 +69,7 @@ export async function listEvents(
   const { db, caller, siteZone } = ctx;
   const scope = listScope(caller, q.status);
   const dates = dateFilters(q, siteZone, DateTime.fromJSDate(ctx.now), feed);
+  const changedSince = modifiedAfter(q.modified_after, ctx);
   const termSets: number[][] = [];
   if (q.categories?.length) termSets.push(await termIdsForFilter(db, CATEGORY, 'categories', q.categories));
   if (q.tags?.length) termSets.push(await termIdsForFilter(db, TAG, 'tags', q.tags));
@@ -88,7 +89,7 @@ export async function listEvents(
   const filters: EventListFilters = {
     scope,
     window: dates.window && { start: dates.window.start.toJSDate(), end: dates.window.end.toJSDate() },
-    bounds: dates.bounds,
+    bounds: changedSince ? [...dates.bounds, { column: 'modified_at', operator: '>', at: changedSince }] : dates.bounds,
     ticketed: q.ticketed,
     include: q.include,
     search: q.search,
@@ -109,6 +110,7 @@ export async function listEvents(
   const applied: AppliedFilters = [
     ...dates.applied,
     ...appliedFilters(q, LINKED_FILTERS),
+    ...appliedFilters(q, ['modified_after']),
     // The order travels in the page links when it is not the default.
     ['orderby', q.orderby === 'start_date' ? undefined : q.orderby],
     ['order', q.order === 'asc' ? undefined : q.order],
@@ -156,7 +158,9 @@ function dateFilters(q: EventListQuery, siteZone: string, now: DateTime, feed: b
   const [start, end] = [read('start_date'), read('end_date')];
   const format = (instant: DateTime | undefined) => instant && formatDateTime(instant, siteZone);
   const relative = (Object.keys(RELATIVE_FILTERS) as RelativeFilter[]).filter((f) => q[f] !== undefined);
-  if (!relative.length && feed && !start && !end) {
+  // Polling for changes (`modified_after`) wants every changed event, not those of the coming years.
+  const ownWindow = relative.length > 0 || q.modified_after !== undefined;
+  if (!ownWindow && feed && !start && !end) {
     // A feed names no dates: the events under way or to come in the default window, and those that
     // ended in the last FEED_PAST_DAYS (a subscription must not drop an event the moment it starts).
     const defaults = defaultWindow(now);
@@ -169,7 +173,7 @@ function dateFilters(q: EventListQuery, siteZone: string, now: DateTime, feed: b
       applied: [],
     };
   }
-  if (!relative.length) {
+  if (!ownWindow) {
     const defaults = defaultWindow(now);
     const window = { start: start ?? defaults.start, end: end ?? defaults.end };
     return {

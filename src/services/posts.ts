@@ -1,10 +1,12 @@
-// What events, venues and organizers share as posts: publication dates, images, slugs, and the
-// answer to "may this caller read this item".
+// What events, venues and organizers share as posts: publication dates, images, slugs, the answer
+// to "may this caller read this item", and the `modified_after` filter (terms have it too).
 import { canRead } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Prisma, Tx } from '../db/client.js';
 import { InvalidInput, NotReadable, type ResourceType } from '../domain/errors.js';
 import type { PostStatus } from '../domain/posts.js';
+import type { ServiceContext } from './context.js';
+import { DateTime } from 'luxon';
 import { parseDateInput } from '../lib/dates.js';
 import { firstFreeSlug, slugify } from '../lib/slug.js';
 
@@ -73,4 +75,15 @@ export async function readableEvent(db: Prisma, caller: Caller, id: number): Pro
 
 export async function userExists(tx: Tx, id: number) {
   return (await tx.user.findUnique({ where: { id }, select: { id: true } })) !== null;
+}
+
+/** `modified_after` of a list as an instant (to the millisecond, site zone unless it has an offset), or a 400. */
+export function modifiedAfter(value: string | number | undefined, ctx: ServiceContext): Date | undefined {
+  if (value === undefined) return undefined;
+  const instant = parseDateInput(value, ctx.siteZone, DateTime.fromJSDate(ctx.now));
+  const year = instant?.toUTC().year;
+  if (!instant || year === undefined || year < 1 || year > 9999) {
+    throw new InvalidInput({ modified_after: 'modified_after is not a date this service understands.' });
+  }
+  return instant.toJSDate();
 }

@@ -8,7 +8,7 @@ import { containing, sameText, startingWith } from '../lib/like.js';
 import { firstFreeSlug, slugify } from '../lib/slug.js';
 import type { ServiceContext } from './context.js';
 import { claimVersion } from './post-writes.js';
-import { readableEvent } from './posts.js';
+import { modifiedAfter, readableEvent } from './posts.js';
 import { inTransaction } from './retry.js';
 
 const TYPE = TERM_TYPE;
@@ -33,6 +33,8 @@ export interface TermListQuery {
   /** Terms of this event; `param` names the query parameter it came from, for errors. */
   event?: { id: number; param: string };
   slug?: string[];
+  /** `modified_after` as given: only terms whose own fields changed after it (not their count). */
+  modifiedAfter?: string | number;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function listTerms(ctx: ServiceContext, taxonomy: Taxonomy, q: Term
     events: q.event ? { some: { eventId: q.event.id } } : undefined,
     eventCount: q.hideEmpty ? { gt: 0 } : undefined,
     OR: q.search ? [{ name: containing(q.search) }, { slug: containing(q.search) }] : undefined,
+    modifiedAt: q.modifiedAfter === undefined ? undefined : { gt: modifiedAfter(q.modifiedAfter, ctx) },
   };
   const skip = (q.page - 1) * q.perPage;
   const byPosition = q.orderby === 'include' ? q.include : q.orderby === 'include_slugs' ? q.slug : undefined;

@@ -13,7 +13,15 @@ import { sameText, startingWith } from '../lib/like.js';
 import { selectVenuesOrOrganizers } from '../queries/venue-organizer-list.js';
 import type { ServiceContext } from './context.js';
 import { lockForWrite, type PostTable, slugForUpdate, trashOrDelete } from './post-writes.js';
-import { assertReadable, freeSlug, imageValue, publicationDate, readableEvent, userExists } from './posts.js';
+import {
+  assertReadable,
+  freeSlug,
+  imageValue,
+  modifiedAfter,
+  publicationDate,
+  readableEvent,
+  userExists,
+} from './posts.js';
 import { inTransaction } from './retry.js';
 import { venueColumns } from './venues.js';
 
@@ -69,6 +77,7 @@ export async function listVenuesOrOrganizers(
       event: q.event,
       hasEvents: q.hasEvents,
       upcomingAfter: q.onlyWithUpcoming ? ctx.now : undefined,
+      modifiedAfter: modifiedAfter(q.modified_after, ctx),
     },
     page,
   );

@@ -111,7 +111,7 @@ describeEachDatabase('Idempotency-Key', (s) => {
       data: { client: `203.0.113.${n}`, failures: 3, windowStart: new Date(Date.now() - 3600_000) },
     });
     await s.db.prisma.authFailure.create({ data: { client: `198.51.100.${n}`, failures: 3, windowStart: new Date() } });
-    await purgeExpired(s.db, 900, 24);
+    await purgeExpired(s.db, { authWindowSeconds: 900, idempotencyHours: 24, changesRetentionDays: 30 });
     expect(await s.db.prisma.idempotencyKey.count({ where: { key: `stale-${n}` } })).toBe(0);
     expect(await s.db.prisma.idempotencyKey.count({ where: { key } })).toBe(1);
     expect(await s.db.prisma.authFailure.count({ where: { client: `203.0.113.${n}` } })).toBe(0);
