@@ -1,9 +1,8 @@
 // Rows that only matter for a while: sign-in failures whose window has ended, idempotency keys
 // older than a day, changes older than the feed's retention. Each instance purges now and then;
 // running it on several at once is harmless (each delete is a condition on age, and the feed's
-// retention mark only moves forward: queries/changes.ts pruneChanges).
-import { pruneChanges } from '../queries/changes.js';
-import type { Database } from './client.js';
+// retention mark only moves forward).
+import type { Database, Prisma } from './client.js';
 
 export interface Retention {
   authWindowSeconds: number;
@@ -36,4 +35,14 @@ export function startHousekeeping(
   return () => {
     clearInterval(timer);
   };
+}
+
+/**
+ * Deletes the changes recorded before `before` and moves the feed's retention mark (migration
+ * change_feed) past them: a cursor before the mark answers 410 (queries/changes.ts).
+ */
+export async function pruneChanges(db: Prisma, before: Date): Promise<void> {
+  await db.$executeRaw`WITH gone AS (DELETE FROM changes WHERE recorded_at < ${before}::timestamptz RETURNING xid, seq),
+      last AS (SELECT xid, seq FROM gone ORDER BY xid DESC, seq DESC LIMIT 1)
+    UPDATE changes_pruned p SET xid = last.xid, seq = last.seq FROM last WHERE (last.xid, last.seq) > (p.xid, p.seq)`;
 }

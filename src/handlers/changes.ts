@@ -10,7 +10,7 @@ import { serializeVenueOrOrganizer } from '../serializers/venues-and-organizers.
 import { type ChangedObject, readChanges } from '../services/changes.js';
 
 export async function listChanges(call: Call<'listChanges'>): Promise<Reply> {
-  const { items, next, more } = await readChanges(call.context, call.query.since, call.query.per_page ?? 100);
+  const { items, next, more } = await readChanges(call.context, call.query.since, call.query.per_page);
   const changes = items.map(({ change, cursor, object }) => ({
     cursor,
     type: change.type,

@@ -53,6 +53,16 @@ interface Row {
   modified_ms: string | null;
 }
 
+/** A row that holds a change (the horizon's row alone holds none when the page is empty). */
+interface FoundRow extends Row {
+  seq: string;
+  xid: string;
+  object_type: ChangedType;
+  object_id: number;
+  action: ChangeAction;
+  modified_ms: string;
+}
+
 const compare = (a: FeedPosition, b: FeedPosition) => {
   const [ax, bx, as, bs] = [BigInt(a.xid), BigInt(b.xid), BigInt(a.seq), BigInt(b.seq)];
   return ax !== bx ? (ax < bx ? -1 : 1) : as === bs ? 0 : as < bs ? -1 : 1;
@@ -89,27 +99,19 @@ export async function selectChanges(db: Prisma, after: FeedPosition | undefined,
     // transaction, which records no change.)
     if (BigInt(after.xid) >= BigInt(xmax)) return { ahead: true };
   }
-  const found = rows.filter((r) => r.seq !== null);
+  const found = rows.filter((r): r is FoundRow => r.seq !== null);
   const changes = found.slice(0, limit).map((r): ChangeRow => ({
-    position: { xid: r.xid!, seq: r.seq! },
-    type: r.object_type!,
-    id: r.object_id!,
-    action: r.action!,
+    position: { xid: r.xid, seq: r.seq },
+    type: r.object_type,
+    id: r.object_id,
+    action: r.action,
     modifiedAt: new Date(Number(r.modified_ms)),
   }));
-  const more = found.length > limit;
   const last = changes.at(-1)?.position;
   // A full page ends at its last change; a page that holds all the feed has ends where the running
   // transactions begin (the horizon), never behind where it started.
+  if (found.length > limit && last) return { changes, next: last, more: true };
   const complete = { xid: (BigInt(xmin) - 1n).toString(), seq: LAST_SEQ };
   const start = after ?? { xid: pruned_xid, seq: pruned_seq };
-  const next = more ? last! : [start, complete].sort(compare)[1];
-  return { changes, next, more };
-}
-
-/** Deletes the changes recorded before `before`, and moves the retention mark past them. */
-export async function pruneChanges(db: Prisma, before: Date): Promise<void> {
-  await db.$executeRaw`WITH gone AS (DELETE FROM changes WHERE recorded_at < ${before}::timestamptz RETURNING xid, seq),
-      last AS (SELECT xid, seq FROM gone ORDER BY xid DESC, seq DESC LIMIT 1)
-    UPDATE changes_pruned p SET xid = last.xid, seq = last.seq FROM last WHERE (last.xid, last.seq) > (p.xid, p.seq)`;
+  return { changes, next: compare(complete, start) > 0 ? complete : start, more: false };
 }

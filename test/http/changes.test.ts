@@ -3,7 +3,7 @@
 // ends equal to the server; cursors stay valid when the feed is empty, expire with the retention,
 // and no change ever appears behind one already given, however writers interleave.
 import { expect, it } from 'vitest';
-import { pruneChanges } from '../../src/queries/changes.js';
+import { pruneChanges } from '../../src/db/housekeeping.js';
 import type { Role } from '../../src/auth/roles.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
