@@ -2702,6 +2702,16 @@ export interface components {
         /**
          * Change
          * @description One change of one object: what happened to it, and the object as it is now, or a tombstone when it is gone or the caller may no longer read it.
+         * @example {
+         *       "cursor": "768-4",
+         *       "type": "event",
+         *       "id": 3,
+         *       "action": "created",
+         *       "modified_utc": "2026-11-24 03:30:45",
+         *       "version": "mwu50dg1",
+         *       "tombstone": true,
+         *       "object": null
+         *     }
          */
         Change: {
             cursor: components["schemas"]["Cursor"];
@@ -2728,6 +2738,11 @@ export interface components {
         /**
          * ChangeList
          * @description Changes after the cursor, oldest first, and where to read on.
+         * @example {
+         *       "changes": [],
+         *       "next_cursor": "769-9223372036854775807",
+         *       "more": false
+         *     }
          */
         ChangeList: {
             changes: components["schemas"]["Change"][];

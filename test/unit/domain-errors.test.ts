@@ -19,6 +19,7 @@ const examples: [domain.DomainError, number, string][] = [
   [new domain.InvalidCredentials(), 401, 'rest_invalid_credentials'],
   [new domain.Throttled(30), 429, 'rest_too_many_failed_logins'],
   [new domain.Conflict(), 409, 'rest_conflict'],
+  [new domain.CursorExpired(), 410, 'rest_changes_cursor_expired'],
 ];
 
 describe('domain errors', () => {
