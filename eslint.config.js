@@ -74,6 +74,7 @@ export default tseslint.config(
   { files: ['src/serializers/**'], rules: forbid('db', 'queries', 'services', 'handlers', 'discovery') },
   { files: ['src/handlers/**'], rules: forbid('db', 'queries', 'auth') },
   { files: ['src/pages/**'], rules: forbid('db', 'queries', 'auth', 'handlers') },
+  { files: ['src/webhooks/**'], rules: forbid('handlers', 'discovery', 'pages') },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   {
     // The scripts run on Node; these are the few Node globals they use (the `globals` package is not installed).

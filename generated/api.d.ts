@@ -502,6 +502,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description Every webhook subscription, oldest first, without their secrets.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe to changes
+         * @description Creates a subscription and answers 201 with its secret, which is shown only this once. From then on every change of the kinds in `events` is POSTed to `url` as `{"type", "timestamp", "data"}`, where `data` is the change as the change feed shows it (with the object as an administrator reads it). The target must be reachable on a public address.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric ID (digits only; any other value matches no route). */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook subscription
+         * @description The subscription, without its secret.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Deletes the subscription with its messages and their attempts, and answers with it as it was. Nothing more is sent to it.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook subscription
+         * @description Changes the fields sent. `enabled: true` on a subscription the service disabled resumes its pending messages.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric ID (digits only; any other value matches no route). */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message
+         * @description Queues a `webhook.ping` message to the subscription, signed and retried like any other, and answers 202 with it; its attempts are then in the subscription's deliveries.
+         */
+        post: operations["pingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric ID (digits only; any other value matches no route). */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a subscription's messages
+         * @description The subscription's messages, newest first, each with every attempt: its time, latency, the receiver's status and the start of its answer.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2751,6 +2852,187 @@ export interface components {
             /** @description True when more changes are ready: read again at once with `next_cursor`. False: poll later. */
             more: boolean;
         };
+        /**
+         * WebhookUrl
+         * Format: uri
+         * @description Where messages are POSTed: an http or https URL, without a user name or password. Targets on private, loopback or link-local addresses are refused unless the service runs with `WEBHOOK_ALLOW_PRIVATE_TARGETS`.
+         * @example https://hooks.example.org/calendar
+         */
+        WebhookUrl: string;
+        /**
+         * WebhookEventType
+         * @description A kind of change a subscription wants: `<object>.<action>` (`event.created`, `venue.updated`, `tag.deleted`, ...), `<object>.*` for every action on such objects, or `*` for every change.
+         * @example event.created
+         * @example venue.*
+         * @example *
+         */
+        WebhookEventType: string;
+        /**
+         * Webhook
+         * @description A webhook subscription: changes of the kinds in `events` are POSTed to `url`, signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`: HMAC-SHA256 with the subscription's secret), and retried with growing delays for about a day until the receiver answers 2xx. After that a subscription is disabled (`enabled` false, with `disabled_reason`).
+         * @example {
+         *       "id": 1,
+         *       "url": "https://hooks.example.org/calendar",
+         *       "events": [
+         *         "event.*"
+         *       ],
+         *       "description": "Site cache",
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "created_utc": "2026-11-24 03:30:45",
+         *       "modified_utc": "2026-11-24 03:30:45",
+         *       "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/webhooks/1"
+         *     }
+         */
+        Webhook: {
+            id: components["schemas"]["Id"];
+            url: components["schemas"]["WebhookUrl"];
+            events: components["schemas"]["WebhookEventType"][];
+            description: string;
+            /** @description Whether messages are sent. Setting it to true again resumes the pending messages. */
+            enabled: boolean;
+            /** @description Why the service disabled the subscription by itself, or null. */
+            disabled_reason: string | null;
+            created_utc: components["schemas"]["DateTimeString"];
+            modified_utc: components["schemas"]["DateTimeString"];
+            /** Format: uri */
+            rest_url: string;
+        };
+        /**
+         * WebhookList
+         * @description Every subscription, oldest first.
+         * @example {
+         *       "webhooks": [],
+         *       "total": 0
+         *     }
+         */
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+            total: number;
+        };
+        /**
+         * WebhookInput
+         * @description A new subscription.
+         * @example {
+         *       "url": "https://hooks.example.org/calendar",
+         *       "events": [
+         *         "event.*"
+         *       ],
+         *       "description": "Site cache"
+         *     }
+         */
+        WebhookInput: {
+            url: components["schemas"]["WebhookUrl"];
+            events: components["schemas"]["WebhookEventType"][];
+            description?: string;
+            /** @default true */
+            enabled: boolean;
+        };
+        /**
+         * WebhookSecret
+         * @description A subscription's secret, shown once, when it is created.
+         * @example {
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3aG3b3cX3kE="
+         *     }
+         */
+        WebhookSecret: {
+            /** @description `whsec_` and the base64 of 32 random bytes. */
+            secret: string;
+        };
+        /**
+         * WebhookCreated
+         * @description A new subscription, with its secret: shown this once. Verify each message's `webhook-signature` with it (any Standard Webhooks library takes it as it is).
+         * @example {
+         *       "id": 1,
+         *       "url": "https://hooks.example.org/calendar",
+         *       "events": [
+         *         "event.*"
+         *       ],
+         *       "description": "Site cache",
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "created_utc": "2026-11-24 03:30:45",
+         *       "modified_utc": "2026-11-24 03:30:45",
+         *       "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/webhooks/1",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3aG3b3cX3kE="
+         *     }
+         */
+        WebhookCreated: components["schemas"]["Webhook"] & components["schemas"]["WebhookSecret"];
+        /**
+         * WebhookUpdate
+         * @description The fields to change; the others keep their values.
+         * @example {
+         *       "enabled": true
+         *     }
+         */
+        WebhookUpdate: {
+            url?: components["schemas"]["WebhookUrl"];
+            events?: components["schemas"]["WebhookEventType"][];
+            description?: string;
+            enabled?: boolean;
+        };
+        /**
+         * WebhookAttempt
+         * @description One attempt to deliver a message: when, how long it took, and what the receiver answered (its status and the start of its body), or why there was no answer.
+         * @example {
+         *       "attempted_utc": "2026-11-24 03:30:46",
+         *       "status_code": 503,
+         *       "error": null,
+         *       "latency_ms": 12,
+         *       "response_excerpt": "busy"
+         *     }
+         */
+        WebhookAttempt: {
+            attempted_utc: components["schemas"]["DateTimeString"];
+            status_code: number | null;
+            error: string | null;
+            latency_ms: number;
+            /** @description At most the first kilobyte of the receiver's answer. */
+            response_excerpt: string;
+        };
+        /**
+         * WebhookDelivery
+         * @description One message to one subscription and its attempts: `pending` (sent at `next_attempt_utc`), `delivered` (answered 2xx), or `failed` (retries ran out).
+         * @example {
+         *       "id": 7,
+         *       "message_id": "msg_ping_4f1c2a9d0b6e8a7c5d3e1f20",
+         *       "event_type": "webhook.ping",
+         *       "state": "pending",
+         *       "attempts": 0,
+         *       "next_attempt_utc": "2026-11-24 03:30:45",
+         *       "created_utc": "2026-11-24 03:30:45",
+         *       "delivered_utc": null,
+         *       "attempt_log": []
+         *     }
+         */
+        WebhookDelivery: {
+            id: components["schemas"]["Id"];
+            /** @description The message's `webhook-id`, the same on every attempt: a receiver that has seen it may ignore it. */
+            message_id: string;
+            /** @description `event.created`, ..., or `webhook.ping`. */
+            event_type: string;
+            /** @enum {string} */
+            state: "pending" | "delivered" | "failed";
+            attempts: number;
+            next_attempt_utc: components["schemas"]["DateTimeString"];
+            created_utc: components["schemas"]["DateTimeString"];
+            delivered_utc: components["schemas"]["DateTimeString"] | null;
+            attempt_log: components["schemas"]["WebhookAttempt"][];
+        };
+        /**
+         * WebhookDeliveryList
+         * @description A page of a subscription's messages, newest first.
+         * @example {
+         *       "deliveries": [],
+         *       "total": 0,
+         *       "total_pages": 0
+         *     }
+         */
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            total: number;
+            total_pages: number;
+        };
     };
     responses: {
         /** @description The representation has not changed since the ETag in `If-None-Match`; no body. */
@@ -3068,6 +3350,18 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["TermFields"];
                 "application/x-www-form-urlencoded": components["schemas"]["TermFields"];
+            };
+        };
+        /** @description The new subscription. */
+        WebhookCreate: {
+            content: {
+                "application/json": components["schemas"]["WebhookInput"];
+            };
+        };
+        /** @description The fields to change. */
+        WebhookUpdate: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdate"];
             };
         };
     };
@@ -5507,7 +5801,10 @@ export interface operations {
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5522,9 +5819,239 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             410: components["responses"]["CursorExpired"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
+                 *     24 hours a request with the same key and body gets the first answer again (with
+                 *     `Idempotent-Replayed: true`) and creates nothing new; the same key with another body is 422.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["WebhookCreate"];
+        responses: {
+            /** @description The subscription, with its secret. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The numeric ID (digits only; any other value matches no route). */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric ID (digits only; any other value matches no route). */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted subscription, as it was. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric ID (digits only; any other value matches no route). */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["WebhookUpdate"];
+        responses: {
+            /** @description The subscription as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric ID (digits only; any other value matches no route). */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queued message. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description The page of results to return. */
+                page?: components["parameters"]["Page"];
+                /** @description How many items to return per page; values above 50 are treated as 50. */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The numeric ID (digits only; any other value matches no route). */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -47,9 +47,11 @@ export interface AppOptions {
   onServerError?: (err: unknown, req: Request) => void;
   /** Logs one line per request (method, URL, status, time); never headers or bodies. */
   logger?: Logger;
+  /** Called after each write that succeeded (webhooks look for new changes at once). */
+  afterWrite?: () => void;
 }
 
-export function createApp({ config, db, onServerError, logger }: AppOptions) {
+export function createApp({ config, db, onServerError, logger, afterWrite }: AppOptions) {
   assertDocumentationBuilt();
   const api = createBackend(loadDocument());
   registerSecurity(api, { config, db });
@@ -63,6 +65,7 @@ export function createApp({ config, db, onServerError, logger }: AppOptions) {
   app.set('trust proxy', config.trustProxy);
   app.use(requestId());
   if (logger) app.use(requestLogger(logger));
+  if (afterWrite) app.use(notifyWrites(afterWrite));
   app.use(localeMiddleware(config.restPrefix));
   app.use(discoveryLink(config));
   app.use(hardening(config));
@@ -247,4 +250,16 @@ function decodes(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Calls `afterWrite` when a request that may write (not GET, HEAD or OPTIONS) has been answered with success. */
+function notifyWrites(afterWrite: () => void) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS') {
+      res.once('finish', () => {
+        if (res.statusCode < 400) afterWrite();
+      });
+    }
+    next();
+  };
 }

@@ -37,6 +37,16 @@ export interface Config {
   authWindowSeconds: number;
   /** How long the change feed keeps changes; an older cursor answers 410. */
   changesRetentionDays: number;
+  webhooks: {
+    /** Whether targets on private, loopback and link-local addresses are allowed (tests, closed networks). */
+    allowPrivateTargets: boolean;
+    /** Encrypts the subscriptions' secrets at rest (src/lib/secret-box.ts); same on every instance. */
+    secretKey?: string;
+    /** How long one delivery attempt may take, connection included. */
+    timeoutSeconds: number;
+    /** The first retry's delay; later ones grow from it to about a day in all (src/webhooks/deliver.ts). */
+    retryBaseMs: number;
+  };
   /** Origins whose browser scripts may call the API: `*` (any), or a list of exact origins. */
   corsOrigins: '*' | string[];
   /** On SIGTERM, how long to keep serving (with /readyz failing) before closing, for balancers to notice. */
@@ -103,6 +113,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authMaxFailures: positiveInteger(env, 'AUTH_MAX_FAILURES', 10),
     authWindowSeconds: positiveInteger(env, 'AUTH_WINDOW_SECONDS', 900),
     changesRetentionDays: positiveInteger(env, 'CHANGES_RETENTION_DAYS', 30),
+    webhooks: {
+      allowPrivateTargets: flag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
+      secretKey: env.WEBHOOK_SECRET_KEY || undefined,
+      timeoutSeconds: positiveSeconds(env, 'WEBHOOK_TIMEOUT_SECONDS', 5),
+      retryBaseMs: positiveInteger(env, 'WEBHOOK_RETRY_BASE_MS', 5000),
+    },
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     shutdownGraceSeconds: nonNegativeNumber(env, 'SHUTDOWN_GRACE_SECONDS', 0),
     databaseConnectTimeoutSeconds: positiveSeconds(env, 'DATABASE_CONNECT_TIMEOUT_SECONDS', 5),
@@ -224,4 +240,12 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   if (!Number.isInteger(value) || value < 1)
     throw new ConfigError(`${name} must be a positive integer, got "${env[name]}"`);
   return value;
+}
+
+/** A yes/no setting: `true`/`1`/`yes` or `false`/`0`/`no` (unset: no). */
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const value = (env[name] ?? '').trim().toLowerCase();
+  if (['', 'false', '0', 'no'].includes(value)) return false;
+  if (['true', '1', 'yes'].includes(value)) return true;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }

@@ -9,7 +9,8 @@ import { DataDirLockedError } from './db/data-dir-lock.js';
 import { createHttpServer } from './http/http-server.js';
 import { startHousekeeping } from './db/housekeeping.js';
 import { IDEMPOTENCY_HOURS } from './http/idempotency.js';
-import { NAMESPACE } from './http/urls.js';
+import { configuredUrls, listeningHost, NAMESPACE } from './http/urls.js';
+import { startWebhooks, type WebhookWorker } from './webhooks/worker.js';
 
 const log = pino({ level: process.env.LOG_LEVEL || 'info' });
 
@@ -24,9 +25,12 @@ async function main() {
   if (config.admin && (await bootstrapAdmin(db.prisma, config.admin.login, config.admin.password))) {
     log.info({ login: config.admin.login }, 'created the administrator from ADMIN_USER');
   }
+  // Started once the port is known (the messages' URLs name it); writes nudge it from the start.
+  let webhooks: WebhookWorker | undefined;
   const app = createApp({
     config,
     db,
+    afterWrite: () => webhooks?.nudge(),
     logger: log,
     onServerError: (err, req) => {
       log.error({ err, method: req.method, url: req.url, requestId: req.res?.locals.requestId }, 'request failed');
@@ -57,9 +61,30 @@ async function main() {
     void db.close().finally(() => process.exit(1));
   });
   server.listen(config.port, config.host, () => {
-    void announce(config, db, (server.address() as AddressInfo).port);
+    const port = (server.address() as AddressInfo).port;
+    webhooks = startWebhooks(
+      db,
+      {
+        payload: { urls: configuredUrls(config, port), siteZone: config.siteTimezone, currency: config.costCurrency },
+        delivery: config.webhooks,
+      },
+      (err) => {
+        log.warn({ err }, 'webhook delivery failed');
+      },
+    );
+    void announce(config, db, port);
   });
-  const stop = shutdown({ drain: app.drain, server, db, stopHousekeeping, graceSeconds: config.shutdownGraceSeconds });
+  const stopBackground = () => {
+    stopHousekeeping();
+    void webhooks?.stop();
+  };
+  const stop = shutdown({
+    drain: app.drain,
+    server,
+    db,
+    stopBackground,
+    graceSeconds: config.shutdownGraceSeconds,
+  });
   process.once('SIGTERM', () => {
     stop('SIGTERM');
   });
@@ -73,9 +98,7 @@ async function main() {
  * probes; and, while no account exists, how to make the first administrator.
  */
 async function announce(config: Config, db: Database, port: number) {
-  const everywhere = config.host === '0.0.0.0' || config.host === '::';
-  const host = everywhere ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
-  const origin = `http://${host}:${port}`;
+  const origin = `http://${listeningHost(config)}:${port}`;
   const api = `${origin}${config.restPrefix}/${NAMESPACE}`;
   const where = { api, documentation: `${api}/doc`, health: `${origin}/healthz`, database: db.kind };
   log.info(where, `listening: the API at ${api}, its documentation at ${api}/doc, health at ${origin}/healthz`);
@@ -97,7 +120,7 @@ function shutdown(parts: {
   drain: () => void;
   server: ReturnType<typeof createHttpServer>;
   db: Database;
-  stopHousekeeping: () => void;
+  stopBackground: () => void;
   graceSeconds: number;
 }) {
   let stopping = false;
@@ -106,7 +129,7 @@ function shutdown(parts: {
     stopping = true;
     log.info({ signal, graceSeconds: parts.graceSeconds }, 'shutting down');
     parts.drain();
-    parts.stopHousekeeping();
+    parts.stopBackground();
     setTimeout(() => {
       parts.server.close(() => {
         void parts.db.close().finally(() => process.exit(0));

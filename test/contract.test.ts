@@ -6,9 +6,11 @@ import { loadDocument } from '../src/openapi.js';
 describe('the contract', () => {
   const operations = createBackend(loadDocument()).router.getOperations();
 
-  it('has operations for every route and method of the specification, and the change feed', () => {
-    expect(operations.length).toBe(53);
-    expect(operations.map((op) => op.operationId)).toContain('listChanges');
+  it('has operations for every route and method of the specification, the change feed and webhooks', () => {
+    expect(operations.length).toBe(60);
+    expect(operations.map((op) => op.operationId)).toEqual(
+      expect.arrayContaining(['listChanges', 'createWebhook', 'pingWebhook', 'listWebhookDeliveries']),
+    );
   });
 
   it('has a handler for every operation of the bundle, and no handler without an operation', () => {

@@ -3,7 +3,7 @@
 // and headers (docs/architecture.md).
 
 /** The kinds of object the API serves, as error codes and messages name them. */
-export type ResourceType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
+export type ResourceType = 'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'webhook';
 
 export abstract class DomainError extends Error {}
 

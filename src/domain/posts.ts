@@ -13,6 +13,9 @@ export const describeKey = (key: Key) => ('id' in key ? key.id : key.slug);
  * What a write requires of the version of the object it changes (If-Match): that it exists (`*`),
  * or that its version (its modification time) is one of these.
  */
+/** A post's or term's version (ETag, If-Match, the change feed): its modification time in milliseconds, base 36. */
+export const versionOf = (modifiedAt: Date) => modifiedAt.getTime().toString(36);
+
 export interface Precondition {
   versions: '*' | Date[];
 }

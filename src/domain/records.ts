@@ -85,3 +85,20 @@ export const ORGANIZER: VenueOrOrganizerKind = {
   textFields: ['phone', 'website', 'email'],
   duplicateFields: ['description', 'excerpt', 'phone', 'email', 'website'],
 };
+
+/** An object the change feed names, as it is now. */
+export type ChangedObject =
+  | { type: 'event'; row: EventRecord }
+  | { type: 'venue' | 'organizer'; row: VenueOrOrganizerRecord }
+  | { type: 'category' | 'tag'; row: TermRecord };
+
+/** One change of the feed (queries/changes.ts), with the object when the reader may read it. */
+export interface ChangeRecord {
+  cursor: string;
+  type: ChangedObject['type'];
+  id: number;
+  action: 'created' | 'updated' | 'trashed' | 'deleted';
+  /** The object's modification time when the change was recorded. */
+  modifiedAt: Date;
+  object?: ChangedObject;
+}

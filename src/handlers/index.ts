@@ -8,6 +8,7 @@ import * as events from './events.js';
 import * as organizers from './organizers.js';
 import * as tags from './tags.js';
 import * as venues from './venues.js';
+import * as webhooks from './webhooks.js';
 
 export const handlers = {
   ...events,
@@ -17,4 +18,5 @@ export const handlers = {
   ...organizers,
   ...discovery,
   ...changes,
+  ...webhooks,
 } satisfies HandlerMap;

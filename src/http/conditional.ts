@@ -6,8 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Precondition } from '../domain/posts.js';
 
-/** A post's version: its modification time in milliseconds, base 36. */
-export const versionOf = (modifiedAt: Date) => modifiedAt.getTime().toString(36);
+export { versionOf } from '../domain/posts.js';
 
 export function entityTag(body: string, version?: string): string {
   const digest = createHash('sha256').update(body).digest('base64url').slice(0, 22);

@@ -77,14 +77,26 @@ export function requestUrls(req: Request, config: Config, localeSegment: string 
   return { site: config.publicUrl ?? listeningAddress(req, config), root, base: `${root}/${NAMESPACE}` };
 }
 
+/** The URLs of what the service sends outside any request (webhook messages): all from the site's address. */
+export function configuredUrls(config: Config, port: number): Urls {
+  const site = config.publicUrl ?? `http://${listeningHost(config)}:${port}`;
+  const root = `${site}${config.restPrefix}`;
+  return { site, root, base: `${root}/${NAMESPACE}` };
+}
+
 /**
  * `http://` and the address the service listens on: `HOST` (`localhost` when it is every interface,
  * which names none) and the port it got (`PORT=0` picks one).
  */
 function listeningAddress(req: Request, config: Config): string {
-  const everywhere = config.host === '0.0.0.0' || config.host === '::' || config.host === '';
-  const host = everywhere ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const host = listeningHost(config);
   // Typed as always there; a request built without a connection has none.
   const port = (req.socket as Request['socket'] | null | undefined)?.localPort ?? config.port;
   return `http://${host}:${port}`;
+}
+
+/** `HOST` as a URL's host: `localhost` when it is every interface (which names none), an IPv6 address in brackets. */
+export function listeningHost(config: Config): string {
+  const everywhere = config.host === '0.0.0.0' || config.host === '::' || config.host === '';
+  return everywhere ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
 }

@@ -4,25 +4,15 @@
 // a copy equal to what the caller can read: every change after the cursor is there, each with the
 // object's current state.
 import { canRead } from '../auth/permissions.js';
+import type { Caller } from '../auth/roles.js';
+import type { Prisma, Tx } from '../db/client.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { CursorExpired, InvalidInput } from '../domain/errors.js';
-import type { EventRecord, TermRecord, VenueOrOrganizerRecord } from '../domain/records.js';
+import type { ChangedObject, ChangeRecord } from '../domain/records.js';
 import { type ChangeRow, type FeedPosition, selectChanges } from '../queries/changes.js';
 import { selectEvents } from '../queries/event-rows.js';
 import type { ServiceContext } from './context.js';
 import { termsWithIds } from './terms.js';
-
-export type ChangedObject =
-  | { type: 'event'; row: EventRecord }
-  | { type: 'venue' | 'organizer'; row: VenueOrOrganizerRecord }
-  | { type: 'category' | 'tag'; row: TermRecord };
-
-export interface FeedItem {
-  change: ChangeRow;
-  cursor: string;
-  /** The object now, when it exists and the caller may read it. */
-  object?: ChangedObject;
-}
 
 /** A cursor as clients see it: the feed position, `<xid>-<seq>`. */
 const cursorOf = (p: FeedPosition) => `${p.xid}-${p.seq}`;
@@ -43,35 +33,42 @@ export async function readChanges(
   ctx: ServiceContext,
   since: string | undefined,
   perPage: number,
-): Promise<{ items: FeedItem[]; next: string; more: boolean }> {
+): Promise<{ items: ChangeRecord[]; next: string; more: boolean }> {
   const read = await selectChanges(ctx.db, since === undefined ? undefined : positionOf(since), perPage);
   if ('expired' in read) throw new CursorExpired();
   if ('ahead' in read) throw badCursor();
-  const objects = await currentObjects(ctx, read.changes);
-  const items = read.changes.map((change) => ({
-    change,
+  const objects = await currentObjects(ctx.db, ctx.caller, read.changes);
+  const items = read.changes.map((change): ChangeRecord => ({
     cursor: cursorOf(change.position),
+    type: change.type,
+    id: change.id,
+    action: change.action,
+    modifiedAt: change.modifiedAt,
     object: objects.get(`${change.type}:${change.id}`),
   }));
   return { items, next: cursorOf(read.next), more: read.more };
 }
 
 /** The changed objects as they are now, each read once, keyed `type:id`; unreadable ones left out. */
-async function currentObjects(ctx: ServiceContext, changes: ChangeRow[]): Promise<Map<string, ChangedObject>> {
+export async function currentObjects(
+  db: Prisma | Tx,
+  caller: Caller,
+  changes: Pick<ChangeRow, 'type' | 'id'>[],
+): Promise<Map<string, ChangedObject>> {
   const ids = (...types: ChangeRow['type'][]) => [
     ...new Set(changes.filter((c) => types.includes(c.type)).map((c) => c.id)),
   ];
   const [events, venues, organizers, terms] = await Promise.all([
-    ids('event').length ? selectEvents(ctx.db, { where: PrismaNS.sql`e.id = ANY(${ids('event')}::int[])` }) : [],
-    ids('venue').length ? ctx.db.venue.findMany({ where: { id: { in: ids('venue') } } }) : [],
-    ids('organizer').length ? ctx.db.organizer.findMany({ where: { id: { in: ids('organizer') } } }) : [],
-    ids('category', 'tag').length ? termsWithIds(ctx.db, ids('category', 'tag')) : [],
+    ids('event').length ? selectEvents(db, { where: PrismaNS.sql`e.id = ANY(${ids('event')}::int[])` }) : [],
+    ids('venue').length ? db.venue.findMany({ where: { id: { in: ids('venue') } } }) : [],
+    ids('organizer').length ? db.organizer.findMany({ where: { id: { in: ids('organizer') } } }) : [],
+    ids('category', 'tag').length ? termsWithIds(db, ids('category', 'tag')) : [],
   ]);
   const found = new Map<string, ChangedObject>();
-  for (const row of events) if (canRead(ctx.caller, row)) found.set(`event:${row.id}`, { type: 'event', row });
-  for (const row of venues) if (canRead(ctx.caller, row)) found.set(`venue:${row.id}`, { type: 'venue', row });
+  for (const row of events) if (canRead(caller, row)) found.set(`event:${row.id}`, { type: 'event', row });
+  for (const row of venues) if (canRead(caller, row)) found.set(`venue:${row.id}`, { type: 'venue', row });
   for (const row of organizers) {
-    if (canRead(ctx.caller, row)) found.set(`organizer:${row.id}`, { type: 'organizer', row });
+    if (canRead(caller, row)) found.set(`organizer:${row.id}`, { type: 'organizer', row });
   }
   for (const row of terms) {
     const type = row.taxonomy === 'tribe_events_cat' ? 'category' : 'tag';

@@ -1,0 +1,109 @@
+// Webhook subscriptions, managed by administrators (the document's x-required-role): a target URL,
+// the event types it wants, and a secret shown once, at creation. Deliveries are made by
+// src/webhooks/; here they are only read, and a ping is queued like any other delivery.
+import { randomBytes } from 'node:crypto';
+import type { Prisma } from '../../generated/prisma/client.js';
+import { InvalidInput, NotFound } from '../domain/errors.js';
+import { seal } from '../lib/secret-box.js';
+import { refusedTarget } from '../lib/webhook-targets.js';
+import type { ServiceContext } from './context.js';
+
+export interface WebhookSettings {
+  allowPrivateTargets: boolean;
+  secretKey?: string;
+}
+
+export interface WebhookInput {
+  url?: string;
+  events?: string[];
+  description?: string;
+  enabled?: boolean;
+}
+
+const subscriptionNotFound = (id: number) => new NotFound('webhook', id);
+
+async function checkTarget(url: string | undefined, settings: WebhookSettings) {
+  if (url === undefined) return;
+  const refused = await refusedTarget(url, settings.allowPrivateTargets);
+  if (refused) throw new InvalidInput({ url: refused });
+}
+
+export async function listWebhooks(ctx: ServiceContext) {
+  return ctx.db.webhookSubscription.findMany({ orderBy: { id: 'asc' } });
+}
+
+export async function getWebhook(ctx: ServiceContext, id: number) {
+  const row = await ctx.db.webhookSubscription.findUnique({ where: { id } });
+  if (!row) throw subscriptionNotFound(id);
+  return row;
+}
+
+/** Creates a subscription; answers it with its secret, which is never shown again. */
+export async function createWebhook(
+  ctx: ServiceContext,
+  input: Required<Pick<WebhookInput, 'url' | 'events'>> & WebhookInput,
+  settings: WebhookSettings,
+) {
+  await checkTarget(input.url, settings);
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const row = await ctx.db.webhookSubscription.create({
+    data: {
+      url: input.url,
+      eventTypes: [...new Set(input.events)],
+      description: input.description ?? '',
+      enabled: input.enabled ?? true,
+      secret: seal(secret, settings.secretKey),
+    },
+  });
+  return { row, secret };
+}
+
+/** Changes what is sent; enabling a subscription again clears why it stopped, and its pending deliveries resume. */
+export async function updateWebhook(ctx: ServiceContext, id: number, input: WebhookInput, settings: WebhookSettings) {
+  await checkTarget(input.url, settings);
+  const data: Prisma.WebhookSubscriptionUpdateInput = {
+    url: input.url,
+    eventTypes: input.events && [...new Set(input.events)],
+    description: input.description,
+    enabled: input.enabled,
+    disabledReason: input.enabled === undefined ? undefined : null,
+    modifiedAt: new Date(),
+  };
+  const { count } = await ctx.db.webhookSubscription.updateMany({ where: { id }, data });
+  if (count === 0) throw subscriptionNotFound(id);
+  return getWebhook(ctx, id);
+}
+
+/** Deletes a subscription with its deliveries and their attempts; answers it as it was. */
+export async function deleteWebhook(ctx: ServiceContext, id: number) {
+  const row = await getWebhook(ctx, id);
+  const { count } = await ctx.db.webhookSubscription.deleteMany({ where: { id } });
+  if (count === 0) throw subscriptionNotFound(id);
+  return row;
+}
+
+/** Queues a `webhook.ping` message to the subscription, sent as soon as a worker is free. */
+export async function pingWebhook(ctx: ServiceContext, id: number, body: (messageId: string) => string) {
+  const subscription = await getWebhook(ctx, id);
+  const messageId = `msg_ping_${randomBytes(12).toString('hex')}`;
+  return ctx.db.webhookDelivery.create({
+    data: { subscriptionId: subscription.id, messageId, eventType: 'webhook.ping', payload: body(messageId) },
+    include: { attemptLog: { orderBy: { id: 'asc' } } },
+  });
+}
+
+/** The subscription's deliveries, newest first, each with its attempts. */
+export async function listDeliveries(ctx: ServiceContext, id: number, page: { take: number; skip: number }) {
+  await getWebhook(ctx, id);
+  const where = { subscriptionId: id };
+  const [total, items] = await Promise.all([
+    ctx.db.webhookDelivery.count({ where }),
+    ctx.db.webhookDelivery.findMany({
+      where,
+      orderBy: { id: 'desc' },
+      ...page,
+      include: { attemptLog: { orderBy: { id: 'asc' } } },
+    }),
+  ]);
+  return { total, items };
+}

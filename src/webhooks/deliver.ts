@@ -1,0 +1,112 @@
+// Deliveries are sent, and retried until they succeed or about a day has passed. A sender leases due
+// deliveries with FOR UPDATE SKIP LOCKED (instances never take the same one) for longer than an
+// attempt can last; an instance that dies mid-attempt lets its lease run out, and another one makes
+// the attempt again (at least once). Every attempt is recorded.
+import { Webhook } from 'standardwebhooks';
+import type { Database } from '../db/client.js';
+import { open } from '../lib/secret-box.js';
+import { send } from './send.js';
+import { refusedTarget } from '../lib/webhook-targets.js';
+
+export interface DeliverySettings {
+  allowPrivateTargets: boolean;
+  secretKey?: string;
+  timeoutSeconds: number;
+  /** The first retry's delay; the later ones grow from it (RETRY_STEPS). */
+  retryBaseMs: number;
+}
+
+/**
+ * The delay before each retry, in units of the first one: with the default 5 s, 5 s, 30 s, 2 min,
+ * 10 min, 30 min, 1 h, 3 h, 6 h and 12 h, about a day in all. After the last, the delivery has failed
+ * and its subscription is disabled (a receiver that has refused everything for a day is gone).
+ */
+export const RETRY_STEPS = [1, 6, 24, 120, 360, 720, 2160, 4320, 8640];
+
+/** The delay before retry `n` (1 for the first), with jitter so that retries of many deliveries spread out. */
+export function retryDelayMs(n: number, baseMs: number, random = Math.random): number {
+  return Math.round(RETRY_STEPS[n - 1] * baseMs * (0.75 + random() * 0.5));
+}
+
+interface Leased {
+  id: number;
+  message_id: string;
+  payload: string;
+  attempts: number;
+  url: string;
+  secret: string;
+  subscription_id: number;
+}
+
+/** Leases up to `limit` due deliveries of enabled subscriptions. */
+export async function leaseDue(db: Database, limit: number, settings: DeliverySettings): Promise<Leased[]> {
+  if (limit <= 0) return [];
+  const leaseMs = settings.timeoutSeconds * 2000 + 5000;
+  return db.prisma.$queryRaw<Leased[]>`
+    UPDATE webhook_deliveries d
+    SET lease_until = now() + ${leaseMs}::int * interval '1 millisecond', attempts = d.attempts + 1
+    FROM webhook_subscriptions s
+    WHERE s.id = d.subscription_id AND d.id IN (
+      SELECT w.id FROM webhook_deliveries w JOIN webhook_subscriptions ws ON ws.id = w.subscription_id
+      WHERE w.state = 'pending' AND w.next_attempt_at <= now() AND (w.lease_until IS NULL OR w.lease_until < now())
+        AND ws.enabled
+      ORDER BY w.next_attempt_at LIMIT ${limit}::int FOR UPDATE OF w SKIP LOCKED)
+    RETURNING d.id, d.message_id, d.payload, d.attempts, s.url, s.secret, d.subscription_id`;
+}
+
+/** Makes one attempt of a leased delivery and records it: delivered, retried later, or failed for good. */
+export async function attempt(db: Database, delivery: Leased, settings: DeliverySettings): Promise<void> {
+  const attemptedAt = new Date();
+  const result = await signedPost(delivery, settings, attemptedAt);
+  const ok = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
+  const exhausted = !ok && delivery.attempts > RETRY_STEPS.length;
+  await db.prisma.$transaction(async (tx) => {
+    await tx.webhookAttempt.create({
+      data: {
+        deliveryId: delivery.id,
+        attemptedAt,
+        statusCode: result.statusCode ?? null,
+        error: result.error ?? null,
+        latencyMs: result.latencyMs,
+        responseExcerpt: result.excerpt,
+      },
+    });
+    await tx.webhookDelivery.update({
+      where: { id: delivery.id },
+      data: ok
+        ? { state: 'delivered', deliveredAt: new Date(), leaseUntil: null }
+        : exhausted
+          ? { state: 'failed', leaseUntil: null }
+          : {
+              nextAttemptAt: new Date(Date.now() + retryDelayMs(delivery.attempts, settings.retryBaseMs)),
+              leaseUntil: null,
+            },
+    });
+    if (exhausted) {
+      await tx.webhookSubscription.update({
+        where: { id: delivery.subscription_id },
+        data: { enabled: false, disabledReason: `Message ${delivery.message_id} failed ${delivery.attempts} times.` },
+      });
+    }
+  });
+}
+
+async function signedPost(delivery: Leased, settings: DeliverySettings, at: Date) {
+  const refused = await refusedTarget(delivery.url, settings.allowPrivateTargets);
+  if (refused) return { error: refused, latencyMs: 0, excerpt: '' };
+  let signature: string;
+  try {
+    signature = new Webhook(open(delivery.secret, settings.secretKey)).sign(delivery.message_id, at, delivery.payload);
+  } catch (err) {
+    return { error: (err as Error).message, latencyMs: 0, excerpt: '' };
+  }
+  const headers = {
+    'webhook-id': delivery.message_id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': signature,
+  };
+  return send(delivery.url, headers, delivery.payload, {
+    timeoutMs: settings.timeoutSeconds * 1000,
+    allowPrivate: settings.allowPrivateTargets,
+  });
+}

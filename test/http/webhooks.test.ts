@@ -1,0 +1,250 @@
+// Webhooks: administrators subscribe a URL to kinds of change; every such change reaches it as a
+// message signed per the Standard Webhooks specification (verified here with the `standardwebhooks`
+// library), retried until the receiver answers 2xx, never followed through a redirect; a receiver
+// that keeps failing disables its subscription; several workers on one database send each attempt
+// once. The receiver is a real HTTP server on loopback.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { DEFAULT_CURRENCY } from '../../src/lib/cost.js';
+import { startWebhooks, type WebhookWorker } from '../../src/webhooks/worker.js';
+import { describeEachDatabase } from '../setup/each-database.js';
+import type { TestServer } from '../setup/server.js';
+
+interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A receiver on loopback that answers what `answer` says and keeps every request. */
+async function receiver() {
+  const received: Received[] = [];
+  let answer: (r: Received, n: number) => { status: number; body?: string; headers?: Record<string, string> } = () => ({
+    status: 200,
+  });
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const r = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      received.push(r);
+      const a = answer(r, received.length);
+      res.writeHead(a.status, a.headers).end(a.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    answer: (f: typeof answer) => {
+      answer = f;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
+
+const until = async (check: () => boolean, ms = 10_000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+function worker(s: TestServer, retryBaseMs = 20, allowPrivateTargets = true): WebhookWorker {
+  return startWebhooks(
+    s.db,
+    {
+      payload: {
+        urls: { site: s.origin, root: `${s.origin}/wp-json`, base: s.base },
+        siteZone: 'UTC',
+        currency: DEFAULT_CURRENCY,
+      },
+      delivery: { allowPrivateTargets, timeoutSeconds: 2, retryBaseMs },
+      pollMs: 50,
+    },
+    (err) => {
+      throw err;
+    },
+  );
+}
+
+const event = (title: string) => ({ title, start_date: '2046-01-01 20:00', end_date: '2046-01-01 21:00' });
+
+describeEachDatabase(
+  'webhooks',
+  (s, kind) => {
+    let hook: Awaited<ReturnType<typeof receiver>>;
+    let workers: WebhookWorker[] = [];
+    beforeAll(async () => {
+      hook = await receiver();
+    });
+    afterAll(() => hook.close());
+    afterEach(async () => {
+      await Promise.all(workers.map((w) => w.stop()));
+      workers = [];
+      hook.received.length = 0;
+      hook.answer(() => ({ status: 200 }));
+      for (const w of (await s.get('/webhooks')).body.webhooks) await s.request('DELETE', `/webhooks/${w.id}`);
+    });
+
+    it('lets administrators manage subscriptions, and shows the secret only once', async () => {
+      const created = await s.post('/webhooks', { url: hook.url, events: ['event.*'], description: 'cache' });
+      expect(created.status).toBe(201);
+      expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
+      expect(created.headers.get('location')).toBe(created.body.rest_url);
+      const read = await s.get(`/webhooks/${created.body.id}`);
+      expect(read.body).not.toHaveProperty('secret');
+      expect(JSON.stringify((await s.get('/webhooks')).body)).not.toContain(created.body.secret);
+      expect(
+        (await s.request('PATCH', `/webhooks/${created.body.id}`, { body: { enabled: false } })).body.enabled,
+      ).toBe(false);
+      for (const role of ['editor', null] as const) {
+        expect((await s.get('/webhooks', { as: role })).status).toBe(role ? 403 : 401);
+        expect((await s.post('/webhooks', { url: hook.url, events: ['*'] }, { as: role })).status).toBe(
+          role ? 403 : 401,
+        );
+      }
+      expect((await s.post('/webhooks', { url: hook.url, events: ['event.renamed'] })).status).toBe(400);
+      expect((await s.post('/webhooks', { url: 'ftp://example.org/x', events: ['*'] })).status).toBe(400);
+      expect((await s.post('/webhooks', { url: 'http://user:pw@93.184.215.14/', events: ['*'] })).status).toBe(400);
+      const deleted = await s.request('DELETE', `/webhooks/${created.body.id}`);
+      expect(deleted.body.id).toBe(created.body.id);
+      expect((await s.get(`/webhooks/${created.body.id}`)).status).toBe(404);
+    });
+
+    it('sends each change of the kinds asked for, signed so that the library verifies it', async () => {
+      const { body: sub } = await s.post('/webhooks', { url: hook.url, events: ['event.created', 'venue.*'] });
+      workers.push(worker(s));
+      const { body: created } = await s.post('/events', event('Hooked'));
+      await s.post('/tags', { name: 'not-wanted' });
+      await until(() => hook.received.length >= 1);
+      const [message] = hook.received;
+      const verified = new Webhook(sub.secret).verify(message.body, {
+        'webhook-id': String(message.headers['webhook-id']),
+        'webhook-timestamp': String(message.headers['webhook-timestamp']),
+        'webhook-signature': String(message.headers['webhook-signature']),
+      }) as { type: string; data: { type: string; id: number; action: string; object: { title: string } } };
+      expect(verified.type).toBe('event.created');
+      expect(verified.data).toMatchObject({
+        type: 'event',
+        id: created.id,
+        action: 'created',
+        object: { title: 'Hooked' },
+      });
+      // A forged body does not verify.
+      expect(() =>
+        new Webhook(sub.secret).verify(message.body.replace('Hooked', 'Forged'), {
+          'webhook-id': String(message.headers['webhook-id']),
+          'webhook-timestamp': String(message.headers['webhook-timestamp']),
+          'webhook-signature': String(message.headers['webhook-signature']),
+        }),
+      ).toThrow();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The tag was not asked for; the event's update was not either.
+      expect(hook.received.map((r) => JSON.parse(r.body).type)).toEqual(['event.created']);
+    });
+
+    it('retries a failing receiver until it answers 2xx: three failures, then the fourth attempt, then nothing', async () => {
+      await s.post('/webhooks', { url: hook.url, events: ['venue.created'] });
+      hook.answer((_r, n) => (n <= 3 ? { status: 503, body: 'busy' } : { status: 204 }));
+      workers.push(worker(s));
+      const { body: venue } = await s.post('/venues', { venue: 'Retried Hall' });
+      await until(() => hook.received.length >= 4);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(hook.received).toHaveLength(4);
+      expect(new Set(hook.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
+      expect(JSON.parse(hook.received[3].body).data.id).toBe(venue.id);
+      const subs = (await s.get('/webhooks')).body.webhooks;
+      const deliveries = (await s.get(`/webhooks/${subs[0].id}/deliveries`)).body;
+      expect(deliveries.total).toBe(1);
+      expect(deliveries.deliveries[0]).toMatchObject({ state: 'delivered', attempts: 4 });
+      expect(deliveries.deliveries[0].attempt_log.map((a: { status_code: number }) => a.status_code)).toEqual([
+        503, 503, 503, 204,
+      ]);
+      expect(deliveries.deliveries[0].attempt_log[0].response_excerpt).toBe('busy');
+    });
+
+    it('does not follow redirects, keeps only the start of an answer, and pings on demand', async () => {
+      const { body: sub } = await s.post('/webhooks', { url: hook.url, events: ['tag.created'] });
+      hook.answer((_r, n) =>
+        n === 1
+          ? { status: 307, headers: { location: 'http://169.254.169.254/latest/meta-data/' } }
+          : { status: 200, body: 'x'.repeat(5000) },
+      );
+      workers.push(worker(s));
+      const ping = await s.post(`/webhooks/${sub.id}/ping`);
+      expect([ping.status, ping.body.event_type, ping.body.state]).toEqual([202, 'webhook.ping', 'pending']);
+      await until(() => hook.received.length >= 2);
+      expect(JSON.parse(hook.received[0].body).type).toBe('webhook.ping');
+      const log = (await s.get(`/webhooks/${sub.id}/deliveries`)).body.deliveries[0].attempt_log;
+      expect(log.map((a: { status_code: number }) => a.status_code)).toEqual([307, 200]);
+      expect(log[1].response_excerpt.length).toBeLessThanOrEqual(1024);
+    });
+
+    it('disables a subscription whose receiver fails for good, and sends again once it is enabled', async () => {
+      const { body: sub } = await s.post('/webhooks', { url: hook.url, events: ['organizer.created'] });
+      hook.answer(() => ({ status: 500 }));
+      workers.push(worker(s, 0.2));
+      await s.post('/organizers', { organizer: 'Never reached' });
+      await until(() => hook.received.length >= 10);
+      let read = (await s.get(`/webhooks/${sub.id}`)).body;
+      for (let i = 0; i < 50 && read.enabled; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        read = (await s.get(`/webhooks/${sub.id}`)).body;
+      }
+      expect(read.enabled).toBe(false);
+      expect(read.disabled_reason).toMatch(/failed 10 times/);
+      expect(hook.received).toHaveLength(10);
+      const [failed] = (await s.get(`/webhooks/${sub.id}/deliveries`)).body.deliveries;
+      expect(failed).toMatchObject({ state: 'failed', attempts: 10 });
+      // Nothing is sent while it is disabled; once enabled, the next change is.
+      await s.post('/organizers', { organizer: 'While disabled' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(hook.received).toHaveLength(10);
+      hook.answer(() => ({ status: 200 }));
+      const enabled = await s.request('PATCH', `/webhooks/${sub.id}`, { body: { enabled: true } });
+      expect([enabled.body.enabled, enabled.body.disabled_reason]).toEqual([true, null]);
+      await s.post('/organizers', { organizer: 'After enabling' });
+      await until(() => hook.received.some((r) => r.body.includes('After enabling')));
+    });
+
+    it.runIf(kind === 'postgresql')('sends each message once with two workers on one database', async () => {
+      await s.post('/webhooks', { url: hook.url, events: ['event.created'] });
+      workers.push(worker(s), worker(s));
+      const created = await Promise.all(Array.from({ length: 20 }, (_, i) => s.post('/events', event(`Burst ${i}`))));
+      await until(() => hook.received.length >= 20);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const ids = hook.received.map((r) => JSON.parse(r.body).data.id as number);
+      expect(ids.sort((a, b) => a - b)).toEqual(created.map((r) => r.body.id as number).sort((a, b) => a - b));
+    });
+  },
+  { env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } },
+);
+
+describeEachDatabase(
+  'webhook targets on private addresses',
+  (s) => {
+    it('are refused unless WEBHOOK_ALLOW_PRIVATE_TARGETS is set', async () => {
+      for (const url of [
+        'http://127.0.0.1:9/hook',
+        'http://localhost/hook',
+        'http://[::1]/hook',
+        'http://169.254.169.254/latest/meta-data/',
+        'http://10.1.2.3/',
+        'http://[::ffff:192.168.0.1]/',
+      ]) {
+        const r = await s.post('/webhooks', { url, events: ['*'] });
+        expect([url, r.status, Object.keys(r.body.data?.params ?? {})]).toEqual([url, 400, ['url']]);
+      }
+      expect((await s.post('/webhooks', { url: 'http://93.184.215.14/hook', events: ['*'] })).status).toBe(201);
+    });
+  },
+  { kinds: ['pglite'] },
+);
