@@ -21,22 +21,31 @@ export function startWebhooks(
   onError: (err: unknown) => void,
 ): WebhookWorker {
   const inFlight = new Set<Promise<void>>();
-  let running = false;
+  let running: Promise<void> | undefined;
   // Set by a tick that came while another ran: the running one goes round once more.
   let again = false;
   const askedAgain = () => again;
   let stopped = false;
+  // Read through a function: an attempt's end or a new round may come after stop().
+  const isStopped = () => stopped;
 
-  async function tick() {
+  function tick(): Promise<void> {
     if (running) {
       again = true;
-      return;
+      return running;
     }
-    running = true;
+    running = round().finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  async function round() {
     try {
       do {
         again = false;
-        while ((await dispatchChanges(db, settings.payload)) > 0 && !stopped);
+        while ((await dispatchChanges(db, settings.payload)) > 0 && !isStopped());
+        if (isStopped()) return;
         const leased = await leaseDue(db, CONCURRENCY - inFlight.size, settings.delivery);
         for (const delivery of leased) {
           const sending = attempt(db, delivery, settings.delivery)
@@ -44,15 +53,13 @@ export function startWebhooks(
             .finally(() => {
               inFlight.delete(sending);
               // A free slot: more may be due.
-              if (!stopped) void tick();
+              if (!isStopped()) void tick();
             });
           inFlight.add(sending);
         }
-      } while (askedAgain() && !stopped);
+      } while (askedAgain() && !isStopped());
     } catch (err) {
       onError(err);
-    } finally {
-      running = false;
     }
   }
 
@@ -66,7 +73,8 @@ export function startWebhooks(
     stop: async () => {
       stopped = true;
       clearInterval(timer);
-      await Promise.allSettled([...inFlight]);
+      // An attempt that ends may have been leased by the round still running: wait until both are done.
+      while (running || inFlight.size) await Promise.allSettled([running, ...inFlight]);
     },
   };
 }
