@@ -8,9 +8,12 @@
 // number of concurrent connections; BENCH_ROUNDS (default 2) how many times the service and the
 // baseline take turns at each read scenario (the best round of each counts); BENCH_ONLY (default
 // all) a comma-separated choice of the parts: postgresql (baseline and service, 10,000 events),
-// pglite, scaling; BENCH_PROFILE a folder where each service process leaves a CPU profile
+// pglite, scaling, webhooks (event creation with and without a subscription, and the delay from a
+// write's acknowledgement to the receiver); BENCH_PROFILE a folder where each service process leaves a CPU profile
 // (.cpuprofile, for Chrome DevTools or speedscope).
 import { execFileSync } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,7 +28,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const PROFILE_DIR = process.env.BENCH_PROFILE;
-const PARTS = new Set((process.env.BENCH_ONLY || 'postgresql,pglite,scaling').split(',').map((part) => part.trim()));
+const PARTS = new Set(
+  (process.env.BENCH_ONLY || 'postgresql,pglite,scaling,webhooks').split(',').map((part) => part.trim()),
+);
 const SERVER_URL =
   process.env.BENCH_DATABASE_URL ||
   process.env.TEST_DATABASE_URL ||
@@ -128,6 +133,7 @@ async function main() {
   if (PARTS.has('postgresql')) await comparePostgres(print);
   if (PARTS.has('pglite')) await measurePglite(print);
   if (PARTS.has('scaling')) await measureScaling(print);
+  if (PARTS.has('webhooks')) await measureWebhooks(print);
   const failed = rows.some((row) => row[7]);
   if (failed) {
     console.error('\nSome requests failed: the figures above are not to be trusted.');
@@ -265,12 +271,110 @@ const table = (rows: string[][]) =>
     .join('\n');
 const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : `${a}/${b} ms`);
 
-function startService(storage: Storage): Promise<Server> {
+/**
+ * Webhooks on PostgreSQL (1,000 events): event creation without a subscription and with one that
+ * takes every created event (a receiver in this process answers 204), by turns, ROUNDS times; and,
+ * during the runs with it, one more create every 100 ms whose acknowledgement time is compared with
+ * the time its message arrives.
+ */
+async function measureWebhooks(print: Print) {
+  const database = await createPostgres('webhooks');
+  const received = new Map<number, number>();
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { id: number } };
+      if (!received.has(message.data.id)) received.set(message.data.id, performance.now());
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+  try {
+    const fixtures = await seed({ kind: 'postgresql', url: database.url }, scaledCalendar(1_000));
+    const creation = scenarios(fixtures)['event creation'];
+    const service = await startService(
+      { kind: 'postgresql', url: database.url },
+      { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    );
+    const sql = new pg.Client({ connectionString: database.url });
+    await sql.connect();
+    try {
+      const runs = { without: [] as Figures[], with: [] as Figures[] };
+      const delays: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        await sql.query('DELETE FROM webhook_subscriptions');
+        runs.without.push(await measure(service, creation, SECONDS, CONNECTIONS));
+        await sql.query(
+          `INSERT INTO webhook_subscriptions (url, event_types, secret) VALUES ($1, '{event.created}', $2)`,
+          [hook, `whsec_${Buffer.alloc(32, 7).toString('base64')}`],
+        );
+        const paced = pacedCreates(service, fixtures.bearer, SECONDS + 2);
+        runs.with.push(await measure(service, creation, SECONDS, CONNECTIONS));
+        for (const [id, acknowledged] of await paced) {
+          for (let i = 0; i < 100 && !received.has(id); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+          const arrived = received.get(id);
+          if (arrived !== undefined) delays.push(arrived - acknowledged);
+        }
+      }
+      const without = best(runs.without);
+      const withHooks = best(runs.with);
+      print('PostgreSQL, no subscription', 'event creation', without);
+      print(
+        'PostgreSQL, 1 subscription',
+        'event creation',
+        withHooks,
+        withHooks.requestsPerSecond / without.requestsPerSecond,
+      );
+      delays.sort((a, b) => a - b);
+      const at = (q: number) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))]?.toFixed(0) ?? 'n/a';
+      console.log(
+        `\nWebhooks: from a write's acknowledgement to its message's arrival, under the load above: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (${delays.length} messages); ` +
+          `throughput with a subscription ${((withHooks.requestsPerSecond / without.requestsPerSecond) * 100).toFixed(0)} % of without (90 % or more is the target)`,
+      );
+    } finally {
+      await sql.end();
+      await service.stop();
+    }
+  } finally {
+    receiver.close();
+    await database.drop();
+  }
+}
+
+/** Creates an event every 100 ms for `seconds`; answers each created ID with when its creation was acknowledged. */
+async function pacedCreates(service: Server, bearer: string, seconds: number): Promise<Map<number, number>> {
+  const acknowledged = new Map<number, number>();
+  const end = performance.now() + seconds * 1000;
+  const pending: Promise<void>[] = [];
+  for (let n = 0; performance.now() < end; n++) {
+    pending.push(
+      fetch(`${service.url}${API}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: `Paced ${n}`, start_date: '2027-04-01 19:00', end_date: '2027-04-01 21:00' }),
+      }).then(async (r) => {
+        const at = performance.now();
+        if (r.status === 201) acknowledged.set(((await r.json()) as { id: number }).id, at);
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await Promise.all(pending);
+  return acknowledged;
+}
+
+function startService(storage: Storage, extra: Record<string, string> = {}): Promise<Server> {
   const env: Record<string, string> =
     storage.kind === 'postgresql' ? { DATABASE_URL: storage.url } : { DATABASE_URL: '', DATA_DIR: storage.dataDir };
   // V8 writes the profile when the process exits, after the shutdown that stop() starts.
   const profile = PROFILE_DIR ? [`--cpu-prof`, `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : [];
-  return startServer([...profile, ...START_ARGS], { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, '/readyz');
+  return startServer(
+    [...profile, ...START_ARGS],
+    { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...extra },
+    '/readyz',
+  );
 }
 
 /** A fresh database on the server, dropped by `drop()`. */
