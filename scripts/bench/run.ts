@@ -274,8 +274,8 @@ const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : `${
 /**
  * Webhooks on PostgreSQL (1,000 events): event creation without a subscription and with one that
  * takes every created event (a receiver in this process answers 204), by turns, ROUNDS times; and,
- * during the runs with it, one more create every 100 ms whose acknowledgement time is compared with
- * the time its message arrives.
+ * during both, one more create every 100 ms, whose acknowledgement time is compared with the time
+ * its message arrives in the runs with the subscription.
  */
 async function measureWebhooks(print: Print) {
   const database = await createPostgres('webhooks');
@@ -305,7 +305,10 @@ async function measureWebhooks(print: Print) {
       const delays: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         await sql.query('DELETE FROM webhook_subscriptions');
+        // The paced creates run in both, so that both carry the same load.
+        const unpaced = pacedCreates(service, fixtures.bearer, SECONDS + 2);
         runs.without.push(await measure(service, creation, SECONDS, CONNECTIONS));
+        await unpaced;
         await sql.query(
           `INSERT INTO webhook_subscriptions (url, event_types, secret) VALUES ($1, '{event.created}', $2)`,
           [hook, `whsec_${Buffer.alloc(32, 7).toString('base64')}`],

@@ -60,35 +60,23 @@ export async function attempt(db: Database, delivery: Leased, settings: Delivery
   const result = await signedPost(delivery, settings, attemptedAt);
   const ok = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
   const exhausted = !ok && delivery.attempts > RETRY_STEPS.length;
-  await db.prisma.$transaction(async (tx) => {
-    await tx.webhookAttempt.create({
-      data: {
-        deliveryId: delivery.id,
-        attemptedAt,
-        statusCode: result.statusCode ?? null,
-        error: result.error ?? null,
-        latencyMs: result.latencyMs,
-        responseExcerpt: result.excerpt,
-      },
-    });
-    await tx.webhookDelivery.update({
-      where: { id: delivery.id },
-      data: ok
-        ? { state: 'delivered', deliveredAt: new Date(), leaseUntil: null }
-        : exhausted
-          ? { state: 'failed', leaseUntil: null }
-          : {
-              nextAttemptAt: new Date(Date.now() + retryDelayMs(delivery.attempts, settings.retryBaseMs)),
-              leaseUntil: null,
-            },
-    });
-    if (exhausted) {
-      await tx.webhookSubscription.update({
-        where: { id: delivery.subscription_id },
-        data: { enabled: false, disabledReason: `Message ${delivery.message_id} failed ${delivery.attempts} times.` },
-      });
-    }
-  });
+  const state = ok ? 'delivered' : exhausted ? 'failed' : 'pending';
+  const next = new Date(Date.now() + (ok || exhausted ? 0 : retryDelayMs(delivery.attempts, settings.retryBaseMs)));
+  const reason = `Message ${delivery.message_id} failed ${delivery.attempts} times.`;
+  // One statement, so one round trip and atomic: the attempt, the delivery's new state and, when its
+  // retries are spent, the subscription disabled.
+  await db.prisma.$executeRaw`
+    WITH recorded AS (
+      INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error, latency_ms, response_excerpt)
+      VALUES (${delivery.id}::int, ${attemptedAt}::timestamptz, ${result.statusCode ?? null}::int,
+        ${result.error ?? null}::text, ${result.latencyMs}::int, ${result.excerpt}::text)),
+    disabled AS (
+      UPDATE webhook_subscriptions SET enabled = false, disabled_reason = ${reason}::text
+      WHERE id = ${delivery.subscription_id}::int AND ${exhausted}::boolean)
+    UPDATE webhook_deliveries SET state = ${state}::text, lease_until = NULL,
+      delivered_at = CASE WHEN ${ok}::boolean THEN now() END,
+      next_attempt_at = CASE WHEN ${state}::text = 'pending' THEN ${next}::timestamptz ELSE next_attempt_at END
+    WHERE id = ${delivery.id}::int`;
 }
 
 async function signedPost(delivery: Leased, settings: DeliverySettings, at: Date) {

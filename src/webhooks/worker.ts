@@ -1,17 +1,24 @@
-// The webhook worker of one instance: every `pollMs` (sooner when nudged after a write) it turns new
-// changes into deliveries (dispatch.ts) and sends what is due (deliver.ts), a few at a time, without
-// waiting for slow receivers before it looks again. Several instances may run it at once.
+// The webhook worker of one instance: every `pollMs`, and shortly after a write nudges it, it turns
+// new changes into deliveries (dispatch.ts) and sends what is due (deliver.ts), up to CONCURRENCY
+// attempts at once, taking more as attempts end, without waiting for slow receivers before it looks
+// again. Several instances may run it at once.
 import type { Database } from '../db/client.js';
 import { attempt, type DeliverySettings, leaseDue } from './deliver.js';
 import { dispatchChanges, type PayloadSettings } from './dispatch.js';
 
 /** Attempts in flight at once, per instance. */
-const CONCURRENCY = 8;
+const CONCURRENCY = 16;
+
+/** Changes dispatched in one transaction. */
+const DISPATCH_BATCH = 200;
+
+/** How long a nudge waits, so that the writes of a busy moment are dispatched together. */
+const NUDGE_DELAY_MS = 25;
 
 export interface WebhookWorker {
-  /** Look for work now (after a write), instead of at the next poll. */
+  /** Look for work soon (after a write), instead of at the next poll. */
   nudge(): void;
-  /** Stops polling and waits for the attempts in flight. */
+  /** Stops polling and waits for the round and the attempts in flight. */
   stop(): Promise<void>;
 }
 
@@ -22,57 +29,71 @@ export function startWebhooks(
 ): WebhookWorker {
   const inFlight = new Set<Promise<void>>();
   let running: Promise<void> | undefined;
-  // Set by a tick that came while another ran: the running one goes round once more.
+  // Set when work was asked for while a round ran: the running one goes round once more.
   let again = false;
   const askedAgain = () => again;
   let stopped = false;
   // Read through a function: an attempt's end or a new round may come after stop().
   const isStopped = () => stopped;
+  let nudged: NodeJS.Timeout | undefined;
 
-  function tick(): Promise<void> {
+  function round(): Promise<void> {
     if (running) {
       again = true;
       return running;
     }
-    running = round().finally(() => {
+    running = dispatchAndSend().finally(() => {
       running = undefined;
     });
     return running;
   }
 
-  async function round() {
+  async function dispatchAndSend() {
     try {
+      let more: boolean;
       do {
         again = false;
-        while ((await dispatchChanges(db, settings.payload)) > 0 && !isStopped());
-        if (isStopped()) return;
-        const leased = await leaseDue(db, CONCURRENCY - inFlight.size, settings.delivery);
-        for (const delivery of leased) {
-          const sending = attempt(db, delivery, settings.delivery)
-            .catch(onError)
-            .finally(() => {
-              inFlight.delete(sending);
-              // A free slot: more may be due.
-              if (!isStopped()) void tick();
-            });
-          inFlight.add(sending);
-        }
-      } while (askedAgain() && !isStopped());
+        // One batch, then sending: under a steady stream of writes there is always more to dispatch,
+        // and sending must not wait for the stream to end.
+        more = (await dispatchChanges(db, settings.payload, DISPATCH_BATCH)) === DISPATCH_BATCH;
+        await send();
+      } while ((more || askedAgain()) && !isStopped());
     } catch (err) {
       onError(err);
     }
   }
 
-  const timer = setInterval(() => void tick(), settings.pollMs ?? 500);
+  /** Fills the free attempt slots with due deliveries. */
+  async function send() {
+    if (isStopped()) return;
+    const leased = await leaseDue(db, CONCURRENCY - inFlight.size, settings.delivery);
+    for (const delivery of leased) {
+      const sending = attempt(db, delivery, settings.delivery)
+        .catch(onError)
+        .finally(() => {
+          inFlight.delete(sending);
+          // A free slot: more may be due (a retry, or what did not fit before).
+          if (!isStopped() && !running) void send().catch(onError);
+        });
+      inFlight.add(sending);
+    }
+  }
+
+  const timer = setInterval(() => void round(), settings.pollMs ?? 500);
   timer.unref();
-  void tick();
+  void round();
   return {
     nudge: () => {
-      if (!stopped) void tick();
+      if (stopped || nudged) return;
+      nudged = setTimeout(() => {
+        nudged = undefined;
+        void round();
+      }, NUDGE_DELAY_MS);
     },
     stop: async () => {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(nudged);
       // An attempt that ends may have been leased by the round still running: wait until both are done.
       while (running || inFlight.size) await Promise.allSettled([running, ...inFlight]);
     },
