@@ -1,5 +1,6 @@
 // Rows that only matter for a while: sign-in failures whose window has ended, idempotency keys
-// older than a day, changes older than the feed's retention. Each instance purges now and then;
+// older than a day, changes older than the feed's retention, and webhook messages sent or given up
+// that long ago (with their attempts). Each instance purges now and then;
 // running it on several at once is harmless (each delete is a condition on age, and the feed's
 // retention mark only moves forward).
 import type { Database, Prisma } from './client.js';
@@ -18,7 +19,9 @@ export async function purgeExpired(db: Database, retention: Retention): Promise<
   await db.prisma.idempotencyKey.deleteMany({
     where: { createdAt: { lt: new Date(now - retention.idempotencyHours * 3600_000) } },
   });
-  await pruneChanges(db.prisma, new Date(now - retention.changesRetentionDays * 86_400_000));
+  const kept = new Date(now - retention.changesRetentionDays * 86_400_000);
+  await pruneChanges(db.prisma, kept);
+  await db.prisma.webhookDelivery.deleteMany({ where: { state: { not: 'pending' }, createdAt: { lt: kept } } });
 }
 
 /** Purges every `intervalMs` until the returned function is called; failures wait for the next round. */
