@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { purgeExpired } from '../../src/db/housekeeping.js';
 import { DEFAULT_CURRENCY } from '../../src/lib/cost.js';
 import { startWebhooks, type WebhookWorker } from '../../src/webhooks/worker.js';
 import { describeEachDatabase } from '../setup/each-database.js';
@@ -213,6 +214,27 @@ describeEachDatabase(
       expect([enabled.body.enabled, enabled.body.disabled_reason]).toEqual([true, null]);
       await s.post('/organizers', { organizer: 'After enabling' });
       await until(() => hook.received.some((r) => r.body.includes('After enabling')));
+    });
+
+    it('forgets messages sent or given up once the retention has passed, and keeps those still to send', async () => {
+      const { body: sub } = await s.post('/webhooks', { url: hook.url, events: ['tag.created'] });
+      workers.push(worker(s));
+      await s.post(`/webhooks/${sub.id}/ping`);
+      await until(() => hook.received.length >= 1);
+      for (
+        let i = 0;
+        i < 50 && (await s.get(`/webhooks/${sub.id}/deliveries`)).body.deliveries[0].state === 'pending';
+        i++
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await Promise.all(workers.map((w) => w.stop()));
+      workers = [];
+      const pending = await s.post(`/webhooks/${sub.id}/ping`);
+      // A retention that ended a day from now: everything sent is old enough.
+      await purgeExpired(s.db, { authWindowSeconds: 900, idempotencyHours: 24, changesRetentionDays: -1 });
+      const left = (await s.get(`/webhooks/${sub.id}/deliveries`)).body.deliveries;
+      expect(left.map((d: { id: number; state: string }) => [d.id, d.state])).toEqual([[pending.body.id, 'pending']]);
     });
 
     it.runIf(kind === 'postgresql')('sends each message once with two workers on one database', async () => {
