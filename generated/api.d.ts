@@ -3163,6 +3163,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `rest_webhook_disabled`: the subscription is disabled, so nothing is sent to it; enable it first. Or `rest_conflict`: a concurrent change got in the way; retry after `Retry-After`. */
+        WebhookConflict: {
+            headers: {
+                /** @description With `rest_conflict` only, the seconds to wait before retrying. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
@@ -5859,14 +5870,7 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
-                 *     24 hours a request with the same key and body gets the first answer again (with
-                 *     `Idempotent-Replayed: true`) and creates nothing new; the same key with another body is 422.
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -5888,7 +5892,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6013,7 +6016,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["WebhookConflict"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -207,8 +207,13 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
     Object.entries(handlers).map(([operationId, plain]) => {
       // Each handler takes its own operation's Call; toCall builds the Call of the operation matched.
       const handler = plain as Handler;
-      // Creates take an Idempotency-Key; every other operation is a read or idempotent already.
-      const create = operationId.startsWith('create') ? idempotent(operationId, handler) : undefined;
+      // Creates take an Idempotency-Key; every other operation is a read or idempotent already. Not
+      // a webhook subscription: its answer holds a secret shown once, which a replay would store
+      // in the clear and show again.
+      const create =
+        operationId.startsWith('create') && operationId !== 'createWebhook'
+          ? idempotent(operationId, handler)
+          : undefined;
       return [
         operationId,
         (c: Context, req: Request, res: Response) =>

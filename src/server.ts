@@ -74,9 +74,9 @@ async function main() {
     );
     void announce(config, db, port);
   });
-  const stopBackground = () => {
+  const stopBackground = async () => {
     stopHousekeeping();
-    void webhooks?.stop();
+    await webhooks?.stop();
   };
   const stop = shutdown({
     drain: app.drain,
@@ -120,7 +120,8 @@ function shutdown(parts: {
   drain: () => void;
   server: ReturnType<typeof createHttpServer>;
   db: Database;
-  stopBackground: () => void;
+  /** Stops at once; resolves when what it runs (webhook attempts in flight) has ended. */
+  stopBackground: () => Promise<void>;
   graceSeconds: number;
 }) {
   let stopping = false;
@@ -129,10 +130,14 @@ function shutdown(parts: {
     stopping = true;
     log.info({ signal, graceSeconds: parts.graceSeconds }, 'shutting down');
     parts.drain();
-    parts.stopBackground();
+    // Webhook attempts in flight finish and are recorded before the database closes; else their
+    // messages would be sent again once their leases ran out.
+    const background = parts.stopBackground().catch((err: unknown) => {
+      log.warn({ err }, 'stopping the background work failed');
+    });
     setTimeout(() => {
       parts.server.close(() => {
-        void parts.db.close().finally(() => process.exit(0));
+        void background.then(() => parts.db.close()).finally(() => process.exit(0));
       });
       setTimeout(() => {
         parts.server.closeAllConnections();

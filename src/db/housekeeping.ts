@@ -1,6 +1,6 @@
 // Rows that only matter for a while: sign-in failures whose window has ended, idempotency keys
-// older than a day, changes older than the feed's retention, and webhook messages sent or given up
-// that long ago (with their attempts). Each instance purges now and then;
+// older than a day, changes older than the feed's retention, and webhook messages sent, given up or
+// waiting on a disabled subscription that long ago (with their attempts). Each instance purges now and then;
 // running it on several at once is harmless (each delete is a condition on age, and the feed's
 // retention mark only moves forward).
 import type { Database, Prisma } from './client.js';
@@ -21,7 +21,9 @@ export async function purgeExpired(db: Database, retention: Retention): Promise<
   });
   const kept = new Date(now - retention.changesRetentionDays * 86_400_000);
   await pruneChanges(db.prisma, kept);
-  await db.prisma.webhookDelivery.deleteMany({ where: { state: { not: 'pending' }, createdAt: { lt: kept } } });
+  await db.prisma.webhookDelivery.deleteMany({
+    where: { createdAt: { lt: kept }, OR: [{ state: { not: 'pending' } }, { subscription: { enabled: false } }] },
+  });
 }
 
 /** Purges every `intervalMs` until the returned function is called; failures wait for the next round. */

@@ -123,3 +123,10 @@ export class CursorExpired extends DomainError {
     );
   }
 }
+
+/** A webhook subscription that is disabled sends nothing, a test message neither. */
+export class WebhookDisabled extends DomainError {
+  constructor(readonly id: number) {
+    super(`The webhook subscription ${id} is disabled; enable it first.`);
+  }
+}

@@ -17,6 +17,7 @@ import {
   PreconditionFailed,
   TermCreationForbidden,
   Throttled,
+  WebhookDisabled,
 } from '../domain/errors.js';
 
 export interface ErrorBody {
@@ -108,5 +109,6 @@ function fromDomain(err: DomainError): ApiError {
   }
   if (err instanceof Conflict) return conflict();
   if (err instanceof CursorExpired) return new ApiError(410, 'rest_changes_cursor_expired', message);
+  if (err instanceof WebhookDisabled) return new ApiError(409, 'rest_webhook_disabled', message);
   return new ApiError(500, 'rest_internal_error', 'The server could not complete the request.');
 }

@@ -10,7 +10,10 @@ import ipaddr from 'ipaddr.js';
 /** Whether an address is on the public internet (ipaddr.js's `unicast` range, IPv4-mapped IPv6 read as IPv4). */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.process(address);
+  // IPv4-compatible IPv6 (::a.b.c.d, deprecated) is `unicast` to ipaddr.js but may reach a.b.c.d.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return false;
+  return parsed.range() === 'unicast';
 }
 
 /** Why a target URL is refused, or undefined when it may be used. */

@@ -3,7 +3,7 @@
 // src/webhooks/; here they are only read, and a ping is queued like any other delivery.
 import { randomBytes } from 'node:crypto';
 import type { Prisma } from '../../generated/prisma/client.js';
-import { InvalidInput, NotFound } from '../domain/errors.js';
+import { InvalidInput, NotFound, WebhookDisabled } from '../domain/errors.js';
 import { seal } from '../lib/secret-box.js';
 import { refusedTarget } from '../lib/webhook-targets.js';
 import type { ServiceContext } from './context.js';
@@ -22,10 +22,12 @@ export interface WebhookInput {
 
 const subscriptionNotFound = (id: number) => new NotFound('webhook', id);
 
-async function checkTarget(url: string | undefined, settings: WebhookSettings) {
-  if (url === undefined) return;
+/** The URL as it will be called (scheme and host in lower case, as the URL parser writes them), once it may be. */
+async function checkedTarget(url: string | undefined, settings: WebhookSettings): Promise<string | undefined> {
+  if (url === undefined) return undefined;
   const refused = await refusedTarget(url, settings.allowPrivateTargets);
   if (refused) throw new InvalidInput({ url: refused });
+  return new URL(url).href;
 }
 
 export async function listWebhooks(ctx: ServiceContext) {
@@ -44,11 +46,11 @@ export async function createWebhook(
   input: Required<Pick<WebhookInput, 'url' | 'events'>> & WebhookInput,
   settings: WebhookSettings,
 ) {
-  await checkTarget(input.url, settings);
+  const url = (await checkedTarget(input.url, settings)) ?? input.url;
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const row = await ctx.db.webhookSubscription.create({
     data: {
-      url: input.url,
+      url,
       eventTypes: [...new Set(input.events)],
       description: input.description ?? '',
       enabled: input.enabled ?? true,
@@ -60,9 +62,8 @@ export async function createWebhook(
 
 /** Changes what is sent; enabling a subscription again clears why it stopped, and its pending deliveries resume. */
 export async function updateWebhook(ctx: ServiceContext, id: number, input: WebhookInput, settings: WebhookSettings) {
-  await checkTarget(input.url, settings);
   const data: Prisma.WebhookSubscriptionUpdateInput = {
-    url: input.url,
+    url: await checkedTarget(input.url, settings),
     eventTypes: input.events && [...new Set(input.events)],
     description: input.description,
     enabled: input.enabled,
@@ -85,6 +86,8 @@ export async function deleteWebhook(ctx: ServiceContext, id: number) {
 /** Queues a `webhook.ping` message to the subscription, sent as soon as a worker is free. */
 export async function pingWebhook(ctx: ServiceContext, id: number, body: (messageId: string) => string) {
   const subscription = await getWebhook(ctx, id);
+  // Nothing is sent to a disabled subscription: a ping would wait for ever.
+  if (!subscription.enabled) throw new WebhookDisabled(id);
   const messageId = `msg_ping_${randomBytes(12).toString('hex')}`;
   return ctx.db.webhookDelivery.create({
     data: { subscriptionId: subscription.id, messageId, eventType: 'webhook.ping', payload: body(messageId) },

@@ -5,7 +5,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { Database } from '../db/client.js';
 import { open } from '../lib/secret-box.js';
-import { send } from './send.js';
+import { type Attempt, send } from './send.js';
 import { refusedTarget } from '../lib/webhook-targets.js';
 
 export interface DeliverySettings {
@@ -54,32 +54,69 @@ export async function leaseDue(db: Database, limit: number, settings: DeliverySe
     RETURNING d.id, d.message_id, d.payload, d.attempts, s.url, s.secret, d.subscription_id`;
 }
 
-/** Makes one attempt of a leased delivery and records it: delivered, retried later, or failed for good. */
+/**
+ * Makes one attempt of a leased delivery and records it: delivered, retried later, or failed for
+ * good. The attempt always ends within the lease (deadline below); should its result come after the
+ * lease all the same, the attempt is recorded but the delivery is left to whoever leased it since
+ * (`attempts` tells the leases apart).
+ */
 export async function attempt(db: Database, delivery: Leased, settings: DeliverySettings): Promise<void> {
   const attemptedAt = new Date();
-  const result = await signedPost(delivery, settings, attemptedAt);
+  const deadlineMs = settings.timeoutSeconds * 2000;
+  let timer: NodeJS.Timeout | undefined;
+  const result: Attempt = await Promise.race<Attempt>([
+    signedPost(delivery, settings, attemptedAt).catch((err: unknown) => ({
+      error: (err as Error).message.replaceAll('\u0000', '\uFFFD'),
+      latencyMs: 0,
+      excerpt: '',
+    })),
+    new Promise<Attempt>((resolve) => {
+      timer = setTimeout(() => {
+        resolve({
+          error: `no answer within ${deadlineMs} ms (name lookup included)`,
+          latencyMs: deadlineMs,
+          excerpt: '',
+        });
+      }, deadlineMs);
+    }),
+  ]).finally(() => {
+    clearTimeout(timer);
+  });
   const ok = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
   const exhausted = !ok && delivery.attempts > RETRY_STEPS.length;
   const state = ok ? 'delivered' : exhausted ? 'failed' : 'pending';
   const next = new Date(Date.now() + (ok || exhausted ? 0 : retryDelayMs(delivery.attempts, settings.retryBaseMs)));
-  const reason = `Message ${delivery.message_id} failed ${delivery.attempts} times.`;
-  // One statement, so one round trip and atomic: the attempt, the delivery's new state and, when its
-  // retries are spent, the subscription disabled.
-  await db.prisma.$executeRaw`
-    WITH recorded AS (
-      INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error, latency_ms, response_excerpt)
-      VALUES (${delivery.id}::int, ${attemptedAt}::timestamptz, ${result.statusCode ?? null}::int,
-        ${result.error ?? null}::text, ${result.latencyMs}::int, ${result.excerpt}::text)),
-    disabled AS (
+  const reason = `Message ${delivery.message_id} failed ${delivery.attempts} times, and nothing reached the receiver for a day.`;
+  try {
+    // One statement, so one round trip and atomic: the attempt; the delivery's new state, if the
+    // lease is still this one; and, when its retries are spent and no other message of the
+    // subscription got through for a day, the subscription disabled (one message a receiver always
+    // refuses does not stop the others).
+    await db.prisma.$executeRaw`
+      WITH claimed AS (
+        UPDATE webhook_deliveries SET state = ${state}::text, lease_until = NULL,
+          delivered_at = CASE WHEN ${ok}::boolean THEN now() END,
+          next_attempt_at = CASE WHEN ${state}::text = 'pending' THEN ${next}::timestamptz ELSE next_attempt_at END
+        WHERE id = ${delivery.id}::int AND attempts = ${delivery.attempts}::int AND state = 'pending'
+        RETURNING id),
+      recorded AS (
+        INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error, latency_ms, response_excerpt)
+        VALUES (${delivery.id}::int, ${attemptedAt}::timestamptz, ${result.statusCode ?? null}::int,
+          ${result.error ?? null}::text, ${result.latencyMs}::int, ${result.excerpt}::text))
       UPDATE webhook_subscriptions SET enabled = false, disabled_reason = ${reason}::text
-      WHERE id = ${delivery.subscription_id}::int AND ${exhausted}::boolean)
-    UPDATE webhook_deliveries SET state = ${state}::text, lease_until = NULL,
-      delivered_at = CASE WHEN ${ok}::boolean THEN now() END,
-      next_attempt_at = CASE WHEN ${state}::text = 'pending' THEN ${next}::timestamptz ELSE next_attempt_at END
-    WHERE id = ${delivery.id}::int`;
+      WHERE id = ${delivery.subscription_id}::int AND ${exhausted}::boolean AND EXISTS (SELECT 1 FROM claimed)
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.subscription_id = ${delivery.subscription_id}::int
+          AND d.delivered_at > now() - interval '1 day')`;
+  } catch (err) {
+    // Whatever failed, the delivery is not left leased until the lease runs out again and again.
+    await db.prisma.$executeRaw`
+      UPDATE webhook_deliveries SET lease_until = NULL, next_attempt_at = ${next}::timestamptz
+      WHERE id = ${delivery.id}::int AND attempts = ${delivery.attempts}::int AND state = 'pending'`;
+    throw err;
+  }
 }
 
-async function signedPost(delivery: Leased, settings: DeliverySettings, at: Date) {
+async function signedPost(delivery: Leased, settings: DeliverySettings, at: Date): Promise<Attempt> {
   const refused = await refusedTarget(delivery.url, settings.allowPrivateTargets);
   if (refused) return { error: refused, latencyMs: 0, excerpt: '' };
   let signature: string;

@@ -37,24 +37,28 @@ export const takes = (types: string[], eventType: string) =>
 
 /** Dispatches up to `limit` changes; answers how many it read (0: nothing to do, or another instance is at it). */
 export async function dispatchChanges(db: Database, settings: PayloadSettings, limit = 200): Promise<number> {
-  return db.prisma.$transaction(async (tx) => {
-    const locked = await tx.$queryRaw<{ xid: string; seq: string }[]>`
+  // A generous time limit: a batch reads and serializes up to `limit` objects for every subscription.
+  return db.prisma.$transaction(
+    async (tx) => {
+      const locked = await tx.$queryRaw<{ xid: string; seq: string }[]>`
       SELECT xid::text, seq::text FROM webhook_dispatch FOR UPDATE SKIP LOCKED`;
-    const position = locked.at(0);
-    // Another instance holds the row: it is dispatching these changes.
-    if (!position) return 0;
-    const changes = await tx.$queryRaw<ChangeRow[]>`
+      const position = locked.at(0);
+      // Another instance holds the row: it is dispatching these changes.
+      if (!position) return 0;
+      const changes = await tx.$queryRaw<ChangeRow[]>`
       SELECT xid::text, seq::text, object_type, object_id, action, recorded_at,
         (extract(epoch FROM modified_at) * 1000)::bigint::text AS modified_ms
       FROM changes
       WHERE (xid, seq) > (${position.xid}::xid8, ${position.seq}::bigint) AND xid < pg_snapshot_xmin(pg_current_snapshot())
       ORDER BY xid, seq LIMIT ${limit}::int`;
-    if (!changes.length) return 0;
-    await writeDeliveries(tx, changes, settings);
-    const last = changes[changes.length - 1];
-    await tx.$executeRaw`UPDATE webhook_dispatch SET xid = ${last.xid}::xid8, seq = ${last.seq}::bigint`;
-    return changes.length;
-  });
+      if (!changes.length) return 0;
+      await writeDeliveries(tx, changes, settings);
+      const last = changes[changes.length - 1];
+      await tx.$executeRaw`UPDATE webhook_dispatch SET xid = ${last.xid}::xid8, seq = ${last.seq}::bigint`;
+      return changes.length;
+    },
+    { timeout: 30_000 },
+  );
 }
 
 async function writeDeliveries(tx: Tx, changes: ChangeRow[], settings: PayloadSettings) {

@@ -17,6 +17,9 @@ export interface Attempt {
 /** How much of a receiver's answer is kept (docs/decisions.md, "Webhooks"). */
 const EXCERPT_BYTES = 1024;
 
+/** Text PostgreSQL can store: a receiver's answer may hold NUL, which a text column refuses. */
+const storable = (text: string) => text.replaceAll('\u0000', '\uFFFD');
+
 export function send(
   url: string,
   headers: Record<string, string>,
@@ -33,35 +36,44 @@ export function send(
       clearTimeout(timer);
       resolve({ ...attempt, latencyMs: latencyMs() });
     };
-    const client = url.startsWith('https:') ? https : http;
-    const request = client.request(
-      url,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'calendar-events-service-webhooks', ...headers },
-        lookup: guardedLookup(options.allowPrivate),
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        let kept = 0;
-        response.on('data', (chunk: Buffer) => {
-          if (kept < EXCERPT_BYTES) chunks.push(chunk.subarray(0, EXCERPT_BYTES - kept));
-          kept += chunk.length;
-          // Nothing beyond the excerpt is read: a receiver that streams forever does not hold us.
-          if (kept >= EXCERPT_BYTES) response.destroy();
-        });
-        const done = () => {
-          finish({ statusCode: response.statusCode, excerpt: Buffer.concat(chunks).toString('utf8') });
-        };
-        response.on('end', done);
-        response.on('close', done);
-      },
-    );
+    // The scheme as the URL parser reads it (`HTTPS://` is https too).
+    const target = new URL(url);
+    const client = target.protocol === 'https:' ? https : http;
+    let request: http.ClientRequest;
+    try {
+      request = client.request(
+        target,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': 'calendar-events-service-webhooks', ...headers },
+          lookup: guardedLookup(options.allowPrivate),
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          let kept = 0;
+          response.on('data', (chunk: Buffer) => {
+            if (kept < EXCERPT_BYTES) chunks.push(chunk.subarray(0, EXCERPT_BYTES - kept));
+            kept += chunk.length;
+            // Nothing beyond the excerpt is read: a receiver that streams forever does not hold us.
+            if (kept >= EXCERPT_BYTES) response.destroy();
+          });
+          const done = () => {
+            finish({ statusCode: response.statusCode, excerpt: storable(Buffer.concat(chunks).toString('utf8')) });
+          };
+          response.on('end', done);
+          response.on('close', done);
+        },
+      );
+    } catch (err) {
+      // A URL Node's client refuses (it throws at once instead of emitting an error).
+      resolve({ error: storable((err as Error).message), excerpt: '', latencyMs: latencyMs() });
+      return;
+    }
     const timer = setTimeout(() => {
       request.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
     }, options.timeoutMs);
     request.on('error', (err) => {
-      finish({ error: err.message, excerpt: '' });
+      finish({ error: storable(err.message), excerpt: '' });
     });
     request.end(body);
   });

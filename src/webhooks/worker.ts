@@ -55,8 +55,12 @@ export function startWebhooks(
         again = false;
         // One batch, then sending: under a steady stream of writes there is always more to dispatch,
         // and sending must not wait for the stream to end.
-        more = (await dispatchChanges(db, settings.payload, DISPATCH_BATCH)) === DISPATCH_BATCH;
-        await send();
+        try {
+          more = (await dispatchChanges(db, settings.payload, DISPATCH_BATCH)) === DISPATCH_BATCH;
+        } finally {
+          // Retries and pings go out even while dispatching fails.
+          await send();
+        }
       } while ((more || askedAgain()) && !isStopped());
     } catch (err) {
       onError(err);

@@ -71,15 +71,31 @@ describeEachDatabase('the change feed', (s, kind) => {
     const shown = renamed.changes.find((c) => c.type === 'event')!.object as any;
     expect(shown.venue.venue).toBe('Harbour Hall');
 
+    // A category's new parent changes its URL, and with it every category below and their events.
+    const parent = (await s.post('/categories', { name: 'Feed parent' })).body;
+    const child = (await s.post('/categories', { name: 'Feed child', parent: category.id })).body;
+    const beforeMove = await follow(s, renamed.cursor);
+    await s.request('PATCH', `/categories/${category.id}`, { body: { parent: parent.id } });
+    const moved = await follow(s, beforeMove.cursor);
+    expect(moved.changes.map((c) => `${c.type}:${c.id}`).sort()).toEqual(
+      [`category:${category.id}`, `category:${child.id}`, `event:${event.id}`].sort(),
+    );
+
     await s.request('DELETE', `/events/${event.id}`);
     await s.request('DELETE', `/events/${event.id}?force=true`);
     await s.request('PUT', `/categories/${category.id}`, { body: { name: 'Feed music!' } });
-    const end = await follow(s, renamed.cursor);
+    const end = await follow(s, moved.cursor);
     expect(actions(end.changes, 'event', event.id)).toEqual(['trashed', 'deleted']);
     expect(end.changes.filter((c) => c.type === 'event').every((c) => c.tombstone && c.object === null)).toBe(true);
 
     // Replaying everything from the start gives what the lists show now.
-    const copy = replay(new Map(), [...after.changes, ...renamed.changes, ...end.changes]);
+    const copy = replay(new Map(), [
+      ...after.changes,
+      ...renamed.changes,
+      ...beforeMove.changes,
+      ...moved.changes,
+      ...end.changes,
+    ]);
     expect(copy.has(`event:${event.id}`)).toBe(false);
     expect((copy.get(`venue:${venue.id}`) as any).venue).toBe('Harbour Hall');
     expect(copy.get(`venue:${venue.id}`)).toEqual((await s.get(`/venues/${venue.id}`)).body);

@@ -117,6 +117,13 @@ describeEachDatabase(
       expect((await s.post('/webhooks', { url: 'http://user:pw@93.184.215.14/', events: ['*'] })).status).toBe(400);
       const deleted = await s.request('DELETE', `/webhooks/${created.body.id}`);
       expect(deleted.body.id).toBe(created.body.id);
+      // The URL is kept as it will be called: a scheme in capitals is still http.
+      const capitals = await s.post('/webhooks', { url: hook.url.replace('http://', 'HTTP://'), events: ['*'] });
+      expect(capitals.body.url).toBe(hook.url);
+      // A disabled subscription sends nothing, a test message neither.
+      await s.request('PATCH', `/webhooks/${capitals.body.id}`, { body: { enabled: false } });
+      const ping = await s.post(`/webhooks/${capitals.body.id}/ping`);
+      expect([ping.status, ping.body.code]).toEqual([409, 'rest_webhook_disabled']);
       expect((await s.get(`/webhooks/${created.body.id}`)).status).toBe(404);
     });
 
@@ -177,16 +184,24 @@ describeEachDatabase(
       hook.answer((_r, n) =>
         n === 1
           ? { status: 307, headers: { location: 'http://169.254.169.254/latest/meta-data/' } }
-          : { status: 200, body: 'x'.repeat(5000) },
+          : n === 2
+            ? { status: 500, body: 'nul \u0000 byte' }
+            : { status: 200, body: 'x'.repeat(5000) },
       );
       workers.push(worker(s));
       const ping = await s.post(`/webhooks/${sub.id}/ping`);
       expect([ping.status, ping.body.event_type, ping.body.state]).toEqual([202, 'webhook.ping', 'pending']);
-      await until(() => hook.received.length >= 2);
+      await until(() => hook.received.length >= 3);
       expect(JSON.parse(hook.received[0].body).type).toBe('webhook.ping');
-      const log = (await s.get(`/webhooks/${sub.id}/deliveries`)).body.deliveries[0].attempt_log;
-      expect(log.map((a: { status_code: number }) => a.status_code)).toEqual([307, 200]);
-      expect(log[1].response_excerpt.length).toBeLessThanOrEqual(1024);
+      let log: { status_code: number; response_excerpt: string }[] = [];
+      for (let i = 0; i < 50 && log.length < 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        log = (await s.get(`/webhooks/${sub.id}/deliveries`)).body.deliveries[0].attempt_log;
+      }
+      expect(log.map((a) => a.status_code)).toEqual([307, 500, 200]);
+      // An answer the database could not store as it is (NUL) is kept with the NUL replaced.
+      expect(log[1].response_excerpt).toBe('nul \uFFFD byte');
+      expect(log[2].response_excerpt.length).toBeLessThanOrEqual(1024);
     });
 
     it('disables a subscription whose receiver fails for good, and sends again once it is enabled', async () => {

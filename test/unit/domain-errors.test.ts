@@ -20,6 +20,7 @@ const examples: [domain.DomainError, number, string][] = [
   [new domain.Throttled(30), 429, 'rest_too_many_failed_logins'],
   [new domain.Conflict(), 409, 'rest_conflict'],
   [new domain.CursorExpired(), 410, 'rest_changes_cursor_expired'],
+  [new domain.WebhookDisabled(3), 409, 'rest_webhook_disabled'],
 ];
 
 describe('domain errors', () => {

@@ -91,12 +91,26 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- An event shows its terms' names, slugs and parents, but not their counts: those change with every
--- other event that carries the term, and are read off the term itself.
+-- An event shows its terms' names, slugs and paths (a category's URL holds its ancestors' slugs),
+-- and their counts; the counts are left out here: a count changes with every other event that
+-- carries the term, and a change of one event would become a change of thousands. A copy reads
+-- counts off the terms' own changes (docs/decisions.md, "Changes"). A new slug or parent also
+-- changes the path of every category below, and what their events show.
+CREATE FUNCTION "term_below"(root integer, deep boolean) RETURNS SETOF integer LANGUAGE sql STABLE AS $$
+  WITH RECURSIVE below(id) AS (
+    SELECT root
+    UNION SELECT t.id FROM terms t JOIN below b ON t.parent_id = b.id WHERE deep)
+  SELECT id FROM below
+$$;
+
 CREATE FUNCTION "term_shown_changed"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  deep boolean := (OLD.slug, OLD.parent_id) IS DISTINCT FROM (NEW.slug, NEW.parent_id);
 BEGIN
+  PERFORM record_change(term_kind(t.taxonomy), t.id, 'updated', t.modified_at)
+    FROM terms t WHERE deep AND t.id IN (SELECT term_below(NEW.id, deep)) AND t.id <> NEW.id;
   PERFORM record_change('event', e.id, 'updated', e.modified_at)
-    FROM event_terms l JOIN events e ON e.id = l.event_id WHERE l.term_id = NEW.id;
+    FROM event_terms l JOIN events e ON e.id = l.event_id WHERE l.term_id IN (SELECT term_below(NEW.id, deep));
   RETURN NULL;
 END $$;
 
