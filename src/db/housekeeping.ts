@@ -21,10 +21,11 @@ export async function purgeExpired(db: Database, retention: Retention): Promise<
   });
   const kept = new Date(now - retention.changesRetentionDays * 86_400_000);
   await pruneChanges(db.prisma, kept);
-  await db.prisma.webhookDelivery.deleteMany({
-    where: { createdAt: { lt: kept }, OR: [{ state: { not: 'pending' } }, { subscription: { enabled: false } }] },
-  });
+  await pruneDeliveries(db.prisma, kept);
 }
+
+/** Rows one statement of a purge deletes at most, so that it stays well within the statement timeout after a big import. */
+const CHUNK = 5000;
 
 /** Purges every `intervalMs` until the returned function is called; failures wait for the next round. */
 export function startHousekeeping(
@@ -47,7 +48,28 @@ export function startHousekeeping(
  * change_feed) past them: a cursor before the mark answers 410 (queries/changes.ts).
  */
 export async function pruneChanges(db: Prisma, before: Date): Promise<void> {
-  await db.$executeRaw`WITH gone AS (DELETE FROM changes WHERE recorded_at < ${before}::timestamptz RETURNING xid, seq),
-      last AS (SELECT xid, seq FROM gone ORDER BY xid DESC, seq DESC LIMIT 1)
-    UPDATE changes_pruned p SET xid = last.xid, seq = last.seq FROM last WHERE (last.xid, last.seq) > (p.xid, p.seq)`;
+  for (;;) {
+    const [{ n }] = await db.$queryRaw<{ n: number }[]>`
+      WITH gone AS (
+        DELETE FROM changes WHERE seq IN (
+          SELECT seq FROM changes WHERE recorded_at < ${before}::timestamptz ORDER BY xid, seq LIMIT ${CHUNK}::int)
+        RETURNING xid, seq),
+      last AS (SELECT xid, seq FROM gone ORDER BY xid DESC, seq DESC LIMIT 1),
+      moved AS (
+        UPDATE changes_pruned p SET xid = last.xid, seq = last.seq FROM last WHERE (last.xid, last.seq) > (p.xid, p.seq))
+      SELECT count(*)::int AS n FROM gone`;
+    if (n < CHUNK) return;
+  }
+}
+
+/** Deletes, with their attempts, the webhook messages sent, given up or waiting on a disabled subscription since before `before`. */
+async function pruneDeliveries(db: Prisma, before: Date): Promise<void> {
+  for (;;) {
+    const n = await db.$executeRaw`
+      DELETE FROM webhook_deliveries WHERE id IN (
+        SELECT d.id FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+        WHERE d.created_at < ${before}::timestamptz AND (d.state <> 'pending' OR NOT s.enabled)
+        LIMIT ${CHUNK}::int)`;
+    if (n < CHUNK) return;
+  }
 }

@@ -173,6 +173,19 @@ describeEachDatabase('the change feed', (s, kind) => {
     expect((await follow(s, fresh.cursor)).changes.map((c) => c.id)).toEqual([tag.id]);
   });
 
+  it('prunes a large backlog in chunks, every old change, none of the newer ones', async () => {
+    await s.db.prisma.$executeRaw`
+      INSERT INTO changes (object_type, object_id, action, modified_at, recorded_at)
+      SELECT 'tag', 1000000 + g, 'updated', now(), now() - interval '40 days' FROM generate_series(1, 12000) g`;
+    const tag = (await s.post('/tags', { name: 'kept-after-pruning' })).body;
+    await pruneChanges(s.db.prisma, new Date(Date.now() - 30 * 86_400_000));
+    const [{ old }] = await s.db.prisma.$queryRaw<{ old: number }[]>`
+      SELECT count(*)::int AS old FROM changes WHERE recorded_at < now() - interval '30 days'`;
+    expect(old).toBe(0);
+    const { changes } = await follow(s, undefined, 500);
+    expect(changes.map((c) => c.id)).toContain(tag.id);
+  });
+
   it('lists only what changed after modified_after, on every list, for simple polling', async () => {
     const old = (await s.post('/venues', { venue: 'Polled before' })).body;
     await new Promise((resolve) => setTimeout(resolve, 5));
