@@ -35,16 +35,35 @@ interface ChangeRow {
 export const takes = (types: string[], eventType: string) =>
   types.includes('*') || types.includes(eventType) || types.includes(`${eventType.split('.')[0]}.*`);
 
-/** Dispatches up to `limit` changes; answers how many it read (0: nothing to do, or another instance is at it). */
-export async function dispatchChanges(db: Database, settings: PayloadSettings, limit = 200): Promise<number> {
+/**
+ * Dispatches up to `limit` changes; answers how many it read (0: nothing to do, or another instance
+ * is at it). Should the position have fallen behind the change feed's retention (dispatch failing
+ * for longer than CHANGES_RETENTION_DAYS), the changes pruned are lost to webhooks: it goes on from
+ * the retention mark and tells `report`.
+ */
+export async function dispatchChanges(
+  db: Database,
+  settings: PayloadSettings,
+  limit = 200,
+  report: (err: Error) => void = () => undefined,
+): Promise<number> {
   // A generous time limit: a batch reads and serializes up to `limit` objects for every subscription.
   return db.prisma.$transaction(
     async (tx) => {
-      const locked = await tx.$queryRaw<{ xid: string; seq: string }[]>`
-      SELECT xid::text, seq::text FROM webhook_dispatch FOR UPDATE SKIP LOCKED`;
+      const locked = await tx.$queryRaw<{ xid: string; seq: string; behind: boolean }[]>`
+      SELECT greatest(d.xid, p.xid)::text AS xid,
+        (CASE WHEN (d.xid, d.seq) < (p.xid, p.seq) THEN p.seq ELSE d.seq END)::text AS seq,
+        (d.xid, d.seq) < (p.xid, p.seq) AS behind
+      FROM webhook_dispatch d, changes_pruned p FOR UPDATE OF d SKIP LOCKED`;
       const position = locked.at(0);
       // Another instance holds the row: it is dispatching these changes.
       if (!position) return 0;
+      if (position.behind) {
+        report(
+          new Error('webhook dispatch fell behind the change feed retention: the changes pruned were not delivered'),
+        );
+        await tx.$executeRaw`UPDATE webhook_dispatch SET xid = ${position.xid}::xid8, seq = ${position.seq}::bigint`;
+      }
       const changes = await tx.$queryRaw<ChangeRow[]>`
       SELECT xid::text, seq::text, object_type, object_id, action, recorded_at,
         (extract(epoch FROM modified_at) * 1000)::bigint::text AS modified_ms

@@ -56,7 +56,7 @@ export function startWebhooks(
         // One batch, then sending: under a steady stream of writes there is always more to dispatch,
         // and sending must not wait for the stream to end.
         try {
-          more = (await dispatchChanges(db, settings.payload, DISPATCH_BATCH)) === DISPATCH_BATCH;
+          more = (await dispatchChanges(db, settings.payload, DISPATCH_BATCH, onError)) === DISPATCH_BATCH;
         } finally {
           // Retries and pings go out even while dispatching fails.
           await send();

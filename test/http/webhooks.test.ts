@@ -9,6 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { purgeExpired } from '../../src/db/housekeeping.js';
 import { DEFAULT_CURRENCY } from '../../src/lib/cost.js';
+import { dispatchChanges } from '../../src/webhooks/dispatch.js';
 import { startWebhooks, type WebhookWorker } from '../../src/webhooks/worker.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
@@ -250,6 +251,33 @@ describeEachDatabase(
       await purgeExpired(s.db, { authWindowSeconds: 900, idempotencyHours: 24, changesRetentionDays: -1 });
       const left = (await s.get(`/webhooks/${sub.id}/deliveries`)).body.deliveries;
       expect(left.map((d: { id: number; state: string }) => [d.id, d.state])).toEqual([[pending.body.id, 'pending']]);
+    });
+
+    it('says so when dispatch fell behind the change feed retention, and goes on from it', async () => {
+      await s.post('/webhooks', { url: hook.url, events: ['tag.created'] });
+      // As if dispatch had failed for longer than the retention, and housekeeping had pruned since.
+      await s.post('/tags', { name: 'before-falling-behind' });
+      const [{ xid }] = await s.db.prisma.$queryRaw<{ xid: string }[]>`
+        SELECT xid::text FROM changes ORDER BY xid DESC, seq DESC LIMIT 1`;
+      await s.db.prisma.$executeRaw`UPDATE changes_pruned SET xid = ${xid}::xid8, seq = 9223372036854775807`;
+      await s.db.prisma.$executeRaw`UPDATE webhook_dispatch SET xid = '0', seq = 0`;
+      const reports: Error[] = [];
+      const settings = {
+        urls: { site: s.origin, root: `${s.origin}/wp-json`, base: s.base },
+        siteZone: 'UTC',
+        currency: DEFAULT_CURRENCY,
+      };
+      await dispatchChanges(s.db, settings, 200, (err) => reports.push(err));
+      expect(reports.map((e) => e.message)).toEqual([
+        'webhook dispatch fell behind the change feed retention: the changes pruned were not delivered',
+      ]);
+      const [position] = await s.db.prisma.$queryRaw<{ xid: string }[]>`SELECT xid::text FROM webhook_dispatch`;
+      expect(BigInt(position.xid) >= BigInt(xid)).toBe(true);
+      // What comes after is delivered as ever.
+      workers.push(worker(s));
+      const tag = (await s.post('/tags', { name: 'after-falling-behind' })).body;
+      await until(() => hook.received.some((r) => (JSON.parse(r.body) as { data: { id: number } }).data.id === tag.id));
+      expect(reports).toHaveLength(1);
     });
 
     it.runIf(kind === 'postgresql')('sends each message once with two workers on one database', async () => {
