@@ -3,8 +3,6 @@
 // library), retried until the receiver answers 2xx, never followed through a redirect; a receiver
 // that keeps failing disables its subscription; several workers on one database send each attempt
 // once. The receiver is a real HTTP server on loopback.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { purgeExpired } from '../../src/db/housekeeping.js';
@@ -12,44 +10,8 @@ import { DEFAULT_CURRENCY } from '../../src/lib/cost.js';
 import { dispatchChanges } from '../../src/webhooks/dispatch.js';
 import { startWebhooks, type WebhookWorker } from '../../src/webhooks/worker.js';
 import { describeEachDatabase } from '../setup/each-database.js';
+import { receiver } from '../setup/receiver.js';
 import type { TestServer } from '../setup/server.js';
-
-interface Received {
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver on loopback that answers what `answer` says and keeps every request. */
-async function receiver() {
-  const received: Received[] = [];
-  let answer: (r: Received, n: number) => { status: number; body?: string; headers?: Record<string, string> } = () => ({
-    status: 200,
-  });
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const r = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      received.push(r);
-      const a = answer(r, received.length);
-      res.writeHead(a.status, a.headers).end(a.body ?? '');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    received,
-    answer: (f: typeof answer) => {
-      answer = f;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
-}
 
 const until = async (check: () => boolean, ms = 10_000) => {
   const end = Date.now() + ms;

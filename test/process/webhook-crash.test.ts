@@ -3,18 +3,16 @@
 // on the same database. Every acknowledged create must reach the receiver (at least once: a message
 // whose attempt was cut off is sent again), and the change feed must hold each exactly once.
 import type { ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase, postgresUrl } from '../setup/databases.js';
 import { freePort, startProcess } from '../setup/process.js';
+import { receiver } from '../setup/receiver.js';
 
 describe.runIf(postgresUrl)('a crash during writes, with webhooks, on PostgreSQL', () => {
   let database: { url: string; drop: () => Promise<void> };
   let port: number;
   let child: ChildProcess | undefined;
-  const received: { id: string; event: number }[] = [];
-  let receiver: http.Server;
+  let hook: Awaited<ReturnType<typeof receiver>>;
   const base = () => `http://127.0.0.1:${port}/wp-json/calendar/events/v1`;
   const auth = `Basic ${Buffer.from('hook-admin:hook-admin-password').toString('base64')}`;
 
@@ -29,32 +27,22 @@ describe.runIf(postgresUrl)('a crash during writes, with webhooks, on PostgreSQL
   }
 
   beforeAll(async () => {
-    receiver = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { id: number } };
-        received.push({ id: String(req.headers['webhook-id']), event: body.data.id });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    hook = await receiver();
     database = await createPostgresDatabase();
     port = await freePort();
     await start();
   }, 60_000);
   afterAll(async () => {
     child?.kill('SIGKILL');
-    receiver.close();
+    await hook.close();
     await database?.drop();
   });
 
   it('delivers every acknowledged write at least once, and the feed holds each exactly once', async () => {
-    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
     const subscribed = await fetch(`${base()}/webhooks`, {
       method: 'POST',
       headers: { authorization: auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: hook, events: ['event.created'] }),
+      body: JSON.stringify({ url: hook.url, events: ['event.created'] }),
     });
     expect(subscribed.status).toBe(201);
 
@@ -82,14 +70,14 @@ describe.runIf(postgresUrl)('a crash during writes, with webhooks, on PostgreSQL
     await Promise.all(writers);
 
     await start();
-    const delivered = () => new Set(received.map((r) => r.event));
+    const delivered = () => new Set(hook.messages().map((m) => m.object));
     for (let i = 0; i < 600 && !acknowledged.every((id) => delivered().has(id)); i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(acknowledged.filter((id) => !delivered().has(id))).toEqual([]);
     // Repeats, if any, are repeats of one message (the same webhook-id), never two messages for one write.
     const messages = new Map<number, Set<string>>();
-    for (const r of received) messages.set(r.event, (messages.get(r.event) ?? new Set()).add(r.id));
+    for (const m of hook.messages()) messages.set(m.object, (messages.get(m.object) ?? new Set()).add(m.id));
     expect([...messages.values()].filter((ids) => ids.size > 1)).toEqual([]);
 
     const created: number[] = [];

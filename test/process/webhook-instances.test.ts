@@ -2,32 +2,21 @@
 // worker: writes go to either; every message reaches the receiver once (each attempt is made by one
 // instance), and a message is never split into two for one write.
 import type { ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase, postgresUrl } from '../setup/databases.js';
 import { freePort, startProcess } from '../setup/process.js';
+import { receiver } from '../setup/receiver.js';
 
 describe.runIf(postgresUrl)('webhooks from two instances on one PostgreSQL', () => {
   let database: { url: string; drop: () => Promise<void> };
   const ports: number[] = [];
   const children: ChildProcess[] = [];
-  const received: { id: string; event: number }[] = [];
-  let receiver: http.Server;
+  let hook: Awaited<ReturnType<typeof receiver>>;
   const auth = `Basic ${Buffer.from('pair-admin:pair-admin-password').toString('base64')}`;
   const base = (i: number) => `http://127.0.0.1:${ports[i]}/wp-json/calendar/events/v1`;
 
   beforeAll(async () => {
-    receiver = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { id: number } };
-        received.push({ id: String(req.headers['webhook-id']), event: body.data.id });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    hook = await receiver();
     database = await createPostgresDatabase();
     const env = {
       DATABASE_URL: database.url,
@@ -43,16 +32,15 @@ describe.runIf(postgresUrl)('webhooks from two instances on one PostgreSQL', () 
   }, 120_000);
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
-    receiver.close();
+    await hook.close();
     await database?.drop();
   });
 
   it('sends each message once, whichever instance took the write', async () => {
-    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
     const subscribed = await fetch(`${base(0)}/webhooks`, {
       method: 'POST',
       headers: { authorization: auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: hook, events: ['event.created'] }),
+      body: JSON.stringify({ url: hook.url, events: ['event.created'] }),
     });
     expect(subscribed.status).toBe(201);
     const created = await Promise.all(
@@ -66,12 +54,17 @@ describe.runIf(postgresUrl)('webhooks from two instances on one PostgreSQL', () 
         return ((await r.json()) as { id: number }).id;
       }),
     );
-    for (let i = 0; i < 300 && received.length < created.length; i++) {
+    for (let i = 0; i < 300 && hook.received.length < created.length; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // Time for a second, duplicate send to arrive if there were one.
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(received.map((r) => r.event).sort((a, b) => a - b)).toEqual([...created].sort((a, b) => a - b));
-    expect(new Set(received.map((r) => r.id)).size).toBe(received.length);
+    expect(
+      hook
+        .messages()
+        .map((m) => m.object)
+        .sort((a, b) => a - b),
+    ).toEqual([...created].sort((a, b) => a - b));
+    expect(new Set(hook.messages().map((m) => m.id)).size).toBe(hook.received.length);
   }, 120_000);
 });
