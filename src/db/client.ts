@@ -89,7 +89,7 @@ class TurnTakingPGlite extends PGlite {
   }
 }
 
-/** The extensions the migrations create (word search: prisma/migrations/*_word_search). */
+/** The extensions the migrations create (prisma/migrations/*_word_search; pg_trgm is no longer indexed since *_word_prefix_search, but that earlier migration still creates it). */
 export const PGLITE_EXTENSIONS = { unaccent, pg_trgm };
 
 async function openPGlite(dataDir: string, loadDataDir: Blob | undefined): Promise<Database> {
