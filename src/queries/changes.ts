@@ -3,7 +3,7 @@
 // changes of transactions older than every one still running are given, so a position, once
 // passed, never has a change appear behind it.
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import type { Prisma } from '../db/client.js';
+import type { Prisma, Tx } from '../db/client.js';
 import { selectRows } from './reads.js';
 
 const sql = PrismaNS.sql;
@@ -27,6 +27,8 @@ export interface ChangeRow {
   action: ChangeAction;
   /** The object's modification time when the change was recorded. */
   modifiedAt: Date;
+  /** When the change was recorded (the database's clock). */
+  recordedAt: Date;
 }
 
 export interface ChangePage {
@@ -37,8 +39,8 @@ export interface ChangePage {
   more: boolean;
 }
 
-/** The feed cannot give what lies before the retained changes, nor what lies ahead of now. */
-export type ChangeRead = ChangePage | { expired: true } | { ahead: true };
+/** The feed cannot give what lies before the retained changes (`expired`: where they begin), nor what lies ahead of now. */
+export type ChangeRead = ChangePage | { expired: FeedPosition } | { ahead: true };
 
 interface Row {
   xmin: string;
@@ -51,6 +53,7 @@ interface Row {
   object_id: number | null;
   action: ChangeAction | null;
   modified_ms: string | null;
+  recorded_ms: string | null;
 }
 
 /** A row that holds a change (the horizon's row alone holds none when the page is empty). */
@@ -61,6 +64,7 @@ interface FoundRow extends Row {
   object_id: number;
   action: ChangeAction;
   modified_ms: string;
+  recorded_ms: string;
 }
 
 const compare = (a: FeedPosition, b: FeedPosition) => {
@@ -73,7 +77,11 @@ const compare = (a: FeedPosition, b: FeedPosition) => {
  * The page, the running transactions' horizon and the retention mark come from one statement, so
  * from one snapshot: the position given for an empty page is exact.
  */
-export async function selectChanges(db: Prisma, after: FeedPosition | undefined, limit: number): Promise<ChangeRead> {
+export async function selectChanges(
+  db: Prisma | Tx,
+  after: FeedPosition | undefined,
+  limit: number,
+): Promise<ChangeRead> {
   const rows = await selectRows<Row>(
     db,
     sql`WITH horizon AS (
@@ -88,12 +96,14 @@ export async function selectChanges(db: Prisma, after: FeedPosition | undefined,
           ORDER BY c.xid, c.seq LIMIT ${limit + 1}::int)
         SELECT h.xmin::text AS xmin, h.xmax::text AS xmax, h.pruned_xid::text AS pruned_xid, h.pruned_seq::text AS pruned_seq,
           page.seq::text AS seq, page.xid::text AS xid, page.object_type, page.object_id, page.action,
-          (extract(epoch FROM page.modified_at) * 1000)::bigint::text AS modified_ms
+          (extract(epoch FROM page.modified_at) * 1000)::bigint::text AS modified_ms,
+          (extract(epoch FROM page.recorded_at) * 1000)::bigint::text AS recorded_ms
         FROM horizon h LEFT JOIN page ON true ORDER BY page.xid, page.seq`,
   );
   const [{ xmin, xmax, pruned_xid, pruned_seq }] = rows;
   if (after) {
-    if (compare(after, { xid: pruned_xid, seq: pruned_seq }) < 0) return { expired: true };
+    const pruned = { xid: pruned_xid, seq: pruned_seq };
+    if (compare(after, pruned) < 0) return { expired: pruned };
     // A position no transaction has reached: the feed never gave it. (Not the horizon: the horizon
     // of a later snapshot may lie behind an earlier one's when the earlier one skipped a VACUUM's
     // transaction, which records no change.)
@@ -106,6 +116,7 @@ export async function selectChanges(db: Prisma, after: FeedPosition | undefined,
     id: r.object_id,
     action: r.action,
     modifiedAt: new Date(Number(r.modified_ms)),
+    recordedAt: new Date(Number(r.recorded_ms)),
   }));
   const last = changes.at(-1)?.position;
   // A full page ends at its last change; a page that holds all the feed has ends where the running

@@ -37,8 +37,13 @@ export async function readChanges(
   const read = await selectChanges(ctx.db, since === undefined ? undefined : positionOf(since), perPage);
   if ('expired' in read) throw new CursorExpired();
   if ('ahead' in read) throw badCursor();
-  const objects = await currentObjects(ctx.db, ctx.caller, read.changes);
-  const items = read.changes.map((change): ChangeRecord => ({
+  return { items: await withObjects(ctx.db, ctx.caller, read.changes), next: cursorOf(read.next), more: read.more };
+}
+
+/** The changes, each with its object as `caller` may read it now (each object read once), or none. */
+export async function withObjects(db: Prisma | Tx, caller: Caller, changes: ChangeRow[]): Promise<ChangeRecord[]> {
+  const objects = await currentObjects(db, caller, changes);
+  return changes.map((change) => ({
     cursor: cursorOf(change.position),
     type: change.type,
     id: change.id,
@@ -46,14 +51,13 @@ export async function readChanges(
     modifiedAt: change.modifiedAt,
     object: objects.get(`${change.type}:${change.id}`),
   }));
-  return { items, next: cursorOf(read.next), more: read.more };
 }
 
-/** The changed objects as they are now, each read once, keyed `type:id`; unreadable ones left out. */
-export async function currentObjects(
+/** The changed objects as they are now, keyed `type:id`; unreadable ones left out. */
+async function currentObjects(
   db: Prisma | Tx,
   caller: Caller,
-  changes: Pick<ChangeRow, 'type' | 'id'>[],
+  changes: ChangeRow[],
 ): Promise<Map<string, ChangedObject>> {
   const ids = (...types: ChangeRow['type'][]) => [
     ...new Set(changes.filter((c) => types.includes(c.type)).map((c) => c.id)),

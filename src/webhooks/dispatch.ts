@@ -6,11 +6,11 @@
 // before the commit leaves the position where it was. The write that made a change never waits.
 import type { Principal } from '../auth/roles.js';
 import type { Database, Tx } from '../db/client.js';
-import type { ChangeRecord } from '../domain/records.js';
 import type { Urls } from '../http/urls.js';
 import type { CurrencySettings } from '../lib/cost.js';
 import { serializeChange } from '../serializers/changes.js';
-import { currentObjects } from '../services/changes.js';
+import { type ChangeRow, type FeedPosition, selectChanges } from '../queries/changes.js';
+import { withObjects } from '../services/changes.js';
 
 /** Payloads show objects as an administrator reads them: subscriptions are administrators' (drafts included). */
 const READER: Principal = { id: 0, login: 'webhooks', role: 'administrator' };
@@ -19,16 +19,6 @@ export interface PayloadSettings {
   urls: Urls;
   siteZone: string;
   currency: CurrencySettings;
-}
-
-interface ChangeRow {
-  xid: string;
-  seq: string;
-  object_type: ChangeRecord['type'];
-  object_id: number;
-  action: ChangeRecord['action'];
-  modified_ms: string;
-  recorded_at: Date;
 }
 
 /** Whether a subscription's event types (`event.created`, `event.*`, `*`) take this one. */
@@ -50,31 +40,28 @@ export async function dispatchChanges(
   // A generous time limit: a batch reads and serializes up to `limit` objects for every subscription.
   return db.prisma.$transaction(
     async (tx) => {
-      const locked = await tx.$queryRaw<{ xid: string; seq: string; behind: boolean }[]>`
-      SELECT greatest(d.xid, p.xid)::text AS xid,
-        (CASE WHEN (d.xid, d.seq) < (p.xid, p.seq) THEN p.seq ELSE d.seq END)::text AS seq,
-        (d.xid, d.seq) < (p.xid, p.seq) AS behind
-      FROM webhook_dispatch d, changes_pruned p FOR UPDATE OF d SKIP LOCKED`;
-      const position = locked.at(0);
+      const locked = await tx.$queryRaw<FeedPosition[]>`
+        SELECT xid::text, seq::text FROM webhook_dispatch FOR UPDATE SKIP LOCKED`;
+      const held = locked.at(0);
       // Another instance holds the row: it is dispatching these changes.
-      if (!position) return 0;
-      if (position.behind) {
+      if (!held) return 0;
+      let position = held;
+      let read = await selectChanges(tx, position, limit);
+      if ('expired' in read) {
         report(
           new Error('webhook dispatch fell behind the change feed retention: the changes pruned were not delivered'),
         );
-        await tx.$executeRaw`UPDATE webhook_dispatch SET xid = ${position.xid}::xid8, seq = ${position.seq}::bigint`;
+        position = read.expired;
+        read = await selectChanges(tx, position, limit);
       }
-      const changes = await tx.$queryRaw<ChangeRow[]>`
-      SELECT xid::text, seq::text, object_type, object_id, action, recorded_at,
-        (extract(epoch FROM modified_at) * 1000)::bigint::text AS modified_ms
-      FROM changes
-      WHERE (xid, seq) > (${position.xid}::xid8, ${position.seq}::bigint) AND xid < pg_snapshot_xmin(pg_current_snapshot())
-      ORDER BY xid, seq LIMIT ${limit}::int`;
-      if (!changes.length) return 0;
-      await writeDeliveries(tx, changes, settings);
-      const last = changes[changes.length - 1];
-      await tx.$executeRaw`UPDATE webhook_dispatch SET xid = ${last.xid}::xid8, seq = ${last.seq}::bigint`;
-      return changes.length;
+      // A position this dispatcher wrote is never ahead, nor (just moved to it) before the retention.
+      if (!('changes' in read)) return 0;
+      const last = read.changes.at(-1)?.position ?? position;
+      if (read.changes.length) await writeDeliveries(tx, read.changes, settings);
+      if (last !== held) {
+        await tx.$executeRaw`UPDATE webhook_dispatch SET xid = ${last.xid}::xid8, seq = ${last.seq}::bigint`;
+      }
+      return read.changes.length;
     },
     { timeout: 30_000 },
   );
@@ -82,41 +69,28 @@ export async function dispatchChanges(
 
 async function writeDeliveries(tx: Tx, changes: ChangeRow[], settings: PayloadSettings) {
   const subscriptions = await tx.webhookSubscription.findMany({ where: { enabled: true } });
-  const wanted = changes.filter((c) =>
-    subscriptions.some((s) => takes(s.eventTypes, `${c.object_type}.${c.action}`) && c.recorded_at >= s.createdAt),
-  );
+  // Each change's subscriptions: those that take its kind and existed when it was recorded.
+  const takers = (c: ChangeRow) =>
+    subscriptions.filter((s) => takes(s.eventTypes, `${c.type}.${c.action}`) && c.recordedAt >= s.createdAt);
+  const wanted = changes.filter((c) => takers(c).length);
   if (!wanted.length) return;
   // Read in the transaction: on the embedded database it holds the only connection.
-  const objects = await currentObjects(
-    tx,
-    READER,
-    wanted.map((c) => ({ type: c.object_type, id: c.object_id })),
-  );
+  const records = await withObjects(tx, READER, wanted);
   const options = { ...settings, caller: READER };
-  const deliveries = wanted.flatMap((c) => {
-    const eventType = `${c.object_type}.${c.action}`;
-    const change: ChangeRecord = {
-      cursor: `${c.xid}-${c.seq}`,
-      type: c.object_type,
-      id: c.object_id,
-      action: c.action,
-      modifiedAt: new Date(Number(c.modified_ms)),
-      object: objects.get(`${c.object_type}:${c.object_id}`),
-    };
+  const deliveries = wanted.flatMap((c, i) => {
+    const eventType = `${c.type}.${c.action}`;
     const payload = JSON.stringify({
       type: eventType,
       timestamp: new Date().toISOString(),
-      data: serializeChange(change, options),
+      data: serializeChange(records[i], options),
     });
-    return subscriptions
-      .filter((s) => takes(s.eventTypes, eventType) && c.recorded_at >= s.createdAt)
-      .map((s) => ({
-        subscriptionId: s.id,
-        // One message per change and subscription: the same ID on every attempt (`webhook-id`).
-        messageId: `msg_${c.xid}_${c.seq}_${s.id}`,
-        eventType,
-        payload,
-      }));
+    return takers(c).map((s) => ({
+      subscriptionId: s.id,
+      // One message per change and subscription: the same ID on every attempt (`webhook-id`).
+      messageId: `msg_${c.position.xid}_${c.position.seq}_${s.id}`,
+      eventType,
+      payload,
+    }));
   });
   await tx.webhookDelivery.createMany({ data: deliveries, skipDuplicates: true });
 }
