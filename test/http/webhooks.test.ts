@@ -167,6 +167,22 @@ describeEachDatabase(
       expect(log[2].response_excerpt.length).toBeLessThanOrEqual(1024);
     });
 
+    it('gives up on a receiver that does not answer within the time limit, and tries again later', async () => {
+      const { body: sub } = await s.post('/webhooks', { url: hook.url, events: ['tag.created'] });
+      hook.answer((_r, n) => (n === 1 ? undefined : { status: 204 }));
+      workers.push(worker(s));
+      await s.post(`/webhooks/${sub.id}/ping`);
+      await until(() => hook.received.length >= 2);
+      let delivery = (await s.get(`/webhooks/${sub.id}/deliveries`)).body.deliveries[0];
+      for (let i = 0; i < 50 && delivery.state !== 'delivered'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        delivery = (await s.get(`/webhooks/${sub.id}/deliveries`)).body.deliveries[0];
+      }
+      expect(delivery.attempt_log.map((a: { status_code: number | null }) => a.status_code)).toEqual([null, 204]);
+      expect(delivery.attempt_log[0].error).toMatch(/no answer within 2000 ms/);
+      expect(delivery.attempt_log[0].latency_ms).toBeGreaterThanOrEqual(1900);
+    });
+
     it('disables a subscription whose receiver fails for good, and sends again once it is enabled', async () => {
       const { body: sub } = await s.post('/webhooks', { url: hook.url, events: ['organizer.created'] });
       hook.answer(() => ({ status: 500 }));

@@ -1,5 +1,5 @@
 // A webhook receiver on loopback for the tests: it keeps every request (headers and body) and
-// answers what the test says (204 by default).
+// answers what the test says (204 by default), or never.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -8,7 +8,11 @@ export interface Received {
   body: string;
 }
 
-type Answer = (r: Received, n: number) => { status: number; body?: string; headers?: Record<string, string> };
+/** What to answer the n-th request (from 1); undefined: never answer it. */
+type Answer = (
+  r: Received,
+  n: number,
+) => { status: number; body?: string; headers?: Record<string, string> } | undefined;
 
 export async function receiver() {
   const received: Received[] = [];
@@ -20,7 +24,7 @@ export async function receiver() {
       const r = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       received.push(r);
       const a = answer(r, received.length);
-      res.writeHead(a.status, a.headers).end(a.body ?? '');
+      if (a) res.writeHead(a.status, a.headers).end(a.body ?? '');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
