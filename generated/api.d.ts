@@ -1834,6 +1834,9 @@ export interface components {
          *         }
          *       ],
          *       "custom_fields": [],
+         *       "recurrence": [],
+         *       "recurring_event_id": null,
+         *       "original_start_date": null,
          *       "json_ld": {
          *         "@context": "http://schema.org",
          *         "@type": "Event",
@@ -1946,6 +1949,12 @@ export interface components {
             organizer: components["schemas"]["Organizer"][];
             /** @description Additional fields; an empty array when there are none. */
             custom_fields: unknown[] | Record<string, never>;
+            /** @description A series' RFC 5545 lines (`RRULE`, `EXDATE`, `RDATE`); an empty array for every other event. */
+            recurrence: string[];
+            /** @description An occurrence's series (also its `post_parent`); null for every other event, and when the caller may not read the series. */
+            recurring_event_id: number | null;
+            /** @description The start the series' rule gave an occurrence (in the series' time zone), which names it in the series even when it was moved; null for every other event. */
+            original_start_date: string | null;
             json_ld?: components["schemas"]["EventJsonLd"];
             _links?: components["schemas"]["Links"];
             _embedded?: components["schemas"]["Embedded"];
@@ -2139,7 +2148,10 @@ export interface components {
          *               ]
          *             }
          *           ],
-         *           "custom_fields": []
+         *           "custom_fields": [],
+         *           "recurrence": [],
+         *           "recurring_event_id": null,
+         *           "original_start_date": null
          *         }
          *       ],
          *       "rest_url": "https://example.org/wp-json/calendar/events/v1/events/?page=1&per_page=1&start_date=2026-12-01+00%3A00%3A00&end_date=2026-12-31+23%3A59%3A59",
@@ -2236,6 +2248,21 @@ export interface components {
          * @example https://bluenotehall.example.com
          */
         Url: string | unknown | unknown;
+        /**
+         * Recurrence
+         * @description A series' RFC 5545 lines, as Google Calendar takes them: `RRULE:` (FREQ of HOURLY, DAILY, WEEKLY,
+         *     MONTHLY or YEARLY), `EXDATE:` and `RDATE:` (dates or date-times, with `TZID=` or `Z` or in the
+         *     event's zone). The rule is read in the event's time zone from its `start_date` (DTSTART): a weekly
+         *     19:00 event stays at 19:00 local across daylight-saving changes, and an all-day series stays
+         *     all-day. A rule without an end is allowed; its occurrences exist up to a horizon (two years ahead
+         *     by default). An empty array makes a series a single event again (its occurrences go, except the
+         *     ones changed on their own).
+         * @example [
+         *       "RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=10",
+         *       "EXDATE;TZID=Europe/Paris:20261229T190000"
+         *     ]
+         */
+        Recurrence: string[];
         /**
          * TermWriteRef
          * @description A term given by ID, or by name (an unknown name creates the term).
@@ -2433,6 +2460,7 @@ export interface components {
             sticky?: components["schemas"]["Flag"];
             /** @description Featured on the site (default false). */
             featured?: components["schemas"]["Flag"];
+            recurrence?: components["schemas"]["Recurrence"];
             /** @description Categories by ID or name (an unknown name creates the category); a comma-separated string or an array; empty clears them. */
             categories?: components["schemas"]["TermWriteRef"][] | string;
             /** @description Tags by ID or name (an unknown name creates the tag); a comma-separated string or an array; empty clears them. */
@@ -3243,6 +3271,12 @@ export interface components {
         EventInclude: components["schemas"]["IdList"];
         /** @description Only the events whose parent is this event. */
         EventPostParent: components["schemas"]["Id"];
+        /**
+         * @description How recurring events are listed. `true` (the default): each occurrence as an event, the series
+         *     themselves not. `false`: each series once (it is in the window when one of its occurrences is, and
+         *     shows its `recurrence`), with the occurrences changed on their own, instead of its occurrences.
+         */
+        EventSingleEvents: boolean;
         /** @description Only events with tickets (true) or only those without (false). This service sells no tickets: true gives an empty list, false every event. */
         EventTicketed: boolean;
         /**
@@ -3255,6 +3289,17 @@ export interface components {
         IdPath: number;
         /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
         IfMatch: string;
+        /**
+         * @description Which events of a series the write or delete means. On a series: `all` (the default), the series
+         *     and every occurrence not changed on its own. On an occurrence: `this` (the default) changes it alone
+         *     and makes it an exception, which later edits of the series leave as it is (a deleted occurrence
+         *     becomes an `EXDATE` of the series); `following` splits the series there, the change going to a new
+         *     series of this and every later occurrence; `all` changes the series (new times sent for the
+         *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
+         *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
+         *     `all`, which mean the event.
+         */
+        Scope: "this" | "following" | "all";
         /** @description Delete for good instead of moving to the trash (editors and administrators). */
         Force: boolean;
         /** @description The slug (any non-empty text without a slash). */
@@ -3545,6 +3590,12 @@ export interface operations {
                 include?: components["parameters"]["EventInclude"];
                 /** @description Only the events whose parent is this event. */
                 post_parent?: components["parameters"]["EventPostParent"];
+                /**
+                 * @description How recurring events are listed. `true` (the default): each occurrence as an event, the series
+                 *     themselves not. `false`: each series once (it is in the window when one of its occurrences is, and
+                 *     shows its `recurrence`), with the occurrences changed on their own, instead of its occurrences.
+                 */
+                single_events?: components["parameters"]["EventSingleEvents"];
                 /** @description Only events with tickets (true) or only those without (false). This service sells no tickets: true gives an empty list, false every event. */
                 ticketed?: components["parameters"]["EventTicketed"];
                 /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
@@ -3682,6 +3733,17 @@ export interface operations {
     putEvent: {
         parameters: {
             query?: {
+                /**
+                 * @description Which events of a series the write or delete means. On a series: `all` (the default), the series
+                 *     and every occurrence not changed on its own. On an occurrence: `this` (the default) changes it alone
+                 *     and makes it an exception, which later edits of the series leave as it is (a deleted occurrence
+                 *     becomes an `EXDATE` of the series); `following` splits the series there, the change going to a new
+                 *     series of this and every later occurrence; `all` changes the series (new times sent for the
+                 *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
+                 *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
+                 *     `all`, which mean the event.
+                 */
+                scope?: components["parameters"]["Scope"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
                 /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
@@ -3725,6 +3787,17 @@ export interface operations {
     updateEvent: {
         parameters: {
             query?: {
+                /**
+                 * @description Which events of a series the write or delete means. On a series: `all` (the default), the series
+                 *     and every occurrence not changed on its own. On an occurrence: `this` (the default) changes it alone
+                 *     and makes it an exception, which later edits of the series leave as it is (a deleted occurrence
+                 *     becomes an `EXDATE` of the series); `following` splits the series there, the change going to a new
+                 *     series of this and every later occurrence; `all` changes the series (new times sent for the
+                 *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
+                 *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
+                 *     `all`, which mean the event.
+                 */
+                scope?: components["parameters"]["Scope"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
                 /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
@@ -3768,6 +3841,17 @@ export interface operations {
     deleteEvent: {
         parameters: {
             query?: {
+                /**
+                 * @description Which events of a series the write or delete means. On a series: `all` (the default), the series
+                 *     and every occurrence not changed on its own. On an occurrence: `this` (the default) changes it alone
+                 *     and makes it an exception, which later edits of the series leave as it is (a deleted occurrence
+                 *     becomes an `EXDATE` of the series); `following` splits the series there, the change going to a new
+                 *     series of this and every later occurrence; `all` changes the series (new times sent for the
+                 *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
+                 *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
+                 *     `all`, which mean the event.
+                 */
+                scope?: components["parameters"]["Scope"];
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
                 force?: components["parameters"]["Force"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
@@ -3812,6 +3896,17 @@ export interface operations {
     patchEvent: {
         parameters: {
             query?: {
+                /**
+                 * @description Which events of a series the write or delete means. On a series: `all` (the default), the series
+                 *     and every occurrence not changed on its own. On an occurrence: `this` (the default) changes it alone
+                 *     and makes it an exception, which later edits of the series leave as it is (a deleted occurrence
+                 *     becomes an `EXDATE` of the series); `following` splits the series there, the change going to a new
+                 *     series of this and every later occurrence; `all` changes the series (new times sent for the
+                 *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
+                 *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
+                 *     `all`, which mean the event.
+                 */
+                scope?: components["parameters"]["Scope"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
                 /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
@@ -3902,6 +3997,17 @@ export interface operations {
     putEventBySlug: {
         parameters: {
             query?: {
+                /**
+                 * @description Which events of a series the write or delete means. On a series: `all` (the default), the series
+                 *     and every occurrence not changed on its own. On an occurrence: `this` (the default) changes it alone
+                 *     and makes it an exception, which later edits of the series leave as it is (a deleted occurrence
+                 *     becomes an `EXDATE` of the series); `following` splits the series there, the change going to a new
+                 *     series of this and every later occurrence; `all` changes the series (new times sent for the
+                 *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
+                 *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
+                 *     `all`, which mean the event.
+                 */
+                scope?: components["parameters"]["Scope"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
                 /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
@@ -3945,6 +4051,17 @@ export interface operations {
     updateEventBySlug: {
         parameters: {
             query?: {
+                /**
+                 * @description Which events of a series the write or delete means. On a series: `all` (the default), the series
+                 *     and every occurrence not changed on its own. On an occurrence: `this` (the default) changes it alone
+                 *     and makes it an exception, which later edits of the series leave as it is (a deleted occurrence
+                 *     becomes an `EXDATE` of the series); `following` splits the series there, the change going to a new
+                 *     series of this and every later occurrence; `all` changes the series (new times sent for the
+                 *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
+                 *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
+                 *     `all`, which mean the event.
+                 */
+                scope?: components["parameters"]["Scope"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
                 /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */
@@ -3988,6 +4105,17 @@ export interface operations {
     deleteEventBySlug: {
         parameters: {
             query?: {
+                /**
+                 * @description Which events of a series the write or delete means. On a series: `all` (the default), the series
+                 *     and every occurrence not changed on its own. On an occurrence: `this` (the default) changes it alone
+                 *     and makes it an exception, which later edits of the series leave as it is (a deleted occurrence
+                 *     becomes an `EXDATE` of the series); `following` splits the series there, the change going to a new
+                 *     series of this and every later occurrence; `all` changes the series (new times sent for the
+                 *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
+                 *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
+                 *     `all`, which mean the event.
+                 */
+                scope?: components["parameters"]["Scope"];
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
                 force?: components["parameters"]["Force"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
@@ -4032,6 +4160,17 @@ export interface operations {
     patchEventBySlug: {
         parameters: {
             query?: {
+                /**
+                 * @description Which events of a series the write or delete means. On a series: `all` (the default), the series
+                 *     and every occurrence not changed on its own. On an occurrence: `this` (the default) changes it alone
+                 *     and makes it an exception, which later edits of the series leave as it is (a deleted occurrence
+                 *     becomes an `EXDATE` of the series); `following` splits the series there, the change going to a new
+                 *     series of this and every later occurrence; `all` changes the series (new times sent for the
+                 *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
+                 *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
+                 *     `all`, which mean the event.
+                 */
+                scope?: components["parameters"]["Scope"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
                 /** @description Present (with no value, `1` or `true`): what the answer's embeddable `_links` point at comes with it, under `_embedded` of each object; a comma-separated list of relations (`venue,wp:term`) embeds only those. With `_fields`, only when `_embedded` is among the fields. WordPress's global parameter. */

@@ -199,6 +199,7 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
         siteZone: deps.config.siteTimezone,
         now: new Date(),
         precondition: ifMatchPrecondition(req.headers['if-match']),
+        recurrence: deps.config.recurrence,
       },
       config: deps.config,
     };

@@ -37,6 +37,7 @@ export interface Config {
   authWindowSeconds: number;
   /** How long the change feed keeps changes; an older cursor answers 410. */
   changesRetentionDays: number;
+  recurrence: RecurrenceLimits;
   webhooks: {
     /** Whether targets on private, loopback and link-local addresses are allowed (tests, closed networks). */
     allowPrivateTargets: boolean;
@@ -60,6 +61,14 @@ export interface Config {
   /** How amounts of a cost without a currency symbol of its own are shown (lib/cost.ts). */
   costCurrency: CurrencySettings;
 }
+
+/** How far ahead a series' occurrences exist as rows, and how many one write or housekeeping round adds. */
+export interface RecurrenceLimits {
+  horizonDays: number;
+  maxOccurrences: number;
+}
+
+export const DEFAULT_RECURRENCE: RecurrenceLimits = { horizonDays: 730, maxOccurrences: 1000 };
 
 export interface HttpTimeouts {
   /** Until the request's headers have all arrived. */
@@ -113,6 +122,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authMaxFailures: positiveInteger(env, 'AUTH_MAX_FAILURES', 10),
     authWindowSeconds: positiveInteger(env, 'AUTH_WINDOW_SECONDS', 900),
     changesRetentionDays: positiveInteger(env, 'CHANGES_RETENTION_DAYS', 30),
+    recurrence: {
+      horizonDays: positiveInteger(env, 'RECURRENCE_HORIZON_DAYS', DEFAULT_RECURRENCE.horizonDays),
+      maxOccurrences: positiveInteger(env, 'RECURRENCE_MAX_OCCURRENCES', DEFAULT_RECURRENCE.maxOccurrences),
+    },
     webhooks: {
       allowPrivateTargets: flag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
       secretKey: env.WEBHOOK_SECRET_KEY || undefined,

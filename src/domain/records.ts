@@ -8,6 +8,8 @@ export const eventInclude = {
   venues: { include: { venue: true }, orderBy: [{ position: 'asc' }, { venueId: 'asc' }] },
   organizers: { include: { organizer: true }, orderBy: [{ position: 'asc' }, { organizerId: 'asc' }] },
   terms: { include: { term: true } },
+  // An occurrence's series, as far as telling whether the caller may read it.
+  parent: { select: { id: true, status: true, authorId: true } },
 } satisfies PrismaNS.EventInclude;
 
 export type EventRecord = PrismaNS.EventGetPayload<{ include: typeof eventInclude }>;

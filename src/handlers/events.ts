@@ -33,7 +33,12 @@ export async function listEvents(call: Call<'listEvents'>): Promise<Reply> {
     const feed = { page: 1, perPage: FEED_MAX_EVENTS, offset: 0 };
     const { total, items } = await listEventRecords(call.context, filters, feed, { feed: true });
     return {
-      body: eventsCalendar(items, { urls: call.urls, caller: call.context.caller, name: 'Events' }),
+      body: eventsCalendar(items, {
+        urls: call.urls,
+        caller: call.context.caller,
+        name: 'Events',
+        series: filters.single_events === false,
+      }),
       contentType: ICALENDAR,
       headers: { ...listHeaders(total, FEED_MAX_EVENTS, { rest_url: '' }), Vary: 'Accept' },
     };
@@ -62,8 +67,11 @@ export async function createEvent(call: Call<'createEvent'>): Promise<Reply> {
 async function getEvent(call: Call<Read>): Promise<Reply> {
   const row = await events.getEvent(call.context, keyOf(call.params));
   if (wantsCalendar(call)) {
+    // A series is its rule and the occurrences changed on their own.
+    const overrides = row.recurrence.length ? await events.seriesOverrides(call.context, row) : [];
+    const calendar = { urls: call.urls, caller: call.context.caller, name: row.title, series: true };
     return {
-      body: eventsCalendar([row], { urls: call.urls, caller: call.context.caller, name: row.title }),
+      body: eventsCalendar([row, ...overrides], calendar),
       contentType: ICALENDAR,
       headers: { Vary: 'Accept' },
       ...validators(row),
@@ -73,12 +81,12 @@ async function getEvent(call: Call<Read>): Promise<Reply> {
 }
 
 async function updateEvent(call: Call<Update>): Promise<Reply> {
-  const row = await events.updateEvent(call.context, keyOf(call.params), call.body);
+  const row = await events.updateEvent(call.context, keyOf(call.params), call.body, call.query.scope);
   return { body: serializeEvent(row, options(call)), ...validators(row) };
 }
 
 async function deleteEvent(call: Call<Delete>): Promise<Reply> {
-  const row = await events.deleteEvent(call.context, keyOf(call.params), call.query.force);
+  const row = await events.deleteEvent(call.context, keyOf(call.params), call.query.force, call.query.scope);
   // A trashed event keeps its links; one deleted for good has none, as WordPress answers.
   return { body: serializeEvent(row, options(call, false, !call.query.force)) };
 }

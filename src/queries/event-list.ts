@@ -30,6 +30,11 @@ export interface EventListFilters {
   organizers?: number[];
   featured?: boolean;
   parent?: number;
+  /**
+   * Occurrences of series as events, the series not (true); or the series, with the occurrences
+   * changed on their own, instead of their occurrences (false). docs/decisions.md, "Recurring events".
+   */
+  singleEvents: boolean;
   /** Whether an event has a venue with coordinates that `readableVenues` lets the caller see. */
   located?: boolean;
   readableVenues: ListScope;
@@ -80,7 +85,14 @@ export async function selectEventList(
 ): Promise<{ total: number; items: EventRecord[] }> {
   const and = [inScope(f.scope, 'e'), sql`NOT e.hide_from_listings`];
   const between = f.window && sql`BETWEEN ${f.window.start}::timestamptz AND ${f.window.end}::timestamptz`;
-  if (between) and.push(sql`e.start_utc ${between}`);
+  if (f.singleEvents) {
+    and.push(sql`e.recurrence = '{}'`);
+    if (between) and.push(sql`e.start_utc ${between}`);
+  } else if (between) {
+    // A series is in the window when one of its occurrences is.
+    and.push(sql`(e.start_utc ${between} OR (e.recurrence <> '{}'
+      AND EXISTS (SELECT 1 FROM events o WHERE o.parent_id = e.id AND o.start_utc ${between})))`);
+  }
   // Links to the events of a public list carry their start (migration link_listed_start), so each
   // venue, organizer or term filter of such a list is a set of events read off one index, and the
   // sets are intersected before any event row is read. Other lists test each event's links.
@@ -98,6 +110,7 @@ export async function selectEventList(
   };
   // Everything below narrows the public window; without it the total can be read off the day counts.
   const narrowing = and.length;
+  if (!f.singleEvents) and.push(sql`(e.parent_id IS NULL OR e.is_exception)`);
   if (f.include) and.push(sql`e.id = ANY(${f.include}::int[])`);
   for (const bound of f.bounds) {
     and.push(sql`e.${PrismaNS.raw(bound.column)} ${PrismaNS.raw(bound.operator)} ${bound.at}::timestamptz`);

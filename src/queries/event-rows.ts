@@ -20,7 +20,8 @@ const EVENT_JSON = sql`(to_jsonb(e) - 'search_vector') || jsonb_build_object(
   'organizers', coalesce((SELECT jsonb_agg(to_jsonb(l) || jsonb_build_object('organizer', to_jsonb(o)) ORDER BY l.position, l.organizer_id)
     FROM event_organizers l JOIN organizers o ON o.id = l.organizer_id WHERE l.event_id = e.id), '[]'),
   'terms', coalesce((SELECT jsonb_agg(to_jsonb(l) || jsonb_build_object('term', to_jsonb(t)) ORDER BY l.term_id)
-    FROM event_terms l JOIN terms t ON t.id = l.term_id WHERE l.event_id = e.id), '[]'))`;
+    FROM event_terms l JOIN terms t ON t.id = l.term_id WHERE l.event_id = e.id), '[]'),
+  'parent', (SELECT jsonb_build_object('id', p.id, 'status', p.status, 'author_id', p.author_id) FROM events p WHERE p.id = e.parent_id))`;
 
 export interface EventSelection {
   /** A condition on `e`, the events table. */
@@ -80,5 +81,6 @@ function toEventRow(json: Json): EventRow {
     venues: links('venues', 'venue'),
     organizers: links('organizers', 'organizer'),
     terms: links('terms', 'term'),
+    parent: json.parent ? record(json.parent as Json) : null,
   } as EventRow;
 }

@@ -86,6 +86,9 @@ export function serializeEvent(row: EventRecord, options: EventSerializeOptions)
     venue: embeddedVenues.length === 1 ? embeddedVenues[0] : embeddedVenues,
     organizer: organizers.map((organizer) => embed(ORGANIZER, organizer)),
     custom_fields: [],
+    recurrence: row.recurrence,
+    recurring_event_id: row.parent && canRead(options.caller, row.parent) ? row.parent.id : null,
+    original_start_date: row.originalStartLocal ? formatDateTime(row.originalStartLocal, 'UTC') : null,
   } as Event;
   if (single) {
     // The plugin describes the event's first venue and first organizer only.

@@ -7,7 +7,8 @@ import ical, { ICalEventStatus, type ICalEventData } from 'ical-generator';
 import { DateTime, IANAZone, type Zone } from 'luxon';
 import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
-import { eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
+import { type EventZone, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
+import { calendarLines } from '../lib/recurrence.js';
 import { textOf } from '../lib/text.js';
 import { plainText } from '../lib/plain-text.js';
 import type { EventRecord, VenueOrOrganizerRecord } from '../domain/records.js';
@@ -21,6 +22,11 @@ export interface CalendarOptions {
   caller: Caller;
   /** The calendar's name, shown by the application that subscribes. */
   name: string;
+  /**
+   * Series are given as one VEVENT with their rule, so the exceptions among the rows are written as
+   * overrides of their series (its UID and RECURRENCE-ID). Else every row is an event of its own.
+   */
+  series?: boolean;
 }
 
 const STATUS: Record<string, ICalEventStatus> = {
@@ -46,15 +52,21 @@ export function eventsCalendar(rows: EventRecord[], options: CalendarOptions): s
 /** The VTIMEZONE of an IANA zone, with the CRLF line ends of RFC 5545. */
 const vtimezone = (zone: string) => getVtimezoneComponent(zone)?.trim().replace(/\r?\n/g, '\r\n') ?? null;
 
-function vevent(row: EventRecord, { urls, caller }: CalendarOptions): ICalEventData {
+function vevent(row: EventRecord, { urls, caller, series }: CalendarOptions): ICalEventData {
   const zone = eventZone(row.timezone) ?? UTC_ZONE;
   const { venues, organizers } = readableLinks(row, caller);
   const url = eventPermalink(row.slug, urls);
   // ORGANIZER is one calendar address: the first organizer that has an e-mail address.
   const organizer = organizers.find((o) => o.email);
+  const override =
+    series && row.isException && row.parentId !== null && row.originalStartLocal
+      ? { series: row.parentId, original: row.originalStartLocal }
+      : undefined;
   return {
-    id: globalId(urls.site, row.id),
+    id: globalId(urls.site, override ? override.series : row.id),
     ...times(row, zone.zone),
+    ...(row.recurrence.length ? { repeating: calendarLines(row.recurrence, zone, row.allDay).join('\r\n') } : {}),
+    ...(override ? { recurrenceId: recurrenceId(override.original, row.allDay, zone) } : {}),
     summary: clean(row.title),
     description: clean(plainText(row.description)) || undefined,
     location: venues[0] ? location(venues[0]) : undefined,
@@ -87,6 +99,12 @@ function times(row: EventRecord, zone: Zone) {
     return { start: local(row.startLocal), end: local(row.endLocal), timezone: zone.name };
   }
   return { start: row.startUtc, end: row.endUtc };
+}
+
+/** The start the series gave an occurrence, written as its DTSTART would be. */
+function recurrenceId(original: Date, allDay: boolean, zone: EventZone) {
+  if (allDay) return DateTime.fromJSDate(original, { zone: 'UTC' }).toJSDate();
+  return zone.zone instanceof IANAZone ? fromWallClock(original, zone) : fromWallClock(original, zone).toJSDate();
 }
 
 function location(venue: VenueOrOrganizerRecord) {

@@ -4,7 +4,7 @@
 // that a client can offer "edit" only where it will work. Links marked `embeddable` are what
 // `_embed` follows (http/embed.ts).
 import type { components } from '../../generated/api.js';
-import { canEdit } from '../auth/permissions.js';
+import { canEdit, canRead } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
 import type { PostStatus } from '../domain/posts.js';
@@ -35,7 +35,7 @@ interface OwnedPost {
  * categories and tags as lists (all of them, whether or not they have published events).
  */
 export function eventLinks(
-  event: OwnedPost & { parentId: number | null },
+  event: OwnedPost & { parent: OwnedPost | null },
   related: { venues: { id: number }[]; organizers: { id: number }[] },
   urls: Urls,
   caller: Caller,
@@ -51,7 +51,8 @@ export function eventLinks(
     ...(related.organizers.length
       ? { organizer: related.organizers.map((o) => embeddable(restUrl('organizers', o.id, urls))) }
       : {}),
-    ...(event.parentId ? { up: [embeddable(restUrl('events', event.parentId, urls))] } : {}),
+    // The series of an occurrence, when the caller may read it.
+    ...(event.parent && canRead(caller, event.parent) ? { up: [embeddable(restUrl('events', event.parent.id, urls))] } : {}),
     'wp:term': [terms('tribe_events_cat', 'categories'), terms('post_tag', 'tags')],
     curies: CURIES,
   };

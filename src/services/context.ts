@@ -1,6 +1,7 @@
 // What a service call knows of the request it serves, built once per request (app.ts toCall) and
 // passed first to every service function.
 import type { Caller } from '../auth/roles.js';
+import type { RecurrenceLimits } from '../config.js';
 import type { Prisma } from '../db/client.js';
 import type { Precondition } from '../domain/posts.js';
 
@@ -18,4 +19,6 @@ export interface ServiceContext {
   now: Date;
   /** What If-Match requires of the object a write changes, when the client sent it. */
   precondition?: Precondition;
+  /** The configured horizon and limit of series (config.ts); the defaults when not given. */
+  recurrence?: RecurrenceLimits;
 }

@@ -33,6 +33,7 @@ const LINKED_FILTERS = [
   'geoloc_lng',
   'include',
   'post_parent',
+  'single_events',
   'ticketed',
 ] as const;
 
@@ -99,6 +100,7 @@ export async function listEvents(
     organizers: q.organizer?.length ? q.organizer : undefined,
     featured: q.featured,
     parent: q.post_parent,
+    singleEvents: q.single_events ?? true,
     located: q.geoloc,
     readableVenues,
     nearVenues:

@@ -4,12 +4,13 @@
 // updates").
 import type { components } from '../../generated/api.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { effectiveAuthor, effectiveStatus } from '../auth/permissions.js';
+import { canRead, effectiveAuthor, effectiveStatus } from '../auth/permissions.js';
 import type { Prisma, Tx } from '../db/client.js';
 import { InvalidInput, NotFound } from '../domain/errors.js';
 import { describeKey, type Key } from '../domain/posts.js';
 import { CATEGORY, type EventRecord, ORGANIZER, TAG, VENUE, type VenueOrOrganizerKind } from '../domain/records.js';
-import { eventTimes, eventZone, fromWallClock } from '../lib/event-times.js';
+import { eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
+import { exdateLine, givesStart, parseRecurrence, splitLines } from '../lib/recurrence.js';
 import { startingWith } from '../lib/like.js';
 import { selectEvents } from '../queries/event-rows.js';
 import type { ServiceContext } from './context.js';
@@ -17,6 +18,7 @@ import { type LinksWrite, termIdsForWrite, venueOrOrganizerIdsForWrite } from '.
 import { lockForWrite, type PostTable, slugForUpdate, trashOrDelete } from './post-writes.js';
 import { assertReadable, freeSlug, imageValue, type PostHead, publicationDate, userExists } from './posts.js';
 import { inTransaction } from './retry.js';
+import { endSeries, lockSeries, readRecurrence, shiftSeries, syncSeries } from './series.js';
 
 /** A write of an event, as the document defines it: every field optional (an update). */
 export type EventInput = components['schemas']['EventFields'];
@@ -34,6 +36,27 @@ export async function getEvent(ctx: ServiceContext, key: Key): Promise<EventReco
   return row;
 }
 
+/** Which events of a series a write or delete of one of them means (docs/decisions.md, "Recurring events"). */
+export type Scope = 'this' | 'following' | 'all';
+
+/**
+ * The occurrences of a series changed on their own that a calendar shows as overrides of its rule:
+ * those the caller may read, not in the trash (a deleted occurrence is an EXDATE of the series), and
+ * still at a start the rule gives (else they are events of their own).
+ */
+export async function seriesOverrides(ctx: ServiceContext, series: EventRecord): Promise<EventRecord[]> {
+  const rows = await selectEvents(ctx.db, {
+    where: PrismaNS.sql`e.parent_id = ${series.id}::int AND e.is_exception AND e.status <> 'trash'`,
+    orderBy: PrismaNS.sql`ORDER BY e.original_start_local`,
+  });
+  const zone = eventZone(series.timezone) ?? UTC_ZONE;
+  const rule = parseRecurrence(series.recurrence, zone, series.allDay);
+  return rows.filter(
+    (row) =>
+      canRead(ctx.caller, row) && givesStart(rule, series.startLocal, occurrenceOf(row).original),
+  );
+}
+
 export async function createEvent(
   ctx: ServiceContext,
   input: components['schemas']['EventInput'],
@@ -42,10 +65,12 @@ export async function createEvent(
   const id = await inTransaction(ctx, async (tx) => {
     const title = input.title.trim();
     const publishedAt = publicationDate(input, siteZone);
+    const when = times(input, undefined, siteZone);
     const { id } = await tx.event.create({
       data: {
         ...columns(input),
-        ...times(input, undefined, siteZone),
+        ...when,
+        recurrence: recurrenceFor(input, undefined, when),
         title,
         slug: await freeSlug(input.slug, title, 'event', (base) => takenSlugs(tx, base, undefined)),
         status: effectiveStatus(caller, input.status),
@@ -55,65 +80,303 @@ export async function createEvent(
       select: { id: true },
     });
     await writeLinks(tx, ctx, id, input);
+    if (input.recurrence?.length) await syncSeries(tx, id, { rebuild: true, links: false, limits: ctx.recurrence });
     return id;
   });
   return readBack(ctx.db, id);
 }
 
-export async function updateEvent(ctx: ServiceContext, key: Key, input: EventInput): Promise<EventRecord> {
-  const { caller, siteZone } = ctx;
+/**
+ * An update. Of a series (scope `all`, its default) it changes the series and every occurrence that
+ * is not an exception. Of an occurrence: `this` (its default) changes it alone and makes it an
+ * exception; `following` splits the series there, the change going to a new series of this and the
+ * later occurrences; `all` changes the series. Answers the event changed: the occurrence, the new
+ * series or the series.
+ */
+export async function updateEvent(
+  ctx: ServiceContext,
+  key: Key,
+  input: EventInput,
+  scope?: Scope,
+): Promise<EventRecord> {
   const id = await inTransaction(ctx, async (tx) => {
-    const current = await lockForWrite(
-      tx,
-      ctx,
-      eventTable(tx, (id) => tx.event.findUnique({ where: { id } })),
-      key,
-    );
-    const title = input.title?.trim() ?? current.title;
-    const publishedAt = publicationDate(input, siteZone);
-    await tx.event.update({
-      where: { id: current.id },
-      data: {
-        ...columns(input),
-        ...times(input, current, siteZone),
-        title,
-        slug: await slugForUpdate(input.slug, current, title, 'event', (base) => takenSlugs(tx, base, current.id)),
-        status: effectiveStatus(caller, input.status, current.status),
-        authorId: await effectiveAuthor(caller, input.author, current.authorId, (user) => userExists(tx, user)),
-        modifiedAt: new Date(),
-        ...(publishedAt ? { publishedAt } : {}),
-      },
-    });
-    await writeLinks(tx, ctx, current.id, input);
+    const current = await lockTarget(tx, ctx, key);
+    const kind = kindOf(current);
+    const chosen = checkScope(kind, scope);
+    if (kind === 'occurrence') {
+      if (chosen === 'this') {
+        if (input.recurrence !== undefined) throw new InvalidInput({ recurrence: RECURRENCE_OF_SERIES });
+        await writeEvent(tx, ctx, current, input, { isException: true });
+        return current.id;
+      }
+      const series = await readRow(tx, occurrenceOf(current).series);
+      if (chosen === 'all') {
+        await writeSeries(tx, ctx, series, shiftedInput(input, current, series, ctx.siteZone));
+        return series.id;
+      }
+      return splitSeries(tx, ctx, series, current, input);
+    }
+    await writeSeries(tx, ctx, current, input);
     return current.id;
   });
   return readBack(ctx.db, id);
 }
 
+const RECURRENCE_OF_SERIES = 'recurrence belongs to the series: update it with scope=all, or from here on with scope=following.';
+
+type EventKind = 'single' | 'series' | 'occurrence';
+const kindOf = (row: EventRow): EventKind =>
+  row.recurrence.length ? 'series' : row.parentId !== null ? 'occurrence' : 'single';
+
+/** The scope a write means, its default filled in; 400 for a scope that does not apply. */
+function checkScope(kind: EventKind, scope: Scope | undefined): Scope {
+  if (kind === 'occurrence') return scope ?? 'this';
+  if (scope === 'following' || (kind === 'series' && scope === 'this')) {
+    throw new InvalidInput({
+      scope:
+        kind === 'series'
+          ? 'scope=this and scope=following name one occurrence: send them to the occurrence.'
+          : 'scope=following applies to occurrences of a series only.',
+    });
+  }
+  return 'all';
+}
+
+/** An occurrence's series and original start. */
+function occurrenceOf(row: { parentId: number | null; originalStartLocal: Date | null }) {
+  if (row.parentId === null || row.originalStartLocal === null) throw new Error('not an occurrence of a series');
+  return { series: row.parentId, original: row.originalStartLocal };
+}
+
+type EventRow = NonNullable<Awaited<ReturnType<Tx['event']['findUnique']>>>;
+
+async function readRow(tx: Tx, id: number): Promise<EventRow> {
+  const row = await tx.event.findUnique({ where: { id } });
+  if (!row) throw new NotFound('event', id);
+  return row;
+}
+
+/**
+ * The event a key names, locked, once the caller may change it and If-Match holds. An occurrence's
+ * series is locked first, as every write of a series locks it before its occurrences
+ * (services/series.ts), so that the two cannot deadlock.
+ */
+async function lockTarget(tx: Tx, ctx: ServiceContext, key: Key): Promise<EventRow> {
+  const where = 'id' in key ? { id: key.id } : { slug: key.slug };
+  const parent = (await tx.event.findUnique({ where, select: { parentId: true } }))?.parentId;
+  if (parent) await lockSeries(tx, parent);
+  const current = await lockForWrite(
+    tx,
+    ctx,
+    eventTable(tx, (id) => tx.event.findUnique({ where: { id } })),
+    key,
+  );
+  // Moved to another series (a split) between the two reads: lock that one too.
+  if (current.parentId && current.parentId !== parent) await lockSeries(tx, current.parentId);
+  return current;
+}
+
+/** Writes the event's own row and links; answers the row before and after. */
+async function writeEvent(
+  tx: Tx,
+  ctx: ServiceContext,
+  current: EventRow,
+  input: EventInput,
+  extra: { isException?: boolean } = {},
+) {
+  const { caller, siteZone } = ctx;
+  const title = input.title?.trim() ?? current.title;
+  const publishedAt = publicationDate(input, siteZone);
+  const when = times(input, current, siteZone);
+  const after = await tx.event.update({
+    where: { id: current.id },
+    data: {
+      ...columns(input),
+      ...when,
+      recurrence: recurrenceFor(input, current, when),
+      title,
+      slug: await slugForUpdate(input.slug, current, title, 'event', (base) => takenSlugs(tx, base, current.id)),
+      status: effectiveStatus(caller, input.status, current.status),
+      authorId: await effectiveAuthor(caller, input.author, current.authorId, (user) => userExists(tx, user)),
+      modifiedAt: new Date(),
+      ...(publishedAt ? { publishedAt } : {}),
+      ...extra,
+    },
+  });
+  await writeLinks(tx, ctx, current.id, input);
+  return after;
+}
+
+/** A write of a single event or a series, then of the series' occurrences. */
+async function writeSeries(tx: Tx, ctx: ServiceContext, current: EventRow, input: EventInput): Promise<void> {
+  const after = await writeEvent(tx, ctx, current, input);
+  if (current.recurrence.length && !after.recurrence.length) return endSeries(tx, current.id);
+  if (!after.recurrence.length) return;
+  const delta = after.startLocal.getTime() - current.startLocal.getTime();
+  if (current.recurrence.length && delta && input.recurrence === undefined) {
+    // The series moved, its rule the same: its occurrences, exceptions and EXDATEs move with it.
+    const zone = eventZone(after.timezone) ?? UTC_ZONE;
+    const recurrence = await shiftSeries(tx, after, zone, delta);
+    await tx.event.update({ where: { id: current.id }, data: { recurrence } });
+    after.recurrence = recurrence;
+  }
+  const moved = (['startLocal', 'endLocal'] as const).some((k) => after[k].getTime() !== current[k].getTime());
+  const rebuild =
+    moved ||
+    after.timezone !== current.timezone ||
+    after.allDay !== current.allDay ||
+    after.recurrence.join('\n') !== current.recurrence.join('\n');
+  const links = [input.venue, input.organizer, input.categories, input.tags].some((v) => v !== undefined);
+  await syncSeries(tx, current.id, { rebuild, links, limits: ctx.recurrence });
+}
+
+/**
+ * `scope=all` sent to an occurrence: new times given for the occurrence move the series by as much
+ * (the occurrence moved from 19:00 to 20:00: every occurrence starts at 20:00).
+ */
+function shiftedInput(input: EventInput, occurrence: EventRow, series: EventRow, siteZone: string): EventInput {
+  if (input.start_date === undefined && input.end_date === undefined) return input;
+  const when = times(input, occurrence, siteZone);
+  const shift = (field: 'start' | 'end') => {
+    const moved = when[`${field}Local`].getTime() - occurrence[`${field}Local`].getTime();
+    return formatWallClock(new Date(series[`${field}Local`].getTime() + moved));
+  };
+  return { ...input, start_date: shift('start'), end_date: shift('end'), timezone: when.timezone };
+}
+
+const formatWallClock = (local: Date) => local.toISOString().slice(0, 19).replace('T', ' ');
+
+/**
+ * `scope=following`: the series ends before the occurrence, and a new series (the input applied to a
+ * copy of the old) takes over from it, with this and every later occurrence, exceptions included.
+ */
+async function splitSeries(
+  tx: Tx,
+  ctx: ServiceContext,
+  series: EventRow,
+  occurrence: EventRow,
+  input: EventInput,
+): Promise<number> {
+  const from = occurrenceOf(occurrence).original;
+  const zone = eventZone(series.timezone) ?? UTC_ZONE;
+  const { before, after } = splitLines(series.recurrence, zone, series.startLocal, series.allDay, from);
+  const copy = await copySeries(tx, series, from, after);
+  await tx.$executeRaw`
+    UPDATE events SET parent_id = ${copy.id}::int WHERE parent_id = ${series.id}::int AND original_start_local >= ${formatWallClock(from)}::timestamp`;
+  await tx.event.update({ where: { id: series.id }, data: { recurrence: before, modifiedAt: new Date() } });
+  await syncSeries(tx, series.id, { rebuild: true, links: false, limits: ctx.recurrence });
+  await writeSeries(tx, ctx, copy, input);
+  // The occurrences moved over take the new series' links, even when the input named none.
+  await syncSeries(tx, copy.id, { rebuild: false, links: true, limits: ctx.recurrence });
+  return copy.id;
+}
+
+/** A copy of the series starting at `from`, with its links and these lines; no occurrences yet. */
+async function copySeries(tx: Tx, series: EventRow, from: Date, lines: string[]): Promise<EventRow> {
+  const zone = eventZone(series.timezone) ?? UTC_ZONE;
+  const length = series.endLocal.getTime() - series.startLocal.getTime();
+  const when = eventTimes(
+    fromWallClock(from, zone),
+    fromWallClock(new Date(from.getTime() + length), zone),
+    zone,
+    series.allDay,
+  );
+  if ('field' in when) throw new InvalidInput({ [when.field]: when.message });
+  const { id: _id, slug, parentId: _p, originalStartLocal: _o, isException: _e, expandedUntilLocal: _x, ...fields } = series;
+  const copy = await tx.event.create({
+    data: {
+      ...fields,
+      cost: fields.cost ?? PrismaNS.DbNull,
+      ...when,
+      recurrence: lines,
+      slug: await freeSlug(undefined, slug, 'event', (base) => takenSlugs(tx, base, undefined)),
+      modifiedAt: new Date(),
+    },
+  });
+  for (const table of ['event_venues', 'event_organizers', 'event_terms'] as const) {
+    const columns = PrismaNS.raw(
+      table === 'event_venues' ? 'venue_id, position' : table === 'event_organizers' ? 'organizer_id, position' : 'term_id',
+    );
+    await tx.$executeRaw`
+      INSERT INTO ${PrismaNS.raw(table)} (event_id, ${columns})
+      SELECT ${copy.id}::int, ${columns} FROM ${PrismaNS.raw(table)} WHERE event_id = ${series.id}::int`;
+  }
+  return copy;
+}
+
 /** The event as stored, read after the write's transaction has committed. */
-async function readBack(db: Prisma, id: number): Promise<EventRecord> {
+async function readBack(db: Prisma | Tx, id: number): Promise<EventRecord> {
   const row = await findEvent(db, { id });
   if (!row) throw new NotFound('event', id); // deleted by another request in between
   return row;
 }
 
-/** To the trash, or for good with `force`; answers the event as it is after the trash, or as it was. */
-export async function deleteEvent(ctx: ServiceContext, key: Key, force: boolean): Promise<EventRecord> {
+/**
+ * To the trash, or for good with `force`; answers the event as it is after the trash, or as it was.
+ * A series goes with all its occurrences. An occurrence goes alone (`this`, its default), and its
+ * start becomes an EXDATE of the series, so that it does not come back; `following` ends the series
+ * before it and takes the later occurrences too; `all` deletes the series.
+ */
+export async function deleteEvent(ctx: ServiceContext, key: Key, force: boolean, scope?: Scope): Promise<EventRecord> {
   const before = await inTransaction(ctx, async (tx) => {
-    // Read under the row's lock, so that the answer to a delete for good is the event as it was deleted.
-    const current = await lockForWrite(
-      tx,
-      ctx,
-      eventTable(tx, (id) => findEvent(tx, { id })),
-      key,
-    );
+    const locked = await lockTarget(tx, ctx, key);
+    const kind = kindOf(locked);
+    const chosen = checkScope(kind, scope);
+    // Read under the lock, so that the answer to a delete for good is the event as it was deleted.
+    const current = await readBack(tx, locked.id);
+    if (kind === 'occurrence' && chosen === 'all') {
+      const series = await readBack(tx, occurrenceOf(locked).series);
+      await removeSeries(ctx, tx, series, force);
+      return series;
+    }
+    if (kind === 'series') {
+      await removeSeries(ctx, tx, current, force);
+      return current;
+    }
     await trashOrDelete(ctx, 'event', current, force, {
-      trash: () => tx.event.update({ where: { id: current.id }, data: { status: 'trash', modifiedAt: new Date() } }),
+      trash: () =>
+        tx.event.update({
+          where: { id: current.id },
+          data: { status: 'trash', modifiedAt: new Date(), isException: kind === 'occurrence' },
+        }),
       remove: () => tx.event.delete({ where: { id: current.id } }),
     });
+    if (kind === 'occurrence') await dropOccurrences(tx, ctx, locked, chosen === 'following', force);
     return current;
   });
   return force ? before : readBack(ctx.db, before.id);
+}
+
+/** A series to the trash with all its occurrences, or for good (they go by cascade). */
+async function removeSeries(ctx: ServiceContext, tx: Tx, series: EventRecord, force: boolean) {
+  await trashOrDelete(ctx, 'event', series, force, {
+    trash: async () => {
+      const modifiedAt = new Date();
+      await tx.event.update({ where: { id: series.id }, data: { status: 'trash', modifiedAt } });
+      await tx.event.updateMany({ where: { parentId: series.id }, data: { status: 'trash', modifiedAt } });
+    },
+    remove: () => tx.event.delete({ where: { id: series.id } }).then(() => undefined),
+  });
+}
+
+/**
+ * After an occurrence was deleted: its start becomes an EXDATE of the series; with `following` the
+ * series ends before it, and the later occurrences go to the trash (or for good) with it.
+ */
+async function dropOccurrences(tx: Tx, ctx: ServiceContext, occurrence: EventRow, following: boolean, force: boolean) {
+  const { series: seriesId, original: from } = occurrenceOf(occurrence);
+  const series = await readRow(tx, seriesId);
+  const zone = eventZone(series.timezone) ?? UTC_ZONE;
+  const recurrence = following
+    ? splitLines(series.recurrence, zone, series.startLocal, series.allDay, from).before
+    : [...series.recurrence, exdateLine(from, zone, series.allDay)];
+  if (following) {
+    const later = PrismaNS.sql`parent_id = ${series.id}::int AND original_start_local > ${formatWallClock(from)}::timestamp`;
+    if (force) await tx.$executeRaw`DELETE FROM events WHERE ${later}`;
+    else await tx.$executeRaw`UPDATE events SET status = 'trash', is_exception = true, modified_at = now() WHERE ${later}`;
+  }
+  await tx.event.update({ where: { id: series.id }, data: { recurrence, modifiedAt: new Date() } });
+  if (following) await syncSeries(tx, series.id, { rebuild: true, links: false, limits: ctx.recurrence });
 }
 
 function eventTable<Row extends PostHead>(tx: Tx, read: PostTable<Row>['read']): PostTable<Row> {
@@ -178,6 +441,21 @@ function times(input: EventInput, current: StoredTimes | undefined, siteZone: st
   const result = eventTimes(start, end, zone, allDay);
   if ('field' in result) throw new InvalidInput({ [result.field]: result.message });
   return { ...result, timezone: zone.name, allDay };
+}
+
+/**
+ * The lines a write stores in `recurrence`, checked in the event's final zone; undefined keeps them.
+ * Blank lines are dropped, so `[]` (or only blanks) makes a series a single event again.
+ */
+function recurrenceFor(
+  input: EventInput,
+  current: { recurrence: string[] } | undefined,
+  { timezone, allDay }: { timezone: string; allDay: boolean },
+) {
+  const lines = input.recurrence?.map((line) => line.trim()).filter(Boolean) ?? current?.recurrence ?? [];
+  // Checked again when the zone or all-day flag changes: a date EXDATE fits an all-day series only.
+  if (lines.length) readRecurrence(lines, eventZone(timezone) ?? UTC_ZONE, allDay);
+  return input.recurrence === undefined && current ? undefined : lines;
 }
 
 /** Replaces the links a write sends; links it does not send stay as they are. */

@@ -1,0 +1,297 @@
+// Recurring events (docs/decisions.md, "Recurring events"): a series is an event row with RFC 5545
+// lines in `recurrence`; each occurrence up to the horizon is an event row whose parent is the series,
+// a copy of its fields at its own start, so that lists, filters, iCalendar and permissions treat it as
+// any event. An occurrence changed on its own is an exception: what the series does later leaves it be.
+//
+// Every function here runs in the caller's transaction with the series row locked (FOR UPDATE) first:
+// writes to a series and to its occurrences take that lock before any occurrence's, so two writers of
+// one series queue on it instead of interleaving, and cannot deadlock on the occurrences. The unique
+// (parent_id, original_start_local) index keeps an occurrence from being added twice all the same.
+import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config.js';
+import type { Tx } from '../db/client.js';
+import { InvalidInput } from '../domain/errors.js';
+import { type EventZone, eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
+import { expand, parseRecurrence, RecurrenceError, type Recurrence, shiftLines, wallClockAt } from '../lib/recurrence.js';
+
+
+/** `expanded_until_local` of a series whose rule has ended: no occurrence lies beyond it. */
+const ENDED = new Date(Date.UTC(9999, 11, 31));
+
+/** The series row, as expanding it needs it. */
+export interface SeriesRow {
+  id: number;
+  slug: string;
+  recurrence: string[];
+  startLocal: Date;
+  endLocal: Date;
+  timezone: string;
+  allDay: boolean;
+  expandedUntilLocal: Date | null;
+}
+
+const SERIES_COLUMNS = {
+  id: true,
+  slug: true,
+  recurrence: true,
+  startLocal: true,
+  endLocal: true,
+  timezone: true,
+  allDay: true,
+  expandedUntilLocal: true,
+} as const;
+
+/** The lines of a write, read for an event in `zone`: 400 naming `recurrence` when they are wrong. */
+export function readRecurrence(lines: readonly string[], zone: EventZone, allDay: boolean): Recurrence {
+  try {
+    return parseRecurrence(lines, zone, allDay);
+  } catch (err) {
+    if (err instanceof RecurrenceError) throw new InvalidInput({ recurrence: err.message });
+    throw err;
+  }
+}
+
+/** Locks a series row for the rest of the transaction. */
+export async function lockSeries(tx: Tx, id: number): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM events WHERE id = ${id}::int FOR UPDATE`;
+}
+
+/**
+ * Makes the occurrences match the series after a write of it: `rebuild` after its rule, times,
+ * zone or all-day flag changed (occurrences the rule no longer gives go, missing ones come, the
+ * others move); `fields` copies its other fields (and with `links` its venues, organizers and terms)
+ * onto every occurrence that is not an exception.
+ */
+export async function syncSeries(
+  tx: Tx,
+  seriesId: number,
+  { rebuild, links, limits = DEFAULT_RECURRENCE }: { rebuild: boolean; links: boolean; limits?: RecurrenceLimits },
+): Promise<void> {
+  await copyFields(tx, seriesId);
+  if (links) {
+    const ids = await tx.$queryRaw<{ id: number }[]>`
+      SELECT id FROM events WHERE parent_id = ${seriesId}::int AND NOT is_exception`;
+    await copyLinks(
+      tx,
+      seriesId,
+      ids.map((r) => r.id),
+      true,
+    );
+  }
+  if (rebuild) await expandSeries(tx, seriesId, 'rebuild', limits, new Date());
+}
+
+/**
+ * Adds the occurrences of the series up to the horizon. `rebuild` expands from its first start (and
+ * removes what the rule no longer gives); `extend` goes on from where the last expansion stopped.
+ * Either adds at most `limits.maxOccurrences`; housekeeping extends the rest later.
+ */
+export async function expandSeries(
+  tx: Tx,
+  seriesId: number,
+  mode: 'rebuild' | 'extend',
+  limits: RecurrenceLimits,
+  now: Date,
+): Promise<void> {
+  const series = await tx.event.findUnique({ where: { id: seriesId }, select: SERIES_COLUMNS });
+  if (!series?.recurrence.length) return;
+  const zone = eventZone(series.timezone) ?? UTC_ZONE;
+  // Two years (by default) ahead of now, or of the series' start when that is later: a series in a
+  // later year has its first occurrences all the same.
+  const ahead = limits.horizonDays * 86_400_000;
+  const horizon = new Date(
+    Math.max(wallClockAt(new Date(now.getTime() + ahead), zone).getTime(), series.startLocal.getTime() + ahead),
+  );
+  if (mode === 'extend' && series.expandedUntilLocal && series.expandedUntilLocal >= horizon) return;
+  const after = mode === 'extend' ? (series.expandedUntilLocal ?? undefined) : undefined;
+  const { starts, through, ended } = expand(parseRecurrence(series.recurrence, zone, series.allDay), series.startLocal, {
+    after,
+    until: horizon,
+    limit: limits.maxOccurrences,
+  });
+  // Wall-clock times as epoch milliseconds: the two drivers read a timestamp without zone differently.
+  const rows = await tx.$queryRaw<{ id: number; ms: number; exception: boolean }[]>`
+    SELECT id, (extract(epoch FROM original_start_local) * 1000)::float8 AS ms, is_exception AS exception
+    FROM events WHERE parent_id = ${seriesId}::int`;
+  const existing = rows.map((r) => ({ id: r.id, original: new Date(r.ms), exception: r.exception }));
+  const wanted = new Set(starts.map((d) => d.getTime()));
+  const have = new Set(existing.map((o) => o.original.getTime()));
+  if (mode === 'rebuild') {
+    const gone = existing.filter((o) => !o.exception && !wanted.has(o.original.getTime())).map((o) => o.id);
+    if (gone.length) await tx.$executeRaw`DELETE FROM events WHERE id = ANY(${gone}::int[])`;
+    const kept = existing.filter((o) => !o.exception && wanted.has(o.original.getTime()));
+    await moveOccurrences(tx, series, zone, kept);
+  }
+  const added = starts.filter((d) => !have.has(d.getTime()));
+  const ids = await insertOccurrences(tx, series, zone, added);
+  await copyLinks(tx, seriesId, ids, false);
+  await tx.event.update({ where: { id: seriesId }, data: { expandedUntilLocal: ended ? ENDED : through } });
+}
+
+/** Times of an occurrence starting at a wall-clock time: the series' length, in its zone. */
+function occurrenceTimes(series: SeriesRow, zone: EventZone, start: Date) {
+  const end = new Date(start.getTime() + (series.endLocal.getTime() - series.startLocal.getTime()));
+  const times = eventTimes(fromWallClock(start, zone), fromWallClock(end, zone), zone, series.allDay);
+  if ('field' in times) throw new Error(`occurrence times: ${times.message}`);
+  return times;
+}
+
+const iso = (dates: Date[]) => dates.map((d) => d.toISOString());
+
+/** Occurrences kept by a rebuild take the series' current length, zone and all-day flag. */
+async function moveOccurrences(
+  tx: Tx,
+  series: SeriesRow,
+  zone: EventZone,
+  kept: { id: number; original: Date }[],
+): Promise<void> {
+  if (!kept.length) return;
+  const times = kept.map((o) => occurrenceTimes(series, zone, o.original));
+  await tx.$executeRaw`
+    UPDATE events o SET start_local = v.sl::timestamp, end_local = v.el::timestamp,
+      start_utc = v.su::timestamptz, end_utc = v.eu::timestamptz, timezone = s.timezone, all_day = s.all_day,
+      modified_at = s.modified_at
+    FROM events s, unnest(${kept.map((o) => o.id)}::int[], ${iso(times.map((t) => t.startLocal))}::text[],
+      ${iso(times.map((t) => t.endLocal))}::text[], ${iso(times.map((t) => t.startUtc))}::text[],
+      ${iso(times.map((t) => t.endUtc))}::text[]) AS v(id, sl, el, su, eu)
+    WHERE s.id = ${series.id}::int AND o.id = v.id
+      AND (o.start_local, o.end_local, o.start_utc, o.end_utc, o.timezone, o.all_day)
+        IS DISTINCT FROM (v.sl::timestamp, v.el::timestamp, v.su::timestamptz, v.eu::timestamptz, s.timezone, s.all_day)`;
+}
+
+/** New occurrences at these wall-clock starts, copies of the series; their IDs. */
+async function insertOccurrences(tx: Tx, series: SeriesRow, zone: EventZone, starts: Date[]): Promise<number[]> {
+  if (!starts.length) return [];
+  const times = starts.map((start) => occurrenceTimes(series, zone, start));
+  const slugs = await occurrenceSlugs(tx, series.slug, starts);
+  const rows = await tx.$queryRaw<{ id: number }[]>`
+    INSERT INTO events (parent_id, original_start_local, slug, start_local, end_local, start_utc, end_utc,
+      author_id, status, title, description, excerpt, published_at, modified_at, timezone, all_day, cost, website,
+      image, show_map, show_map_link, hide_from_listings, sticky, featured)
+    SELECT s.id, v.original::timestamp, v.slug, v.sl::timestamp, v.el::timestamp, v.su::timestamptz, v.eu::timestamptz,
+      s.author_id, s.status, s.title, s.description, s.excerpt, s.published_at, s.modified_at, s.timezone, s.all_day,
+      s.cost, s.website, s.image, s.show_map, s.show_map_link, s.hide_from_listings, s.sticky, s.featured
+    FROM events s, unnest(${iso(starts)}::text[], ${slugs}::text[], ${iso(times.map((t) => t.startLocal))}::text[],
+      ${iso(times.map((t) => t.endLocal))}::text[], ${iso(times.map((t) => t.startUtc))}::text[],
+      ${iso(times.map((t) => t.endUtc))}::text[]) AS v(original, slug, sl, el, su, eu)
+    WHERE s.id = ${series.id}::int
+    RETURNING id`;
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Slugs for new occurrences: the series' slug and the date (`yoga-2026-12-01`), with the time when
+ * that is taken (several a day), then a number. A writer racing for the same slug fails the unique
+ * index and runs again (services/retry.ts).
+ */
+async function occurrenceSlugs(tx: Tx, base: string, starts: Date[]): Promise<string[]> {
+  const stem = base.slice(0, 170).replace(/-+$/, '');
+  const candidates = starts.map((start) => {
+    const [day, time] = start.toISOString().slice(0, 16).split('T');
+    const dated = `${stem}-${day}`;
+    const timed = `${dated}-${time.replace(':', '')}`;
+    return [dated, timed, ...Array.from({ length: 8 }, (_, i) => `${timed}-${i + 2}`)];
+  });
+  const rows = await tx.$queryRaw<{ slug: string }[]>`
+    SELECT slug FROM events WHERE slug = ANY(${candidates.flat()}::text[])`;
+  const taken = new Set(rows.map((r) => r.slug));
+  return candidates.map((options) => {
+    const free = options.find((slug) => !taken.has(slug)) ?? `${options[1]}-${Math.random().toString(36).slice(2, 8)}`;
+    taken.add(free);
+    return free;
+  });
+}
+
+/** The series' fields other than times onto its occurrences that are not exceptions. */
+async function copyFields(tx: Tx, seriesId: number): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE events o SET author_id = s.author_id, status = s.status, title = s.title, description = s.description,
+      excerpt = s.excerpt, published_at = s.published_at, modified_at = s.modified_at, cost = s.cost,
+      website = s.website, image = s.image, show_map = s.show_map, show_map_link = s.show_map_link,
+      hide_from_listings = s.hide_from_listings, sticky = s.sticky, featured = s.featured
+    FROM events s
+    WHERE s.id = ${seriesId}::int AND o.parent_id = s.id AND NOT o.is_exception
+      AND (o.author_id, o.status, o.title, o.description, o.excerpt, o.published_at, o.cost, o.website, o.image,
+           o.show_map, o.show_map_link, o.hide_from_listings, o.sticky, o.featured)
+        IS DISTINCT FROM (s.author_id, s.status, s.title, s.description, s.excerpt, s.published_at, s.cost, s.website,
+           s.image, s.show_map, s.show_map_link, s.hide_from_listings, s.sticky, s.featured)`;
+}
+
+/** The series' venues, organizers and terms onto these occurrences (instead of theirs, with `replace`). */
+async function copyLinks(tx: Tx, seriesId: number, ids: number[], replace: boolean): Promise<void> {
+  if (!ids.length) return;
+  if (replace) {
+    await tx.$executeRaw`DELETE FROM event_venues WHERE event_id = ANY(${ids}::int[])`;
+    await tx.$executeRaw`DELETE FROM event_organizers WHERE event_id = ANY(${ids}::int[])`;
+    await tx.$executeRaw`DELETE FROM event_terms WHERE event_id = ANY(${ids}::int[])`;
+  }
+  await tx.$executeRaw`
+    INSERT INTO event_venues (event_id, venue_id, position)
+    SELECT o.id, l.venue_id, l.position FROM unnest(${ids}::int[]) AS o(id), event_venues l WHERE l.event_id = ${seriesId}::int`;
+  await tx.$executeRaw`
+    INSERT INTO event_organizers (event_id, organizer_id, position)
+    SELECT o.id, l.organizer_id, l.position FROM unnest(${ids}::int[]) AS o(id), event_organizers l WHERE l.event_id = ${seriesId}::int`;
+  await tx.$executeRaw`
+    INSERT INTO event_terms (event_id, term_id)
+    SELECT o.id, l.term_id FROM unnest(${ids}::int[]) AS o(id), event_terms l WHERE l.event_id = ${seriesId}::int`;
+}
+
+/**
+ * The series' first start moved by `deltaMs` (its rule unchanged): every occurrence's original start,
+ * and the EXDATE and RDATE lines, move with it, so that an occurrence keeps its ID, an exception stays
+ * the exception of its day, and a deleted occurrence stays deleted. The lines are answered.
+ */
+export async function shiftSeries(
+  tx: Tx,
+  series: { id: number; recurrence: string[]; allDay: boolean },
+  zone: EventZone,
+  deltaMs: number,
+): Promise<string[]> {
+  // All rows move by the same amount, in two steps: one step could meet a row not yet moved in the
+  // unique index on (parent_id, original_start_local).
+  const far = "interval '1000 years'";
+  await tx.$executeRaw`
+    UPDATE events SET original_start_local = original_start_local + ${deltaMs / 1000}::float8 * interval '1 second' + ${PrismaNS.raw(far)}
+    WHERE parent_id = ${series.id}::int`;
+  await tx.$executeRaw`
+    UPDATE events SET original_start_local = original_start_local - ${PrismaNS.raw(far)} WHERE parent_id = ${series.id}::int`;
+  return shiftLines(series.recurrence, zone, series.allDay, deltaMs);
+}
+
+/**
+ * A series that stops being one (its `recurrence` emptied) becomes a single event: its occurrences
+ * go, except the exceptions, which stay as events of their own.
+ */
+export async function endSeries(tx: Tx, seriesId: number): Promise<void> {
+  await tx.$executeRaw`DELETE FROM events WHERE parent_id = ${seriesId}::int AND NOT is_exception`;
+  await tx.$executeRaw`
+    UPDATE events SET parent_id = NULL, original_start_local = NULL, is_exception = false WHERE parent_id = ${seriesId}::int`;
+  await tx.event.update({ where: { id: seriesId }, data: { expandedUntilLocal: null } });
+}
+
+/**
+ * Extends every series whose occurrences stop short of the horizon, each in a transaction of its
+ * own; a series another writer holds is skipped (SKIP LOCKED) and extended next round.
+ */
+export async function extendSeries(
+  db: { $transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> },
+  limits: RecurrenceLimits,
+  now = new Date(),
+): Promise<number> {
+  let extended = 0;
+  // The horizon in UTC, a day early, finds every series short of it in any zone; each checks its own.
+  const soon = new Date(now.getTime() + (limits.horizonDays - 1) * 86_400_000);
+  for (let lastId = 0; ; ) {
+    const id = await db.$transaction(async (tx) => {
+      const [row] = await tx.$queryRaw<({ id: number } | undefined)[]>`
+        SELECT id FROM events WHERE recurrence <> '{}' AND id > ${lastId}::int
+          AND expanded_until_local < greatest(${soon}::timestamp, start_local + ${limits.horizonDays - 1}::int * interval '1 day')
+        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`;
+      if (row) await expandSeries(tx, row.id, 'extend', limits, now);
+      return row?.id;
+    });
+    if (id === undefined) return extended;
+    extended++;
+    lastId = id;
+  }
+}
