@@ -8,6 +8,7 @@ import { type Database, openDatabase } from './db/client.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { createHttpServer } from './http/http-server.js';
 import { startHousekeeping } from './db/housekeeping.js';
+import { extendSeries } from './services/series.js';
 import { IDEMPOTENCY_HOURS } from './http/idempotency.js';
 import { configuredUrls, listeningHost, NAMESPACE } from './http/urls.js';
 import { startWebhooks, type WebhookWorker } from './webhooks/worker.js';
@@ -47,6 +48,7 @@ async function main() {
     (err) => {
       log.warn({ err }, 'housekeeping failed');
     },
+    [() => extendSeries(db.prisma, config.recurrence)],
   );
   const server = createHttpServer(app, config.http);
   // A port in use or not ours to take is the end of this process: staying up while serving

@@ -9,7 +9,8 @@
 // baseline take turns at each read scenario (the best round of each counts); BENCH_ONLY (default
 // all) a comma-separated choice of the parts: postgresql (baseline and service, 10,000 events),
 // pglite, scaling, webhooks (event creation with and without a subscription, and the delay from a
-// write's acknowledgement to the receiver); BENCH_PROFILE a folder where each service process leaves a CPU profile
+// write's acknowledgement to the receiver), recurring (the postgresql part on a calendar where a
+// fifth of the events are occurrences of series, and the write of a series of 500); BENCH_PROFILE a folder where each service process leaves a CPU profile
 // (.cpuprofile, for Chrome DevTools or speedscope).
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
@@ -29,7 +30,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const PARTS = new Set(
-  (process.env.BENCH_ONLY || 'postgresql,pglite,scaling,webhooks').split(',').map((part) => part.trim()),
+  (process.env.BENCH_ONLY || 'postgresql,pglite,scaling,webhooks,recurring').split(',').map((part) => part.trim()),
 );
 const SERVER_URL =
   process.env.BENCH_DATABASE_URL ||
@@ -134,6 +135,7 @@ async function main() {
   if (PARTS.has('pglite')) await measurePglite(print);
   if (PARTS.has('scaling')) await measureScaling(print);
   if (PARTS.has('webhooks')) await measureWebhooks(print);
+  if (PARTS.has('recurring')) await comparePostgres(print, true);
   const failed = rows.some((row) => row[7]);
   if (failed) {
     console.error('\nSome requests failed: the figures above are not to be trusted.');
@@ -148,10 +150,17 @@ type Print = (setup: string, name: string, figures: Figures, ratio?: number) => 
  * run on one and then the other, ROUNDS times over, so that both meet the same passing load on a
  * shared machine; each keeps its best round.
  */
-async function comparePostgres(print: Print) {
-  const standard = await createPostgres('standard');
+/**
+ * The reads on PostgreSQL, the service and the baseline taking turns. `withSeries` first replaces a
+ * fifth of the calendar by occurrences of recurring series written through the API, and times the
+ * write of series of 500 occurrences.
+ */
+async function comparePostgres(print: Print, withSeries = false) {
+  const standard = await createPostgres(withSeries ? 'recurring' : 'standard');
+  const size = withSeries ? { ...STANDARD, events: STANDARD.events * 0.8 } : STANDARD;
+  const label = withSeries ? 'service, a fifth occurrences' : 'service on PostgreSQL';
   try {
-    const fixtures = await seed({ kind: 'postgresql', url: standard.url }, STANDARD);
+    const fixtures = await seed({ kind: 'postgresql', url: standard.url }, size);
     const all = scenarios(fixtures);
     const baseline = await startServer(
       ['--import', 'tsx', 'scripts/bench/baseline.ts'],
@@ -161,6 +170,7 @@ async function comparePostgres(print: Print) {
     try {
       const service = await startService({ kind: 'postgresql', url: standard.url });
       try {
+        if (withSeries) await addSeries(service, standard.url, fixtures);
         const results = [];
         for (const name of READS) {
           const runs = { baseline: [] as Figures[], service: [] as Figures[] };
@@ -172,9 +182,9 @@ async function comparePostgres(print: Print) {
         }
         for (const { name, baseline } of results) print('baseline (node:http + pg)', name, baseline);
         for (const { name, baseline, service } of results)
-          print('service on PostgreSQL', name, service, service.requestsPerSecond / baseline.requestsPerSecond);
+          print(label, name, service, service.requestsPerSecond / baseline.requestsPerSecond);
         print(
-          'service on PostgreSQL',
+          label,
           'event creation',
           await measure(service, all['event creation'], SECONDS, CONNECTIONS),
         );
@@ -187,6 +197,59 @@ async function comparePostgres(print: Print) {
   } finally {
     await standard.drop();
   }
+}
+
+/**
+ * 2,000 occurrences as 20 weekly series of 100 (each at a venue and in a category of the calendar,
+ * starting this week), written through the API as an administrator; then the write of a daily
+ * series of 500 occurrences, timed five times.
+ */
+async function addSeries(service: Server, url: string, fixtures: Fixtures) {
+  const db = await openDatabase({ databaseUrl: url, dataDir: '' });
+  let bearer: string;
+  try {
+    await createUser(db.prisma, { login: 'bench-admin', password: 'bench-password', role: 'administrator' });
+    bearer = (await issueAppPassword(db.prisma, 'bench-admin', 'benchmark')).password;
+  } finally {
+    await db.close();
+  }
+  const post = async (body: object) => {
+    const r = await fetch(`${service.url}${API}/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (r.status !== 201) throw new Error(`series creation: ${r.status} ${await r.text()}`);
+  };
+  const day = (offset: number) => new Date(NOW.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
+  for (let i = 0; i < 20; i++) {
+    await post({
+      title: `Weekly class ${i}`,
+      start_date: `${day(i % 7)} 18:00`,
+      end_date: `${day(i % 7)} 19:30`,
+      timezone: 'Europe/Paris',
+      venue: fixtures.venueId,
+      categories: [fixtures.categoryId],
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=100'],
+    });
+  }
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    await post({
+      title: `Daily series ${i}`,
+      start_date: `${day(800 + i)} 07:00`,
+      end_date: `${day(800 + i)} 08:00`,
+      venue: fixtures.venueId,
+      categories: [fixtures.categoryId],
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=500'],
+    });
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  console.log(
+    `  write of a series of 500 occurrences: median ${times[2].toFixed(0)} ms, slowest ${times[4].toFixed(0)} ms (5 writes, one at a time)`,
+  );
 }
 
 /** The round with the most requests per second, with the most memory and all the failures of every round. */

@@ -33,9 +33,12 @@ export function startHousekeeping(
   retention: Retention,
   intervalMs = 10 * 60_000,
   onError?: (err: unknown) => void,
+  // Further rounds of work of the services' own (recurring series extended to the horizon).
+  also: (() => Promise<unknown>)[] = [],
 ) {
   const timer = setInterval(() => {
     purgeExpired(db, retention).catch((err: unknown) => onError?.(err));
+    for (const work of also) work().catch((err: unknown) => onError?.(err));
   }, intervalMs);
   timer.unref();
   return () => {
