@@ -37,7 +37,7 @@ export async function listEvents(call: Call<'listEvents'>): Promise<Reply> {
         urls: call.urls,
         caller: call.context.caller,
         name: 'Events',
-        series: filters.single_events === false,
+        series: !filters.single_events,
       }),
       contentType: ICALENDAR,
       headers: { ...listHeaders(total, FEED_MAX_EVENTS, { rest_url: '' }), Vary: 'Accept' },

@@ -22,6 +22,7 @@ export const DEFAULTED = [
   'orderby',
   'hide_empty',
   'strict_dates',
+  'single_events',
 ] as const;
 export type Defaulted = (typeof DEFAULTED)[number];
 

@@ -10,6 +10,7 @@
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config.js';
 import type { Tx } from '../db/client.js';
+import { trimEndChar } from '../lib/text.js';
 import { InvalidInput } from '../domain/errors.js';
 import { type EventZone, eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
 import { expand, parseRecurrence, RecurrenceError, type Recurrence, shiftLines, wallClockAt } from '../lib/recurrence.js';
@@ -185,7 +186,7 @@ async function insertOccurrences(tx: Tx, series: SeriesRow, zone: EventZone, sta
  * index and runs again (services/retry.ts).
  */
 async function occurrenceSlugs(tx: Tx, base: string, starts: Date[]): Promise<string[]> {
-  const stem = base.slice(0, 170).replace(/-+$/, '');
+  const stem = trimEndChar(base.slice(0, 170), '-');
   const candidates = starts.map((start) => {
     const [day, time] = start.toISOString().slice(0, 16).split('T');
     const dated = `${stem}-${day}`;

@@ -47,6 +47,9 @@ const EVENT_KEYS = [
   'venue',
   'organizer',
   'custom_fields',
+  'recurrence',
+  'recurring_event_id',
+  'original_start_date',
 ];
 
 describeEachDatabase('event writes and reads', (s) => {

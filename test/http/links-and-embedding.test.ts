@@ -180,7 +180,7 @@ describeEachDatabase('Links and embedding', (s) => {
     expect(enveloped.body.body._embedded.venue[0].id).toBe(event.venue.id);
   });
 
-  it('embeds what the caller may not read as the error it would get', async () => {
+  it('links and embeds an occurrence\'s series only for callers who may read it', async () => {
     const { event } = await linkedEvent();
     const hidden = await s.post('/events', {
       title: 'Hidden parent',
@@ -188,15 +188,17 @@ describeEachDatabase('Links and embedding', (s) => {
       end_date: '2031-07-01 11:00',
       status: 'draft',
     });
-    // The API sets no parent yet (recurring series will); the row can have one.
+    // As an occurrence of a draft series would be.
     await s.db.prisma.event.update({ where: { id: event.id }, data: { parentId: hidden.body.id } });
     const asAdmin = await s.get(`/events/${event.id}?_embed=up`);
     expect(asAdmin.body._links.up).toEqual([{ embeddable: true, href: `${s.base}/events/${hidden.body.id}` }]);
     expect(asAdmin.body._embedded.up[0].id).toBe(hidden.body.id);
+    expect(asAdmin.body.recurring_event_id).toBe(hidden.body.id);
     const asAnonymous = await s.get(`/events/${event.id}?_embed=up`, { as: null });
     expect(asAnonymous.status).toBe(200);
-    const refused = await s.get(`/events/${hidden.body.id}`, { as: null });
-    expect(refused.status).toBe(403);
-    expect(asAnonymous.body._embedded.up).toEqual([refused.body]);
+    expect(asAnonymous.body._links.up).toBeUndefined();
+    expect(asAnonymous.body._embedded?.up).toBeUndefined();
+    expect(asAnonymous.body.recurring_event_id).toBeNull();
+    expect(asAnonymous.text).not.toContain(`/events/${hidden.body.id}`);
   });
 });
