@@ -183,11 +183,7 @@ async function comparePostgres(print: Print, withSeries = false) {
         for (const { name, baseline } of results) print('baseline (node:http + pg)', name, baseline);
         for (const { name, baseline, service } of results)
           print(label, name, service, service.requestsPerSecond / baseline.requestsPerSecond);
-        print(
-          label,
-          'event creation',
-          await measure(service, all['event creation'], SECONDS, CONNECTIONS),
-        );
+        print(label, 'event creation', await measure(service, all['event creation'], SECONDS, CONNECTIONS));
       } finally {
         await service.stop();
       }

@@ -61,11 +61,13 @@ export function parseRecurrence(lines: readonly string[], zone: EventZone, allDa
         if (value.isDate && !allDay) fail(`${name} of a series that is not all-day must be date-times.`);
         const reading = wallClockOf(value, zone, fail);
         // An all-day series' occurrences start at midnight: a date-time names its day.
-        const local = allDay ? new Date(Date.UTC(reading.getUTCFullYear(), reading.getUTCMonth(), reading.getUTCDate())) : reading;
+        const local = allDay
+          ? new Date(Date.UTC(reading.getUTCFullYear(), reading.getUTCMonth(), reading.getUTCDate()))
+          : reading;
         if (name === 'RDATE') recurrence.rdates.push(local);
         else recurrence.exdates.add(local.getTime());
       }
-    } else fail('only RRULE, EXDATE and RDATE lines are taken (the start is the event\'s start_date).');
+    } else fail("only RRULE, EXDATE and RDATE lines are taken (the start is the event's start_date).");
   });
   if (!recurrence.rules.length && !recurrence.rdates.length) {
     throw new RecurrenceError('recurrence needs an RRULE or an RDATE line.');
@@ -301,7 +303,14 @@ export function shiftLines(lines: readonly string[], zone: EventZone, allDay: bo
 /** A rule's UNTIL moved by `deltaMs` (a date by as many whole days), so that it ends where it did. */
 function shiftUntil(line: string, deltaMs: number): string {
   return line.replace(/UNTIL=(\d{8})(T\d{6}Z?)?/i, (_match, day: string, time: string | undefined) => {
-    const reading = Date.UTC(+day.slice(0, 4), +day.slice(4, 6) - 1, +day.slice(6, 8), +(time?.slice(1, 3) ?? 0), +(time?.slice(3, 5) ?? 0), +(time?.slice(5, 7) ?? 0));
+    const reading = Date.UTC(
+      +day.slice(0, 4),
+      +day.slice(4, 6) - 1,
+      +day.slice(6, 8),
+      +(time?.slice(1, 3) ?? 0),
+      +(time?.slice(3, 5) ?? 0),
+      +(time?.slice(5, 7) ?? 0),
+    );
     if (!time) return `UNTIL=${basic(new Date(reading + Math.round(deltaMs / 86_400_000) * 86_400_000), 'date')}`;
     return `UNTIL=${basic(new Date(reading + deltaMs), time.endsWith('Z') || time.endsWith('z') ? 'utc' : 'local')}`;
   });

@@ -52,7 +52,9 @@ export function eventLinks(
       ? { organizer: related.organizers.map((o) => embeddable(restUrl('organizers', o.id, urls))) }
       : {}),
     // The series of an occurrence, when the caller may read it.
-    ...(event.parent && canRead(caller, event.parent) ? { up: [embeddable(restUrl('events', event.parent.id, urls))] } : {}),
+    ...(event.parent && canRead(caller, event.parent)
+      ? { up: [embeddable(restUrl('events', event.parent.id, urls))] }
+      : {}),
     'wp:term': [terms('tribe_events_cat', 'categories'), terms('post_tag', 'tags')],
     curies: CURIES,
   };

@@ -52,8 +52,7 @@ export async function seriesOverrides(ctx: ServiceContext, series: EventRecord):
   const zone = eventZone(series.timezone) ?? UTC_ZONE;
   const rule = parseRecurrence(series.recurrence, zone, series.allDay);
   return rows.filter(
-    (row) =>
-      canRead(ctx.caller, row) && givesStart(rule, series.startLocal, occurrenceOf(row).original),
+    (row) => canRead(ctx.caller, row) && givesStart(rule, series.startLocal, occurrenceOf(row).original),
   );
 }
 
@@ -122,7 +121,8 @@ export async function updateEvent(
   return readBack(ctx.db, id);
 }
 
-const RECURRENCE_OF_SERIES = 'recurrence belongs to the series: update it with scope=all, or from here on with scope=following.';
+const RECURRENCE_OF_SERIES =
+  'recurrence belongs to the series: update it with scope=all, or from here on with scope=following.';
 
 type EventKind = 'single' | 'series' | 'occurrence';
 const kindOf = (row: EventRow): EventKind =>
@@ -282,7 +282,15 @@ async function copySeries(tx: Tx, series: EventRow, from: Date, lines: string[])
     series.allDay,
   );
   if ('field' in when) throw new InvalidInput({ [when.field]: when.message });
-  const { id: _id, slug, parentId: _p, originalStartLocal: _o, isException: _e, expandedUntilLocal: _x, ...fields } = series;
+  const {
+    id: _id,
+    slug,
+    parentId: _p,
+    originalStartLocal: _o,
+    isException: _e,
+    expandedUntilLocal: _x,
+    ...fields
+  } = series;
   const copy = await tx.event.create({
     data: {
       ...fields,
@@ -295,7 +303,11 @@ async function copySeries(tx: Tx, series: EventRow, from: Date, lines: string[])
   });
   for (const table of ['event_venues', 'event_organizers', 'event_terms'] as const) {
     const columns = PrismaNS.raw(
-      table === 'event_venues' ? 'venue_id, position' : table === 'event_organizers' ? 'organizer_id, position' : 'term_id',
+      table === 'event_venues'
+        ? 'venue_id, position'
+        : table === 'event_organizers'
+          ? 'organizer_id, position'
+          : 'term_id',
     );
     await tx.$executeRaw`
       INSERT INTO ${PrismaNS.raw(table)} (event_id, ${columns})
@@ -373,7 +385,8 @@ async function dropOccurrences(tx: Tx, ctx: ServiceContext, occurrence: EventRow
   if (following) {
     const later = PrismaNS.sql`parent_id = ${series.id}::int AND original_start_local > ${formatWallClock(from)}::timestamp`;
     if (force) await tx.$executeRaw`DELETE FROM events WHERE ${later}`;
-    else await tx.$executeRaw`UPDATE events SET status = 'trash', is_exception = true, modified_at = now() WHERE ${later}`;
+    else
+      await tx.$executeRaw`UPDATE events SET status = 'trash', is_exception = true, modified_at = now() WHERE ${later}`;
   }
   await tx.event.update({ where: { id: series.id }, data: { recurrence, modifiedAt: new Date() } });
   if (following) await syncSeries(tx, series.id, { rebuild: true, links: false, limits: ctx.recurrence });

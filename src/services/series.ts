@@ -13,8 +13,14 @@ import type { Tx } from '../db/client.js';
 import { trimEndChar } from '../lib/text.js';
 import { InvalidInput } from '../domain/errors.js';
 import { type EventZone, eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
-import { expand, parseRecurrence, RecurrenceError, type Recurrence, shiftLines, wallClockAt } from '../lib/recurrence.js';
-
+import {
+  expand,
+  parseRecurrence,
+  RecurrenceError,
+  type Recurrence,
+  shiftLines,
+  wallClockAt,
+} from '../lib/recurrence.js';
 
 /** `expanded_until_local` of a series whose rule has ended: no occurrence lies beyond it. */
 const ENDED = new Date(Date.UTC(9999, 11, 31));
@@ -105,11 +111,15 @@ export async function expandSeries(
   );
   if (mode === 'extend' && series.expandedUntilLocal && series.expandedUntilLocal >= horizon) return;
   const after = mode === 'extend' ? (series.expandedUntilLocal ?? undefined) : undefined;
-  const { starts, through, ended } = expand(parseRecurrence(series.recurrence, zone, series.allDay), series.startLocal, {
-    after,
-    until: horizon,
-    limit: limits.maxOccurrences,
-  });
+  const { starts, through, ended } = expand(
+    parseRecurrence(series.recurrence, zone, series.allDay),
+    series.startLocal,
+    {
+      after,
+      until: horizon,
+      limit: limits.maxOccurrences,
+    },
+  );
   // Wall-clock times as epoch milliseconds: the two drivers read a timestamp without zone differently.
   const rows = await tx.$queryRaw<{ id: number; ms: number; exception: boolean }[]>`
     SELECT id, (extract(epoch FROM original_start_local) * 1000)::float8 AS ms, is_exception AS exception
@@ -282,7 +292,7 @@ export async function extendSeries(
   let extended = 0;
   // The horizon in UTC, a day early, finds every series short of it in any zone; each checks its own.
   const soon = new Date(now.getTime() + (limits.horizonDays - 1) * 86_400_000);
-  for (let lastId = 0; ; ) {
+  for (let lastId = 0; ;) {
     const id = await db.$transaction(async (tx) => {
       const [row] = await tx.$queryRaw<({ id: number } | undefined)[]>`
         SELECT id FROM events WHERE recurrence <> '{}' AND id > ${lastId}::int

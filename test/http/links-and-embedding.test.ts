@@ -180,7 +180,7 @@ describeEachDatabase('Links and embedding', (s) => {
     expect(enveloped.body.body._embedded.venue[0].id).toBe(event.venue.id);
   });
 
-  it('links and embeds an occurrence\'s series only for callers who may read it', async () => {
+  it("links and embeds an occurrence's series only for callers who may read it", async () => {
     const { event } = await linkedEvent();
     const hidden = await s.post('/events', {
       title: 'Hidden parent',

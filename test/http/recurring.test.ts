@@ -15,7 +15,9 @@ import type { TestServer } from '../setup/server.js';
 async function occurrencesOf(s: TestServer, id: number): Promise<any[]> {
   const found: any[] = [];
   for (let page = 1; ; page++) {
-    const r = await s.get(`/events?post_parent=${id}&status=publish,draft,trash&start_date=2000-01-01&end_date=2100-01-01&per_page=50&page=${page}`);
+    const r = await s.get(
+      `/events?post_parent=${id}&status=publish,draft,trash&start_date=2000-01-01&end_date=2100-01-01&per_page=50&page=${page}`,
+    );
     expect(r.status, r.text).toBe(200);
     found.push(...r.body.events);
     if (!r.body.next_rest_url) break;
@@ -67,7 +69,9 @@ describeEachDatabase('recurring events', (s, kind) => {
     // Every occurrence at 19:00 local, before and after 27 Oct 2030 and 30 Mar 2031.
     expect(new Set(occurrences.map((o) => o.start_date.slice(11)))).toEqual(new Set(['19:00:00']));
     expect(new Set(occurrences.map((o) => o.end_date.slice(11)))).toEqual(new Set(['20:30:00']));
-    expect(occurrences.map((o) => o.utc_start_date)).toEqual(icalExpansion('2030-09-03 19:00:00', 'Europe/Paris', rule, 30));
+    expect(occurrences.map((o) => o.utc_start_date)).toEqual(
+      icalExpansion('2030-09-03 19:00:00', 'Europe/Paris', rule, 30),
+    );
     expect(new Set(occurrences.map((o) => o.utc_start_date.slice(11)))).toEqual(new Set(['17:00:00', '18:00:00']));
     for (const o of occurrences) {
       expect(o.recurring_event_id).toBe(r.body.id);
@@ -80,7 +84,9 @@ describeEachDatabase('recurring events', (s, kind) => {
     const listed = await s.get('/events?start_date=2030-09-01&end_date=2031-12-31&per_page=50&search=tuesday yoga');
     expect(listed.body.total).toBe(30);
     expect(listed.body.events.map((e: any) => e.id)).not.toContain(r.body.id);
-    const series = await s.get('/events?start_date=2030-12-01&end_date=2030-12-31&single_events=false&search=tuesday yoga');
+    const series = await s.get(
+      '/events?start_date=2030-12-01&end_date=2030-12-31&single_events=false&search=tuesday yoga',
+    );
     expect(series.body.events.map((e: any) => e.id)).toEqual([r.body.id]);
     // Term counts count occurrences, not the series.
     const yoga = (await s.get('/categories?search=Yoga')).body.categories[0];
@@ -91,8 +97,16 @@ describeEachDatabase('recurring events', (s, kind) => {
     const cases = [
       { zone: 'America/New_York', start: '2031-01-31 18:30:00', rule: 'RRULE:FREQ=MONTHLY;BYDAY=-1FR;COUNT=14' },
       { zone: 'Australia/Sydney', start: '2031-03-30 08:00:00', rule: 'RRULE:FREQ=DAILY;INTERVAL=3;COUNT=40' },
-      { zone: 'America/Chicago', start: '2031-06-15 12:00:00', rule: 'RRULE:FREQ=YEARLY;BYMONTH=1,6;BYMONTHDAY=15;COUNT=3' },
-      { zone: 'Europe/London', start: '2031-03-29 10:30:00', rule: 'RRULE:FREQ=WEEKLY;BYDAY=SA,SU;UNTIL=20310420T000000Z' },
+      {
+        zone: 'America/Chicago',
+        start: '2031-06-15 12:00:00',
+        rule: 'RRULE:FREQ=YEARLY;BYMONTH=1,6;BYMONTHDAY=15;COUNT=3',
+      },
+      {
+        zone: 'Europe/London',
+        start: '2031-03-29 10:30:00',
+        rule: 'RRULE:FREQ=WEEKLY;BYDAY=SA,SU;UNTIL=20310420T000000Z',
+      },
     ];
     for (const c of cases) {
       const r = await s.post('/events', {
@@ -104,7 +118,10 @@ describeEachDatabase('recurring events', (s, kind) => {
       });
       expect(r.status, r.text).toBe(201);
       const occurrences = await occurrencesOf(s, r.body.id);
-      expect(occurrences.map((o) => o.utc_start_date), c.rule).toEqual(icalExpansion(c.start, c.zone, [c.rule], 100));
+      expect(
+        occurrences.map((o) => o.utc_start_date),
+        c.rule,
+      ).toEqual(icalExpansion(c.start, c.zone, [c.rule], 100));
     }
     const allDay = await s.post('/events', {
       title: 'Market day',
@@ -161,7 +178,11 @@ describeEachDatabase('recurring events', (s, kind) => {
     ).body;
     const [first, second, third] = await occurrencesOf(s, series.id);
     // scope=this is an occurrence's default.
-    const changed = await s.post(`/events/${second.id}`, { title: 'Choir rehearsal (with orchestra)', start_date: '2032-01-12 19:00', end_date: '2032-01-12 21:00' });
+    const changed = await s.post(`/events/${second.id}`, {
+      title: 'Choir rehearsal (with orchestra)',
+      start_date: '2032-01-12 19:00',
+      end_date: '2032-01-12 21:00',
+    });
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.id).toBe(second.id);
     expect(changed.body.original_start_date).toBe('2032-01-12 18:00:00');
@@ -171,7 +192,11 @@ describeEachDatabase('recurring events', (s, kind) => {
     expect(afterDelete.recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=6', 'EXDATE;TZID=Europe/Paris:20320119T180000']);
     // The series renamed and moved an hour later (scope=all is a series' default): every other
     // occurrence follows, the exception keeps its title and times, the deleted one stays deleted.
-    const edited = await s.post(`/events/${series.id}`, { title: 'Choir', start_date: '2032-01-05 18:30', end_date: '2032-01-05 20:30' });
+    const edited = await s.post(`/events/${series.id}`, {
+      title: 'Choir',
+      start_date: '2032-01-05 18:30',
+      end_date: '2032-01-05 20:30',
+    });
     expect(edited.status, edited.text).toBe(200);
     const now = await occurrencesOf(s, series.id);
     // The exception and the EXDATE moved with the series: still the occurrence of 12 January, and
@@ -219,7 +244,11 @@ describeEachDatabase('recurring events', (s, kind) => {
     ).body;
     const occurrences = await occurrencesOf(s, series.id);
     const fifth = occurrences[4];
-    const split = await s.post(`/events/${fifth.id}?scope=following`, { title: 'Book club (new room)', start_date: '2033-03-29 18:00', end_date: '2033-03-29 20:00' });
+    const split = await s.post(`/events/${fifth.id}?scope=following`, {
+      title: 'Book club (new room)',
+      start_date: '2033-03-29 18:00',
+      end_date: '2033-03-29 20:00',
+    });
     expect(split.status, split.text).toBe(200);
     const next = split.body;
     expect(next.id).not.toBe(series.id);
@@ -238,7 +267,11 @@ describeEachDatabase('recurring events', (s, kind) => {
     // The occurrence kept its ID: it moved to the new series with the others after it.
     expect(later[0].id).toBe(fifth.id);
     // scope=all from an occurrence: the series' title changes, and its times move by as much.
-    const all = await s.post(`/events/${old[1].id}?scope=all`, { title: 'Early book club', start_date: '2033-03-08 18:30', end_date: '2033-03-08 20:30' });
+    const all = await s.post(`/events/${old[1].id}?scope=all`, {
+      title: 'Early book club',
+      start_date: '2033-03-08 18:30',
+      end_date: '2033-03-08 20:30',
+    });
     expect(all.status, all.text).toBe(200);
     expect(all.body.id).toBe(series.id);
     const moved = await occurrencesOf(s, series.id);
@@ -291,8 +324,7 @@ describeEachDatabase('recurring events', (s, kind) => {
       recurrence: ['RRULE:FREQ=DAILY'],
     });
     expect(r.status, r.text).toBe(201);
-    const count = async () =>
-      (await s.db.prisma.event.count({ where: { parentId: r.body.id } }));
+    const count = async () => await s.db.prisma.event.count({ where: { parentId: r.body.id } });
     // The test server keeps the defaults: two years ahead, 1,000 per write; daily is 731 or so.
     expect(await count()).toBeGreaterThanOrEqual(730);
     expect(await count()).toBeLessThanOrEqual(732);
@@ -308,7 +340,10 @@ describeEachDatabase('recurring events', (s, kind) => {
     // Housekeeping adds at most the limit again on each round.
     await extendSeries(s.db.prisma, DEFAULT_RECURRENCE);
     expect(await hours()).toBe(2 * DEFAULT_RECURRENCE.maxOccurrences);
-    const last = await s.db.prisma.event.findFirst({ where: { parentId: hourly.body.id }, orderBy: { startUtc: 'desc' } });
+    const last = await s.db.prisma.event.findFirst({
+      where: { parentId: hourly.body.id },
+      orderBy: { startUtc: 'desc' },
+    });
     expect(last?.startUtc.toISOString()).toBe('2030-08-23T16:00:00.000Z');
   });
 
@@ -324,7 +359,11 @@ describeEachDatabase('recurring events', (s, kind) => {
     ).body;
     const occurrences = await occurrencesOf(s, series.id);
     await s.request('DELETE', `/events/${occurrences[1].id}`);
-    await s.post(`/events/${occurrences[3].id}`, { title: 'Jazz jam: big band', start_date: '2035-10-25 20:00', end_date: '2035-10-25 23:30' });
+    await s.post(`/events/${occurrences[3].id}`, {
+      title: 'Jazz jam: big band',
+      start_date: '2035-10-25 20:00',
+      end_date: '2035-10-25 23:30',
+    });
     const r = await s.get(`/events/${series.id}`, CALENDAR);
     expect(r.status).toBe(200);
     expect(r.text).toMatch(/\r\nRRULE:FREQ=WEEKLY;BYDAY=TH;UNTIL=20351130T230000Z\r\n/);
@@ -370,7 +409,9 @@ describeEachDatabase('recurring events', (s, kind) => {
     const now = await occurrencesOf(s, series.id);
     expect(now).toHaveLength(38);
     expect(now.slice(0, 10).map((o) => o.title)).toEqual(occurrences.slice(0, 10).map((_, i) => `Own ${i}`));
-    expect(new Set(now.slice(10).map((o) => [o.title, o.excerpt].join()))).toEqual(new Set(['Renamed series,From an occurrence']));
+    expect(new Set(now.slice(10).map((o) => [o.title, o.excerpt].join()))).toEqual(
+      new Set(['Renamed series,From an occurrence']),
+    );
     const lines = (await s.get(`/events/${series.id}`)).body.recurrence;
     expect(lines.filter((l: string) => l.startsWith('EXDATE'))).toHaveLength(2);
   });
