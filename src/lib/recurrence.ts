@@ -15,7 +15,7 @@ import { eventZone, type EventZone, fromWallClock } from './event-times.js';
 const { RRule } = rrulePackage;
 type Rule = InstanceType<typeof RRule>;
 
-/** Why lines were refused: the message names the line (1-based) and what is wrong with it. */
+/** Why lines were refused: the message names the line (`recurrence[i]`) and what is wrong with it. */
 export class RecurrenceError extends Error {}
 
 /** The rule parts RFC 5545 defines; rrule throws on others, ical.js drops them silently. */

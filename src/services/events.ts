@@ -4,7 +4,7 @@
 // updates").
 import type { components } from '../../generated/api.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { canRead, effectiveAuthor, effectiveStatus } from '../auth/permissions.js';
+import { canEdit, canRead, effectiveAuthor, effectiveStatus, forbidden } from '../auth/permissions.js';
 import type { Prisma, Tx } from '../db/client.js';
 import { InvalidInput, NotFound } from '../domain/errors.js';
 import { describeKey, type Key } from '../domain/posts.js';
@@ -100,15 +100,13 @@ export async function updateEvent(
 ): Promise<EventRecord> {
   const id = await inTransaction(ctx, async (tx) => {
     const current = await lockTarget(tx, ctx, key);
-    const kind = kindOf(current);
-    const chosen = checkScope(kind, scope);
+    const { kind, chosen, series } = await resolveScope(tx, ctx, current, scope);
     if (kind === 'occurrence') {
-      if (chosen === 'this') {
+      if (!series) {
         if (input.recurrence !== undefined) throw new InvalidInput({ recurrence: RECURRENCE_OF_SERIES });
         await writeEvent(tx, ctx, current, input, { isException: true });
         return current.id;
       }
-      const series = await readRow(tx, occurrenceOf(current).series);
       if (chosen === 'all') {
         await writeSeries(tx, ctx, series, shiftedInput(input, current, series, ctx.siteZone));
         return series.id;
@@ -140,6 +138,22 @@ function checkScope(kind: EventKind, scope: Scope | undefined): Scope {
     });
   }
   return 'all';
+}
+
+/**
+ * What a write or delete of `current` with `scope` means: its kind, the scope with its default, and
+ * for `all` or `following` sent to an occurrence its series, which the caller must be allowed to
+ * change too (an occurrence may have an author of its own). `following` from the first occurrence
+ * is the whole series: nothing would be left before it.
+ */
+async function resolveScope(tx: Tx, ctx: ServiceContext, current: EventRow, scope: Scope | undefined) {
+  const kind = kindOf(current);
+  const chosen = checkScope(kind, scope);
+  if (kind !== 'occurrence' || chosen === 'this') return { kind, chosen, series: undefined };
+  const { series: seriesId, original } = occurrenceOf(current);
+  const series = await readRow(tx, seriesId);
+  if (!canEdit(ctx.caller, series)) throw forbidden(ctx.caller);
+  return { kind, chosen: chosen === 'following' && original <= series.startLocal ? 'all' : chosen, series };
 }
 
 /** An occurrence's series and original start. */
@@ -332,14 +346,13 @@ async function readBack(db: Prisma | Tx, id: number): Promise<EventRecord> {
 export async function deleteEvent(ctx: ServiceContext, key: Key, force: boolean, scope?: Scope): Promise<EventRecord> {
   const before = await inTransaction(ctx, async (tx) => {
     const locked = await lockTarget(tx, ctx, key);
-    const kind = kindOf(locked);
-    const chosen = checkScope(kind, scope);
+    const { kind, chosen, series } = await resolveScope(tx, ctx, locked, scope);
     // Read under the lock, so that the answer to a delete for good is the event as it was deleted.
     const current = await readBack(tx, locked.id);
-    if (kind === 'occurrence' && chosen === 'all') {
-      const series = await readBack(tx, occurrenceOf(locked).series);
-      await removeSeries(ctx, tx, series, force);
-      return series;
+    if (series && chosen === 'all') {
+      const whole = await readBack(tx, series.id);
+      await removeSeries(ctx, tx, whole, force);
+      return whole;
     }
     if (kind === 'series') {
       await removeSeries(ctx, tx, current, force);

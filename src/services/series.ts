@@ -64,10 +64,10 @@ export async function lockSeries(tx: Tx, id: number): Promise<void> {
 }
 
 /**
- * Makes the occurrences match the series after a write of it: `rebuild` after its rule, times,
- * zone or all-day flag changed (occurrences the rule no longer gives go, missing ones come, the
- * others move); `fields` copies its other fields (and with `links` its venues, organizers and terms)
- * onto every occurrence that is not an exception.
+ * Makes the occurrences match the series after a write of it: its fields other than times go onto
+ * every occurrence that is not an exception, with `links` its venues, organizers and terms too; with
+ * `rebuild` (its rule, times, zone or all-day flag changed) occurrences the rule no longer gives go,
+ * missing ones come, and the others take the new times.
  */
 export async function syncSeries(
   tx: Tx,

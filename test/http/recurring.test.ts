@@ -293,6 +293,51 @@ describeEachDatabase('recurring events', (s, kind) => {
     expect((await s.get(`/events/${old[0].id}`)).status).toBe(404);
   });
 
+  it('takes scope=following from the first occurrence as the whole series, leaving nothing behind', async () => {
+    const series = (
+      await s.post('/events', {
+        title: 'Karaoke',
+        start_date: '2034-02-01 20:00',
+        end_date: '2034-02-01 23:00',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+      })
+    ).body;
+    const [first] = await occurrencesOf(s, series.id);
+    const r = await s.post(`/events/${first.id}?scope=following`, { title: 'Karaoke night' });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.id).toBe(series.id);
+    const after = await occurrencesOf(s, series.id);
+    expect(after.map((o) => o.title)).toEqual(['Karaoke night', 'Karaoke night', 'Karaoke night']);
+    expect(after[0].id).toBe(first.id);
+    const gone = await s.request('DELETE', `/events/${first.id}?scope=following&force=true`);
+    expect(gone.status, gone.text).toBe(200);
+    expect((await s.get(`/events/${series.id}`)).status).toBe(404);
+  });
+
+  it('lets the author of one occurrence change it, but not the series it belongs to', async () => {
+    const series = (
+      await s.post('/events', {
+        title: 'Open studio',
+        start_date: '2034-03-01 14:00',
+        end_date: '2034-03-01 17:00',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+      })
+    ).body;
+    const [, mine] = await occurrencesOf(s, series.id);
+    expect((await s.post(`/events/${mine.id}`, { author: s.users.author.id })).status).toBe(200);
+    const as = { as: 'author' as const };
+    expect((await s.post(`/events/${mine.id}`, { title: 'My open studio' }, as)).status).toBe(200);
+    expect((await s.post(`/events/${mine.id}?scope=all`, { title: 'Taken over' }, as)).status).toBe(403);
+    expect((await s.post(`/events/${mine.id}?scope=following`, { title: 'Taken over' }, as)).status).toBe(403);
+    expect((await s.request('DELETE', `/events/${mine.id}?scope=all`, as)).status).toBe(403);
+    expect((await s.get(`/events/${series.id}`)).body.title).toBe('Open studio');
+    expect((await occurrencesOf(s, series.id)).map((o) => o.title)).toEqual([
+      'Open studio',
+      'My open studio',
+      'Open studio',
+    ]);
+  });
+
   it('trashes a series with its occurrences, and makes a series a single event again', async () => {
     const series = (
       await s.post('/events', {
