@@ -74,7 +74,15 @@ async function single(id: number, host: string) {
 
 async function list(query: URLSearchParams, host: string) {
   const now = new Date();
-  const where = [`status = 'publish'`, `NOT hide_from_listings`, `start_utc >= $1`, `start_utc <= $2`];
+  // Listed as the service lists them by default: published, not hidden, not a series (whose
+  // occurrences are listed instead; src/queries/event-list.ts).
+  const where = [
+    `status = 'publish'`,
+    `NOT hide_from_listings`,
+    `recurrence = '{}'`,
+    `start_utc >= $1`,
+    `start_utc <= $2`,
+  ];
   const startDate = query.get('start_date');
   const categories = query.get('categories');
   const venue = query.get('venue');
