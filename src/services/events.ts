@@ -60,29 +60,36 @@ export async function createEvent(
   ctx: ServiceContext,
   input: components['schemas']['EventInput'],
 ): Promise<EventRecord> {
-  const { caller, siteZone } = ctx;
-  const id = await inTransaction(ctx, async (tx) => {
-    const title = input.title.trim();
-    const publishedAt = publicationDate(input, siteZone);
-    const when = times(input, undefined, siteZone);
-    const { id } = await tx.event.create({
-      data: {
-        ...columns(input),
-        ...when,
-        recurrence: recurrenceFor(input, undefined, when),
-        title,
-        slug: await freeSlug(input.slug, title, 'event', (base) => takenSlugs(tx, base, undefined)),
-        status: effectiveStatus(caller, input.status),
-        authorId: await effectiveAuthor(caller, input.author, undefined, (user) => userExists(tx, user)),
-        ...(publishedAt ? { publishedAt } : {}),
-      },
-      select: { id: true },
-    });
-    await writeLinks(tx, ctx, id, input);
-    if (input.recurrence?.length) await syncSeries(tx, id, { rebuild: true, links: false, limits: ctx.recurrence });
-    return id;
-  });
+  const id = await inTransaction(ctx, (tx) => insertEvent(tx, ctx, input));
   return readBack(ctx.db, id);
+}
+
+/** Creates the event inside the caller's transaction and answers its ID (the importer's writes). */
+export async function insertEvent(
+  tx: Tx,
+  ctx: ServiceContext,
+  input: components['schemas']['EventInput'],
+): Promise<number> {
+  const { caller, siteZone } = ctx;
+  const title = input.title.trim();
+  const publishedAt = publicationDate(input, siteZone);
+  const when = times(input, undefined, siteZone);
+  const { id } = await tx.event.create({
+    data: {
+      ...columns(input),
+      ...when,
+      recurrence: recurrenceFor(input, undefined, when),
+      title,
+      slug: await freeSlug(input.slug, title, 'event', (base) => takenSlugs(tx, base, undefined)),
+      status: effectiveStatus(caller, input.status),
+      authorId: await effectiveAuthor(caller, input.author, undefined, (user) => userExists(tx, user)),
+      ...(publishedAt ? { publishedAt } : {}),
+    },
+    select: { id: true },
+  });
+  await writeLinks(tx, ctx, id, input);
+  if (input.recurrence?.length) await syncSeries(tx, id, { rebuild: true, links: false, limits: ctx.recurrence });
+  return id;
 }
 
 /**
@@ -98,25 +105,34 @@ export async function updateEvent(
   input: EventInput,
   scope?: Scope,
 ): Promise<EventRecord> {
-  const id = await inTransaction(ctx, async (tx) => {
-    const current = await lockTarget(tx, ctx, key);
-    const { kind, chosen, series } = await resolveScope(tx, ctx, current, scope);
-    if (kind === 'occurrence') {
-      if (!series) {
-        if (input.recurrence !== undefined) throw new InvalidInput({ recurrence: RECURRENCE_OF_SERIES });
-        await writeEvent(tx, ctx, current, input, { isException: true });
-        return current.id;
-      }
-      if (chosen === 'all') {
-        await writeSeries(tx, ctx, series, shiftedInput(input, current, series, ctx.siteZone));
-        return series.id;
-      }
-      return splitSeries(tx, ctx, series, current, input);
-    }
-    await writeSeries(tx, ctx, current, input);
-    return current.id;
-  });
+  const id = await inTransaction(ctx, (tx) => changeEvent(tx, ctx, key, input, scope));
   return readBack(ctx.db, id);
+}
+
+/** The update above inside the caller's transaction; answers the ID of the event changed. */
+export async function changeEvent(
+  tx: Tx,
+  ctx: ServiceContext,
+  key: Key,
+  input: EventInput,
+  scope?: Scope,
+): Promise<number> {
+  const current = await lockTarget(tx, ctx, key);
+  const { kind, chosen, series } = await resolveScope(tx, ctx, current, scope);
+  if (kind === 'occurrence') {
+    if (!series) {
+      if (input.recurrence !== undefined) throw new InvalidInput({ recurrence: RECURRENCE_OF_SERIES });
+      await writeEvent(tx, ctx, current, input, { isException: true });
+      return current.id;
+    }
+    if (chosen === 'all') {
+      await writeSeries(tx, ctx, series, shiftedInput(input, current, series, ctx.siteZone));
+      return series.id;
+    }
+    return splitSeries(tx, ctx, series, current, input);
+  }
+  await writeSeries(tx, ctx, current, input);
+  return current.id;
 }
 
 const RECURRENCE_OF_SERIES =

@@ -125,20 +125,29 @@ export async function updateTerm(
   id: number,
   input: TermInput,
 ): Promise<TermRecord> {
-  await inTransaction(ctx, async (tx) => {
-    const current = await lockTerm(tx, taxonomy, id);
-    await claimVersion(tx.term, id, ctx.precondition);
-    const name = input.name?.trim() ?? current.name;
-    const parentId =
-      taxonomy === CATEGORY && input.parent !== undefined ? await checkParent(tx, input.parent, id) : current.parentId;
-    if (name !== current.name || parentId !== current.parentId) await checkNameFree(tx, taxonomy, name, parentId, id);
-    const slug = input.slug !== undefined ? await chooseSlug(tx, taxonomy, input.slug, name, id) : current.slug;
-    await tx.term.update({
-      where: { id },
-      data: { name, slug, parentId, description: input.description ?? current.description, modifiedAt: new Date() },
-    });
-  });
+  await inTransaction(ctx, (tx) => changeTerm(tx, ctx, taxonomy, id, input));
   return readTerm(ctx.db, taxonomy, id);
+}
+
+/** The update above inside the caller's transaction (the importer's writes). */
+export async function changeTerm(
+  tx: Tx,
+  ctx: ServiceContext,
+  taxonomy: Taxonomy,
+  id: number,
+  input: TermInput,
+): Promise<void> {
+  const current = await lockTerm(tx, taxonomy, id);
+  await claimVersion(tx.term, id, ctx.precondition);
+  const name = input.name?.trim() ?? current.name;
+  const parentId =
+    taxonomy === CATEGORY && input.parent !== undefined ? await checkParent(tx, input.parent, id) : current.parentId;
+  if (name !== current.name || parentId !== current.parentId) await checkNameFree(tx, taxonomy, name, parentId, id);
+  const slug = input.slug !== undefined ? await chooseSlug(tx, taxonomy, input.slug, name, id) : current.slug;
+  await tx.term.update({
+    where: { id },
+    data: { name, slug, parentId, description: input.description ?? current.description, modifiedAt: new Date() },
+  });
 }
 
 /** Deletes for good; children of a deleted category move up to its parent. Returns the term as it was. */

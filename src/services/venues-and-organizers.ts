@@ -145,25 +145,34 @@ export async function updateVenueOrOrganizer(
   key: Key,
   input: VenueOrOrganizerInput,
 ): Promise<VenueOrOrganizerRecord> {
-  return inTransaction(ctx, async (tx) => {
-    const current = await lockForWrite(tx, ctx, postTable(kind, tx), key);
-    const name = input[kind.nameField] !== undefined ? String(input[kind.nameField]).trim() : current.name;
-    const slug = await slugForUpdate(input.slug, current, name, kind.type, (base) =>
-      takenSlugs(tx, kind, base, current.id),
-    );
-    const publishedAt = publicationDate(input, ctx.siteZone);
-    return tableOf(kind, tx).update({
-      where: { id: current.id },
-      data: {
-        ...columns(kind, input, current),
-        name,
-        slug,
-        status: effectiveStatus(ctx.caller, input.status, current.status),
-        authorId: await effectiveAuthor(ctx.caller, input.author, current.authorId, (id) => userExists(tx, id)),
-        modifiedAt: new Date(),
-        ...(publishedAt ? { publishedAt } : {}),
-      },
-    });
+  return inTransaction(ctx, (tx) => changeVenueOrOrganizer(tx, ctx, kind, key, input));
+}
+
+/** The update above inside the caller's transaction (the importer's writes). */
+export async function changeVenueOrOrganizer(
+  tx: Tx,
+  ctx: ServiceContext,
+  kind: VenueOrOrganizerKind,
+  key: Key,
+  input: VenueOrOrganizerInput,
+): Promise<VenueOrOrganizerRecord> {
+  const current = await lockForWrite(tx, ctx, postTable(kind, tx), key);
+  const name = input[kind.nameField] !== undefined ? String(input[kind.nameField]).trim() : current.name;
+  const slug = await slugForUpdate(input.slug, current, name, kind.type, (base) =>
+    takenSlugs(tx, kind, base, current.id),
+  );
+  const publishedAt = publicationDate(input, ctx.siteZone);
+  return tableOf(kind, tx).update({
+    where: { id: current.id },
+    data: {
+      ...columns(kind, input, current),
+      name,
+      slug,
+      status: effectiveStatus(ctx.caller, input.status, current.status),
+      authorId: await effectiveAuthor(ctx.caller, input.author, current.authorId, (id) => userExists(tx, id)),
+      modifiedAt: new Date(),
+      ...(publishedAt ? { publishedAt } : {}),
+    },
   });
 }
 

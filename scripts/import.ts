@@ -1,0 +1,125 @@
+// `npm run import -- tec|ics ...`: brings a calendar over into the database the service uses
+// (DATABASE_URL, else the PGlite directory DATA_DIR), through the same services as the API
+// (src/import/). PGlite admits one process at a time: while the service runs on it, this command
+// refuses, naming the service's process.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/client.js';
+import { DataDirLockedError } from '../src/db/data-dir-lock.js';
+import { isRole } from '../src/auth/roles.js';
+import { importIcs, importTec, readIcsText } from '../src/import/commands.js';
+import { SourceError } from '../src/import/fetch-source.js';
+import { terminalProgress } from '../src/import/progress.js';
+import { summaryLines } from '../src/import/run-import.js';
+
+const USAGE = `Usage: npm run import -- <source> [options]
+
+  tec <base URL>     a site of The Events Calendar, e.g. https://example.org/wp-json/tribe/events/v1
+      --user LOGIN --app-password PASSWORD
+                     sign in there (a WordPress application password; or TEC_APP_PASSWORD in the
+                     environment) to bring drafts and private items too
+  ics <file or URL>  an iCalendar file, or an http(s) URL of one
+
+  --as LOGIN         the account here the items are written as (default: the first administrator)
+  --dry-run          say what would be created, updated and skipped; write nothing
+
+Run it again to bring changes over: items imported before are updated, not created again.
+Exit status: 0 done (skipped items are listed), 1 failed, 130 stopped (run it again to go on).
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      user: { type: 'string' },
+      'app-password': { type: 'string' },
+      as: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [kind, location, ...extra] = positionals;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if ((kind !== 'tec' && kind !== 'ics') || !location || extra.length) {
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  const config = loadConfig();
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  let stop = false;
+  const onSignal = () => {
+    if (stop) process.exit(130); // a second Ctrl-C: now
+    stop = true;
+    process.stderr.write('\nStopping after the item being written (Ctrl-C again to stop at once)...\n');
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const caller = await importingUser(db.prisma, values.as);
+    const run = {
+      ctx: { db: db.prisma, caller, siteZone: config.siteTimezone, now: new Date(), recurrence: config.recurrence },
+      dryRun: values['dry-run'],
+    };
+    const progress = terminalProgress();
+    const summary =
+      kind === 'tec'
+        ? await importTec(
+            run,
+            { base: location, user: values.user, appPassword: values['app-password'] ?? process.env.TEC_APP_PASSWORD },
+            progress,
+            () => stop,
+          )
+        : await importIcs(
+            run,
+            await readIcsText(location, {
+              onRetry: (line) => {
+                progress.log(line);
+              },
+            }),
+            progress,
+            () => stop,
+          );
+    process.stdout.write(`${summaryLines(summary, run.dryRun).join('\n')}\n`);
+    return summary.stopped ? 130 : 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await db.close();
+  }
+}
+
+/** The account named by --as, else the first administrator; it must be able to write events. */
+async function importingUser(prisma: import('../src/db/client.js').Prisma, login: string | undefined) {
+  const user = login
+    ? await prisma.user.findUnique({ where: { login } })
+    : await prisma.user.findFirst({ where: { role: 'administrator' }, orderBy: { id: 'asc' } });
+  if (!user) {
+    throw new UsageError(
+      login
+        ? `There is no account "${login}" here.`
+        : 'There is no administrator here to import as: create one with `npm run users -- create <login> --role administrator`, or name an account with --as.',
+    );
+  }
+  if (!isRole(user.role)) throw new UsageError(`The account "${user.login}" has an unknown role.`);
+  return { id: user.id, login: user.login, role: user.role };
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const known =
+      err instanceof UsageError ||
+      err instanceof SourceError ||
+      err instanceof ConfigError ||
+      err instanceof DataDirLockedError ||
+      (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+    process.stderr.write(`${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,131 @@
+// The two imports `npm run import` offers (scripts/import.ts): from a site of the modelled service,
+// and from an iCalendar file or URL.
+import { readFile } from 'node:fs/promises';
+import { fetchSource, type FetchOptions, SourceError, sourceUrl } from './fetch-source.js';
+import { ICS_SOURCE, readCalendar } from './ics-source.js';
+import { type ImportItem, KIND_ORDER, refKey, type Unreadable } from './items.js';
+import { mappedItems } from './ledger.js';
+import { emptySummary, type Progress, type Summary, writeAll } from './run-import.js';
+import { listEventIds, readLists, readOne, type TecSite } from './tec-source.js';
+import type { ImportRun } from './write-item.js';
+
+export interface TecOptions {
+  base: string;
+  /** Basic credentials there (a WordPress login and application password), for drafts and private items. */
+  user?: string;
+  appPassword?: string;
+  fetch?: FetchOptions;
+}
+
+/** The source's name in the mapping: the base URL without a trailing slash, query or fragment. */
+export function tecSourceName(base: URL): string {
+  return `${base.origin}${base.pathname.replace(/\/+$/, '')}`;
+}
+
+export async function importTec(
+  run: Omit<ImportRun, 'source'>,
+  options: TecOptions,
+  progress: Progress,
+  shouldStop: () => boolean,
+): Promise<Summary> {
+  const base = sourceUrl(options.base);
+  const signedIn = Boolean(options.user);
+  const site: TecSite = {
+    base,
+    fetch: {
+      ...options.fetch,
+      authorization: signedIn
+        ? `Basic ${Buffer.from(`${options.user}:${options.appPassword ?? ''}`).toString('base64')}`
+        : undefined,
+      onRetry: (line) => {
+        progress.log(line);
+      },
+    },
+  };
+  const source = tecSourceName(base);
+  const summary = emptySummary();
+  const { items, unreadable } = await readLists(site, (kind, page, pages) => {
+    if (page === pages || page % 10 === 0) progress.log(`read ${kind} lists: page ${page} of ${pages}`);
+  });
+  const seen = new Set(items.map(refKey));
+
+  // Events the lists never show (hidden ones), by WordPress's own list of their IDs.
+  const eventIds = await listEventIds(site, signedIn);
+  if (Array.isArray(eventIds)) {
+    const unlisted = eventIds.filter((id) => !seen.has(refKey({ kind: 'event', externalId: id })));
+    if (unlisted.length) progress.log(`reading ${unlisted.length} events that the lists do not show`);
+    for (const id of unlisted) await readUnlisted(site, { kind: 'event', externalId: id }, items, unreadable, seen);
+  } else {
+    summary.notes.push(
+      `events hidden from listings could not be looked for (${eventIds.unavailable}); only those imported before are checked.`,
+    );
+  }
+
+  // What an earlier run imported and the lists no longer show: hidden, out of reach, or deleted there.
+  const mapped = await mappedItems(run.ctx.db, source, KIND_ORDER);
+  const missing = mapped.filter(
+    (m) => !seen.has(refKey({ kind: m.kind as ImportItem['kind'], externalId: m.externalId })),
+  );
+  if (missing.length) progress.log(`checking ${missing.length} items imported before that the lists do not show`);
+  for (const m of missing) {
+    const ref = { kind: m.kind as ImportItem['kind'], externalId: m.externalId };
+    const state = await readUnlisted(site, ref, items, unreadable, seen);
+    if (state === 'gone') summary.deletedThere.push({ ...ref, localId: m.localId });
+  }
+
+  await writeAll({ ...run, source }, items, unreadable, summary, progress, shouldStop);
+  return summary;
+}
+
+/** Reads one item the lists did not show and adds it; answers whether it was found. */
+async function readUnlisted(
+  site: TecSite,
+  ref: Pick<ImportItem, 'kind' | 'externalId'>,
+  items: ImportItem[],
+  unreadable: Unreadable[],
+  seen: Set<string>,
+): Promise<'found' | 'gone' | 'unreadable'> {
+  const one = await readOne(site, ref.kind, ref.externalId);
+  seen.add(refKey(ref));
+  if ('found' in one) {
+    items.push(one.found);
+    return 'found';
+  }
+  if ('gone' in one) return 'gone';
+  unreadable.push('hidden' in one ? { ...ref, reason: one.hidden } : one);
+  return 'unreadable';
+}
+
+/** Reads an iCalendar file, or an http(s) URL; any other scheme is refused. */
+export async function readIcsText(location: string, fetch: FetchOptions = {}): Promise<string> {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) {
+    const url = sourceUrl(location);
+    const response = await fetchSource(url, { ...fetch, accept: 'text/calendar, */*;q=0.5' });
+    const text = await response.text();
+    if (!response.ok)
+      throw new SourceError(`${url.href} answered ${response.status}`, response.status, text.slice(0, 500));
+    return text;
+  }
+  try {
+    return await readFile(location, 'utf8');
+  } catch (err) {
+    throw new SourceError(`Cannot read ${location}: ${(err as Error).message}`);
+  }
+}
+
+export async function importIcs(
+  run: Omit<ImportRun, 'source'>,
+  text: string,
+  progress: Progress,
+  shouldStop: () => boolean,
+): Promise<Summary> {
+  const summary = emptySummary();
+  let read: ReturnType<typeof readCalendar>;
+  try {
+    read = readCalendar(text);
+  } catch (err) {
+    throw new SourceError((err as Error).message);
+  }
+  await writeAll({ ...run, source: ICS_SOURCE }, read.items, read.unreadable, summary, progress, shouldStop);
+  return summary;
+}

@@ -1,0 +1,121 @@
+// Reads from the calendar being imported, over HTTP(S) only: a network error, a timeout, a 429 or a
+// 5xx answer is tried again with growing pauses (p-retry), and a 429 or 503 that says Retry-After is
+// given the pause it asks for (up to MAX_RETRY_AFTER_MS). Any other answer is final.
+import pRetry from 'p-retry';
+
+export class SourceError extends Error {
+  constructor(
+    message: string,
+    /** The HTTP status of a final answer that was not a success, when there was one. */
+    readonly status?: number,
+    /** The start of that answer's body. */
+    readonly body = '',
+  ) {
+    super(message);
+  }
+}
+
+export interface FetchOptions {
+  /** Sent as Authorization (Basic with a WordPress application password). */
+  authorization?: string;
+  accept?: string;
+  /** Attempts after the first (tests lower the pauses with `minTimeoutMs`). */
+  retries?: number;
+  minTimeoutMs?: number;
+  timeoutMs?: number;
+  /** Called before each pause, to tell the user why the import waits. */
+  onRetry?: (message: string) => void;
+}
+
+const MAX_RETRY_AFTER_MS = 120_000;
+
+/** Refuses anything but an absolute http: or https: URL. */
+export function sourceUrl(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new SourceError(`Not a URL: ${value}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new SourceError(`Only http: and https: URLs can be imported from, not ${url.protocol}`);
+  }
+  return url;
+}
+
+/** The answer to a GET once it is final; throws SourceError when it never came. */
+export async function fetchSource(url: URL, options: FetchOptions = {}): Promise<Response> {
+  const attempt = async () => {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        headers: {
+          accept: options.accept ?? 'application/json',
+          ...(options.authorization ? { authorization: options.authorization } : {}),
+        },
+        // Redirects are followed only to http(s): fetch knows no other scheme for them.
+        redirect: 'follow',
+        signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+      });
+    } catch (err) {
+      throw new SourceError(`${url.href}: ${(err as Error).message}`);
+    }
+    if (response.status === 429 || response.status >= 500) {
+      await response.body?.cancel();
+      const wait = retryAfterMs(response.headers.get('retry-after'));
+      throw new RetryLater(`${url.href} answered ${response.status}`, response.status, wait);
+    }
+    return response;
+  };
+  try {
+    return await pRetry(attempt, {
+      retries: options.retries ?? 5,
+      minTimeout: options.minTimeoutMs ?? 1000,
+      factor: 2,
+      randomize: true,
+      shouldRetry: ({ error }) => error instanceof SourceError,
+      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+        if (retriesLeft === 0) return;
+        options.onRetry?.(`${error.message}; trying again (attempt ${attemptNumber + 1})`);
+        if (error instanceof RetryLater && error.afterMs !== undefined) {
+          await new Promise((resolve) => setTimeout(resolve, error.afterMs));
+        }
+      },
+    });
+  } catch (err) {
+    if (err instanceof SourceError) throw err;
+    throw new SourceError((err as Error).message);
+  }
+}
+
+/** GETs a JSON answer; anything but a 2xx with a JSON body is a SourceError naming the URL. */
+export async function fetchJson(url: URL, options: FetchOptions = {}): Promise<{ body: unknown; headers: Headers }> {
+  const response = await fetchSource(url, options);
+  const text = await response.text();
+  if (!response.ok) {
+    throw new SourceError(`${url.href} answered ${response.status}`, response.status, text.slice(0, 500));
+  }
+  try {
+    return { body: JSON.parse(text) as unknown, headers: response.headers };
+  } catch {
+    throw new SourceError(`${url.href} did not answer JSON`);
+  }
+}
+
+/** A 429 or 5xx answer: tried again, after the pause it asks for when it says. */
+class RetryLater extends SourceError {
+  constructor(
+    message: string,
+    status: number,
+    readonly afterMs: number | undefined,
+  ) {
+    super(message, status);
+  }
+}
+
+/** Retry-After in seconds or as an HTTP date, capped; undefined when absent or unreadable. */
+function retryAfterMs(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const seconds = /^\d+$/.test(value.trim()) ? Number(value.trim()) * 1000 : Date.parse(value) - Date.now();
+  return Number.isFinite(seconds) ? Math.min(Math.max(seconds, 0), MAX_RETRY_AFTER_MS) : undefined;
+}

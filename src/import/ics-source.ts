@@ -1,0 +1,265 @@
+// Reads an iCalendar file (RFC 5545) with ical.js and turns each VEVENT into a body of our API,
+// keyed by its UID (and, for an override of one occurrence, its RECURRENCE-ID).
+//
+// Each VEVENT is parsed on its own, so that a broken one is reported and skipped without losing the
+// others. Times: a TZID that is an IANA name becomes the event's zone, as written; another TZID
+// (Windows names, say) is converted with the file's VTIMEZONE and the event is kept in UTC (a
+// series then cannot be, its rule being in wall-clock time); UTC stays UTC; a floating time is read
+// in the site's zone. An all-day event ends the day before its DTEND (RFC 5545 ends are exclusive).
+import ICAL from 'ical.js';
+import { escapeUTF8 } from 'entities';
+import { DateTime } from 'luxon';
+import { eventZone } from '../lib/event-times.js';
+import type { ImportItem, Unreadable } from './items.js';
+
+export const ICS_SOURCE = 'ics';
+
+/** The events of the file, series before their overrides; and the VEVENTs that could not be read. */
+export function readCalendar(text: string): { items: ImportItem[]; unreadable: Unreadable[] } {
+  const { timezones, events } = components(text);
+  const zones = new Map<string, ICAL.Timezone>();
+  for (const block of timezones) {
+    try {
+      const zone = new ICAL.Timezone(new ICAL.Component(ICAL.parse(block) as unknown[]));
+      zones.set(zone.tzid, zone);
+    } catch {
+      // A broken VTIMEZONE matters only to the events that use it, which then say so.
+    }
+  }
+  const items: ImportItem[] = [];
+  const unreadable: Unreadable[] = [];
+  events.forEach((block, index) => {
+    try {
+      items.push(readEvent(block, zones));
+    } catch (err) {
+      const uid = /^UID:(.*)$/im.exec(block)?.[1]?.trim();
+      unreadable.push({
+        kind: 'event',
+        externalId: uid || `VEVENT #${index + 1}`,
+        reason: err instanceof Error ? err.message : String(err),
+      });
+    }
+  });
+  // Overrides name their series: series first.
+  items.sort((a, b) => Number(Boolean(a.occurrenceOf)) - Number(Boolean(b.occurrenceOf)));
+  return { items, unreadable };
+}
+
+/**
+ * The VTIMEZONE and VEVENT blocks of the file, as text, lines unfolded. Throws when the text is no
+ * iCalendar at all.
+ */
+function components(text: string): { timezones: string[]; events: string[] } {
+  const lines = text
+    .replace(/\r\n?/g, '\n')
+    .replace(/\n[ \t]/g, '')
+    .split('\n');
+  if (!lines.some((line) => line.trim().toUpperCase() === 'BEGIN:VCALENDAR')) {
+    throw new Error('This is not an iCalendar file (no BEGIN:VCALENDAR).');
+  }
+  const timezones: string[] = [];
+  const events: string[] = [];
+  let current: { kind: 'VEVENT' | 'VTIMEZONE'; lines: string[]; depth: number } | undefined;
+  for (const line of lines) {
+    const upper = line.trim().toUpperCase();
+    if (!current) {
+      if (upper === 'BEGIN:VEVENT' || upper === 'BEGIN:VTIMEZONE') {
+        current = { kind: upper === 'BEGIN:VEVENT' ? 'VEVENT' : 'VTIMEZONE', lines: [line], depth: 1 };
+      }
+      continue;
+    }
+    current.lines.push(line);
+    if (upper.startsWith('BEGIN:')) current.depth++;
+    else if (upper.startsWith('END:')) current.depth--;
+    if (current.depth === 0) {
+      (current.kind === 'VEVENT' ? events : timezones).push(current.lines.join('\r\n'));
+      current = undefined;
+    }
+  }
+  if (current) events.push(current.lines.join('\r\n')); // cut short: it fails to parse and is reported
+  return { timezones, events };
+}
+
+function readEvent(block: string, zones: Map<string, ICAL.Timezone>): ImportItem {
+  const component = new ICAL.Component(ICAL.parse(block) as unknown[]);
+  const uid = textOf(component, 'uid');
+  if (!uid) throw new Error('It has no UID.');
+  const title = textOf(component, 'summary').trim();
+  if (!title) throw new Error('It has no SUMMARY (a title is required).');
+  const start = timeOf(component, 'dtstart');
+  if (!start) throw new Error('It has no DTSTART.');
+  const startAt = reading(start, zones);
+  const allDay = start.isDate;
+  const end = timeOf(component, 'dtend');
+  const duration = component.getFirstPropertyValue('duration');
+  const endAt = end
+    ? reading(end, zones)
+    : duration instanceof ICAL.Duration
+      ? { ...startAt, instant: new Date(startAt.instant.getTime() + duration.toSeconds() * 1000) }
+      : // No end: a date lasts that day, a time lasts no time (RFC 5545, 3.6.1).
+        { ...startAt, instant: new Date(startAt.instant.getTime() + (allDay ? 86_400_000 : 0)) };
+  const zone = startAt.zone;
+  const recurrence = ['rrule', 'exdate', 'rdate'].flatMap((name) =>
+    component.getAllProperties(name).map((property) => property.toICALString()),
+  );
+  if (recurrence.length && zone.converted) {
+    throw new Error(`Its time zone ${zone.tzid} is not an IANA name, which a recurring event needs.`);
+  }
+  const status = String(component.getFirstPropertyValue('status') ?? '').toUpperCase();
+  const privacy = String(component.getFirstPropertyValue('class') ?? '').toUpperCase();
+  const location = textOf(component, 'location').trim();
+  const geo = component.getFirstPropertyValue('geo');
+  const url = textOf(component, 'url').trim();
+  const body: Record<string, unknown> = {
+    title,
+    description: html(textOf(component, 'description')),
+    start_date: allDay ? `${dateIn(startAt)} 00:00:00` : wallClock(startAt.instant, zone.name),
+    end_date: allDay ? `${lastDay(startAt, endAt)} 23:59:59` : wallClock(endAt.instant, zone.name),
+    timezone: zone.name,
+    all_day: allDay,
+    // Cancelled events leave the calendar's lists but keep their mapping; private ones stay private.
+    status:
+      status === 'CANCELLED' ? 'draft' : privacy === 'PRIVATE' || privacy === 'CONFIDENTIAL' ? 'private' : 'publish',
+    website: /^https?:\/\/\S+$/i.test(url) ? url : '',
+    venue: location
+      ? [
+          {
+            venue: location,
+            ...(Array.isArray(geo) && geo.length === 2 ? { geo_lat: Number(geo[0]), geo_lng: Number(geo[1]) } : {}),
+          },
+        ]
+      : [],
+    organizer: organizers(component),
+    categories: component
+      .getAllProperties('categories')
+      .flatMap((property) => property.getValues().map((value) => String(value).trim()))
+      .filter(Boolean),
+  };
+  const recurrenceId = timeOf(component, 'recurrence-id');
+  if (recurrenceId) {
+    const original = reading(recurrenceId, zones);
+    return {
+      kind: 'event',
+      externalId: `${uid}#${recurrenceId.toString()}`,
+      label: title,
+      body,
+      refs: [],
+      occurrenceOf: {
+        series: { kind: 'event', externalId: uid },
+        originalStart: original.isDate ? `${dateIn(original)} 00:00:00` : wallClock(original.instant, zone.name),
+      },
+    };
+  }
+  return { kind: 'event', externalId: uid, label: title, body: { ...body, recurrence }, refs: [] };
+}
+
+const textOf = (component: ICAL.Component, name: string) => {
+  const value = component.getFirstPropertyValue(name);
+  return typeof value === 'string' ? value : value === null ? '' : String(value);
+};
+
+function timeOf(component: ICAL.Component, name: string): ICAL.Time | undefined {
+  const value = component.getFirstPropertyValue(name);
+  if (value === null) return undefined;
+  if (!(value instanceof ICAL.Time)) throw new Error(`Its ${name.toUpperCase()} is not a date or a date-time.`);
+  return value;
+}
+
+interface Zone {
+  /** The event's zone as our API takes it: an IANA name, `UTC`, or '' for the site's. */
+  name: string;
+  tzid: string;
+  /** The TZID is not an IANA name: times were converted to UTC with the file's VTIMEZONE. */
+  converted: boolean;
+}
+
+interface Reading {
+  instant: Date;
+  zone: Zone;
+  isDate: boolean;
+  /** The date as written, for all-day values. */
+  date: { year: number; month: number; day: number };
+}
+
+/** The instant a DATE or DATE-TIME value stands for, and the zone it was written in. */
+function reading(time: ICAL.Time, zones: Map<string, ICAL.Timezone>): Reading {
+  const date = { year: time.year, month: time.month, day: time.day };
+  const fields = { ...date, hour: time.hour, minute: time.minute, second: time.second };
+  // ical.js keeps the TZID parameter as `timezone`; a UTC value has the UTC zone and no TZID.
+  const zoneId = (time.zone as ICAL.Timezone | undefined)?.tzid;
+  const tzid = (time as ICAL.Time & { timezone?: string }).timezone ?? (zoneId === 'UTC' ? 'UTC' : '');
+  if (time.isDate || !tzid) {
+    // Floating: read in the site's zone when it is written (by the service, from '').
+    return {
+      instant: new Date(Date.UTC(fields.year, fields.month - 1, fields.day, fields.hour, fields.minute, fields.second)),
+      zone: { name: '', tzid: '', converted: false },
+      isDate: time.isDate,
+      date,
+    };
+  }
+  if (tzid === 'UTC' || tzid === 'Z') {
+    return {
+      instant: new Date(time.toUnixTime() * 1000),
+      zone: { name: 'UTC', tzid: 'UTC', converted: false },
+      isDate: false,
+      date,
+    };
+  }
+  const iana = eventZone(tzid);
+  if (iana) {
+    const at = DateTime.fromObject(fields, { zone: tzid });
+    return { instant: at.toJSDate(), zone: { name: tzid, tzid, converted: false }, isDate: false, date };
+  }
+  const vtimezone = zones.get(tzid);
+  if (!vtimezone) throw new Error(`Its time zone ${tzid} is neither an IANA name nor given in the file.`);
+  const local = ICAL.Time.fromData(fields, vtimezone);
+  return {
+    instant: new Date(local.toUnixTime() * 1000),
+    zone: { name: 'UTC', tzid, converted: true },
+    isDate: false,
+    date,
+  };
+}
+
+/** The wall-clock time of an instant in a zone ('' and floating: the instant's UTC reading). */
+function wallClock(instant: Date, zone: string): string {
+  const at = DateTime.fromJSDate(instant, { zone: zone && zone !== 'UTC' ? zone : 'UTC' });
+  return at.toFormat('yyyy-MM-dd HH:mm:ss');
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const dateIn = (r: Reading) => `${r.date.year}-${pad(r.date.month)}-${pad(r.date.day)}`;
+
+/** The last day of an all-day event: the day before its (exclusive) end, at least its first day. */
+function lastDay(start: Reading, end: Reading): string {
+  const first = DateTime.fromObject(start.date, { zone: 'UTC' });
+  const after = end.isDate
+    ? DateTime.fromObject(end.date, { zone: 'UTC' })
+    : DateTime.fromJSDate(end.instant, { zone: 'UTC' }).startOf('day').plus({ days: 1 });
+  const last = after.minus({ days: 1 });
+  return (last < first ? first : last).toFormat('yyyy-MM-dd');
+}
+
+/** Plain text as the HTML our descriptions are: escaped, paragraphs and line breaks kept. */
+function html(text: string): string {
+  const paragraphs = text
+    .replace(/\r\n?/g, '\n')
+    .split(/\n{2,}/)
+    .map((paragraph) => paragraph.trim())
+    .filter(Boolean);
+  return paragraphs.map((paragraph) => `<p>${escapeUTF8(paragraph).split('\n').join('<br />\n')}</p>`).join('\n');
+}
+
+/** ORGANIZER;CN=Ana Ribeiro:mailto:ana@example.com as an inline organizer (found or created by name). */
+function organizers(component: ICAL.Component): Record<string, string>[] {
+  return component.getAllProperties('organizer').flatMap((property) => {
+    const address = String(property.getFirstValue() ?? '')
+      .replace(/^mailto:/i, '')
+      .trim();
+    const cn = property.getParameter('cn');
+    const name = (typeof cn === 'string' ? cn : '').trim() || address;
+    if (!name) return [];
+    const email = /^[^\s@]+@[^\s@]+$/.test(address) ? address : '';
+    return [{ organizer: name, ...(email ? { email } : {}) }];
+  });
+}

@@ -1,0 +1,45 @@
+// What a source (tec-source.ts, ics-source.ts) hands to the writer (write-item.ts): each item of the
+// other calendar as a body of our API, with the items it names by their IDs over there.
+
+export type ItemKind = 'category' | 'tag' | 'venue' | 'organizer' | 'event';
+
+/** Categories first (a parent before its children), events last: each names only earlier kinds. */
+export const KIND_ORDER: readonly ItemKind[] = ['category', 'tag', 'venue', 'organizer', 'event'];
+
+/** An item of the other calendar: which kind, and its ID there. */
+export interface ItemRef {
+  kind: ItemKind;
+  externalId: string;
+}
+
+/** A field of the body that names other items; set to their local IDs when the item is written. */
+export interface RefField {
+  field: 'categories' | 'tags' | 'venue' | 'organizer' | 'parent';
+  items: ItemRef[];
+}
+
+export interface ImportItem extends ItemRef {
+  /** The title or name, for the report. */
+  label: string;
+  /** The source's modification time, when it gives one; kept with the mapping. */
+  modified?: string;
+  /** The body as the document's create operation of this kind takes it, references left out. */
+  body: Record<string, unknown>;
+  refs: RefField[];
+  /**
+   * Items this one carries whole (an event's venue, organizers and terms, as the modelled service
+   * embeds them): created first when they were not imported yet, for lists leave out drafts.
+   */
+  embedded?: ImportItem[];
+  /** An override of one occurrence of a series (iCalendar RECURRENCE-ID): which series, which start. */
+  occurrenceOf?: { series: ItemRef; originalStart: string };
+}
+
+/** An item that could not be read: reported and skipped, nothing written for it. */
+export interface Unreadable {
+  kind: ItemKind;
+  externalId: string;
+  reason: string;
+}
+
+export const refKey = (ref: ItemRef) => `${ref.kind}:${ref.externalId}`;

@@ -1,0 +1,62 @@
+// How an import shows its progress: a bar (cli-progress) on a terminal, plain lines otherwise (a
+// log file, CI), at most one per PLAIN_EVERY items. Both write to stderr, leaving stdout to the
+// summary.
+import { Presets, SingleBar } from 'cli-progress';
+import type { Progress } from './run-import.js';
+
+const PLAIN_EVERY = 500;
+
+export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
+  return stream.isTTY ? barProgress(stream) : plainProgress(stream);
+}
+
+function barProgress(stream: NodeJS.WriteStream): Progress {
+  const bar = new SingleBar(
+    {
+      stream,
+      format: 'writing {bar} {percentage}% | {value}/{total} | {eta_formatted} left | {label}',
+      hideCursor: true,
+      etaBuffer: 200,
+    },
+    Presets.shades_classic,
+  );
+  let running = false;
+  return {
+    start(total) {
+      bar.start(total, 0, { label: '' });
+      running = true;
+    },
+    tick(label) {
+      bar.increment({ label: label.length > 40 ? `${label.slice(0, 39)}…` : label });
+    },
+    log(line) {
+      // Above the bar, which is drawn again under it.
+      if (running) stream.write('\r\u001b[2K');
+      stream.write(`${line}\n`);
+      if (running) bar.render();
+    },
+    stop() {
+      if (running) bar.stop();
+      running = false;
+    },
+  };
+}
+
+export function plainProgress(stream: { write(text: string): unknown }): Progress {
+  let total = 0;
+  let done = 0;
+  return {
+    start(count) {
+      total = count;
+      stream.write(`writing ${total} items\n`);
+    },
+    tick() {
+      done++;
+      if (done % PLAIN_EVERY === 0 || done === total) stream.write(`written ${done} of ${total}\n`);
+    },
+    log(line) {
+      stream.write(`${line}\n`);
+    },
+    stop: () => undefined,
+  };
+}

@@ -1,0 +1,117 @@
+// One import: the items a source read, written one by one (write-item.ts), counted for the summary.
+// A stop asked for (Ctrl-C) ends it between two items; what was written stays written and mapped,
+// and the next run goes on from there.
+import { type ImportItem, type ItemKind, KIND_ORDER, type Unreadable } from './items.js';
+import { type ImportRun, writeItem } from './write-item.js';
+
+export type Result = 'created' | 'updated' | 'unchanged' | 'skipped';
+
+export interface Summary {
+  counts: Record<ItemKind, Record<Result, number>>;
+  /** Each item not written, with why. */
+  skipped: { kind: ItemKind; externalId: string; label: string; reason: string }[];
+  /** Items imported before that the source no longer has (kept here). */
+  deletedThere: { kind: ItemKind; externalId: string; localId: number }[];
+  /** What the reader could not do, and other things the user should know. */
+  notes: string[];
+  /** How many items were written or looked at before a stop; all of them when not stopped. */
+  done: number;
+  total: number;
+  stopped: boolean;
+}
+
+export interface Progress {
+  start(total: number): void;
+  /** One item handled. */
+  tick(label: string): void;
+  /** A line to show now (kept above a progress bar). */
+  log(line: string): void;
+  stop(): void;
+}
+
+export function emptySummary(): Summary {
+  const zero = () => ({ created: 0, updated: 0, unchanged: 0, skipped: 0 });
+  return {
+    counts: { category: zero(), tag: zero(), venue: zero(), organizer: zero(), event: zero() },
+    skipped: [],
+    deletedThere: [],
+    notes: [],
+    done: 0,
+    total: 0,
+    stopped: false,
+  };
+}
+
+/** Writes the items in order, each in its own transaction, until done or `shouldStop()`. */
+export async function writeAll(
+  run: ImportRun,
+  items: ImportItem[],
+  unreadable: Unreadable[],
+  summary: Summary,
+  progress: Progress,
+  shouldStop: () => boolean,
+): Promise<void> {
+  for (const item of unreadable) {
+    summary.counts[item.kind].skipped++;
+    summary.skipped.push({ ...item, label: '' });
+  }
+  const ordered = [...items].sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
+  const writing: ImportRun = run.dryRun ? { ...run, planned: new Set() } : run;
+  summary.total = ordered.length;
+  progress.start(ordered.length);
+  try {
+    for (const item of ordered) {
+      if (shouldStop()) {
+        summary.stopped = true;
+        return;
+      }
+      const { outcome, carried } = await writeItem(writing, item);
+      for (const inner of carried) summary.counts[inner.kind].created++;
+      summary.counts[item.kind][outcome.result]++;
+      if (outcome.result === 'skipped') {
+        summary.skipped.push({
+          kind: item.kind,
+          externalId: item.externalId,
+          label: item.label,
+          reason: outcome.reason,
+        });
+        progress.log(`skipped ${item.kind} ${item.externalId} "${item.label}": ${outcome.reason}`);
+      }
+      summary.done++;
+      progress.tick(item.label);
+    }
+  } finally {
+    progress.stop();
+  }
+}
+
+/** The summary as the lines the command ends with. */
+export function summaryLines(summary: Summary, dryRun: boolean): string[] {
+  const lines: string[] = [];
+  const would = dryRun ? ' (dry run: nothing was written)' : '';
+  lines.push(
+    summary.stopped
+      ? `Stopped after ${summary.done} of ${summary.total} items${would}; run the same command again to go on.`
+      : `Done: ${summary.total} items${would}.`,
+  );
+  const width = Math.max(...KIND_ORDER.map((kind) => kind.length));
+  lines.push(`  ${''.padEnd(width)}  created  updated  unchanged  skipped`);
+  for (const kind of KIND_ORDER) {
+    const c = summary.counts[kind];
+    lines.push(
+      `  ${kind.padEnd(width)}  ${String(c.created).padStart(7)}  ${String(c.updated).padStart(7)}  ${String(c.unchanged).padStart(9)}  ${String(c.skipped).padStart(7)}`,
+    );
+  }
+  if (summary.skipped.length) {
+    lines.push('Skipped:');
+    for (const s of summary.skipped) {
+      lines.push(`  ${s.kind} ${s.externalId}${s.label ? ` "${s.label}"` : ''}: ${s.reason}`);
+    }
+  }
+  if (summary.deletedThere.length) {
+    lines.push('Deleted at the source since an earlier import (kept here):');
+    for (const d of summary.deletedThere) lines.push(`  ${d.kind} ${d.externalId} (here: ${d.kind} ${d.localId})`);
+  }
+  for (const note of summary.notes) lines.push(`Note: ${note}`);
+  return lines;
+}

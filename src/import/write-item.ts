@@ -1,0 +1,192 @@
+// Writes one imported item through the services, in one transaction with its mapping (ledger.ts):
+// an import stopped at any moment leaves every item either written and mapped or not written at
+// all, so running it again picks up where it stopped. The body is checked against the document
+// first (validate-body.ts) and then goes through the same service functions as the API's writes,
+// with the same permissions, derived fields, counts and change feed.
+import { createHash } from 'node:crypto';
+import type { Tx } from '../db/client.js';
+import { DomainError, DuplicateTermName, DuplicateTermSlug, InvalidInput } from '../domain/errors.js';
+import { CATEGORY, ORGANIZER, TAG, VENUE } from '../domain/records.js';
+import { ApiError } from '../http/errors.js';
+import type { ServiceContext } from '../services/context.js';
+import { changeEvent, insertEvent } from '../services/events.js';
+import { inTransaction } from '../services/retry.js';
+import { changeTerm, insertTerm, type TermInput } from '../services/terms.js';
+import { changeVenueOrOrganizer, insertVenueOrOrganizer } from '../services/venues-and-organizers.js';
+import { type ImportItem, type ItemKind, refKey } from './items.js';
+import { findMapping, localState, saveMapping } from './ledger.js';
+import { bodyProblem, reasonOf } from './validate-body.js';
+
+export type Outcome =
+  { result: 'created' | 'updated' | 'unchanged'; localId: number } | { result: 'skipped'; reason: string };
+
+export interface ImportRun {
+  ctx: ServiceContext;
+  /** The source's name in the mapping: the API's base URL, or `ics`. */
+  source: string;
+  /** Decide and report, write nothing. */
+  dryRun: boolean;
+  /** In a dry run: the items it would have created so far (refKey), which later ones may carry again. */
+  planned?: Set<string>;
+}
+
+/** Writes the item (and, first, what it carries that was not imported yet); never throws a refusal. */
+export async function writeItem(
+  run: ImportRun,
+  item: ImportItem,
+): Promise<{ outcome: Outcome; carried: ImportItem[] }> {
+  let carried: ImportItem[] = [];
+  try {
+    const outcome = await inTransaction(run.ctx, (tx) => {
+      carried = []; // a transaction run again starts over
+      return write(tx, run, item, carried);
+    });
+    return { outcome, carried: outcome.result === 'skipped' ? [] : carried };
+  } catch (err) {
+    // What the API would answer with a 4xx: this item is skipped, the import goes on. Anything
+    // else (the database gone) stops it.
+    if (err instanceof DomainError || err instanceof ApiError) {
+      return { outcome: { result: 'skipped', reason: reasonOf(err) }, carried: [] };
+    }
+    throw err;
+  }
+}
+
+async function write(tx: Tx, run: ImportRun, item: ImportItem, carried: ImportItem[]): Promise<Outcome> {
+  for (const inner of item.embedded ?? []) {
+    if (run.planned?.has(refKey(inner))) continue;
+    const mapping = await findMapping(tx, run.source, inner);
+    if (mapping && (await localState(tx, TABLE[inner.kind], mapping.localId)) !== 'gone') continue;
+    const outcome = await write(tx, run, inner, carried);
+    if (outcome.result === 'skipped') throw new InvalidInput({ [inner.kind]: `"${inner.label}": ${outcome.reason}` });
+    carried.push(inner);
+  }
+  const mapping = await findMapping(tx, run.source, item);
+  const state = mapping ? await localState(tx, TABLE[item.kind], mapping.localId) : 'gone';
+  if (state === 'trash') return { result: 'skipped', reason: 'it is in the trash here' };
+  const body = await withLocalIds(tx, run, item);
+  const hash = contentHash(body);
+  if (mapping && state === 'present') {
+    if (mapping.contentHash === hash) return { result: 'unchanged', localId: mapping.localId };
+  }
+  const localId = mapping && state === 'present' ? mapping.localId : undefined;
+  const problem = bodyProblem(item.kind, body, localId);
+  if (problem) return { result: 'skipped', reason: problem };
+  if (run.dryRun) {
+    run.planned?.add(refKey(item));
+    return { result: localId === undefined ? 'created' : 'updated', localId: localId ?? 0 };
+  }
+  const id = localId === undefined ? await create(tx, run, item, body) : await update(tx, run.ctx, item, localId, body);
+  await saveMapping(tx, run.source, item, id, hash, !mapping);
+  return { result: localId === undefined ? 'created' : 'updated', localId: id };
+}
+
+const TABLE = {
+  event: 'events',
+  venue: 'venues',
+  organizer: 'organizers',
+  category: 'terms',
+  tag: 'terms',
+} as const satisfies Record<ItemKind, string>;
+
+/** The body with each named item's local ID; a name that was never imported refuses the item. */
+async function withLocalIds(tx: Tx, run: ImportRun, item: ImportItem): Promise<Record<string, unknown>> {
+  const body = { ...item.body };
+  for (const { field, items } of item.refs) {
+    const ids: number[] = [];
+    for (const ref of items) {
+      const mapping = await findMapping(tx, run.source, ref);
+      // A dry run has not written what it would have: any ID stands for it.
+      if (!mapping && !run.dryRun) {
+        throw new InvalidInput({ [field]: `the ${ref.kind} ${ref.externalId} it names was not imported` });
+      }
+      ids.push(mapping?.localId ?? 1);
+    }
+    body[field] = field === 'parent' ? (ids.at(0) ?? 0) : ids;
+  }
+  return body;
+}
+
+/** SHA-256 of the body with its keys in order: the same body always gives the same hash. */
+function contentHash(body: unknown): string {
+  const canonical = (value: unknown): unknown =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(
+          Object.entries(value)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+            .map(([key, inner]) => [key, canonical(inner)]),
+        )
+      : Array.isArray(value)
+        ? value.map(canonical)
+        : value;
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(body)))
+    .digest('hex');
+}
+
+async function create(tx: Tx, run: ImportRun, item: ImportItem, body: Record<string, unknown>): Promise<number> {
+  const { ctx } = run;
+  switch (item.kind) {
+    case 'event': {
+      if (!item.occurrenceOf) return insertEvent(tx, ctx, body as Parameters<typeof insertEvent>[2]);
+      const id = await occurrenceId(tx, run, item.occurrenceOf);
+      return changeEvent(tx, ctx, { id }, body, 'this');
+    }
+    case 'venue':
+    case 'organizer': {
+      // A venue or organizer of the same name and details is taken as it is, as an event's inline
+      // venue would be (services/venues-and-organizers.ts).
+      const created = await insertVenueOrOrganizer(tx, ctx, item.kind === 'venue' ? VENUE : ORGANIZER, body);
+      return created.row.id;
+    }
+    case 'category':
+    case 'tag':
+      return insertOrAdoptTerm(tx, item.kind === 'category' ? CATEGORY : TAG, body);
+  }
+}
+
+/** A term of the same name (and parent) here already is this one; a taken slug gives way to a derived one. */
+async function insertOrAdoptTerm(tx: Tx, taxonomy: typeof CATEGORY, body: TermInput): Promise<number> {
+  try {
+    return await insertTerm(tx, taxonomy, body);
+  } catch (err) {
+    if (err instanceof DuplicateTermName) return err.existingId;
+    if (err instanceof DuplicateTermSlug) return insertTerm(tx, taxonomy, { ...body, slug: undefined });
+    throw err;
+  }
+}
+
+async function update(tx: Tx, ctx: ServiceContext, item: ImportItem, id: number, body: Record<string, unknown>) {
+  switch (item.kind) {
+    case 'event':
+      return changeEvent(tx, ctx, { id }, body, item.occurrenceOf ? 'this' : undefined);
+    case 'venue':
+    case 'organizer':
+      return (await changeVenueOrOrganizer(tx, ctx, item.kind === 'venue' ? VENUE : ORGANIZER, { id }, body)).id;
+    case 'category':
+    case 'tag':
+      await changeTerm(tx, ctx, item.kind === 'category' ? CATEGORY : TAG, id, body);
+      return id;
+  }
+}
+
+/** The occurrence of an imported series that an override replaces, by its original start. */
+async function occurrenceId(
+  tx: Tx,
+  run: ImportRun,
+  { series, originalStart }: NonNullable<ImportItem['occurrenceOf']>,
+): Promise<number> {
+  const mapping = await findMapping(tx, run.source, series);
+  if (!mapping) throw new InvalidInput({ 'recurrence-id': `its series ${series.externalId} was not imported` });
+  // Original starts are wall-clock times in the series' zone, kept as if UTC (services/series.ts).
+  const occurrence = await tx.event.findFirst({
+    where: { parentId: mapping.localId, originalStartLocal: new Date(`${originalStart.replace(' ', 'T')}Z`) },
+    select: { id: true },
+  });
+  if (!occurrence) {
+    throw new InvalidInput({
+      'recurrence-id': `the series has no occurrence starting ${originalStart} (not on its rule, or past its horizon)`,
+    });
+  }
+  return occurrence.id;
+}

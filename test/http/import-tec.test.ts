@@ -1,0 +1,224 @@
+// Importing a site of the modelled service (src/import/): a stand-in built from that service's real
+// answers (test/setup/tec-site.ts) is imported, checked field by field through our own API, imported
+// again (nothing duplicated), changed and imported once more (changes applied, a deletion there
+// reported); a dry run writes nothing; a busy site is waited for.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { importTec } from '../../src/import/commands.js';
+import { SourceError } from '../../src/import/fetch-source.js';
+import { plainProgress } from '../../src/import/progress.js';
+import type { Summary } from '../../src/import/run-import.js';
+import { describeEachDatabase } from '../setup/each-database.js';
+import type { TestServer } from '../setup/server.js';
+import { fixture, startTecSite, type TecSite } from '../setup/tec-site.js';
+
+/** The counts of a summary by kind, as `created/updated/unchanged/skipped`. */
+const counts = (summary: Summary) =>
+  Object.fromEntries(
+    Object.entries(summary.counts).map(([kind, c]) => [kind, `${c.created}/${c.updated}/${c.unchanged}/${c.skipped}`]),
+  );
+
+const decoded = (title: string) => title.replaceAll('&#8217;', '\u2019').replaceAll('&#038;', '&');
+
+/** Every event here, any status, by slug. */
+async function eventsBySlug(s: TestServer): Promise<Map<string, any>> {
+  const r = await s.get(
+    '/events?status=publish,draft,private,pending,future&start_date=2000-01-01&end_date=2100-01-01&per_page=50',
+  );
+  expect(r.status, r.text).toBe(200);
+  const hidden = await s.get('/events/by-slug/staff-rehearsal');
+  const all = [...r.body.events, ...(hidden.status === 200 ? [hidden.body] : [])];
+  const slugs = all.map((e: any) => e.slug);
+  expect(new Set(slugs).size, `duplicated: ${slugs.join(', ')}`).toBe(slugs.length);
+  return new Map(all.map((e: any) => [e.slug, e]));
+}
+
+describeEachDatabase('importing a site of The Events Calendar', (s) => {
+  let site: TecSite;
+  const lines: string[] = [];
+  const progress = plainProgress({ write: (text: string) => lines.push(text) });
+  const run = (options: { dryRun?: boolean; signedIn?: boolean } = {}) =>
+    importTec(
+      {
+        ctx: {
+          db: s.db.prisma,
+          caller: { id: s.users.administrator.id, login: 'administrator', role: 'administrator' },
+          siteZone: 'UTC',
+          now: new Date(),
+        },
+        dryRun: options.dryRun ?? false,
+      },
+      {
+        base: site.base,
+        ...(options.signedIn === false ? {} : { user: site.credentials.user, appPassword: site.credentials.password }),
+        fetch: { minTimeoutMs: 1, retries: 3 },
+      },
+      progress,
+      () => false,
+    );
+
+  beforeAll(async () => {
+    site = await startTecSite();
+  });
+  afterAll(async () => {
+    await site.close();
+  });
+
+  it('the stand-in pages its events as the real site did', async () => {
+    for (const page of [1, 2]) {
+      const real = fixture(`events-list-page${page}`);
+      const answer = await fetch(`${site.base}/events?per_page=2&page=${page}`);
+      const body = (await answer.json()) as any;
+      expect(body.events.map((e: any) => e.id)).toEqual(real.body.events.map((e: any) => e.id));
+      expect([body.total, body.total_pages]).toEqual([real.body.total, real.body.total_pages]);
+      expect(answer.headers.get('x-tec-totalpages')).toBe(real.headers['x-tec-totalpages']);
+      expect(Boolean(body.next_rest_url)).toBe(Boolean(real.body.next_rest_url));
+    }
+  });
+
+  it('a dry run says what it would do and writes nothing', async () => {
+    const summary = await run({ dryRun: true });
+    expect(counts(summary)).toEqual({
+      category: '5/0/0/0',
+      tag: '5/0/0/0',
+      venue: '2/0/0/0',
+      organizer: '2/0/0/0',
+      event: '8/0/0/0',
+    });
+    expect(await s.db.prisma.importedItem.count()).toBe(0);
+    expect((await eventsBySlug(s)).size).toBe(0);
+  });
+
+  it('brings every category, tag, venue, organizer and event over, hidden and draft ones included', async () => {
+    const summary = await run();
+    expect(summary.skipped).toEqual([]);
+    expect(counts(summary)).toEqual({
+      category: '5/0/0/0',
+      tag: '5/0/0/0',
+      venue: '2/0/0/0',
+      organizer: '2/0/0/0',
+      event: '8/0/0/0',
+    });
+    expect((await eventsBySlug(s)).size).toBe(8);
+    const mapped = await s.db.prisma.importedItem.findMany({ where: { kind: 'event' } });
+    for (const theirs of site.events) {
+      const localId = mapped.find((m) => m.externalId === String(theirs.id))?.localId;
+      const { body: event } = await s.get(`/events/${localId}`);
+      const pick = (e: any) => ({
+        title: decoded(e.title),
+        status: e.status,
+        description: e.description,
+        excerpt: e.excerpt,
+        all_day: e.all_day,
+        start_date: e.start_date,
+        end_date: e.end_date,
+        utc_start_date: e.utc_start_date,
+        utc_end_date: e.utc_end_date,
+        timezone: e.timezone,
+        cost: e.cost,
+        website: e.website,
+        show_map: e.show_map,
+        show_map_link: e.show_map_link,
+        hide_from_listings: e.hide_from_listings,
+        sticky: e.sticky,
+        featured: e.featured,
+        // A draft has no publication date there (zeros); here it has the import's.
+        date_utc: theirs.date_utc.startsWith('0000') ? 'none' : e.date_utc,
+        categories: e.categories.map((c: any) => c.slug).sort(),
+        tags: e.tags.map((t: any) => t.slug).sort(),
+        venue: Array.isArray(e.venue) ? [] : [e.venue.slug],
+        organizer: e.organizer.map((o: any) => o.slug).sort(),
+      });
+      // A draft has no slug there until it is published; here it gets one from its title.
+      expect(event.slug).toBe(theirs.slug || 'summer-lecture-series');
+      expect(pick(event), theirs.title).toEqual(pick(theirs));
+    }
+
+    // The hierarchy of categories, and the venues' and organizers' fields.
+    const categories = (await s.get('/categories?hide_empty=false&per_page=50')).body.categories;
+    const bySlug = new Map(categories.map((c: any) => [c.slug, c]));
+    expect((bySlug.get('jazz') as any).parent).toBe((bySlug.get('concerts') as any).id);
+    expect(bySlug.has('film')).toBe(true);
+    expect((bySlug.get('family-friendly') as any).name).toBe('Family');
+    const venue = (await s.get('/venues/by-slug/maison-de-la-culture-mont-royal')).body;
+    const theirVenue = site.venues.find((v) => v.id === 6)!;
+    for (const field of [
+      'venue',
+      'address',
+      'city',
+      'country',
+      'province',
+      'zip',
+      'phone',
+      'website',
+      'show_map',
+      'show_map_link',
+    ]) {
+      expect(venue[field], field).toEqual(theirVenue[field]);
+    }
+    const organizer = (await s.get('/organizers/by-slug/ana-ribeiro')).body;
+    expect(organizer).toMatchObject({
+      organizer: 'Ana Ribeiro',
+      email: 'ana.ribeiro@example.com',
+      phone: '+1 514-555-0123',
+    });
+  });
+
+  it('a second run duplicates nothing; a third applies what changed there and reports what was deleted there', async () => {
+    const second = await run();
+    expect(counts(second)).toEqual({
+      category: '0/0/5/0',
+      tag: '0/0/5/0',
+      venue: '0/0/2/0',
+      organizer: '0/0/2/0',
+      event: '0/0/8/0',
+    });
+    expect(second.deletedThere).toEqual([]);
+
+    const jazz = site.events.find((e) => e.slug === 'winter-jazz-night')!;
+    jazz.title = 'Winter Jazz Night &#8211; sold out';
+    jazz.modified_utc = '2026-11-23 10:00:00';
+    jazz.tags = jazz.tags.filter((t: any) => t.slug !== 'live-music');
+    const pottery = site.events.findIndex((e) => e.slug === 'pottery-for-beginners');
+    const [removed] = site.events.splice(pottery, 1);
+    site.tags.find((t) => t.slug === 'kids')!.name = 'Children';
+
+    const third = await run();
+    expect(counts(third)).toEqual({
+      category: '0/0/5/0',
+      tag: '0/1/4/0',
+      venue: '0/0/2/0',
+      organizer: '0/0/2/0',
+      event: '0/1/6/0',
+    });
+    expect(third.deletedThere).toEqual([
+      { kind: 'event', externalId: String(removed.id), localId: expect.any(Number) },
+    ]);
+    const ours = await eventsBySlug(s);
+    expect(ours.size).toBe(8); // the deleted one is kept here
+    expect(ours.get('winter-jazz-night').title).toBe('Winter Jazz Night \u2013 sold out');
+    expect(ours.get('winter-jazz-night').tags.map((t: any) => t.slug)).toEqual(['indoor']);
+    const tags = (await s.get('/tags?hide_empty=false&per_page=50')).body.tags;
+    expect(tags.find((t: any) => t.slug === 'kids').name).toBe('Children');
+  });
+
+  it('waits for a busy site and gives up on one that stays busy', async () => {
+    site.failNext(2, 503);
+    const summary = await run();
+    expect(summary.counts.event.unchanged).toBe(7);
+    expect(lines.some((line) => line.includes('503; trying again'))).toBe(true);
+    site.failNext(100, 429);
+    await expect(run()).rejects.toBeInstanceOf(SourceError);
+    site.failNext(0);
+  });
+
+  it('refuses anything but an http(s) URL', async () => {
+    await expect(
+      importTec(
+        { ctx: { db: s.db.prisma, caller: null, siteZone: 'UTC', now: new Date() }, dryRun: true },
+        { base: 'file:///etc/passwd' },
+        progress,
+        () => false,
+      ),
+    ).rejects.toThrow(/Only http: and https:/);
+  });
+});

@@ -1,0 +1,183 @@
+// A stand-in for a WordPress site running The Events Calendar, built from real answers of it
+// (test/fixtures/tec-site/, copied from the reference captures): its five paged lists as that
+// service pages them (per_page, page, total and total_pages in the body and the X-TEC-* headers, a
+// 404 past the last page), single items by ID (drafts only to a signed-in reader, hidden events
+// only here), and WordPress's own list of event IDs (`wp/v2/tribe_events`). Tests change its items
+// between imports, and can make it fail a number of requests first (503 or 429 with Retry-After).
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+
+type Item = Record<string, any>;
+
+const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures', 'tec-site');
+const PREFIX = '/wp-json/tribe/events/v1';
+
+/** The body of a captured answer, moved back to the modelled service's own namespace. */
+export function fixture(name: string): any {
+  const text = fs
+    .readFileSync(path.join(FIXTURES, `${name}.json`), 'utf8')
+    .replaceAll('calendar/events/v1', 'tribe/events/v1');
+  return JSON.parse(text).response;
+}
+
+export interface TecSite {
+  /** The API's base URL, as `npm run import -- tec` takes it. */
+  base: string;
+  categories: Item[];
+  tags: Item[];
+  venues: Item[];
+  organizers: Item[];
+  /** All events, hidden and draft ones included. */
+  events: Item[];
+  /** Basic credentials that see drafts. */
+  credentials: { user: string; password: string };
+  /** The next `count` requests get `status` (with Retry-After: 0). */
+  failNext(count: number, status?: number): void;
+  /** Every request's path and query, in order. */
+  requests: string[];
+  /** Whether `wp/v2/tribe_events` is there (not on every site). */
+  wordpressRoute: boolean;
+  close(): Promise<void>;
+}
+
+export async function startTecSite(): Promise<TecSite> {
+  const list = (name: string, key: string) => structuredClone(fixture(name).body[key]) as Item[];
+  const site = {
+    categories: list('categories-list-all', 'categories'),
+    tags: list('tags-list', 'tags'),
+    venues: list('venues-list', 'venues'),
+    organizers: list('organizers-list', 'organizers'),
+    events: [...list('events-list-auth', 'events'), structuredClone(fixture('event-get-hidden').body) as Item],
+    credentials: { user: 'admin', password: 'abcd efgh ijkl mnop qrst uvwx' },
+    requests: [] as string[],
+    wordpressRoute: true,
+  };
+  let failures: { count: number; status: number } = { count: 0, status: 503 };
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://site.test');
+    site.requests.push(`${url.pathname}${url.search}`);
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      // Bodies keep the captured https://example.org addresses: the importer follows none of them.
+      const text = JSON.stringify(body);
+      res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', ...headers });
+      res.end(text);
+    };
+    if (failures.count > 0) {
+      failures.count--;
+      send(failures.status, { code: 'busy', message: 'Try again later.' }, { 'retry-after': '0' });
+      return;
+    }
+    const auth = req.headers.authorization;
+    const expected = `Basic ${Buffer.from(`${site.credentials.user}:${site.credentials.password}`).toString('base64')}`;
+    if (auth && auth !== expected) {
+      send(401, { code: 'incorrect_password', message: 'The password is not right.', data: { status: 401 } });
+      return;
+    }
+    const signedIn = auth === expected;
+    const visible = (item: Item) => signedIn || item.status === 'publish';
+
+    if (url.pathname === '/wp-json/wp/v2/tribe_events') {
+      if (!site.wordpressRoute) {
+        send(404, { code: 'rest_no_route', message: 'No route.', data: { status: 404 } });
+        return;
+      }
+      const wanted = (url.searchParams.get('status') ?? 'publish').split(',');
+      const ids = site.events.filter((e) => visible(e) && wanted.includes(e.status)).map((e) => ({ id: e.id }));
+      paged(url, ids, 100, false, (page, total, totalPages) => {
+        send(200, page, { 'x-wp-total': String(total), 'x-wp-totalpages': String(totalPages) });
+      });
+      return;
+    }
+    if (!url.pathname.startsWith(`${PREFIX}/`)) {
+      send(404, { code: 'rest_no_route', message: 'No route.', data: { status: 404 } });
+      return;
+    }
+    const [route, id] = url.pathname.slice(PREFIX.length + 1).split('/');
+    const items = (site as unknown as Record<string, Item[] | undefined>)[route];
+    if (!items) {
+      send(404, { code: 'rest_no_route', message: 'No route.', data: { status: 404 } });
+      return;
+    }
+    if (id) {
+      const item = items.find((i) => String(i.id) === id);
+      if (!item) {
+        // The modelled service answers an unknown venue or organizer with 400, an event with 404.
+        if (route === 'events')
+          send(404, { code: 'rest-event-not-found', message: 'Not found.', data: { status: 404 } });
+        else send(400, { code: 'rest_invalid_param', message: 'Invalid parameter(s): id', data: { status: 400 } });
+        return;
+      }
+      if (!visible(item)) {
+        send(403, { code: 'event-not-accessible', message: 'Not accessible.', data: { status: 403 } });
+        return;
+      }
+      send(200, item);
+      return;
+    }
+    const listed = items.filter((i) => visible(i) && !(route === 'events' && i.hide_from_listings));
+    // Terms are listed by name, the others newest first, events by start.
+    const ordered =
+      route === 'events'
+        ? [...listed].sort((a, b) => String(a.utc_start_date).localeCompare(String(b.utc_start_date)))
+        : listed;
+    const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 10), 50);
+    paged(url, ordered, perPage, route === 'events', (page, total, totalPages) => {
+      const self = `${origin}${PREFIX}/${route}`;
+      const pageNumber = Number(url.searchParams.get('page') ?? 1);
+      const links = {
+        rest_url: `${self}/?page=${pageNumber}&per_page=${perPage}`,
+        ...(pageNumber < totalPages ? { next_rest_url: `${self}/?page=${pageNumber + 1}&per_page=${perPage}` } : {}),
+        ...(pageNumber > 1 ? { previous_rest_url: `${self}/?page=${pageNumber - 1}&per_page=${perPage}` } : {}),
+      };
+      send(
+        200,
+        { [route]: page, ...links, total, total_pages: totalPages },
+        { 'x-tec-total': String(total), 'x-tec-totalpages': String(totalPages) },
+      );
+    });
+
+    function paged(
+      pageUrl: URL,
+      all: unknown[],
+      perPage: number,
+      emptyIsNotFound: boolean,
+      answer: (page: unknown[], total: number, totalPages: number) => void,
+    ) {
+      const page = Number(pageUrl.searchParams.get('page') ?? 1);
+      const totalPages = Math.ceil(all.length / perPage);
+      // The events list answers an empty page 1 with 404 as well, as any page past the end.
+      if (page > Math.max(totalPages, 1) || (emptyIsNotFound && totalPages === 0)) {
+        send(404, {
+          code: 'event-archive-page-not-found',
+          message: 'The requested page was not found.',
+          data: { status: 404 },
+        });
+        return;
+      }
+      answer(all.slice((page - 1) * perPage, page * perPage), all.length, totalPages);
+    }
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) =>
+    server.once('listening', () => {
+      resolve();
+    }),
+  );
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return Object.assign(site, {
+    base: `${origin}${PREFIX}`,
+    failNext(count: number, status = 503) {
+      failures = { count, status };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  });
+}
