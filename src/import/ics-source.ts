@@ -10,7 +10,7 @@ import ICAL from 'ical.js';
 import { escapeUTF8 } from 'entities';
 import { DateTime } from 'luxon';
 import { eventZone } from '../lib/event-times.js';
-import type { ImportItem, Unreadable } from './items.js';
+import { type ImportItem, type ItemRef, refKey, type RefField, type Unreadable } from './items.js';
 
 export const ICS_SOURCE = 'ics';
 
@@ -27,10 +27,13 @@ export function readCalendar(text: string): { items: ImportItem[]; unreadable: U
     }
   }
   const items: ImportItem[] = [];
+  const related = new Map<string, ImportItem>();
   const unreadable: Unreadable[] = [];
   events.forEach((block, index) => {
     try {
-      items.push(readEvent(block, zones));
+      const event = readEvent(block, zones);
+      items.push(event.item);
+      for (const item of event.related) if (!related.has(refKey(item))) related.set(refKey(item), item);
     } catch (err) {
       const uid = /^UID:(.*)$/im.exec(block)?.[1]?.trim();
       unreadable.push({
@@ -42,7 +45,7 @@ export function readCalendar(text: string): { items: ImportItem[]; unreadable: U
   });
   // Overrides name their series: series first.
   items.sort((a, b) => Number(Boolean(a.occurrenceOf)) - Number(Boolean(b.occurrenceOf)));
-  return { items, unreadable };
+  return { items: [...related.values(), ...items], unreadable };
 }
 
 /**
@@ -80,7 +83,11 @@ function components(text: string): { timezones: string[]; events: string[] } {
   return { timezones, events };
 }
 
-function readEvent(block: string, zones: Map<string, ICAL.Timezone>): ImportItem {
+/**
+ * The event, and the venue (LOCATION), organizers (ORGANIZER) and categories (CATEGORIES) it names,
+ * as items of their own keyed by name: imported once, found by name when they exist here already.
+ */
+function readEvent(block: string, zones: Map<string, ICAL.Timezone>): { item: ImportItem; related: ImportItem[] } {
   const component = new ICAL.Component(ICAL.parse(block) as unknown[]);
   const uid = textOf(component, 'uid');
   if (!uid) throw new Error('It has no UID.');
@@ -121,37 +128,52 @@ function readEvent(block: string, zones: Map<string, ICAL.Timezone>): ImportItem
     status:
       status === 'CANCELLED' ? 'draft' : privacy === 'PRIVATE' || privacy === 'CONFIDENTIAL' ? 'private' : 'publish',
     website: /^https?:\/\/\S+$/i.test(url) ? url : '',
-    venue: location
-      ? [
-          {
-            venue: location,
-            ...(Array.isArray(geo) && geo.length === 2 ? { geo_lat: Number(geo[0]), geo_lng: Number(geo[1]) } : {}),
-          },
-        ]
-      : [],
-    organizer: organizers(component),
-    categories: component
-      .getAllProperties('categories')
-      .flatMap((property) => property.getValues().map((value) => String(value).trim()))
-      .filter(Boolean),
   };
+  const venue = location
+    ? named('venue', location, {
+        venue: location,
+        ...(Array.isArray(geo) && geo.length === 2 ? { geo_lat: Number(geo[0]), geo_lng: Number(geo[1]) } : {}),
+      })
+    : undefined;
+  const people = organizers(component);
+  const names = component
+    .getAllProperties('categories')
+    .flatMap((property) => property.getValues().map((value) => String(value).trim()))
+    .filter(Boolean);
+  const categories = [
+    ...new Map(names.map((name) => [name.toLowerCase(), named('category', name, { name, parent: 0 })])).values(),
+  ];
+  const related = [...(venue ? [venue] : []), ...people, ...categories];
+  const refs: RefField[] = [
+    { field: 'venue', items: venue ? [refOf(venue)] : [] },
+    { field: 'organizer', items: people.map(refOf) },
+    { field: 'categories', items: categories.map(refOf) },
+  ];
   const recurrenceId = timeOf(component, 'recurrence-id');
   if (recurrenceId) {
     const original = reading(recurrenceId, zones);
-    return {
+    const item: ImportItem = {
       kind: 'event',
       externalId: `${uid}#${recurrenceId.toString()}`,
       label: title,
       body,
-      refs: [],
+      refs,
       occurrenceOf: {
         series: { kind: 'event', externalId: uid },
         originalStart: original.isDate ? `${dateIn(original)} 00:00:00` : wallClock(original.instant, zone.name),
       },
     };
+    return { item, related };
   }
-  return { kind: 'event', externalId: uid, label: title, body: { ...body, recurrence }, refs: [] };
+  return { item: { kind: 'event', externalId: uid, label: title, body: { ...body, recurrence }, refs }, related };
 }
+
+/** A venue, organizer or category an event names, keyed by its name (any case). */
+function named(kind: 'venue' | 'organizer' | 'category', name: string, body: Record<string, unknown>): ImportItem {
+  return { kind, externalId: `${kind}:${name.toLowerCase()}`, label: name, body, refs: [] };
+}
+
+const refOf = (item: ImportItem): ItemRef => ({ kind: item.kind, externalId: item.externalId });
 
 const textOf = (component: ICAL.Component, name: string) => {
   const value = component.getFirstPropertyValue(name);
@@ -250,8 +272,8 @@ function html(text: string): string {
   return paragraphs.map((paragraph) => `<p>${escapeUTF8(paragraph).split('\n').join('<br />\n')}</p>`).join('\n');
 }
 
-/** ORGANIZER;CN=Ana Ribeiro:mailto:ana@example.com as an inline organizer (found or created by name). */
-function organizers(component: ICAL.Component): Record<string, string>[] {
+/** ORGANIZER;CN=Ana Ribeiro:mailto:ana@example.com as an organizer named Ana Ribeiro with that address. */
+function organizers(component: ICAL.Component): ImportItem[] {
   return component.getAllProperties('organizer').flatMap((property) => {
     const address = String(property.getFirstValue() ?? '')
       .replace(/^mailto:/i, '')
@@ -260,6 +282,6 @@ function organizers(component: ICAL.Component): Record<string, string>[] {
     const name = (typeof cn === 'string' ? cn : '').trim() || address;
     if (!name) return [];
     const email = /^[^\s@]+@[^\s@]+$/.test(address) ? address : '';
-    return [{ organizer: name, ...(email ? { email } : {}) }];
+    return [named('organizer', name, { organizer: name, ...(email ? { email } : {}) })];
   });
 }

@@ -55,9 +55,10 @@ export async function writeAll(
     summary.counts[item.kind].skipped++;
     summary.skipped.push({ ...item, label: '' });
   }
+  summary.total = summary.done = unreadable.length;
   const ordered = [...items].sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
   const writing: ImportRun = run.dryRun ? { ...run, planned: new Set() } : run;
-  summary.total = ordered.length;
+  summary.total += ordered.length;
   progress.start(ordered.length);
   try {
     for (const item of ordered) {

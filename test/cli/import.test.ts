@@ -1,0 +1,101 @@
+// `npm run import` as the README gives it: a process of its own on the service's database (PGlite in
+// a directory, and PostgreSQL), its summary, its exit statuses, and a second run that duplicates
+// nothing.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresDatabase, databaseKinds } from '../setup/databases.js';
+import { startTecSite, type TecSite } from '../setup/tec-site.js';
+
+const ICS = path.join(import.meta.dirname, '..', 'fixtures', 'ics', 'calendar.ics');
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe.each(databaseKinds)('npm run import on %s', (kind) => {
+  let env: Record<string, string>;
+  let cleanup: () => Promise<void>;
+  let site: TecSite;
+  const run = (script: string, ...args: string[]) =>
+    new Promise<Ran>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', `scripts/${script}.ts`, ...args],
+        { env: { ...process.env, ...env } },
+        (err, stdout, stderr) => {
+          resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr });
+        },
+      );
+    });
+
+  beforeAll(async () => {
+    site = await startTecSite();
+    if (kind === 'pglite') {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cal-import-'));
+      env = { DATA_DIR: dataDir, DATABASE_URL: '' };
+      cleanup = () => {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        return Promise.resolve();
+      };
+    } else {
+      const created = await createPostgresDatabase();
+      env = { DATABASE_URL: created.url };
+      cleanup = created.drop;
+    }
+  });
+  afterAll(async () => {
+    await site.close();
+    await cleanup();
+  });
+
+  it('needs an administrator to write as, and refuses other schemes', async () => {
+    const none = await run('import', 'ics', ICS);
+    expect(none.code, none.stderr).toBe(1);
+    expect(none.stderr).toContain('There is no administrator here');
+    expect(
+      (await run('users', 'create', 'admin', '--role', 'administrator', '--password', 'admin-password')).code,
+    ).toBe(0);
+    const ftp = await run('import', 'tec', 'ftp://example.org/wp-json/tribe/events/v1');
+    expect(ftp.code).toBe(1);
+    expect(ftp.stderr).toContain('Only http: and https:');
+    expect((await run('import', 'nothing')).code).toBe(2);
+  }, 120_000);
+
+  it('imports an iCalendar file, then again without creating anything', async () => {
+    const dry = await run('import', 'ics', ICS, '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('dry run: nothing was written');
+    const first = await run('import', 'ics', ICS);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/event\s+7\s+0\s+0\s+2/);
+    expect(first.stdout).toContain('broken-date@calendar.test');
+    expect(first.stdout).toMatch(/venue\s+2\s+0\s+0\s+0/); // LOCATION: Atelier du Canal, Harbor Park
+    expect(first.stdout).toMatch(/category\s+4\s+0\s+0\s+0/);
+    expect(first.stderr).toContain('written 14 of 14'); // plain progress lines: not a terminal
+    const second = await run('import', 'ics', ICS);
+    expect(second.stdout).toMatch(/event\s+0\s+0\s+7\s+2/);
+  }, 120_000);
+
+  it('imports a site of The Events Calendar, then again without creating anything', async () => {
+    const sign = ['--user', site.credentials.user, '--app-password', site.credentials.password];
+    const first = await run('import', 'tec', site.base, ...sign);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/event\s+8\s+0\s+0\s+0/);
+    expect(first.stdout).toMatch(/category\s+5\s+0\s+0\s+0/);
+    const second = await run('import', 'tec', site.base, ...sign);
+    expect(second.stdout).toMatch(/event\s+0\s+0\s+8\s+0/);
+    // Without signing in, the draft is out of reach: reported, not deleted.
+    const anonymous = await run('import', 'tec', site.base);
+    expect(anonymous.code).toBe(0);
+    expect(anonymous.stdout).toMatch(/event\s+0\s+0\s+7\s+1/);
+    expect(anonymous.stdout).toContain('sign in with --user');
+    const wrong = await run('import', 'tec', site.base, '--user', 'admin', '--app-password', 'wrong');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('401');
+  }, 120_000);
+});

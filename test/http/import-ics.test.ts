@@ -1,0 +1,131 @@
+// Importing iCalendar (src/import/ics-source.ts): test/fixtures/ics/calendar.ics holds a weekly
+// series across a daylight-saving change with an EXDATE and a moved occurrence, an all-day span, a
+// DST-crossing night, escaped and folded text, a Windows zone name with its VTIMEZONE, a floating
+// time with a DURATION, and two broken entries. Checked through our API; imported again (nothing
+// duplicated) and with a changed entry (updated).
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { importIcs, readIcsText } from '../../src/import/commands.js';
+import { plainProgress } from '../../src/import/progress.js';
+import type { Summary } from '../../src/import/run-import.js';
+import { describeEachDatabase } from '../setup/each-database.js';
+import type { TestServer } from '../setup/server.js';
+
+const FILE = path.join(import.meta.dirname, '..', 'fixtures', 'ics', 'calendar.ics');
+
+const counts = (summary: Summary) => summary.counts.event;
+
+async function bySlug(s: TestServer, slug: string) {
+  const r = await s.get(`/events/by-slug/${slug}`);
+  expect(r.status, `${slug}: ${r.text}`).toBe(200);
+  return r.body;
+}
+
+describeEachDatabase('importing an iCalendar file', (s) => {
+  const progress = plainProgress({ write: () => undefined });
+  const run = (text: string, dryRun = false) =>
+    importIcs(
+      {
+        ctx: {
+          db: s.db.prisma,
+          caller: { id: s.users.administrator.id, login: 'administrator', role: 'administrator' },
+          siteZone: 'America/Chicago',
+          now: new Date('2026-11-24T08:00:00Z'),
+        },
+        dryRun,
+      },
+      text,
+      progress,
+      () => false,
+    );
+
+  it('writes each VEVENT as an event, reports and skips the broken ones, and a second run changes nothing', async () => {
+    const text = await readIcsText(FILE);
+    const dry = await run(text, true);
+    expect(counts(dry)).toEqual({ created: 7, updated: 0, unchanged: 0, skipped: 2 });
+    expect(await s.db.prisma.importedItem.count()).toBe(0);
+
+    const first = await run(text);
+    expect(counts(first)).toEqual({ created: 7, updated: 0, unchanged: 0, skipped: 2 });
+    expect(first.skipped.map((x) => x.externalId).sort()).toEqual(['VEVENT #9', 'broken-date@calendar.test']);
+    expect(first.skipped.every((x) => x.reason.length > 0)).toBe(true);
+    // LOCATION, ORGANIZER and CATEGORIES became venues, an organizer and categories, each once.
+    expect([first.counts.venue.created, first.counts.organizer.created, first.counts.category.created]).toEqual([
+      2, 1, 4,
+    ]);
+
+    // The series: 19:00 in Paris on both sides of the change to summer time, 24 March deleted, 31
+    // March moved to 20:00 with its own title.
+    const series = await bySlug(s, 'weekly-pottery-class');
+    expect(series.recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=4', 'EXDATE;TZID=Europe/Paris:20270324T190000']);
+    const occurrences = (
+      await s.get(`/events?post_parent=${series.id}&start_date=2027-03-01&end_date=2027-05-01`)
+    ).body.events.map((e: any) => [e.start_date, e.utc_start_date, e.title]);
+    expect(occurrences).toEqual([
+      ['2027-03-17 19:00:00', '2027-03-17 18:00:00', 'Weekly pottery class'],
+      ['2027-03-31 20:00:00', '2027-03-31 18:00:00', 'Weekly pottery class (late start)'],
+      ['2027-04-07 19:00:00', '2027-04-07 17:00:00', 'Weekly pottery class'],
+    ]);
+    expect(series.venue.venue).toBe('Atelier du Canal');
+    expect(series.categories.map((c: any) => c.name)).toEqual(['Workshops']);
+
+    const festival = await bySlug(s, 'harbor-folk-festival');
+    expect(festival).toMatchObject({
+      all_day: true,
+      start_date: '2027-07-09 00:00:00',
+      end_date: '2027-07-11 23:59:59',
+      description: '<p>Three days of music by the water.</p>',
+    });
+    expect(festival.venue).toMatchObject({ venue: 'Harbor Park', geo_lat: 40.7006, geo_lng: -74.0133 });
+    expect(festival.categories.map((c: any) => c.name).sort()).toEqual(['Family', 'Festivals', 'Outdoor']);
+
+    const jazz = await bySlug(s, 'jazz-blues-more');
+    expect(jazz).toMatchObject({
+      title: 'Jazz, Blues ; more',
+      status: 'private',
+      timezone: 'UTC',
+      start_date: '2027-01-15 19:00:00',
+      website: 'https://example.com/jazz',
+      description:
+        '<p>Line one<br />\nLine two</p>\n<p>Second paragraph with &lt;b&gt;tags&lt;/b&gt; &amp; an ampersand, folded over two lines.</p>',
+    });
+    expect(jazz.organizer[0]).toMatchObject({ organizer: 'Ana Ribeiro', email: 'ana@example.com' });
+
+    // A zone name that is not IANA's, converted with the file's VTIMEZONE: 09:00 in Paris in June.
+    expect(await bySlug(s, 'board-meeting')).toMatchObject({
+      timezone: 'UTC',
+      utc_start_date: '2027-06-10 07:00:00',
+      utc_end_date: '2027-06-10 08:00:00',
+    });
+    // 23:00 to 04:00 over the night the clocks go forward lasts four hours.
+    expect(await bySlug(s, 'all-night-radio-marathon')).toMatchObject({
+      timezone: 'America/New_York',
+      start_date: '2027-03-13 23:00:00',
+      end_date: '2027-03-14 04:00:00',
+      utc_start_date: '2027-03-14 04:00:00',
+      utc_end_date: '2027-03-14 08:00:00',
+    });
+    // A floating time is the site's.
+    expect(await bySlug(s, 'open-studio-morning')).toMatchObject({
+      timezone: 'America/Chicago',
+      start_date: '2027-03-01 10:00:00',
+      end_date: '2027-03-01 11:30:00',
+    });
+
+    const second = await run(text);
+    expect(counts(second)).toEqual({ created: 0, updated: 0, unchanged: 7, skipped: 2 });
+    expect(second.counts.venue.created + second.counts.category.created).toBe(0);
+    const all = await s.get('/events?status=publish,private&start_date=2027-01-01&end_date=2027-12-31&per_page=50');
+    expect(all.body.total).toBe(8); // three occurrences and five single events; the series itself is not listed
+  });
+
+  it('a changed entry is updated in place, and a file that is not iCalendar is refused', async () => {
+    const text = (await readIcsText(FILE)).replace('SUMMARY:Board meeting', 'SUMMARY:Board meeting (moved online)');
+    const summary = await run(text);
+    expect(counts(summary)).toEqual({ created: 0, updated: 1, unchanged: 6, skipped: 2 });
+    expect((await bySlug(s, 'board-meeting')).title).toBe('Board meeting (moved online)');
+    await expect(run('this is not a calendar')).rejects.toThrow(/not an iCalendar file/);
+    expect(fs.existsSync(FILE)).toBe(true);
+  });
+});
