@@ -1,13 +1,14 @@
 // `npm run import` as the README gives it: a process of its own on the service's database (PGlite in
 // a directory, and PostgreSQL), its summary, its exit statuses, and a second run that duplicates
 // nothing.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase, databaseKinds } from '../setup/databases.js';
-import { startTecSite, type TecSite } from '../setup/tec-site.js';
+import { openDatabase } from '../../src/db/client.js';
+import { addEvents, startTecSite, type TecSite } from '../setup/tec-site.js';
 
 const ICS = path.join(import.meta.dirname, '..', 'fixtures', 'ics', 'calendar.ics');
 
@@ -21,6 +22,7 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
   let env: Record<string, string>;
   let cleanup: () => Promise<void>;
   let site: TecSite;
+  let open: () => ReturnType<typeof openDatabase>;
   const run = (script: string, ...args: string[]) =>
     new Promise<Ran>((resolve) => {
       execFile(
@@ -38,6 +40,7 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
     if (kind === 'pglite') {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cal-import-'));
       env = { DATA_DIR: dataDir, DATABASE_URL: '' };
+      open = () => openDatabase({ dataDir });
       cleanup = () => {
         fs.rmSync(dataDir, { recursive: true, force: true });
         return Promise.resolve();
@@ -45,6 +48,7 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
     } else {
       const created = await createPostgresDatabase();
       env = { DATABASE_URL: created.url };
+      open = () => openDatabase({ databaseUrl: created.url, dataDir: '' });
       cleanup = created.drop;
     }
   });
@@ -98,4 +102,41 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('401');
   }, 120_000);
+
+  it('stops between two items at Ctrl-C, and the next run goes on from there without duplicates', async () => {
+    addEvents(site, 300);
+    const sign = ['--user', site.credentials.user, '--app-password', site.credentials.password];
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/import.ts', 'tec', site.base, ...sign], {
+      env: { ...process.env, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      // Once it writes: the stop lands between two of its 300 and more items.
+      if (stderr.includes('writing ') && child.signalCode === null && !child.killed) child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(130);
+    const stopped = /Stopped after (\d+) of (\d+) items/.exec(stdout);
+    expect(stopped, stdout).not.toBeNull();
+    expect(Number(stopped?.[1])).toBeLessThan(Number(stopped?.[2]));
+
+    const again = await run('import', 'tec', site.base, ...sign);
+    expect(again.code, again.stderr).toBe(0);
+    const events = /event\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/.exec(again.stdout);
+    expect(Number(events?.[1]) + Number(events?.[3])).toBe(308);
+    expect(Number(events?.[1])).toBeGreaterThan(0);
+    const db = await open();
+    try {
+      const copies = await db.prisma.event.count({ where: { slug: { contains: '-10' } } });
+      const mapped = await db.prisma.importedItem.count({
+        where: { kind: 'event', externalId: { startsWith: '100' } },
+      });
+      expect([copies, mapped]).toEqual([300, 300]);
+    } finally {
+      await db.close();
+    }
+  }, 300_000);
 });

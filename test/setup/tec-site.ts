@@ -42,6 +42,34 @@ export interface TecSite {
   close(): Promise<void>;
 }
 
+/**
+ * `count` more events, each a copy of one of the captured ones under a new ID, slug and date (a day
+ * apart from 2027 on), with the same venue, organizers and terms: a large calendar in the real shape.
+ */
+export function addEvents(site: TecSite, count: number): void {
+  const models = site.events.filter((e) => e.status === 'publish' && !e.hide_from_listings);
+  const shift = (text: string, days: number) => {
+    const at = new Date(`${text.replace(' ', 'T')}Z`);
+    at.setUTCDate(at.getUTCDate() + days);
+    return at.toISOString().replace('T', ' ').slice(0, 19);
+  };
+  for (let i = 0; i < count; i++) {
+    const model = models[i % models.length];
+    const days = 400 + i;
+    const id = 100_000 + i;
+    site.events.push({
+      ...structuredClone(model),
+      id,
+      slug: `${model.slug}-${id}`,
+      title: `${model.title} ${id}`,
+      start_date: shift(model.start_date, days),
+      end_date: shift(model.end_date, days),
+      utc_start_date: shift(model.utc_start_date, days),
+      utc_end_date: shift(model.utc_end_date, days),
+    });
+  }
+}
+
 export async function startTecSite(): Promise<TecSite> {
   const list = (name: string, key: string) => structuredClone(fixture(name).body[key]) as Item[];
   const site = {
