@@ -10,7 +10,8 @@
 // all) a comma-separated choice of the parts: postgresql (baseline and service, 10,000 events),
 // pglite, scaling, webhooks (event creation with and without a subscription, and the delay from a
 // write's acknowledgement to the receiver), recurring (the postgresql part on a calendar where a
-// fifth of the events are occurrences of series, and the write of a series of 500); BENCH_PROFILE a folder where each service process leaves a CPU profile
+// fifth of the events are occurrences of series, and the write of a series of 500), import (10,000
+// events from a site of The Events Calendar, scripts/bench/import.ts); BENCH_PROFILE a folder where each service process leaves a CPU profile
 // (.cpuprofile, for Chrome DevTools or speedscope).
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
@@ -23,6 +24,7 @@ import { createUser, issueAppPassword } from '../../src/auth/accounts.js';
 import { openDatabase } from '../../src/db/client.js';
 import type { SqlConnection } from '../../src/db/sql.js';
 import { type CalendarSize, STANDARD, scaledCalendar, seedCalendar } from './calendar.js';
+import { timeImport } from './import.js';
 import { type Figures, measure, type Scenario, type Server, startServer } from './load.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -30,7 +32,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const PARTS = new Set(
-  (process.env.BENCH_ONLY || 'postgresql,pglite,scaling,webhooks,recurring').split(',').map((part) => part.trim()),
+  (process.env.BENCH_ONLY || 'postgresql,pglite,scaling,webhooks,recurring,import')
+    .split(',')
+    .map((part) => part.trim()),
 );
 const SERVER_URL =
   process.env.BENCH_DATABASE_URL ||
@@ -136,10 +140,27 @@ async function main() {
   if (PARTS.has('scaling')) await measureScaling(print);
   if (PARTS.has('webhooks')) await measureWebhooks(print);
   if (PARTS.has('recurring')) await comparePostgres(print, true);
+  if (PARTS.has('import')) await measureImports();
   const failed = rows.some((row) => row[7]);
   if (failed) {
     console.error('\nSome requests failed: the figures above are not to be trusted.');
     process.exitCode = 1;
+  }
+}
+
+/** The import of 10,000 events, on PostgreSQL and on PGlite (scripts/bench/import.ts). */
+async function measureImports() {
+  const database = await createPostgres('import');
+  try {
+    await timeImport({ databaseUrl: database.url, dataDir: '' }, 'postgresql');
+  } finally {
+    await database.drop();
+  }
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'calendar-bench-import-'));
+  try {
+    await timeImport({ dataDir }, 'pglite');
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

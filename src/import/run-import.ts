@@ -42,7 +42,12 @@ export function emptySummary(): Summary {
   };
 }
 
-/** Writes the items in order, each in its own transaction, until done or `shouldStop()`. */
+/**
+ * Writes the items, each in its own transaction, until done or `shouldStop()`: kind after kind
+ * (items.ts, KIND_ORDER), `run.concurrency` at a time within a kind. Categories go one at a time, a
+ * parent before its children, and changed occurrences after every series. Two items that carry the
+ * same new venue at once both try to create it; the second finds the first's (write-item.ts).
+ */
 export async function writeAll(
   run: ImportRun,
   items: ImportItem[],
@@ -55,35 +60,53 @@ export async function writeAll(
     summary.counts[item.kind].skipped++;
     summary.skipped.push({ ...item, label: '' });
   }
-  summary.total = summary.done = unreadable.length;
-  const ordered = [...items].sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
-  const writing: ImportRun = run.dryRun ? { ...run, planned: new Set() } : run;
-  summary.total += ordered.length;
-  progress.start(ordered.length);
+  summary.total = unreadable.length + items.length;
+  summary.done = unreadable.length;
+  const writing: ImportRun = { ...run, known: new Map(), ...(run.dryRun ? { planned: new Set<string>() } : {}) };
+  progress.start(items.length);
   try {
-    for (const item of ordered) {
-      if (shouldStop()) {
-        summary.stopped = true;
-        return;
-      }
-      const { outcome, carried } = await writeItem(writing, item);
-      for (const inner of carried) summary.counts[inner.kind].created++;
-      summary.counts[item.kind][outcome.result]++;
-      if (outcome.result === 'skipped') {
-        summary.skipped.push({
-          kind: item.kind,
-          externalId: item.externalId,
-          label: item.label,
-          reason: outcome.reason,
-        });
-        progress.log(`skipped ${item.kind} ${item.externalId} "${item.label}": ${outcome.reason}`);
-      }
-      summary.done++;
-      progress.tick(item.label);
+    for (const batch of batches(items)) {
+      const queue = [...batch];
+      const worker = async () => {
+        for (let item = queue.shift(); item; item = queue.shift()) {
+          if (shouldStop()) {
+            summary.stopped = true;
+            return;
+          }
+          await writeOne(writing, item, summary, progress);
+        }
+      };
+      const width = batch[0].kind === 'category' ? 1 : Math.max(1, run.concurrency ?? 1);
+      await Promise.all(Array.from({ length: Math.min(width, batch.length) }, worker));
+      if (summary.stopped) return;
     }
   } finally {
     progress.stop();
   }
+}
+
+async function writeOne(run: ImportRun, item: ImportItem, summary: Summary, progress: Progress) {
+  const { outcome, carried } = await writeItem(run, item);
+  for (const inner of carried) summary.counts[inner.kind].created++;
+  summary.counts[item.kind][outcome.result]++;
+  if (outcome.result === 'skipped') {
+    summary.skipped.push({ kind: item.kind, externalId: item.externalId, label: item.label, reason: outcome.reason });
+    progress.log(`skipped ${item.kind} ${item.externalId} "${item.label}": ${outcome.reason}`);
+  }
+  summary.done++;
+  progress.tick(item.label);
+}
+
+/** The items in the batches writeAll writes one after the other, each in the order given. */
+function batches(items: ImportItem[]): ImportItem[][] {
+  const phase = (item: ImportItem) => KIND_ORDER.indexOf(item.kind) * 2 + (item.occurrenceOf ? 1 : 0);
+  const byPhase = new Map<number, ImportItem[]>();
+  for (const item of items) {
+    const batch = byPhase.get(phase(item));
+    if (batch) batch.push(item);
+    else byPhase.set(phase(item), [item]);
+  }
+  return [...byPhase.entries()].sort(([a], [b]) => a - b).map(([, batch]) => batch);
 }
 
 /** The summary as the lines the command ends with. */

@@ -26,8 +26,16 @@ export interface ImportRun {
   source: string;
   /** Decide and report, write nothing. */
   dryRun: boolean;
+  /** How many items of a kind are written at once (run-import.ts); 1 when not given. */
+  concurrency?: number;
   /** In a dry run: the items it would have created so far (refKey), which later ones may carry again. */
   planned?: Set<string>;
+  /**
+   * The local IDs of items this run found or wrote, by refKey, once their transaction committed: an
+   * event's venue, organizers and terms are looked up once per run, not once per event. A
+   * transaction run again (services/retry.ts) reads afresh, in case one was deleted here meanwhile.
+   */
+  known?: Map<string, number>;
 }
 
 /** Writes the item (and, first, what it carries that was not imported yet); never throws a refusal. */
@@ -36,11 +44,17 @@ export async function writeItem(
   item: ImportItem,
 ): Promise<{ outcome: Outcome; carried: ImportItem[] }> {
   let carried: ImportItem[] = [];
+  let found = new Map<string, number>();
+  let attempt = 0;
   try {
     const outcome = await inTransaction(run.ctx, (tx) => {
-      carried = []; // a transaction run again starts over
-      return write(tx, run, item, carried);
+      // A transaction run again starts over, without what the run remembers.
+      carried = [];
+      found = new Map();
+      attempt++;
+      return write(tx, { ...run, known: attempt === 1 ? run.known : undefined }, item, { carried, found });
     });
+    for (const [key, id] of found) run.known?.set(key, id);
     return { outcome, carried: outcome.result === 'skipped' ? [] : carried };
   } catch (err) {
     // What the API would answer with a 4xx: this item is skipped, the import goes on. Anything
@@ -52,22 +66,35 @@ export async function writeItem(
   }
 }
 
-async function write(tx: Tx, run: ImportRun, item: ImportItem, carried: ImportItem[]): Promise<Outcome> {
+/** What one transaction of writeItem found and wrote besides its item. */
+interface Attempt {
+  /** Items it created because the item carried them. */
+  carried: ImportItem[];
+  /** Local IDs of items it found present or wrote, for ImportRun.known once it commits. */
+  found: Map<string, number>;
+}
+
+async function write(tx: Tx, run: ImportRun, item: ImportItem, attempt: Attempt): Promise<Outcome> {
   for (const inner of item.embedded ?? []) {
-    if (run.planned?.has(refKey(inner))) continue;
+    const key = refKey(inner);
+    if (run.planned?.has(key) || run.known?.has(key)) continue;
     const mapping = await findMapping(tx, run.source, inner);
-    if (mapping && (await localState(tx, TABLE[inner.kind], mapping.localId)) !== 'gone') continue;
-    const outcome = await write(tx, run, inner, carried);
+    if (mapping && (await localState(tx, TABLE[inner.kind], mapping.localId)) !== 'gone') {
+      attempt.found.set(key, mapping.localId);
+      continue;
+    }
+    const outcome = await write(tx, run, inner, attempt);
     if (outcome.result === 'skipped') throw new InvalidInput({ [inner.kind]: `"${inner.label}": ${outcome.reason}` });
-    carried.push(inner);
+    attempt.carried.push(inner);
   }
   const mapping = await findMapping(tx, run.source, item);
   const state = mapping ? await localState(tx, TABLE[item.kind], mapping.localId) : 'gone';
   if (state === 'trash') return { result: 'skipped', reason: 'it is in the trash here' };
-  const body = await withLocalIds(tx, run, item);
+  const body = await withLocalIds(tx, run, item, attempt.found);
   const hash = contentHash(body);
-  if (mapping && state === 'present') {
-    if (mapping.contentHash === hash) return { result: 'unchanged', localId: mapping.localId };
+  if (mapping && state === 'present' && mapping.contentHash === hash) {
+    attempt.found.set(refKey(item), mapping.localId);
+    return { result: 'unchanged', localId: mapping.localId };
   }
   const localId = mapping && state === 'present' ? mapping.localId : undefined;
   const problem = bodyProblem(item.kind, body, localId);
@@ -78,6 +105,7 @@ async function write(tx: Tx, run: ImportRun, item: ImportItem, carried: ImportIt
   }
   const id = localId === undefined ? await create(tx, run, item, body) : await update(tx, run.ctx, item, localId, body);
   await saveMapping(tx, run.source, item, id, hash, !mapping);
+  attempt.found.set(refKey(item), id);
   return { result: localId === undefined ? 'created' : 'updated', localId: id };
 }
 
@@ -90,17 +118,24 @@ const TABLE = {
 } as const satisfies Record<ItemKind, string>;
 
 /** The body with each named item's local ID; a name that was never imported refuses the item. */
-async function withLocalIds(tx: Tx, run: ImportRun, item: ImportItem): Promise<Record<string, unknown>> {
+async function withLocalIds(
+  tx: Tx,
+  run: ImportRun,
+  item: ImportItem,
+  found: Map<string, number>,
+): Promise<Record<string, unknown>> {
   const body = { ...item.body };
   for (const { field, items } of item.refs) {
     const ids: number[] = [];
     for (const ref of items) {
-      const mapping = await findMapping(tx, run.source, ref);
+      const key = refKey(ref);
+      const localId = run.known?.get(key) ?? found.get(key) ?? (await findMapping(tx, run.source, ref))?.localId;
       // A dry run has not written what it would have: any ID stands for it.
-      if (!mapping && !run.dryRun) {
+      if (localId === undefined && !run.dryRun) {
         throw new InvalidInput({ [field]: `the ${ref.kind} ${ref.externalId} it names was not imported` });
       }
-      ids.push(mapping?.localId ?? 1);
+      if (localId !== undefined) found.set(key, localId);
+      ids.push(localId ?? 1);
     }
     body[field] = field === 'parent' ? (ids.at(0) ?? 0) : ids;
   }

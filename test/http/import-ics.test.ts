@@ -22,7 +22,7 @@ async function bySlug(s: TestServer, slug: string) {
   return r.body;
 }
 
-describeEachDatabase('importing an iCalendar file', (s) => {
+describeEachDatabase('importing an iCalendar file', (s, kind) => {
   const progress = plainProgress({ write: () => undefined });
   const run = (text: string, dryRun = false) =>
     importIcs(
@@ -34,6 +34,7 @@ describeEachDatabase('importing an iCalendar file', (s) => {
           now: new Date('2026-11-24T08:00:00Z'),
         },
         dryRun,
+        concurrency: kind === 'postgresql' ? 4 : 1,
       },
       text,
       progress,

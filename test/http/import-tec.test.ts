@@ -9,7 +9,7 @@ import { plainProgress } from '../../src/import/progress.js';
 import type { Summary } from '../../src/import/run-import.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
-import { fixture, startTecSite, type TecSite } from '../setup/tec-site.js';
+import { addEvents, fixture, startTecSite, type TecSite } from '../setup/tec-site.js';
 
 /** The counts of a summary by kind, as `created/updated/unchanged/skipped`. */
 const counts = (summary: Summary) =>
@@ -32,11 +32,11 @@ async function eventsBySlug(s: TestServer): Promise<Map<string, any>> {
   return new Map(all.map((e: any) => [e.slug, e]));
 }
 
-describeEachDatabase('importing a site of The Events Calendar', (s) => {
+describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
   let site: TecSite;
   const lines: string[] = [];
   const progress = plainProgress({ write: (text: string) => lines.push(text) });
-  const run = (options: { dryRun?: boolean; signedIn?: boolean } = {}) =>
+  const run = (options: { dryRun?: boolean; signedIn?: boolean; base?: string } = {}) =>
     importTec(
       {
         ctx: {
@@ -46,9 +46,11 @@ describeEachDatabase('importing a site of The Events Calendar', (s) => {
           now: new Date(),
         },
         dryRun: options.dryRun ?? false,
+        // Several writers at once on PostgreSQL, as the command runs them there.
+        concurrency: kind === 'postgresql' ? 4 : 1,
       },
       {
-        base: site.base,
+        base: options.base ?? site.base,
         ...(options.signedIn === false ? {} : { user: site.credentials.user, appPassword: site.credentials.password }),
         fetch: { minTimeoutMs: 1, retries: 3 },
       },
@@ -220,5 +222,21 @@ describeEachDatabase('importing a site of The Events Calendar', (s) => {
         () => false,
       ),
     ).rejects.toThrow(/Only http: and https:/);
+  });
+
+  it.runIf(kind === 'postgresql')('two imports of one site at once write each item once', async () => {
+    const other = await startTecSite();
+    try {
+      addEvents(other, 40);
+      other.credentials = site.credentials;
+      const before = await s.db.prisma.event.count();
+      const both = await Promise.all([run({ base: other.base }), run({ base: other.base })]);
+      expect(both.flatMap((summary) => summary.skipped)).toEqual([]);
+      expect((await s.db.prisma.event.count()) - before).toBe(48);
+      expect(both[0].counts.event.created + both[1].counts.event.created).toBe(48);
+      expect(await s.db.prisma.importedItem.count({ where: { source: other.base, kind: 'event' } })).toBe(48);
+    } finally {
+      await other.close();
+    }
   });
 });
