@@ -1,5 +1,6 @@
 // The two imports `npm run import` offers (scripts/import.ts): from a site of the modelled service,
 // and from an iCalendar file or URL.
+import { trimEndChar } from '../lib/text.js';
 import { readFile } from 'node:fs/promises';
 import { fetchSource, type FetchOptions, SourceError, sourceUrl } from './fetch-source.js';
 import { ICS_SOURCE, readCalendar } from './ics-source.js';
@@ -19,7 +20,7 @@ export interface TecOptions {
 
 /** The source's name in the mapping: the base URL without a trailing slash, query or fragment. */
 export function tecSourceName(base: URL): string {
-  return `${base.origin}${base.pathname.replace(/\/+$/, '')}`;
+  return `${base.origin}${trimEndChar(base.pathname, '/')}`;
 }
 
 export async function importTec(

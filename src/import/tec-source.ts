@@ -7,6 +7,7 @@
 // route lists (`wp/v2/tribe_events`, when the site offers it) and the IDs imported by an earlier
 // run that the lists no longer show are read one by one: found, they are imported; gone, they are
 // reported as deleted there.
+import { trimEndChar } from '../lib/text.js';
 import { decodeHTML } from 'entities';
 import { fetchJson, type FetchOptions, SourceError } from './fetch-source.js';
 import type { ImportItem, ItemKind, ItemRef, RefField, Unreadable } from './items.js';
@@ -120,7 +121,7 @@ export async function listEventIds(site: TecSite, signedIn: boolean): Promise<st
 
 /** `https://example.org/wp-json/` for `https://example.org/wp-json/tribe/events/v1`. */
 function wordpressRoot(base: URL): URL | undefined {
-  const path = base.pathname.replace(/\/+$/, '');
+  const path = trimEndChar(base.pathname, '/');
   if (!path.endsWith('/tribe/events/v1')) return undefined;
   return new URL(path.slice(0, -'tribe/events/v1'.length), base);
 }

@@ -39,7 +39,8 @@ const RULE_PARTS = new Set([
 const FREQUENCIES = new Set(['HOURLY', 'DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY']);
 
 export interface Recurrence {
-  rules: { rule: Rule; count?: number }[];
+  /** Each rule, and its text as stored: `RRULE:` and the parts upper-cased, without parameters or spaces. */
+  rules: { rule: Rule; count?: number; text: string }[];
   /** Wall-clock starts to add (RDATE) and to leave out (EXDATE, as times in ms). */
   rdates: Date[];
   exdates: Set<number>;
@@ -54,7 +55,7 @@ export function parseRecurrence(lines: readonly string[], zone: EventZone, allDa
     };
     const text = line.trim();
     const colon = text.indexOf(':');
-    const name = (colon < 0 ? text : text.slice(0, colon)).split(';')[0].toUpperCase();
+    const name = lineName(text);
     if (name === 'RRULE') recurrence.rules.push(readRule(text.slice(colon + 1), zone, fail));
     else if (name === 'EXDATE' || name === 'RDATE') {
       for (const value of readDates(text, fail)) {
@@ -75,6 +76,17 @@ export function parseRecurrence(lines: readonly string[], zone: EventZone, allDa
   return recurrence;
 }
 
+/** The property a line holds (`RRULE`, `EXDATE`, ...), its parameters left out. */
+const lineName = (line: string) => {
+  const colon = line.indexOf(':');
+  return (colon < 0 ? line : line.slice(0, colon)).split(';')[0].trim().toUpperCase();
+};
+
+/** Dates and times are taken from year 1000 to 9998: RFC 5545's basic format has four digits for the year. */
+const FIRST = Date.UTC(1000, 0, 1);
+const LAST = Date.UTC(9998, 11, 31, 23, 59, 59);
+const inRange = (date: Date) => date.getTime() >= FIRST && date.getTime() <= LAST;
+
 function readRule(value: string, zone: EventZone, fail: (why: string) => never) {
   const parts = new Map<string, string>();
   for (const part of value.split(';')) {
@@ -93,6 +105,7 @@ function readRule(value: string, zone: EventZone, fail: (why: string) => never) 
     if (n !== undefined && !/^[1-9]\d{0,5}$/.test(n)) fail(`${key} must be a whole number from 1 to 999999.`);
   }
   const rule = [...parts].map(([key, val]) => `${key}=${val}`).join(';');
+  if (neverOccurs(parts)) fail('the rule never gives a start (no day has all its BY parts).');
   try {
     ICAL.Recur.fromString(rule); // refuses values out of range (BYHOUR=25, BYDAY=XX, ...)
     const options = RRule.parseString(rule);
@@ -101,14 +114,118 @@ function readRule(value: string, zone: EventZone, fail: (why: string) => never) 
     if (until?.endsWith('Z') && options.until) options.until = wallClockAt(options.until, zone);
     // A date as UNTIL includes that whole day.
     if (until && !until.includes('T') && options.until) options.until = new Date(options.until.getTime() + 86_399_000);
-    return { rule: new RRule({ ...options, dtstart: null, count: null }), count: options.count ?? undefined };
+    if (options.until && !inRange(options.until)) fail('UNTIL must be between the years 1000 and 9998.');
+    return {
+      rule: new RRule({ ...options, dtstart: null, count: null }),
+      count: options.count ?? undefined,
+      text: `RRULE:${rule}`,
+    };
   } catch (err) {
+    if (err instanceof RecurrenceError) throw err;
     return fail(`the rule cannot be read: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
+/** A DATE or DATE-TIME value as written: ical.js would take a 13th month as the next year's first. */
+const DATE_VALUE = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})Z?)?$/i;
+
+function validValue(text: string): boolean {
+  const m = DATE_VALUE.exec(text.trim());
+  if (!m) return true; // not a date: ical.js says what it is
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m
+    .slice(1)
+    .map((v: string | undefined) => Number(v ?? 0));
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return (
+    year >= 1000 &&
+    year <= 9998 &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= days &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59
+  );
+}
+
+const DAY = 86_400_000;
+const WEEKDAYS = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'];
+
+/**
+ * Whether no day of a whole 400-year cycle of the calendar (after which days of the week and leap
+ * years repeat) has all the rule's BY parts: BYMONTH=2;BYMONTHDAY=30 never occurs, and rrule, which
+ * checks its end only on the starts it finds, would search for one until the year 9999, seconds of
+ * CPU for each such line. BYDAY is taken by its weekday (an nth weekday occurs in some month of
+ * the cycle when its weekday does), and BYSETPOS by whether the period can hold that many starts.
+ */
+function neverOccurs(parts: Map<string, string>): boolean {
+  const numbers = (key: string) => parts.get(key)?.split(',').map(Number);
+  const months = numbers('BYMONTH');
+  const monthDays = numbers('BYMONTHDAY');
+  const yearDays = numbers('BYYEARDAY');
+  const weekNos = numbers('BYWEEKNO');
+  const weekdays = parts
+    .get('BYDAY')
+    ?.split(',')
+    .map((d) => WEEKDAYS.indexOf(d.slice(-2)));
+  const weekStart = WEEKDAYS.indexOf(parts.get('WKST') ?? 'MO');
+  const setPositions = numbers('BYSETPOS');
+  if (setPositions) {
+    // How many days of a period can be starts: its BY parts' days, else the one DTSTART gives.
+    const freq = parts.get('FREQ');
+    const period =
+      freq === 'YEARLY'
+        ? 366
+        : freq === 'MONTHLY'
+          ? (monthDays?.length ?? (weekdays ? 5 * weekdays.length : 1))
+          : freq === 'WEEKLY'
+            ? (weekdays?.length ?? 1)
+            : 1;
+    const times = ['BYHOUR', 'BYMINUTE', 'BYSECOND'].reduce((n, key) => n * (numbers(key)?.length ?? 1), 1);
+    if (setPositions.every((p) => Math.abs(p) > period * times)) return true;
+  }
+  if (!months && !monthDays && !yearDays && !weekNos && !weekdays) return false;
+  /** The week number of a day (as days since 1970) and how many weeks its year has, by WKST. */
+  const weekOf = (day: number) => {
+    const weekBegins = day - ((new Date(day * DAY).getUTCDay() - weekStart + 7) % 7);
+    const year = new Date((weekBegins + 3) * DAY).getUTCFullYear(); // the year that holds its 4th day
+    return { year, week: Math.floor((weekBegins + 3 - Date.UTC(year, 0, 1) / DAY) / 7) + 1 };
+  };
+  const start = Date.UTC(2000, 0, 1) / DAY;
+  const end = Date.UTC(2400, 0, 1) / DAY;
+  for (let day = start; day < end; day++) {
+    const date = new Date(day * DAY);
+    const year = date.getUTCFullYear();
+    const month = date.getUTCMonth() + 1;
+    if (months && !months.includes(month)) continue;
+    if (weekdays && !weekdays.includes(date.getUTCDay())) continue;
+    if (monthDays) {
+      const inMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+      const d = date.getUTCDate();
+      if (!monthDays.includes(d) && !monthDays.includes(d - inMonth - 1)) continue;
+    }
+    if (yearDays) {
+      const inYear = (Date.UTC(year + 1, 0, 1) - Date.UTC(year, 0, 1)) / DAY;
+      const d = day - Date.UTC(year, 0, 1) / DAY + 1;
+      if (!yearDays.includes(d) && !yearDays.includes(d - inYear - 1)) continue;
+    }
+    if (weekNos) {
+      const { year: weekYear, week } = weekOf(day);
+      // Dec 28 is in the last week of its year, whatever day weeks begin on.
+      const weeks = weekOf(Date.UTC(weekYear, 11, 28) / DAY).week;
+      if (!weekNos.includes(week) && !weekNos.includes(week - weeks - 1)) continue;
+    }
+    return false;
+  }
+  return true;
+}
+
 /** The values of an EXDATE or RDATE line, as ical.js reads them (each with its TZID, if any). */
 function readDates(line: string, fail: (why: string) => never): ICAL.Time[] {
+  const values = line.slice(line.indexOf(':') + 1).split(',');
+  const wrong = values.find((value) => !validValue(value));
+  if (wrong !== undefined) fail(`${wrong.trim()} is not a date (and time) between the years 1000 and 9998.`);
   try {
     const property = ICAL.Property.fromString(line);
     const values = property.getValues() as unknown[];
@@ -171,21 +288,28 @@ export function expand(recurrence: Recurrence, dtstart: Date, { after, until, li
   if (dtstart <= until) take(dtstart);
   else ended = false;
   for (const { rule, count } of recurrence.rules) {
-    const bound = new RRule({ ...rule.origOptions, dtstart, count: null });
+    // The iteration stops at the window's end, where rrule stops looking: a rule that never gives a
+    // start (BYMONTH=2;BYMONTHDAY=30) would otherwise be searched for until the year 9999.
+    const own = rule.origOptions.until ?? undefined;
+    const bound = new RRule({ ...rule.origOptions, dtstart, count: null, until: own && own < until ? own : until });
     // DTSTART is the first of COUNT even when the rule would not give it.
     let left = count === undefined ? Infinity : count - (matches(bound, dtstart) ? 0 : 1);
     let taken = 0;
+    const stopped = { byLimit: false }; // set in the callback
     bound.all((date) => {
-      if (left-- <= 0) return false;
-      // Past the window, or the limit reached with starts of this rule alone: more may follow.
-      if (date > until || taken > limit) {
-        ended = false;
+      if (left <= 0) return false;
+      left--;
+      // The limit reached with starts of this rule alone: more may follow.
+      if (taken > limit) {
+        stopped.byLimit = true;
         return false;
       }
       if (!after || date > after) taken++;
       take(date);
       return true;
     });
+    // More may follow the window unless the rule ran out of its COUNT or ended by its UNTIL.
+    if (stopped.byLimit || (left > 0 && !(own && own <= until))) ended = false;
   }
   for (const date of recurrence.rdates) {
     if (date < dtstart) continue;
@@ -209,15 +333,95 @@ const basic = (date: Date, form: 'local' | 'utc' | 'date') => {
 
 /** The EXDATE line that leaves out the occurrence starting at this wall-clock time. */
 export function exdateLine(start: Date, zone: EventZone, allDay: boolean): string {
-  if (allDay) return `EXDATE;VALUE=DATE:${basic(start, 'date')}`;
-  if (zone.zone instanceof IANAZone) return `EXDATE;TZID=${zone.name}:${basic(start, 'local')}`;
-  return `EXDATE:${basic(fromWallClock(start, zone).toJSDate(), 'utc')}`;
+  return datesLines('EXDATE', [start], zone, allDay)[0];
+}
+
+/** Values per EXDATE or RDATE line as stored: 100 date-times stay within a line's 2,000 characters. */
+const VALUES_PER_LINE = 100;
+
+/**
+ * Wall-clock dates as EXDATE or RDATE lines, in order, each once: with the event's TZID (the VTIMEZONE
+ * an iCalendar export holds), in UTC for a zone that is a fixed offset, or as dates for an all-day one.
+ */
+function datesLines(name: 'EXDATE' | 'RDATE', dates: Iterable<Date>, zone: EventZone, allDay: boolean): string[] {
+  const sorted = [...new Set([...dates].map((d) => d.getTime()))].sort((a, b) => a - b).map((ms) => new Date(ms));
+  const prefix = allDay
+    ? `${name};VALUE=DATE:`
+    : zone.zone instanceof IANAZone
+      ? `${name};TZID=${zone.name}:`
+      : `${name}:`;
+  const value = (date: Date) =>
+    allDay
+      ? basic(date, 'date')
+      : zone.zone instanceof IANAZone
+        ? basic(date, 'local')
+        : basic(fromWallClock(date, zone).toJSDate(), 'utc');
+  const lines: string[] = [];
+  for (let i = 0; i < sorted.length; i += VALUES_PER_LINE) {
+    lines.push(
+      prefix +
+        sorted
+          .slice(i, i + VALUES_PER_LINE)
+          .map(value)
+          .join(','),
+    );
+  }
+  return lines;
+}
+
+/**
+ * The lines as a series stores them: each rule as read (parts upper-cased, no parameters, no
+ * spaces), then its EXDATE and RDATE values as wall-clock times in the event's zone, each once, in
+ * order. Stored so, the dates keep naming the same occurrences when the zone or the all-day flag
+ * changes (convertLines), and every later step reads the lines one way.
+ */
+export function canonicalLines(lines: readonly string[], zone: EventZone, allDay: boolean): string[] {
+  const { rules, rdates, exdates } = parseRecurrence(lines, zone, allDay);
+  return [
+    ...rules.map((r) => r.text),
+    ...datesLines(
+      'EXDATE',
+      [...exdates].map((ms) => new Date(ms)),
+      zone,
+      allDay,
+    ),
+    ...datesLines('RDATE', rdates, zone, allDay),
+  ];
+}
+
+/**
+ * Stored lines of a series whose zone or all-day flag changes: EXDATE and RDATE keep their wall-clock
+ * reading (a deleted 18:00 occurrence stays deleted at 18:00 in the new zone); made all-day, a time
+ * becomes its day, and made timed again, a day takes the series' start time (`startLocal`).
+ */
+export function convertLines(
+  lines: readonly string[],
+  from: { zone: EventZone; allDay: boolean },
+  to: { zone: EventZone; allDay: boolean; startLocal: Date },
+): string[] {
+  const { rules, rdates, exdates } = parseRecurrence(lines, from.zone, from.allDay);
+  const DAY = 86_400_000;
+  const timeOfDay = ((to.startLocal.getTime() % DAY) + DAY) % DAY;
+  const moved = (date: Date) => {
+    if (to.allDay) return new Date(Math.floor(date.getTime() / DAY) * DAY);
+    return from.allDay ? new Date(date.getTime() + timeOfDay) : date;
+  };
+  return [
+    ...rules.map((r) => r.text),
+    ...datesLines(
+      'EXDATE',
+      [...exdates].map((ms) => moved(new Date(ms))),
+      to.zone,
+      to.allDay,
+    ),
+    ...datesLines('RDATE', rdates.map(moved), to.zone, to.allDay),
+  ];
 }
 
 /**
  * The lines of a series cut at the occurrence starting at `from` (wall-clock): `before` ends each
  * rule before it (UNTIL), `after` keeps the rules from there, a COUNT less the starts already had.
- * EXDATE and RDATE lines go to both; outside its own dates each is without effect.
+ * EXDATE and RDATE values go to the side their date falls on.
  */
 export function splitLines(
   lines: readonly string[],
@@ -226,36 +430,51 @@ export function splitLines(
   allDay: boolean,
   from: Date,
 ): { before: string[]; after: string[] } {
+  const { rules, rdates, exdates } = parseRecurrence(lines, zone, allDay);
   const last = new Date(from.getTime() - (allDay ? 86_400_000 : 1000));
   const until = allDay ? basic(last, 'date') : basic(fromWallClock(last, zone).toJSDate(), 'utc');
   const before: string[] = [];
   const after: string[] = [];
-  for (const line of lines) {
-    const colon = line.indexOf(':');
-    if (line.slice(0, colon).trim().toUpperCase() !== 'RRULE') {
-      before.push(line);
-      after.push(line);
+  for (const { rule, count, text } of rules) {
+    const alone: Recurrence = { rules: [{ rule, count, text }], rdates: [], exdates: new Set() };
+    const own = rule.origOptions.until ?? undefined;
+    // Starts up to the cut, counted without iterating past it.
+    const had = count === undefined ? 0 : expand(alone, dtstart, { until: last, limit: count }).starts.length;
+    const over = (own !== undefined && own < from) || (count !== undefined && had >= count);
+    if (over) {
+      before.push(text); // ends before `from` already
       continue;
     }
-    const alone = parseRecurrence([line], zone, allDay);
-    const later = expand(alone, dtstart, { after: last, until: END_OF_TIME, limit: 1 }).starts.length > 0;
-    if (!later) {
-      before.push(line); // ends before `from` already
-      continue;
-    }
-    const parts = line.slice(colon + 1).split(';');
-    const bound = (key: string) => parts.find((p) => p.toUpperCase().startsWith(`${key}=`))?.slice(key.length + 1);
-    const others = parts.filter((p) => !/^(COUNT|UNTIL)=/i.test(p));
+    const others = text
+      .slice('RRULE:'.length)
+      .split(';')
+      .filter((p) => !/^(COUNT|UNTIL)=/.test(p));
     before.push(`RRULE:${[...others, `UNTIL=${until}`].join(';')}`);
-    const count = bound('COUNT');
-    const had = count ? expand(alone, dtstart, { until: last, limit: Number(count) }).starts.length : 0;
-    const end = count ? `COUNT=${Number(count) - had}` : bound('UNTIL') && `UNTIL=${bound('UNTIL')}`;
+    const end = count !== undefined ? `COUNT=${count - had}` : /;?(UNTIL=[^;]*)/.exec(text)?.[1];
     after.push(`RRULE:${[...others, ...(end ? [end] : [])].join(';')}`);
+  }
+  const side = (date: Date) => (date < from ? before : after);
+  const excluded = [...exdates].map((ms) => new Date(ms));
+  for (const list of [before, after]) {
+    list.push(
+      ...datesLines(
+        'EXDATE',
+        excluded.filter((d) => side(d) === list),
+        zone,
+        allDay,
+      ),
+    );
+    list.push(
+      ...datesLines(
+        'RDATE',
+        rdates.filter((d) => side(d) === list),
+        zone,
+        allDay,
+      ),
+    );
   }
   return { before, after };
 }
-
-const END_OF_TIME = new Date(Date.UTC(9999, 11, 31));
 
 /**
  * The series' lines as an iCalendar VEVENT carries them with its DTSTART in `zone`: the rules as
@@ -288,21 +507,55 @@ export function givesStart(recurrence: Recurrence, dtstart: Date, start: Date): 
   return starts.length === 1 && starts[0].getTime() === start.getTime();
 }
 
-/** The lines with every EXDATE and RDATE moved by `deltaMs`, written in the event's zone; rules as they are. */
-export function shiftLines(lines: readonly string[], zone: EventZone, allDay: boolean, deltaMs: number): string[] {
-  const { rdates, exdates } = parseRecurrence(lines, zone, allDay);
-  const dated = (name: string, ms: number) => exdateLine(new Date(ms + deltaMs), zone, allDay).replace(/^EXDATE/, name);
-  const rules = lines.filter((line) => /^\s*RRULE[;:]/i.test(line)).map((line) => shiftUntil(line, deltaMs));
+const DAY_MS = 86_400_000;
+const dayOf = (date: Date) => Math.floor(date.getTime() / DAY_MS);
+
+/** Rule parts that fix the days of the starts, whatever day DTSTART is; and those that fix their time. */
+const FIXED_DAYS = ['BYDAY', 'BYMONTHDAY', 'BYYEARDAY', 'BYWEEKNO', 'BYSETPOS'];
+const FIXED_TIMES = ['BYHOUR', 'BYMINUTE', 'BYSECOND'];
+
+/**
+ * How far a series' occurrences move when its start moves from `before` to `after` (wall-clock), its
+ * rules unchanged: by as much, except the days when a rule fixes them (`BYDAY=TU` stays on
+ * Tuesdays however the start moves) and the time of day when a rule fixes it (`BYHOUR`).
+ */
+export function shiftOf(recurrence: Recurrence, before: Date, after: Date): number {
+  const delta = after.getTime() - before.getTime();
+  const days = (dayOf(after) - dayOf(before)) * DAY_MS;
+  const has = (parts: string[]) =>
+    recurrence.rules.some(({ text }) => parts.some((part) => text.includes(`;${part}=`) || text.includes(`:${part}=`)));
+  return (has(FIXED_DAYS) ? 0 : days) + (has(FIXED_TIMES) ? 0 : delta - days);
+}
+
+/**
+ * The lines with every EXDATE and RDATE moved by `deltaMs`, and a rule's UNTIL with them (a date
+ * UNTIL by the days the start of the series, `start`, moves), written in the event's zone.
+ */
+export function shiftLines(
+  lines: readonly string[],
+  zone: EventZone,
+  allDay: boolean,
+  start: Date,
+  deltaMs: number,
+): string[] {
+  const { rules, rdates, exdates } = parseRecurrence(lines, zone, allDay);
+  const moved = (ms: number) => new Date(ms + deltaMs);
+  const days = dayOf(new Date(start.getTime() + deltaMs)) - dayOf(start);
   return [
-    ...rules,
-    ...[...exdates].sort((a, b) => a - b).map((ms) => dated('EXDATE', ms)),
-    ...rdates.map((date) => dated('RDATE', date.getTime())),
+    ...rules.map(({ text }) => shiftUntil(text, deltaMs, days)),
+    ...datesLines('EXDATE', [...exdates].map(moved), zone, allDay),
+    ...datesLines(
+      'RDATE',
+      rdates.map((date) => moved(date.getTime())),
+      zone,
+      allDay,
+    ),
   ];
 }
 
-/** A rule's UNTIL moved by `deltaMs` (a date by as many whole days), so that it ends where it did. */
-function shiftUntil(line: string, deltaMs: number): string {
-  return line.replace(/UNTIL=(\d{8})(T\d{6}Z?)?/i, (_match, day: string, time: string | undefined) => {
+/** A rule's UNTIL moved by `deltaMs`, a date UNTIL by `days`, so that it ends where it did. */
+function shiftUntil(line: string, deltaMs: number, days: number): string {
+  return line.replace(/UNTIL=(\d{8})(T\d{6}Z?)?/, (_match, day: string, time: string | undefined) => {
     const reading = Date.UTC(
       +day.slice(0, 4),
       +day.slice(4, 6) - 1,
@@ -311,7 +564,7 @@ function shiftUntil(line: string, deltaMs: number): string {
       +(time?.slice(3, 5) ?? 0),
       +(time?.slice(5, 7) ?? 0),
     );
-    if (!time) return `UNTIL=${basic(new Date(reading + Math.round(deltaMs / 86_400_000) * 86_400_000), 'date')}`;
-    return `UNTIL=${basic(new Date(reading + deltaMs), time.endsWith('Z') || time.endsWith('z') ? 'utc' : 'local')}`;
+    if (!time) return `UNTIL=${basic(new Date(reading + days * DAY_MS), 'date')}`;
+    return `UNTIL=${basic(new Date(reading + deltaMs), time.endsWith('Z') ? 'utc' : 'local')}`;
   });
 }

@@ -8,7 +8,7 @@ import { DateTime, IANAZone, type Zone } from 'luxon';
 import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
 import { type EventZone, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
-import { calendarLines } from '../lib/recurrence.js';
+import { calendarLines, givesStart, parseRecurrence } from '../lib/recurrence.js';
 import { textOf } from '../lib/text.js';
 import { plainText } from '../lib/plain-text.js';
 import type { EventRecord, VenueOrOrganizerRecord } from '../domain/records.js';
@@ -45,23 +45,51 @@ export function eventsCalendar(rows: EventRecord[], options: CalendarOptions): s
     prodId: { company: 'Calendar Events Service', product: 'calendar/events/v1', language: 'EN' },
     timezone: { name: null, generator: vtimezone },
   });
-  for (const row of rows) calendar.createEvent(vevent(row, options));
+  const overrides = options.series ? overridesOf(rows) : new Map<number, Override>();
+  for (const row of rows) calendar.createEvent(vevent(row, options, overrides.get(row.id)));
   return calendar.toString();
+}
+
+interface Override {
+  series: number;
+  original: Date;
+}
+
+/**
+ * The exceptions written as overrides of their series: those whose series is in the calendar too
+ * and whose original start its rule still gives. Any other (its series left out, a draft the
+ * caller may not read, or a rule changed since) is an event of its own: an override without its
+ * series, or of a start the rule does not give, would be dropped or misplaced by calendar apps.
+ */
+function overridesOf(rows: EventRecord[]): Map<number, Override> {
+  const series = new Map(
+    rows
+      .filter((row) => row.recurrence.length)
+      .map((row) => {
+        const zone = eventZone(row.timezone) ?? UTC_ZONE;
+        return [row.id, { row, rule: parseRecurrence(row.recurrence, zone, row.allDay) }] as const;
+      }),
+  );
+  const overrides = new Map<number, Override>();
+  for (const row of rows) {
+    const master = row.parentId === null ? undefined : series.get(row.parentId);
+    const original = row.originalStartLocal;
+    if (!row.isException || !master || !original) continue;
+    if (givesStart(master.rule, master.row.startLocal, original))
+      overrides.set(row.id, { series: master.row.id, original });
+  }
+  return overrides;
 }
 
 /** The VTIMEZONE of an IANA zone, with the CRLF line ends of RFC 5545. */
 const vtimezone = (zone: string) => getVtimezoneComponent(zone)?.trim().replace(/\r?\n/g, '\r\n') ?? null;
 
-function vevent(row: EventRecord, { urls, caller, series }: CalendarOptions): ICalEventData {
+function vevent(row: EventRecord, { urls, caller }: CalendarOptions, override: Override | undefined): ICalEventData {
   const zone = eventZone(row.timezone) ?? UTC_ZONE;
   const { venues, organizers } = readableLinks(row, caller);
   const url = eventPermalink(row.slug, urls);
   // ORGANIZER is one calendar address: the first organizer that has an e-mail address.
   const organizer = organizers.find((o) => o.email);
-  const override =
-    series && row.isException && row.parentId !== null && row.originalStartLocal
-      ? { series: row.parentId, original: row.originalStartLocal }
-      : undefined;
   return {
     id: globalId(urls.site, override ? override.series : row.id),
     ...times(row, zone.zone),

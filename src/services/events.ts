@@ -9,8 +9,16 @@ import type { Prisma, Tx } from '../db/client.js';
 import { InvalidInput, NotFound } from '../domain/errors.js';
 import { describeKey, type Key } from '../domain/posts.js';
 import { CATEGORY, type EventRecord, ORGANIZER, TAG, VENUE, type VenueOrOrganizerKind } from '../domain/records.js';
-import { eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
-import { exdateLine, givesStart, parseRecurrence, splitLines } from '../lib/recurrence.js';
+import { type EventZone, eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
+import {
+  canonicalLines,
+  convertLines,
+  exdateLine,
+  givesStart,
+  parseRecurrence,
+  shiftOf,
+  splitLines,
+} from '../lib/recurrence.js';
 import { startingWith } from '../lib/like.js';
 import { selectEvents } from '../queries/event-rows.js';
 import type { ServiceContext } from './context.js';
@@ -122,7 +130,8 @@ export async function changeEvent(
   if (kind === 'occurrence') {
     if (!series) {
       if (input.recurrence !== undefined) throw new InvalidInput({ recurrence: RECURRENCE_OF_SERIES });
-      await writeEvent(tx, ctx, current, input, { isException: true });
+      const after = await writeEvent(tx, ctx, current, input, { isException: true });
+      if (current.status === 'trash' && after.status !== 'trash') await restoreOccurrence(tx, current);
       return current.id;
     }
     if (chosen === 'all') {
@@ -242,14 +251,23 @@ async function writeSeries(tx: Tx, ctx: ServiceContext, current: EventRow, input
   const after = await writeEvent(tx, ctx, current, input);
   if (current.recurrence.length && !after.recurrence.length) return endSeries(tx, current.id);
   if (!after.recurrence.length) return;
-  const delta = after.startLocal.getTime() - current.startLocal.getTime();
-  if (current.recurrence.length && delta && input.recurrence === undefined) {
-    // The series moved, its rule the same: its occurrences, exceptions and EXDATEs move with it.
-    const zone = eventZone(after.timezone) ?? UTC_ZONE;
-    const recurrence = await shiftSeries(tx, after, zone, delta);
+  const zone = eventZone(after.timezone) ?? UTC_ZONE;
+  // Lines not sent, or sent again as they were: a move moves the occurrences with the series. A
+  // change of the all-day flag is no move: recurrenceFor converted the dates already.
+  const untouched =
+    current.recurrence.length > 0 &&
+    current.allDay === after.allDay &&
+    (input.recurrence === undefined || after.recurrence.join('\n') === current.recurrence.join('\n'));
+  const delta = untouched
+    ? shiftOf(parseRecurrence(after.recurrence, zone, after.allDay), current.startLocal, after.startLocal)
+    : 0;
+  if (delta) {
+    // Its occurrences' original starts, exceptions and EXDATEs move with it: IDs and exceptions are kept.
+    const recurrence = await shiftSeries(tx, after, zone, current.startLocal, delta);
     await tx.event.update({ where: { id: current.id }, data: { recurrence } });
     after.recurrence = recurrence;
   }
+  if (current.status === 'trash' && after.status !== 'trash') await restoreExceptions(tx, after, zone);
   const moved = (['startLocal', 'endLocal'] as const).some((k) => after[k].getTime() !== current[k].getTime());
   const rebuild =
     moved ||
@@ -289,12 +307,22 @@ async function splitSeries(
 ): Promise<number> {
   const from = occurrenceOf(occurrence).original;
   const zone = eventZone(series.timezone) ?? UTC_ZONE;
+  // A new series starts where its rules do: at an RDATE of its own, a rule would count from the
+  // wrong day (every Thursday from an added Thursday, where it was every Tuesday).
+  const rules = { ...parseRecurrence(series.recurrence, zone, series.allDay), rdates: [] };
+  if (from.getTime() !== series.startLocal.getTime() && !givesStart(rules, series.startLocal, from)) {
+    throw new InvalidInput({
+      scope: 'This occurrence was added by an RDATE: change it alone (scope=this), or the whole series (scope=all).',
+    });
+  }
   const { before, after } = splitLines(series.recurrence, zone, series.startLocal, series.allDay, from);
   const copy = await copySeries(tx, series, from, after);
   await tx.$executeRaw`
     UPDATE events SET parent_id = ${copy.id}::int WHERE parent_id = ${series.id}::int AND original_start_local >= ${formatWallClock(from)}::timestamp`;
   await tx.event.update({ where: { id: series.id }, data: { recurrence: before, modifiedAt: new Date() } });
   await syncSeries(tx, series.id, { rebuild: true, links: false, limits: ctx.recurrence });
+  // The change is for this occurrence too, even one changed on its own before.
+  await tx.event.update({ where: { id: occurrence.id }, data: { isException: false } });
   await writeSeries(tx, ctx, copy, input);
   // The occurrences moved over take the new series' links, even when the input named none.
   await syncSeries(tx, copy.id, { rebuild: false, links: true, limits: ctx.recurrence });
@@ -312,15 +340,7 @@ async function copySeries(tx: Tx, series: EventRow, from: Date, lines: string[])
     series.allDay,
   );
   if ('field' in when) throw new InvalidInput({ [when.field]: when.message });
-  const {
-    id: _id,
-    slug,
-    parentId: _p,
-    originalStartLocal: _o,
-    isException: _e,
-    expandedUntilLocal: _x,
-    ...fields
-  } = series;
+  const { id: _id, slug, parentId: _p, originalStartLocal: _o, isException: _e, ...fields } = series;
   const copy = await tx.event.create({
     data: {
       ...fields,
@@ -401,6 +421,35 @@ async function removeSeries(ctx: ServiceContext, tx: Tx, series: EventRecord, fo
 }
 
 /**
+ * An occurrence taken out of the trash: its start is no longer an EXDATE of the series, which would
+ * leave it out of the series' iCalendar rule and bring it back no more on a re-expansion.
+ */
+async function restoreOccurrence(tx: Tx, occurrence: EventRow) {
+  const { series: seriesId, original } = occurrenceOf(occurrence);
+  const series = await readRow(tx, seriesId);
+  const zone = eventZone(series.timezone) ?? UTC_ZONE;
+  const recurrence = parseRecurrence(series.recurrence, zone, series.allDay);
+  if (!recurrence.exdates.delete(original.getTime())) return;
+  const lines = series.recurrence.filter((line) => !/^EXDATE[;:]/i.test(line));
+  const exdates = [...recurrence.exdates].map((ms) => exdateLine(new Date(ms), zone, series.allDay));
+  const recurrenceLines = canonicalLines([...lines, ...exdates], zone, series.allDay);
+  await tx.event.update({ where: { id: seriesId }, data: { recurrence: recurrenceLines, modifiedAt: new Date() } });
+}
+
+/**
+ * A series taken out of the trash: the exceptions that went to the trash with it come back with it.
+ * Those deleted on their own before have an EXDATE, and stay in the trash.
+ */
+async function restoreExceptions(tx: Tx, series: EventRow, zone: EventZone) {
+  const { exdates } = parseRecurrence(series.recurrence, zone, series.allDay);
+  const kept = [...exdates].map((ms) => formatWallClock(new Date(ms)));
+  await tx.$executeRaw`
+    UPDATE events SET status = ${series.status}, modified_at = now()
+    WHERE parent_id = ${series.id}::int AND is_exception AND status = 'trash'
+      AND NOT (original_start_local = ANY(${kept}::timestamp[]))`;
+}
+
+/**
  * After an occurrence was deleted: its start becomes an EXDATE of the series; with `following` the
  * series ends before it, and the later occurrences go to the trash (or for good) with it.
  */
@@ -410,7 +459,7 @@ async function dropOccurrences(tx: Tx, ctx: ServiceContext, occurrence: EventRow
   const zone = eventZone(series.timezone) ?? UTC_ZONE;
   const recurrence = following
     ? splitLines(series.recurrence, zone, series.startLocal, series.allDay, from).before
-    : [...series.recurrence, exdateLine(from, zone, series.allDay)];
+    : canonicalLines([...series.recurrence, exdateLine(from, zone, series.allDay)], zone, series.allDay);
   if (following) {
     const later = PrismaNS.sql`parent_id = ${series.id}::int AND original_start_local > ${formatWallClock(from)}::timestamp`;
     if (force) await tx.$executeRaw`DELETE FROM events WHERE ${later}`;
@@ -486,18 +535,26 @@ function times(input: EventInput, current: StoredTimes | undefined, siteZone: st
 }
 
 /**
- * The lines a write stores in `recurrence`, checked in the event's final zone; undefined keeps them.
- * Blank lines are dropped, so `[]` (or only blanks) makes a series a single event again.
+ * The lines to store (lib/recurrence.ts canonicalLines), checked in the event's final zone, or
+ * undefined for no change. Blank lines are dropped, so `[]` (or only blanks) makes a series a
+ * single event again. Lines not sent follow a change of the zone or the all-day flag: their dates
+ * keep naming the same occurrences.
  */
 function recurrenceFor(
   input: EventInput,
-  current: { recurrence: string[] } | undefined,
-  { timezone, allDay }: { timezone: string; allDay: boolean },
-) {
-  const lines = input.recurrence?.map((line) => line.trim()).filter(Boolean) ?? current?.recurrence ?? [];
-  // Checked again when the zone or all-day flag changes: a date EXDATE fits an all-day series only.
-  if (lines.length) readRecurrence(lines, eventZone(timezone) ?? UTC_ZONE, allDay);
-  return input.recurrence === undefined && current ? undefined : lines;
+  current: { recurrence: string[]; timezone: string; allDay: boolean } | undefined,
+  { timezone, allDay, startLocal }: { timezone: string; allDay: boolean; startLocal: Date },
+): string[] | undefined {
+  const zone = eventZone(timezone) ?? UTC_ZONE;
+  if (input.recurrence !== undefined || !current) {
+    const lines = input.recurrence?.map((line) => line.trim()).filter(Boolean) ?? [];
+    if (!lines.length) return [];
+    readRecurrence(lines, zone, allDay); // a 400 naming the line
+    return canonicalLines(lines, zone, allDay);
+  }
+  if (!current.recurrence.length || (current.timezone === timezone && current.allDay === allDay)) return undefined;
+  const before = { zone: eventZone(current.timezone) ?? UTC_ZONE, allDay: current.allDay };
+  return convertLines(current.recurrence, before, { zone, allDay, startLocal });
 }
 
 /** Replaces the links a write sends; links it does not send stay as they are. */

@@ -111,15 +111,12 @@ export async function expandSeries(
   );
   if (mode === 'extend' && series.expandedUntilLocal && series.expandedUntilLocal >= horizon) return;
   const after = mode === 'extend' ? (series.expandedUntilLocal ?? undefined) : undefined;
-  const { starts, through, ended } = expand(
-    parseRecurrence(series.recurrence, zone, series.allDay),
-    series.startLocal,
-    {
-      after,
-      until: horizon,
-      limit: limits.maxOccurrences,
-    },
-  );
+  const recurrence = parseRecurrence(series.recurrence, zone, series.allDay);
+  const { starts, through, ended } = expand(recurrence, series.startLocal, {
+    after,
+    until: horizon,
+    limit: limits.maxOccurrences,
+  });
   // Wall-clock times as epoch milliseconds: the two drivers read a timestamp without zone differently.
   const rows = await tx.$queryRaw<{ id: number; ms: number; exception: boolean }[]>`
     SELECT id, (extract(epoch FROM original_start_local) * 1000)::float8 AS ms, is_exception AS exception
@@ -128,7 +125,18 @@ export async function expandSeries(
   const wanted = new Set(starts.map((d) => d.getTime()));
   const have = new Set(existing.map((o) => o.original.getTime()));
   if (mode === 'rebuild') {
-    const gone = existing.filter((o) => !o.exception && !wanted.has(o.original.getTime())).map((o) => o.id);
+    // Rows past where this expansion stopped (the limit of one write) stay when the rule still
+    // gives their start: they keep their IDs, as the ones before do.
+    const beyond = existing.filter((o) => !o.exception && o.original > through);
+    const later = beyond.length
+      ? expand(recurrence, series.startLocal, {
+          after: through,
+          until: new Date(Math.max(...beyond.map((o) => o.original.getTime()))),
+          limit: beyond.length,
+        }).starts.map((d) => d.getTime())
+      : [];
+    const still = new Set([...wanted, ...later]);
+    const gone = existing.filter((o) => !o.exception && !still.has(o.original.getTime())).map((o) => o.id);
     if (gone.length) await tx.$executeRaw`DELETE FROM events WHERE id = ANY(${gone}::int[])`;
     const kept = existing.filter((o) => !o.exception && wanted.has(o.original.getTime()));
     await moveOccurrences(tx, series, zone, kept);
@@ -256,6 +264,7 @@ export async function shiftSeries(
   tx: Tx,
   series: { id: number; recurrence: string[]; allDay: boolean },
   zone: EventZone,
+  start: Date,
   deltaMs: number,
 ): Promise<string[]> {
   // All rows move by the same amount, in two steps: one step could meet a row not yet moved in the
@@ -266,7 +275,7 @@ export async function shiftSeries(
     WHERE parent_id = ${series.id}::int`;
   await tx.$executeRaw`
     UPDATE events SET original_start_local = original_start_local - ${PrismaNS.raw(far)} WHERE parent_id = ${series.id}::int`;
-  return shiftLines(series.recurrence, zone, series.allDay, deltaMs);
+  return shiftLines(series.recurrence, zone, series.allDay, start, deltaMs);
 }
 
 /**
@@ -296,7 +305,7 @@ export async function extendSeries(
     const id = await db.$transaction(async (tx) => {
       const [row] = await tx.$queryRaw<({ id: number } | undefined)[]>`
         SELECT id FROM events WHERE recurrence <> '{}' AND id > ${lastId}::int
-          AND expanded_until_local < greatest(${soon}::timestamp, start_local + ${limits.horizonDays - 1}::int * interval '1 day')
+          AND (expanded_until_local IS NULL OR expanded_until_local < greatest(${soon}::timestamp, start_local + ${limits.horizonDays - 1}::int * interval '1 day'))
         ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`;
       if (row) await expandSeries(tx, row.id, 'extend', limits, now);
       return row?.id;

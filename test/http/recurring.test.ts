@@ -458,6 +458,10 @@ describeEachDatabase('recurring events', (s, kind) => {
       new Set(['Renamed series,From an occurrence']),
     );
     const lines = (await s.get(`/events/${series.id}`)).body.recurrence;
-    expect(lines.filter((l: string) => l.startsWith('EXDATE'))).toHaveLength(2);
+    // Two dates left out, in one EXDATE line (the stored lines merge them).
+    const excluded = lines
+      .filter((l: string) => l.startsWith('EXDATE'))
+      .flatMap((l: string) => l.split(':')[1].split(','));
+    expect(excluded).toHaveLength(2);
   });
 });
