@@ -2256,7 +2256,9 @@ export interface components {
          *     19:00 event stays at 19:00 local across daylight-saving changes, and an all-day series stays
          *     all-day. A rule without an end is allowed; its occurrences exist up to a horizon (two years ahead
          *     by default). An empty array makes a series a single event again (its occurrences go, except the
-         *     ones changed on their own).
+         *     ones changed on their own). A rule that never occurs (`BYMONTH=2;BYMONTHDAY=30`) is refused. The
+         *     lines are stored, and read back, in one form: each rule upper-cased without parameters, then the
+         *     `EXDATE` and `RDATE` dates in the event's zone, each once.
          * @example [
          *       "RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=10",
          *       "EXDATE;TZID=Europe/Paris:20261229T190000"
@@ -3297,7 +3299,8 @@ export interface components {
          *     series of this and every later occurrence; `all` changes the series (new times sent for the
          *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
          *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
-         *     `all`, which mean the event.
+         *     `all`, which mean the event. `following` on an occurrence that an `RDATE` added is refused (400):
+         *     a series starting there would count its rule from the wrong day.
          */
         Scope: "this" | "following" | "all";
         /** @description Delete for good instead of moving to the trash (editors and administrators). */
@@ -3741,7 +3744,8 @@ export interface operations {
                  *     series of this and every later occurrence; `all` changes the series (new times sent for the
                  *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
                  *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
-                 *     `all`, which mean the event.
+                 *     `all`, which mean the event. `following` on an occurrence that an `RDATE` added is refused (400):
+                 *     a series starting there would count its rule from the wrong day.
                  */
                 scope?: components["parameters"]["Scope"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
@@ -3795,7 +3799,8 @@ export interface operations {
                  *     series of this and every later occurrence; `all` changes the series (new times sent for the
                  *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
                  *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
-                 *     `all`, which mean the event.
+                 *     `all`, which mean the event. `following` on an occurrence that an `RDATE` added is refused (400):
+                 *     a series starting there would count its rule from the wrong day.
                  */
                 scope?: components["parameters"]["Scope"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
@@ -3849,7 +3854,8 @@ export interface operations {
                  *     series of this and every later occurrence; `all` changes the series (new times sent for the
                  *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
                  *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
-                 *     `all`, which mean the event.
+                 *     `all`, which mean the event. `following` on an occurrence that an `RDATE` added is refused (400):
+                 *     a series starting there would count its rule from the wrong day.
                  */
                 scope?: components["parameters"]["Scope"];
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
@@ -3904,7 +3910,8 @@ export interface operations {
                  *     series of this and every later occurrence; `all` changes the series (new times sent for the
                  *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
                  *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
-                 *     `all`, which mean the event.
+                 *     `all`, which mean the event. `following` on an occurrence that an `RDATE` added is refused (400):
+                 *     a series starting there would count its rule from the wrong day.
                  */
                 scope?: components["parameters"]["Scope"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
@@ -4005,7 +4012,8 @@ export interface operations {
                  *     series of this and every later occurrence; `all` changes the series (new times sent for the
                  *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
                  *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
-                 *     `all`, which mean the event.
+                 *     `all`, which mean the event. `following` on an occurrence that an `RDATE` added is refused (400):
+                 *     a series starting there would count its rule from the wrong day.
                  */
                 scope?: components["parameters"]["Scope"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
@@ -4059,7 +4067,8 @@ export interface operations {
                  *     series of this and every later occurrence; `all` changes the series (new times sent for the
                  *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
                  *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
-                 *     `all`, which mean the event.
+                 *     `all`, which mean the event. `following` on an occurrence that an `RDATE` added is refused (400):
+                 *     a series starting there would count its rule from the wrong day.
                  */
                 scope?: components["parameters"]["Scope"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
@@ -4113,7 +4122,8 @@ export interface operations {
                  *     series of this and every later occurrence; `all` changes the series (new times sent for the
                  *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
                  *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
-                 *     `all`, which mean the event.
+                 *     `all`, which mean the event. `following` on an occurrence that an `RDATE` added is refused (400):
+                 *     a series starting there would count its rule from the wrong day.
                  */
                 scope?: components["parameters"]["Scope"];
                 /** @description Delete for good instead of moving to the trash (editors and administrators). */
@@ -4168,7 +4178,8 @@ export interface operations {
                  *     series of this and every later occurrence; `all` changes the series (new times sent for the
                  *     occurrence move the whole series by as much). The answer is the event changed: the occurrence
                  *     (`this`), the new series (`following`) or the series (`all`). On a single event only `this` and
-                 *     `all`, which mean the event.
+                 *     `all`, which mean the event. `following` on an occurrence that an `RDATE` added is refused (400):
+                 *     a series starting there would count its rule from the wrong day.
                  */
                 scope?: components["parameters"]["Scope"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
