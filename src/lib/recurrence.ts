@@ -100,6 +100,10 @@ function readRule(value: string, zone: EventZone, fail: (why: string) => never) 
   if (!freq) fail('the rule needs FREQ.');
   if (!FREQUENCIES.has(freq)) fail('FREQ must be HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY.');
   if (parts.has('COUNT') && parts.has('UNTIL')) fail('COUNT and UNTIL may not both be given.');
+  // Several minutes or seconds per hour would make a rule finer than hourly all the same.
+  for (const key of ['BYMINUTE', 'BYSECOND']) {
+    if (parts.get(key)?.includes(',')) fail(`${key} takes one value: an event happens at most hourly.`);
+  }
   for (const key of ['COUNT', 'INTERVAL']) {
     const n = parts.get(key);
     if (n !== undefined && !/^[1-9]\d{0,5}$/.test(n)) fail(`${key} must be a whole number from 1 to 999999.`);
