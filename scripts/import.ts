@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import { DataDirLockedError } from '../src/db/data-dir-lock.js';
+import { mayCall } from '../src/auth/permissions.js';
 import { isRole } from '../src/auth/roles.js';
 import { importIcs, importTec, readIcsText } from '../src/import/commands.js';
 import { SourceError } from '../src/import/fetch-source.js';
@@ -107,7 +108,16 @@ async function importingUser(prisma: import('../src/db/client.js').Prisma, login
     );
   }
   if (!isRole(user.role)) throw new UsageError(`The account "${user.login}" has an unknown role.`);
-  return { id: user.id, login: user.login, role: user.role };
+  const caller = { id: user.id, login: user.login, role: user.role };
+  // Everything an import may create, as the API would let this account create it.
+  const needed = ['createEvent', 'createVenue', 'createOrganizer', 'createCategory', 'createTag'];
+  const refused = needed.filter((operation) => !mayCall(caller, operation));
+  if (refused.length) {
+    throw new UsageError(
+      `The account "${user.login}" (${user.role}) may not ${refused.join(', ')}: name another with --as.`,
+    );
+  }
+  return caller;
 }
 
 class UsageError extends Error {}

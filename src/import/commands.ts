@@ -3,7 +3,7 @@
 import { trimEndChar } from '../lib/text.js';
 import { readFile } from 'node:fs/promises';
 import { fetchSource, type FetchOptions, SourceError, sourceUrl } from './fetch-source.js';
-import { ICS_SOURCE, readCalendar } from './ics-source.js';
+import { ICS_SOURCE, readCalendar, unfoldedText } from './ics-source.js';
 import { type ImportItem, KIND_ORDER, refKey, type Unreadable } from './items.js';
 import { mappedItems } from './ledger.js';
 import { emptySummary, type Progress, type Summary, writeAll } from './run-import.js';
@@ -101,14 +101,19 @@ async function readUnlisted(
 export async function readIcsText(location: string, fetch: FetchOptions = {}): Promise<string> {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) {
     const url = sourceUrl(location);
-    const response = await fetchSource(url, { ...fetch, accept: 'text/calendar, */*;q=0.5' });
-    const text = await response.text();
-    if (!response.ok)
-      throw new SourceError(`${url.href} answered ${response.status}`, response.status, text.slice(0, 500));
+    const answer = await fetchSource(url, { ...fetch, accept: 'text/calendar, */*;q=0.5' });
+    const text = unfoldedText(answer.bytes);
+    if (answer.status < 200 || answer.status > 299) {
+      throw new SourceError(
+        `${url.origin}${url.pathname} answered ${answer.status}`,
+        answer.status,
+        text.slice(0, 500),
+      );
+    }
     return text;
   }
   try {
-    return await readFile(location, 'utf8');
+    return unfoldedText(await readFile(location));
   } catch (err) {
     throw new SourceError(`Cannot read ${location}: ${(err as Error).message}`);
   }

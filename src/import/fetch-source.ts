@@ -35,18 +35,32 @@ export function sourceUrl(value: string): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new SourceError(`Not a URL: ${value}`);
+    throw new SourceError('This is not a URL.');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new SourceError(`Only http: and https: URLs can be imported from, not ${url.protocol}`);
   }
+  // A password in the URL would be shown in every message and log line: --user and --app-password.
+  if (url.username || url.password)
+    throw new SourceError('Give the credentials with --user and --app-password, not in the URL.');
   return url;
 }
 
-/** The answer to a GET once it is final; throws SourceError when it never came. */
-export async function fetchSource(url: URL, options: FetchOptions = {}): Promise<Response> {
-  const attempt = async () => {
+/** A final answer: its status, headers and whole body. */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  bytes: Uint8Array;
+}
+
+/**
+ * The answer to a GET once it is final, body and all: a body cut off or stalled is a network error
+ * like any other, tried again. Throws SourceError when no final answer came.
+ */
+export async function fetchSource(url: URL, options: FetchOptions = {}): Promise<Answer> {
+  const attempt = async (): Promise<Answer> => {
     let response: Response;
+    let bytes: Uint8Array;
     try {
       response = await fetch(url, {
         headers: {
@@ -57,15 +71,15 @@ export async function fetchSource(url: URL, options: FetchOptions = {}): Promise
         redirect: 'follow',
         signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
       });
+      bytes = new Uint8Array(await response.arrayBuffer());
     } catch (err) {
-      throw new SourceError(`${url.href}: ${(err as Error).message}`);
+      throw new SourceError(`${redacted(url)}: ${(err as Error).message}`);
     }
     if (response.status === 429 || response.status >= 500) {
-      await response.body?.cancel();
       const wait = retryAfterMs(response.headers.get('retry-after'));
-      throw new RetryLater(`${url.href} answered ${response.status}`, response.status, wait);
+      throw new RetryLater(`${redacted(url)} answered ${response.status}`, response.status, wait);
     }
-    return response;
+    return { status: response.status, headers: response.headers, bytes };
   };
   try {
     return await pRetry(attempt, {
@@ -90,17 +104,20 @@ export async function fetchSource(url: URL, options: FetchOptions = {}): Promise
 
 /** GETs a JSON answer; anything but a 2xx with a JSON body is a SourceError naming the URL. */
 export async function fetchJson(url: URL, options: FetchOptions = {}): Promise<{ body: unknown; headers: Headers }> {
-  const response = await fetchSource(url, options);
-  const text = await response.text();
-  if (!response.ok) {
-    throw new SourceError(`${url.href} answered ${response.status}`, response.status, text.slice(0, 500));
+  const answer = await fetchSource(url, options);
+  const text = new TextDecoder().decode(answer.bytes);
+  if (answer.status < 200 || answer.status > 299) {
+    throw new SourceError(`${redacted(url)} answered ${answer.status}`, answer.status, text.slice(0, 500));
   }
   try {
-    return { body: JSON.parse(text) as unknown, headers: response.headers };
+    return { body: JSON.parse(text) as unknown, headers: answer.headers };
   } catch {
-    throw new SourceError(`${url.href} did not answer JSON`);
+    throw new SourceError(`${redacted(url)} did not answer JSON`);
   }
 }
+
+/** A URL as messages show it: without a user name or password (sourceUrl refuses them anyway). */
+const redacted = (url: URL) => `${url.origin}${url.pathname}${url.search}`;
 
 /** A 429 or 5xx answer: tried again, after the pause it asks for when it says. */
 class RetryLater extends SourceError {

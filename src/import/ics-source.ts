@@ -19,23 +19,25 @@ export function readCalendar(text: string): { items: ImportItem[]; unreadable: U
   const { timezones, events } = components(text);
   const zones = new Map<string, ICAL.Timezone>();
   for (const block of timezones) {
+    if (block.broken) continue;
     try {
-      const zone = new ICAL.Timezone(new ICAL.Component(ICAL.parse(block) as unknown[]));
+      const zone = new ICAL.Timezone(new ICAL.Component(ICAL.parse(block.text) as unknown[]));
       zones.set(zone.tzid, zone);
     } catch {
       // A broken VTIMEZONE matters only to the events that use it, which then say so.
     }
   }
-  const items: ImportItem[] = [];
+  const items: (ImportItem & { sequence: number })[] = [];
   const related = new Map<string, ImportItem>();
   const unreadable: Unreadable[] = [];
   events.forEach((block, index) => {
     try {
-      const event = readEvent(block, zones);
+      if (block.broken) throw new Error(`It is cut short: ${block.broken}.`);
+      const event = readEvent(block.text, zones);
       items.push(event.item);
       for (const item of event.related) if (!related.has(refKey(item))) related.set(refKey(item), item);
     } catch (err) {
-      const uid = /^UID:(.*)$/im.exec(block)?.[1]?.trim();
+      const uid = /^UID:(.*)$/im.exec(block.text)?.[1]?.trim();
       unreadable.push({
         kind: 'event',
         externalId: uid || `VEVENT #${index + 1}`,
@@ -43,16 +45,58 @@ export function readCalendar(text: string): { items: ImportItem[]; unreadable: U
       });
     }
   });
+  const unique = withoutDuplicates(items, unreadable);
+  // A changed occurrence is named by its start in its series' zone, which may not be its own.
+  const zoneOf = new Map(unique.filter((i) => !i.occurrenceOf).map((i) => [i.externalId, String(i.body.timezone)]));
+  for (const item of unique) {
+    const of = item.occurrenceOf;
+    const seriesZone = of && zoneOf.get(of.series.externalId);
+    if (of?.instant && seriesZone !== undefined) of.originalStart = wallClock(of.instant, seriesZone);
+  }
   // Overrides name their series: series first.
-  items.sort((a, b) => Number(Boolean(a.occurrenceOf)) - Number(Boolean(b.occurrenceOf)));
-  return { items: [...related.values(), ...items], unreadable };
+  unique.sort((a, b) => Number(Boolean(a.occurrenceOf)) - Number(Boolean(b.occurrenceOf)));
+  return { items: [...related.values(), ...unique], unreadable };
 }
 
 /**
- * The VTIMEZONE and VEVENT blocks of the file, as text, lines unfolded. Throws when the text is no
- * iCalendar at all.
+ * One VEVENT per UID (and RECURRENCE-ID): of several, the one with the highest SEQUENCE, the later
+ * one in the file on a tie (RFC 5545, 3.8.7.4); the others are reported.
  */
-function components(text: string): { timezones: string[]; events: string[] } {
+function withoutDuplicates(items: (ImportItem & { sequence?: number })[], unreadable: Unreadable[]): ImportItem[] {
+  const chosen = new Map<string, ImportItem & { sequence?: number }>();
+  for (const item of items) {
+    const other = chosen.get(item.externalId);
+    if (other && (other.sequence ?? 0) > (item.sequence ?? 0)) {
+      unreadable.push({
+        kind: 'event',
+        externalId: item.externalId,
+        reason: 'Another VEVENT of this UID has a higher SEQUENCE.',
+      });
+      continue;
+    }
+    if (other)
+      unreadable.push({
+        kind: 'event',
+        externalId: other.externalId,
+        reason: 'A later VEVENT of this UID replaces it.',
+      });
+    chosen.set(item.externalId, item);
+  }
+  return [...chosen.values()].map(({ sequence: _sequence, ...item }) => item);
+}
+
+/** A VEVENT or VTIMEZONE of the file as text, or why it is not whole. */
+interface Block {
+  text: string;
+  broken?: string;
+}
+
+/**
+ * The VTIMEZONE and VEVENT blocks of the file, as text, lines unfolded. A block that another begins
+ * in, or that the calendar's end closes, is broken (ical.js would read it without its END and
+ * swallow what follows). Throws when the text is no iCalendar at all.
+ */
+function components(text: string): { timezones: Block[]; events: Block[] } {
   const lines = text
     .replace(/\r\n?/g, '\n')
     .replace(/\n[ \t]/g, '')
@@ -60,34 +104,61 @@ function components(text: string): { timezones: string[]; events: string[] } {
   if (!lines.some((line) => line.trim().toUpperCase() === 'BEGIN:VCALENDAR')) {
     throw new Error('This is not an iCalendar file (no BEGIN:VCALENDAR).');
   }
-  const timezones: string[] = [];
-  const events: string[] = [];
-  let current: { kind: 'VEVENT' | 'VTIMEZONE'; lines: string[]; depth: number } | undefined;
+  const timezones: Block[] = [];
+  const events: Block[] = [];
+  const TOP = ['VEVENT', 'VTIMEZONE'];
+  let current: { kind: string; lines: string[]; open: string[] } | undefined;
+  const close = (broken?: string) => {
+    if (!current) return;
+    const block = { text: current.lines.join('\r\n'), ...(broken ? { broken } : {}) };
+    (current.kind === 'VEVENT' ? events : timezones).push(block);
+    current = undefined;
+  };
   for (const line of lines) {
     const upper = line.trim().toUpperCase();
+    const begins = upper.startsWith('BEGIN:') ? upper.slice(6) : undefined;
+    const ends = upper.startsWith('END:') ? upper.slice(4) : undefined;
+    if (current && begins && TOP.includes(begins)) close(`it has no END:${current.open[0]}`);
+    if (current && ends === 'VCALENDAR') close(`it has no END:${current.open[0]}`);
     if (!current) {
-      if (upper === 'BEGIN:VEVENT' || upper === 'BEGIN:VTIMEZONE') {
-        current = { kind: upper === 'BEGIN:VEVENT' ? 'VEVENT' : 'VTIMEZONE', lines: [line], depth: 1 };
-      }
+      if (begins && TOP.includes(begins)) current = { kind: begins, lines: [line], open: [begins] };
       continue;
     }
     current.lines.push(line);
-    if (upper.startsWith('BEGIN:')) current.depth++;
-    else if (upper.startsWith('END:')) current.depth--;
-    if (current.depth === 0) {
-      (current.kind === 'VEVENT' ? events : timezones).push(current.lines.join('\r\n'));
-      current = undefined;
+    if (begins) current.open.push(begins);
+    else if (ends && current.open.includes(ends)) {
+      while (current.open.pop() !== ends); // an inner component left open ends with its parent
+      if (!current.open.length) close();
     }
   }
-  if (current) events.push(current.lines.join('\r\n')); // cut short: it fails to parse and is reported
+  close(current ? `it has no END:${current.open[0]}` : undefined);
   return { timezones, events };
+}
+
+/** The file's bytes as text, lines unfolded first: a fold may fall inside a character's bytes. */
+export function unfoldedText(bytes: Uint8Array): string {
+  const out = new Uint8Array(bytes.length);
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const crlf = bytes[i] === 13 && bytes[i + 1] === 10 ? 2 : bytes[i] === 10 ? 1 : 0;
+    const next = bytes[i + crlf];
+    if (crlf && (next === 32 || next === 9)) {
+      i += crlf; // the line break and the one space or tab after it
+      continue;
+    }
+    out[n++] = bytes[i];
+  }
+  return new TextDecoder().decode(out.subarray(0, n));
 }
 
 /**
  * The event, and the venue (LOCATION), organizers (ORGANIZER) and categories (CATEGORIES) it names,
  * as items of their own keyed by name: imported once, found by name when they exist here already.
  */
-function readEvent(block: string, zones: Map<string, ICAL.Timezone>): { item: ImportItem; related: ImportItem[] } {
+function readEvent(
+  block: string,
+  zones: Map<string, ICAL.Timezone>,
+): { item: ImportItem & { sequence: number }; related: ImportItem[] } {
   const component = new ICAL.Component(ICAL.parse(block) as unknown[]);
   const uid = textOf(component, 'uid');
   if (!uid) throw new Error('It has no UID.');
@@ -102,9 +173,9 @@ function readEvent(block: string, zones: Map<string, ICAL.Timezone>): { item: Im
   const endAt = end
     ? reading(end, zones)
     : duration instanceof ICAL.Duration
-      ? { ...startAt, instant: new Date(startAt.instant.getTime() + duration.toSeconds() * 1000) }
+      ? later(startAt, duration)
       : // No end: a date lasts that day, a time lasts no time (RFC 5545, 3.6.1).
-        { ...startAt, instant: new Date(startAt.instant.getTime() + (allDay ? 86_400_000 : 0)) };
+        later(startAt, new ICAL.Duration({ days: allDay ? 1 : 0 }));
   const zone = startAt.zone;
   const recurrence = ['rrule', 'exdate', 'rdate'].flatMap((name) =>
     component.getAllProperties(name).map((property) => property.toICALString()),
@@ -149,10 +220,12 @@ function readEvent(block: string, zones: Map<string, ICAL.Timezone>): { item: Im
     { field: 'organizer', items: people.map(refOf) },
     { field: 'categories', items: categories.map(refOf) },
   ];
+  const sequence = Number(component.getFirstPropertyValue('sequence') ?? 0) || 0;
   const recurrenceId = timeOf(component, 'recurrence-id');
   if (recurrenceId) {
     const original = reading(recurrenceId, zones);
-    const item: ImportItem = {
+    const item: ImportItem & { sequence: number } = {
+      sequence,
       kind: 'event',
       externalId: `${uid}#${recurrenceId.toString()}`,
       label: title,
@@ -160,12 +233,17 @@ function readEvent(block: string, zones: Map<string, ICAL.Timezone>): { item: Im
       refs,
       occurrenceOf: {
         series: { kind: 'event', externalId: uid },
+        // In the override's own zone for now; readCalendar reads it in its series' zone.
         originalStart: original.isDate ? `${dateIn(original)} 00:00:00` : wallClock(original.instant, zone.name),
+        ...(original.isDate ? {} : { instant: original.instant }),
       },
     };
     return { item, related };
   }
-  return { item: { kind: 'event', externalId: uid, label: title, body: { ...body, recurrence }, refs }, related };
+  return {
+    item: { kind: 'event', externalId: uid, label: title, body: { ...body, recurrence }, refs, sequence },
+    related,
+  };
 }
 
 /** A venue, organizer or category an event names, keyed by its name (any case). */
@@ -174,6 +252,21 @@ function named(kind: 'venue' | 'organizer' | 'category', name: string, body: Rec
 }
 
 const refOf = (item: ImportItem): ItemRef => ({ kind: item.kind, externalId: item.externalId });
+
+/**
+ * The start plus a DURATION, its days as calendar days in the start's zone (RFC 5545, 3.3.6: P1D
+ * across a change to summer time is 23 hours) and its time as elapsed time.
+ */
+function later(start: Reading, duration: ICAL.Duration): Reading {
+  if (duration.isNegative) throw new Error('Its DURATION is negative.');
+  const days = duration.weeks * 7 + duration.days;
+  const seconds = duration.hours * 3600 + duration.minutes * 60 + duration.seconds;
+  // Floating times and dates are wall-clock readings kept as UTC; a converted zone has no rules here.
+  const zone = start.zone.name && !start.zone.converted && !start.isDate ? start.zone.name : 'UTC';
+  const at = DateTime.fromJSDate(start.instant, { zone }).plus({ days }).plus({ seconds });
+  const date = { year: at.year, month: at.month, day: at.day };
+  return { ...start, instant: at.toJSDate(), date };
+}
 
 const textOf = (component: ICAL.Component, name: string) => {
   const value = component.getFirstPropertyValue(name);

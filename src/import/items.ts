@@ -32,7 +32,7 @@ export interface ImportItem extends ItemRef {
    */
   embedded?: ImportItem[];
   /** An override of one occurrence of a series (iCalendar RECURRENCE-ID): which series, which start. */
-  occurrenceOf?: { series: ItemRef; originalStart: string };
+  occurrenceOf?: { series: ItemRef; originalStart: string; instant?: Date };
 }
 
 /** An item that could not be read: reported and skipped, nothing written for it. */

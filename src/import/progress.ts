@@ -2,7 +2,7 @@
 // log file, CI), at most one per PLAIN_EVERY items. Both write to stderr, leaving stdout to the
 // summary.
 import { Presets, SingleBar } from 'cli-progress';
-import type { Progress } from './run-import.js';
+import { printable, type Progress } from './run-import.js';
 
 const PLAIN_EVERY = 500;
 
@@ -27,12 +27,13 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
       running = true;
     },
     tick(label) {
-      bar.increment({ label: label.length > 40 ? `${label.slice(0, 39)}…` : label });
+      const shown = printable(label);
+      bar.increment({ label: shown.length > 40 ? `${shown.slice(0, 39)}…` : shown });
     },
     log(line) {
       // Above the bar, which is drawn again under it.
       if (running) stream.write('\r\u001b[2K');
-      stream.write(`${line}\n`);
+      stream.write(`${printable(line)}\n`);
       if (running) bar.render();
     },
     stop() {
@@ -55,7 +56,7 @@ export function plainProgress(stream: { write(text: string): unknown }): Progres
       if (done % PLAIN_EVERY === 0 || done === total) stream.write(`written ${done} of ${total}\n`);
     },
     log(line) {
-      stream.write(`${line}\n`);
+      stream.write(`${printable(line)}\n`);
     },
     stop: () => undefined,
   };

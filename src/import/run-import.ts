@@ -109,6 +109,13 @@ function batches(items: ImportItem[]): ImportItem[][] {
   return [...byPhase.entries()].sort(([a], [b]) => a - b).map(([, batch]) => batch);
 }
 
+/** Text from the source as a terminal may show it: control characters (escape sequences) as `?`. */
+export const printable = (text: string) =>
+  Array.from(text, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 || (code >= 0x7f && code < 0xa0) ? '?' : c;
+  }).join('');
+
 /** The summary as the lines the command ends with. */
 export function summaryLines(summary: Summary, dryRun: boolean): string[] {
   const lines: string[] = [];
@@ -129,13 +136,15 @@ export function summaryLines(summary: Summary, dryRun: boolean): string[] {
   if (summary.skipped.length) {
     lines.push('Skipped:');
     for (const s of summary.skipped) {
-      lines.push(`  ${s.kind} ${s.externalId}${s.label ? ` "${s.label}"` : ''}: ${s.reason}`);
+      lines.push(printable(`  ${s.kind} ${s.externalId}${s.label ? ` "${s.label}"` : ''}: ${s.reason}`));
     }
   }
   if (summary.deletedThere.length) {
     lines.push('Deleted at the source since an earlier import (kept here):');
-    for (const d of summary.deletedThere) lines.push(`  ${d.kind} ${d.externalId} (here: ${d.kind} ${d.localId})`);
+    for (const d of summary.deletedThere) {
+      lines.push(printable(`  ${d.kind} ${d.externalId} (here: ${d.kind} ${d.localId})`));
+    }
   }
-  for (const note of summary.notes) lines.push(`Note: ${note}`);
+  for (const note of summary.notes) lines.push(printable(`Note: ${note}`));
   return lines;
 }

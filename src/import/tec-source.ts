@@ -62,8 +62,9 @@ async function* pages(site: TecSite, kind: ItemKind, onPage: (kind: ItemKind, pa
     try {
       answer = await fetchJson(url, site.fetch);
     } catch (err) {
-      // An empty list is a 404 "page not found" there, for page 1 as for any past the end.
-      if (page === 1 && err instanceof SourceError && err.status === 404 && err.body.includes('page-not-found')) return;
+      // An empty list is a 404 "page not found" there, for page 1 as for any past the end: a list
+      // that shrank while it was read (an item deleted there) ends early.
+      if (err instanceof SourceError && err.status === 404 && err.body.includes('page-not-found')) return;
       throw err;
     }
     const body = answer.body as Record<string, unknown>;
@@ -291,7 +292,7 @@ function event(raw: Raw): ImportItem {
       ...post(raw),
       start_date: text(raw.start_date) || undefined,
       end_date: text(raw.end_date) || undefined,
-      timezone: text(raw.timezone),
+      timezone: zoneName(text(raw.timezone)),
       all_day: flag(raw.all_day),
       cost: cost(raw),
       website: text(raw.website),
@@ -313,9 +314,28 @@ function event(raw: Raw): ImportItem {
   };
 }
 
+/**
+ * WordPress names a site's manual offset in hours with decimals (`UTC+5.5`, `UTC-9.5`, `UTC+5.75`);
+ * ours are hours and minutes (`UTC+5:30`).
+ */
+function zoneName(zone: string): string {
+  const offset = /^UTC([+-])(\d{1,2})\.(\d{1,2})$/.exec(zone);
+  if (!offset) return zone;
+  const minutes = Math.round(Number(`0.${offset[3]}`) * 60);
+  return `UTC${offset[1]}${offset[2]}${minutes ? `:${String(minutes).padStart(2, '0')}` : ''}`;
+}
+
 /** Categories ordered so that each comes after its parent (a parent missing there: as they came). */
 function parentsFirst(categories: ImportItem[]): ImportItem[] {
   const byId = new Map(categories.map((c) => [c.externalId, c]));
+  // A parent the site no longer has: the category comes over at the top level.
+  for (const category of categories) {
+    const parent = category.refs.find((r) => r.field === 'parent')?.items[0];
+    if (parent && !byId.has(parent.externalId)) {
+      category.refs = [];
+      category.body.parent = 0;
+    }
+  }
   const ordered: ImportItem[] = [];
   const placed = new Set<string>();
   const place = (item: ImportItem, path: Set<string>) => {

@@ -103,10 +103,12 @@ async function write(tx: Tx, run: ImportRun, item: ImportItem, attempt: Attempt)
     run.planned?.add(refKey(item));
     return { result: localId === undefined ? 'created' : 'updated', localId: localId ?? 0 };
   }
-  const id = localId === undefined ? await create(tx, run, item, body) : await update(tx, run.ctx, item, localId, body);
+  // Taken for one that was here already: recorded, and counted as unchanged.
+  const made = localId === undefined ? await create(tx, run, item, body) : undefined;
+  const id = made ? made.id : await update(tx, run.ctx, item, localId ?? 0, body);
   await saveMapping(tx, run.source, item, id, hash, !mapping);
   attempt.found.set(refKey(item), id);
-  return { result: localId === undefined ? 'created' : 'updated', localId: id };
+  return { result: made ? (made.found ? 'unchanged' : 'created') : 'updated', localId: id };
 }
 
 const TABLE = {
@@ -159,20 +161,27 @@ function contentHash(body: unknown): string {
     .digest('hex');
 }
 
-async function create(tx: Tx, run: ImportRun, item: ImportItem, body: Record<string, unknown>): Promise<number> {
+/** Creates the item; `found` when one here was taken for it instead (the same venue, a term of that name). */
+async function create(
+  tx: Tx,
+  run: ImportRun,
+  item: ImportItem,
+  body: Record<string, unknown>,
+): Promise<{ id: number; found: boolean }> {
   const { ctx } = run;
   switch (item.kind) {
     case 'event': {
-      if (!item.occurrenceOf) return insertEvent(tx, ctx, body as Parameters<typeof insertEvent>[2]);
+      if (!item.occurrenceOf)
+        return { id: await insertEvent(tx, ctx, body as Parameters<typeof insertEvent>[2]), found: false };
       const id = await occurrenceId(tx, run, item.occurrenceOf);
-      return changeEvent(tx, ctx, { id }, body, 'this');
+      return { id: await changeEvent(tx, ctx, { id }, body, 'this'), found: false };
     }
     case 'venue':
     case 'organizer': {
       // A venue or organizer of the same name and details is taken as it is, as an event's inline
       // venue would be (services/venues-and-organizers.ts).
-      const created = await insertVenueOrOrganizer(tx, ctx, item.kind === 'venue' ? VENUE : ORGANIZER, body);
-      return created.row.id;
+      const made = await insertVenueOrOrganizer(tx, ctx, item.kind === 'venue' ? VENUE : ORGANIZER, body);
+      return { id: made.row.id, found: !made.created };
     }
     case 'category':
     case 'tag':
@@ -181,12 +190,17 @@ async function create(tx: Tx, run: ImportRun, item: ImportItem, body: Record<str
 }
 
 /** A term of the same name (and parent) here already is this one; a taken slug gives way to a derived one. */
-async function insertOrAdoptTerm(tx: Tx, taxonomy: typeof CATEGORY, body: TermInput): Promise<number> {
+async function insertOrAdoptTerm(
+  tx: Tx,
+  taxonomy: typeof CATEGORY,
+  body: TermInput,
+): Promise<{ id: number; found: boolean }> {
   try {
-    return await insertTerm(tx, taxonomy, body);
+    return { id: await insertTerm(tx, taxonomy, body), found: false };
   } catch (err) {
-    if (err instanceof DuplicateTermName) return err.existingId;
-    if (err instanceof DuplicateTermSlug) return insertTerm(tx, taxonomy, { ...body, slug: undefined });
+    if (err instanceof DuplicateTermName) return { id: err.existingId, found: true };
+    if (err instanceof DuplicateTermSlug)
+      return { id: await insertTerm(tx, taxonomy, { ...body, slug: undefined }), found: false };
     throw err;
   }
 }

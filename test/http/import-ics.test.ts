@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { importIcs, readIcsText } from '../../src/import/commands.js';
+import { unfoldedText } from '../../src/import/ics-source.js';
 import { plainProgress } from '../../src/import/progress.js';
 import type { Summary } from '../../src/import/run-import.js';
 import { describeEachDatabase } from '../setup/each-database.js';
@@ -128,5 +129,89 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
     expect((await bySlug(s, 'board-meeting')).title).toBe('Board meeting (moved online)');
     await expect(run('this is not a calendar')).rejects.toThrow(/not an iCalendar file/);
     expect(fs.existsSync(FILE)).toBe(true);
+  });
+
+  it('reads awkward files: a block without its END, a fold inside a character, DURATION in days, overrides in another zone, a UID twice', async () => {
+    const lines = [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'BEGIN:VEVENT',
+      'UID:no-end@awkward.test',
+      'DTSTART:20270301T100000Z',
+      'SUMMARY:Never closed',
+      'BEGIN:VEVENT',
+      'UID:after-broken@awkward.test',
+      'DTSTART:20270302T100000Z',
+      'SUMMARY:Caf\u00e9 \u00e9t\u00e9',
+      'END:VEVENT',
+      'BEGIN:VEVENT',
+      'UID:three-days@awkward.test',
+      'DTSTART;VALUE=DATE:20270709',
+      'DURATION:P3D',
+      'SUMMARY:Three days',
+      'END:VEVENT',
+      'BEGIN:VEVENT',
+      'UID:over-dst@awkward.test',
+      'DTSTART;TZID=Europe/Paris:20270327T120000',
+      'DURATION:P1D',
+      'SUMMARY:A day over the change',
+      'END:VEVENT',
+      'BEGIN:VEVENT',
+      'UID:weekly@awkward.test',
+      'DTSTART;TZID=Europe/Paris:20270105T190000',
+      'DTEND;TZID=Europe/Paris:20270105T200000',
+      'RRULE:FREQ=WEEKLY;COUNT=3',
+      'SUMMARY:Weekly',
+      'END:VEVENT',
+      'BEGIN:VEVENT',
+      'UID:weekly@awkward.test',
+      'RECURRENCE-ID:20270112T180000Z',
+      'DTSTART;TZID=America/New_York:20270112T140000',
+      'DTEND;TZID=America/New_York:20270112T150000',
+      'SUMMARY:Weekly, from New York',
+      'END:VEVENT',
+      'BEGIN:VEVENT',
+      'UID:twice@awkward.test',
+      'SEQUENCE:2',
+      'DTSTART:20270401T100000Z',
+      'SUMMARY:Twice, the newer',
+      'END:VEVENT',
+      'BEGIN:VEVENT',
+      'UID:twice@awkward.test',
+      'SEQUENCE:1',
+      'DTSTART:20270401T100000Z',
+      'SUMMARY:Twice, the older',
+      'END:VEVENT',
+      'END:VCALENDAR',
+    ];
+    // The title's é split by a fold between its two bytes, as a 75-octet folder may do.
+    const bytes = Buffer.from(lines.join('\r\n'), 'utf8');
+    const at = bytes.indexOf(Buffer.from('\u00e9t\u00e9', 'utf8')) + 1;
+    const folded = Buffer.concat([bytes.subarray(0, at), Buffer.from('\r\n '), bytes.subarray(at)]);
+    const summary = await run(unfoldedText(folded));
+    expect(summary.skipped.map((x) => [x.externalId, x.reason])).toEqual([
+      ['no-end@awkward.test', expect.stringContaining('END:VEVENT')],
+      ['twice@awkward.test', expect.stringContaining('higher SEQUENCE')],
+    ]);
+    expect(counts(summary)).toMatchObject({ created: 6, skipped: 2 }); // the override counts as one
+    expect((await bySlug(s, 'cafe-ete')).title).toBe('Caf\u00e9 \u00e9t\u00e9');
+    expect(await bySlug(s, 'three-days')).toMatchObject({ all_day: true, end_date: '2027-07-11 23:59:59' });
+    // P1D is a calendar day: noon to noon across the change to summer time, 23 hours.
+    expect(await bySlug(s, 'a-day-over-the-change')).toMatchObject({
+      start_date: '2027-03-27 12:00:00',
+      end_date: '2027-03-28 12:00:00',
+    });
+    // The override names its occurrence at 19:00 Paris (18:00 UTC) while it starts in New York.
+    const weekly = await bySlug(s, 'weekly');
+    const occurrences = (await s.get(`/events?post_parent=${weekly.id}&start_date=2027-01-01&end_date=2027-02-01`)).body
+      .events;
+    expect(occurrences.map((o: any) => [o.title, o.utc_start_date])).toEqual([
+      ['Weekly', '2027-01-05 18:00:00'],
+      ['Weekly, from New York', '2027-01-12 19:00:00'],
+      ['Weekly', '2027-01-19 18:00:00'],
+    ]);
+    expect((await bySlug(s, 'twice-the-newer')).title).toBe('Twice, the newer');
+    const again = await run(unfoldedText(folded));
+    expect(counts(again)).toMatchObject({ created: 0, updated: 0, unchanged: 6 });
   });
 });

@@ -236,4 +236,41 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
       await other.close();
     }
   });
+
+  it('takes WordPress offsets, a category whose parent is gone, and a list that shrinks while it is read', async () => {
+    const other = await startTecSite();
+    try {
+      addEvents(other, 120);
+      other.credentials = site.credentials;
+      other.events.find((e) => e.id === 13)!.timezone = 'UTC+5.5';
+      other.categories.find((c) => c.slug === 'jazz')!.parent = 99;
+      // As the third page of events is asked for, 30 events are deleted there: it is gone.
+      other.beforeAnswer = (url) => {
+        if (url.pathname.endsWith('/events') && url.searchParams.get('page') === '3') {
+          other.events.splice(-30, 30);
+          other.beforeAnswer = undefined;
+        }
+      };
+      const summary = await run({ base: other.base });
+      expect(summary.skipped).toEqual([]);
+      const mapped = await s.db.prisma.importedItem.findMany({ where: { source: other.base, kind: 'event' } });
+      const spring = mapped.find((m) => m.externalId === '13');
+      expect((await s.get(`/events/${spring?.localId}`)).body.timezone).toBe('UTC+5:30');
+      const jazz = await s.db.prisma.importedItem.findFirst({
+        where: { source: other.base, kind: 'category', externalId: '3' },
+      });
+      expect((await s.get(`/categories/${jazz?.localId}`)).body.parent).toBe(0);
+      // Pages of 50: the third was gone when it was asked for (404), which ends the list; the events
+      // it would have held come through WordPress's list of IDs. Every event still there came.
+      expect(other.requests.some((r) => r.includes('/events?') && r.includes('page=3'))).toBe(true);
+      const imported = new Set(
+        (await s.db.prisma.importedItem.findMany({ where: { source: other.base, kind: 'event' } })).map(
+          (m) => m.externalId,
+        ),
+      );
+      expect(other.events.filter((e) => !imported.has(String(e.id)))).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
 });

@@ -39,6 +39,8 @@ export interface TecSite {
   requests: string[];
   /** Whether `wp/v2/tribe_events` is there (not on every site). */
   wordpressRoute: boolean;
+  /** Called with each request before it is answered: tests change the site mid-import with it. */
+  beforeAnswer?: (url: URL) => void;
   close(): Promise<void>;
 }
 
@@ -87,6 +89,7 @@ export async function startTecSite(): Promise<TecSite> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site.test');
     site.requests.push(`${url.pathname}${url.search}`);
+    (site as Partial<TecSite>).beforeAnswer?.(url);
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       // Bodies keep the captured https://example.org addresses: the importer follows none of them.
       const text = JSON.stringify(body);
