@@ -1,8 +1,24 @@
 // What a database error means, whichever way it arrives: Prisma's P2002 on PostgreSQL, or the
-// driver adapter's own error carrying SQLSTATE 23505 (as PGlite's adapter throws it).
+// driver adapter's own error carrying SQLSTATE 23505 (as PGlite's adapter throws it), or a raw
+// query's P2010 with the adapter's error in its meta.
 export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string; originalCode?: string } } | null;
-  return e?.code === 'P2002' || e?.code === '23505' || e?.cause?.code === '23505' || e?.cause?.originalCode === '23505';
+  return codesOf(err).some((code) => code === 'P2002' || code === '23505');
+}
+
+/** Every code an error carries, wherever Prisma, its driver adapters and pg put it. */
+function codesOf(err: unknown): (string | undefined)[] {
+  const e = err as {
+    code?: string;
+    cause?: { code?: string; originalCode?: string };
+    meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string } } };
+  } | null;
+  return [
+    e?.code,
+    e?.cause?.code,
+    e?.cause?.originalCode,
+    e?.meta?.code,
+    e?.meta?.driverAdapterError?.cause?.originalCode,
+  ];
 }
 
 /**
@@ -31,9 +47,7 @@ export function isForeignKeyViolation(err: unknown): boolean {
  * serialize it (40001): running it again is safe, as nothing of it was committed.
  */
 export function isTransient(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string; originalCode?: string }; meta?: { code?: string } } | null;
-  const codes = [e?.code, e?.cause?.code, e?.cause?.originalCode, e?.meta?.code];
-  return codes.some((code) => code === '40P01' || code === '40001' || code === 'P2034');
+  return codesOf(err).some((code) => code === '40P01' || code === '40001' || code === 'P2034');
 }
 
 // What says "the database cannot be reached or cannot take the work now", whichever layer reports it

@@ -189,20 +189,24 @@ async function create(
   }
 }
 
-/** A term of the same name (and parent) here already is this one; a taken slug gives way to a derived one. */
+/**
+ * A term of the same name (and parent) here already is this one; a taken slug gives way to a
+ * derived one. A concurrent import may create the name between the two tries: taken then too.
+ */
 async function insertOrAdoptTerm(
   tx: Tx,
   taxonomy: typeof CATEGORY,
   body: TermInput,
 ): Promise<{ id: number; found: boolean }> {
-  try {
-    return { id: await insertTerm(tx, taxonomy, body), found: false };
-  } catch (err) {
-    if (err instanceof DuplicateTermName) return { id: err.existingId, found: true };
-    if (err instanceof DuplicateTermSlug)
-      return { id: await insertTerm(tx, taxonomy, { ...body, slug: undefined }), found: false };
-    throw err;
+  for (const input of [body, { ...body, slug: undefined }]) {
+    try {
+      return { id: await insertTerm(tx, taxonomy, input), found: false };
+    } catch (err) {
+      if (err instanceof DuplicateTermName) return { id: err.existingId, found: true };
+      if (!(err instanceof DuplicateTermSlug) || input.slug === undefined) throw err;
+    }
   }
+  throw new Error('unreachable: the second try has no slug to refuse');
 }
 
 async function update(tx: Tx, ctx: ServiceContext, item: ImportItem, id: number, body: Record<string, unknown>) {
