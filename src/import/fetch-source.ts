@@ -23,6 +23,8 @@ export interface FetchOptions {
   retries?: number;
   minTimeoutMs?: number;
   timeoutMs?: number;
+  /** The largest body taken (default 100 MiB): a larger one is refused, not tried again. */
+  maxBytes?: number;
   /** Called before each pause, to tell the user why the import waits. */
   onRetry?: (message: string) => void;
 }
@@ -71,8 +73,9 @@ export async function fetchSource(url: URL, options: FetchOptions = {}): Promise
         redirect: 'follow',
         signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
       });
-      bytes = new Uint8Array(await response.arrayBuffer());
+      bytes = await bodyOf(response, options.maxBytes ?? MAX_BYTES, url);
     } catch (err) {
+      if (err instanceof TooLarge) throw err;
       throw new SourceError(`${redacted(url)}: ${(err as Error).message}`);
     }
     if (response.status === 429 || response.status >= 500) {
@@ -87,7 +90,7 @@ export async function fetchSource(url: URL, options: FetchOptions = {}): Promise
       minTimeout: options.minTimeoutMs ?? 1000,
       factor: 2,
       randomize: true,
-      shouldRetry: ({ error }) => error instanceof SourceError,
+      shouldRetry: ({ error }) => error instanceof SourceError && !(error instanceof TooLarge),
       onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
         if (retriesLeft === 0) return;
         options.onRetry?.(`${error.message}; trying again (attempt ${attemptNumber + 1})`);
@@ -114,6 +117,27 @@ export async function fetchJson(url: URL, options: FetchOptions = {}): Promise<{
   } catch {
     throw new SourceError(`${redacted(url)} did not answer JSON`);
   }
+}
+
+const MAX_BYTES = 100 * 1024 * 1024;
+
+/** An answer larger than the import takes: final, as asking again gives the same. */
+class TooLarge extends SourceError {}
+
+/** The whole body, read chunk by chunk so that a huge one is refused before it fills the memory. */
+async function bodyOf(response: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (!response.body) return new Uint8Array();
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      await response.body.cancel().catch(() => undefined);
+      throw new TooLarge(`${redacted(url)} answered more than ${maxBytes} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }
 
 /** A URL as messages show it: without a user name or password (sourceUrl refuses them anyway). */

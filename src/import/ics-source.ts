@@ -185,7 +185,7 @@ function readEvent(
   }
   const status = String(component.getFirstPropertyValue('status') ?? '').toUpperCase();
   const privacy = String(component.getFirstPropertyValue('class') ?? '').toUpperCase();
-  const location = textOf(component, 'location').trim();
+  const location = fit(textOf(component, 'location').trim());
   const geo = component.getFirstPropertyValue('geo');
   const url = textOf(component, 'url').trim();
   const body: Record<string, unknown> = {
@@ -209,7 +209,7 @@ function readEvent(
   const people = organizers(component);
   const names = component
     .getAllProperties('categories')
-    .flatMap((property) => property.getValues().map((value) => String(value).trim()))
+    .flatMap((property) => property.getValues().map((value) => fit(String(value))))
     .filter(Boolean);
   const categories = [
     ...new Map(names.map((name) => [name.toLowerCase(), named('category', name, { name, parent: 0 })])).values(),
@@ -267,6 +267,13 @@ function later(start: Reading, duration: ICAL.Duration): Reading {
   const date = { year: at.year, month: at.month, day: at.day };
   return { ...start, instant: at.toJSDate(), date };
 }
+
+/**
+ * A name cut to the 500 characters the API takes (openapi/components/schemas/Name.yaml): a venue,
+ * organizer or category named by a long LOCATION, CN or CATEGORIES comes over shortened rather than
+ * costing its event.
+ */
+const fit = (name: string) => Array.from(name).slice(0, 500).join('').trim();
 
 const textOf = (component: ICAL.Component, name: string) => {
   const value = component.getFirstPropertyValue(name);
@@ -372,7 +379,7 @@ function organizers(component: ICAL.Component): ImportItem[] {
       .replace(/^mailto:/i, '')
       .trim();
     const cn = property.getParameter('cn');
-    const name = (typeof cn === 'string' ? cn : '').trim() || address;
+    const name = fit((typeof cn === 'string' ? cn : '').trim() || address);
     if (!name) return [];
     const email = /^[^\s@]+@[^\s@]+$/.test(address) ? address : '';
     return [named('organizer', name, { organizer: name, ...(email ? { email } : {}) })];

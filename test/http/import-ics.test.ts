@@ -171,6 +171,12 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
       'SUMMARY:Weekly, from New York',
       'END:VEVENT',
       'BEGIN:VEVENT',
+      'UID:long-location@awkward.test',
+      'DTSTART:20270402T100000Z',
+      'SUMMARY:Somewhere long',
+      `LOCATION:${'Hall '.repeat(120)}`,
+      'END:VEVENT',
+      'BEGIN:VEVENT',
       'UID:twice@awkward.test',
       'SEQUENCE:2',
       'DTSTART:20270401T100000Z',
@@ -193,7 +199,7 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
       ['no-end@awkward.test', expect.stringContaining('END:VEVENT')],
       ['twice@awkward.test', expect.stringContaining('higher SEQUENCE')],
     ]);
-    expect(counts(summary)).toMatchObject({ created: 6, skipped: 2 }); // the override counts as one
+    expect(counts(summary)).toMatchObject({ created: 7, skipped: 2 }); // the override counts as one
     expect((await bySlug(s, 'cafe-ete')).title).toBe('Caf\u00e9 \u00e9t\u00e9');
     expect(await bySlug(s, 'three-days')).toMatchObject({ all_day: true, end_date: '2027-07-11 23:59:59' });
     // P1D is a calendar day: noon to noon across the change to summer time, 23 hours.
@@ -211,7 +217,9 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
       ['Weekly', '2027-01-19 18:00:00'],
     ]);
     expect((await bySlug(s, 'twice-the-newer')).title).toBe('Twice, the newer');
+    // A LOCATION longer than a venue's name may be: the venue's name is cut, the event comes.
+    expect((await bySlug(s, 'somewhere-long')).venue.venue).toHaveLength(499);
     const again = await run(unfoldedText(folded));
-    expect(counts(again)).toMatchObject({ created: 0, updated: 0, unchanged: 6 });
+    expect(counts(again)).toMatchObject({ created: 0, updated: 0, unchanged: 7 });
   });
 });
