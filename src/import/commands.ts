@@ -45,7 +45,37 @@ export async function importTec(
   };
   const source = tecSourceName(base);
   const summary = emptySummary();
+  let read: { items: ImportItem[]; unreadable: Unreadable[] };
+  try {
+    read = await readSite(site, signedIn, { db: run.ctx.db, source }, summary, progress, shouldStop);
+  } catch (err) {
+    if (!(err instanceof Stopped)) throw err;
+    summary.stopped = true; // while reading: nothing was written
+    return summary;
+  }
+  await writeAll({ ...run, source }, read.items, read.unreadable, summary, progress, shouldStop);
+  return summary;
+}
+
+/**
+ * Every item of the site: its lists, then the events WordPress lists that they do not show, then
+ * what an earlier run imported and they no longer show (hidden, out of reach, or deleted there, which
+ * goes into the summary). A stop asked for while reading, which takes long on a large or slow site,
+ * ends it at the next page or item (Stopped).
+ */
+async function readSite(
+  site: TecSite,
+  signedIn: boolean,
+  { db, source }: { db: ImportRun['ctx']['db']; source: string },
+  summary: Summary,
+  progress: Progress,
+  shouldStop: () => boolean,
+): Promise<{ items: ImportItem[]; unreadable: Unreadable[] }> {
+  const checkStop = () => {
+    if (shouldStop()) throw new Stopped();
+  };
   const { items, unreadable } = await readLists(site, (kind, page, pages) => {
+    checkStop();
     if (page === pages || page % 10 === 0) progress.log(`read ${kind} lists: page ${page} of ${pages}`);
   });
   const seen = new Set(items.map(refKey));
@@ -55,28 +85,32 @@ export async function importTec(
   if (Array.isArray(eventIds)) {
     const unlisted = eventIds.filter((id) => !seen.has(refKey({ kind: 'event', externalId: id })));
     if (unlisted.length) progress.log(`reading ${unlisted.length} events that the lists do not show`);
-    for (const id of unlisted) await readUnlisted(site, { kind: 'event', externalId: id }, items, unreadable, seen);
+    for (const id of unlisted) {
+      checkStop();
+      await readUnlisted(site, { kind: 'event', externalId: id }, items, unreadable, seen);
+    }
   } else {
     summary.notes.push(
       `events hidden from listings could not be looked for (${eventIds.unavailable}); only those imported before are checked.`,
     );
   }
 
-  // What an earlier run imported and the lists no longer show: hidden, out of reach, or deleted there.
-  const mapped = await mappedItems(run.ctx.db, source, KIND_ORDER);
+  const mapped = await mappedItems(db, source, KIND_ORDER);
   const missing = mapped.filter(
     (m) => !seen.has(refKey({ kind: m.kind as ImportItem['kind'], externalId: m.externalId })),
   );
   if (missing.length) progress.log(`checking ${missing.length} items imported before that the lists do not show`);
   for (const m of missing) {
+    checkStop();
     const ref = { kind: m.kind as ImportItem['kind'], externalId: m.externalId };
     const state = await readUnlisted(site, ref, items, unreadable, seen);
     if (state === 'gone') summary.deletedThere.push({ ...ref, localId: m.localId });
   }
-
-  await writeAll({ ...run, source }, items, unreadable, summary, progress, shouldStop);
-  return summary;
+  return { items, unreadable };
 }
+
+/** A stop asked for before the writing began. */
+class Stopped extends Error {}
 
 /** Reads one item the lists did not show and adds it; answers whether it was found. */
 async function readUnlisted(

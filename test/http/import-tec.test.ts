@@ -273,4 +273,34 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
       await other.close();
     }
   });
+
+  it('stops while reading when asked, and writes nothing', async () => {
+    const other = await startTecSite();
+    try {
+      let stop = false;
+      other.beforeAnswer = (url) => {
+        if (url.pathname.endsWith('/venues')) stop = true; // Ctrl-C while the venues are read
+      };
+      const summary = await importTec(
+        {
+          ctx: {
+            db: s.db.prisma,
+            caller: { id: s.users.administrator.id, login: 'administrator', role: 'administrator' },
+            siteZone: 'UTC',
+            now: new Date(),
+          },
+          dryRun: false,
+        },
+        { base: other.base },
+        progress,
+        () => stop,
+      );
+      expect(summary.stopped).toBe(true);
+      expect(summary.done).toBe(0);
+      expect(other.requests.some((r) => r.includes('/v1/events'))).toBe(false); // the events were never read
+      expect(await s.db.prisma.importedItem.count({ where: { source: other.base } })).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
 });
