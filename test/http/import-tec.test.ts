@@ -45,7 +45,7 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
   let site: TecSite;
   const lines: string[] = [];
   const progress = plainProgress({ write: (text: string) => lines.push(text) });
-  const run = (options: { dryRun?: boolean; signedIn?: boolean; base?: string } = {}) =>
+  const run = (options: { dryRun?: boolean; signedIn?: boolean; base?: string; shouldStop?: () => boolean } = {}) =>
     importTec(
       {
         ctx: {
@@ -64,7 +64,7 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
         fetch: { minTimeoutMs: 1, retries: 3 },
       },
       progress,
-      () => false,
+      options.shouldStop ?? (() => false),
     );
 
   beforeAll(async () => {
@@ -281,20 +281,7 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
       other.beforeAnswer = (url) => {
         if (url.pathname.endsWith('/venues')) stop = true; // Ctrl-C while the venues are read
       };
-      const summary = await importTec(
-        {
-          ctx: {
-            db: s.db.prisma,
-            caller: { id: s.users.administrator.id, login: 'administrator', role: 'administrator' },
-            siteZone: 'UTC',
-            now: new Date(),
-          },
-          dryRun: false,
-        },
-        { base: other.base },
-        progress,
-        () => stop,
-      );
+      const summary = await run({ base: other.base, signedIn: false, shouldStop: () => stop });
       expect(summary.stopped).toBe(true);
       expect(summary.done).toBe(0);
       expect(other.requests.some((r) => r.includes('/v1/events'))).toBe(false); // the events were never read

@@ -9,21 +9,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { DEFAULT_RECURRENCE } from '../../src/config.js';
 import { extendSeries } from '../../src/services/series.js';
 import { describeEachDatabase } from '../setup/each-database.js';
-import type { TestServer } from '../setup/server.js';
-
-/** Every occurrence of a series (any status, all pages), by original start. */
-async function occurrencesOf(s: TestServer, id: number): Promise<any[]> {
-  const found: any[] = [];
-  for (let page = 1; ; page++) {
-    const r = await s.get(
-      `/events?post_parent=${id}&status=publish,draft,trash&start_date=2000-01-01&end_date=2100-01-01&per_page=50&page=${page}`,
-    );
-    expect(r.status, r.text).toBe(200);
-    found.push(...r.body.events);
-    if (!r.body.next_rest_url) break;
-  }
-  return found.sort((a, b) => a.original_start_date.localeCompare(b.original_start_date));
-}
+import { occurrencesOf } from '../setup/series.js';
 
 /** Starts of a series as ical.js expands its rule, as UTC `YYYY-MM-DD HH:MM:SS` (an independent expander). */
 function icalExpansion(dtstart: string, zone: string, lines: string[], count: number): string[] {
