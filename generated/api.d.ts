@@ -3100,10 +3100,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many failed sign-ins from this client; retry after the time in `Retry-After`. */
+        /**
+         * @description Too many requests: either a rate limit is spent (`rest_rate_limited`; `data.policy` names the
+         *     class, `reads`, `writes` or `sign-in`), or this client failed to sign in too often
+         *     (`rest_too_many_failed_logins`). Retry after the time in `Retry-After`.
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -3432,7 +3438,20 @@ export interface components {
         ETag: string;
         /** @description The language of the descriptions served, from the locale segment of the URL (English when there is no translation). */
         ContentLanguage: "en" | "fr" | "de" | "es";
-        /** @description Seconds to wait before trying to sign in again. */
+        /**
+         * @description The rate limits that counted this request (IETF draft-ietf-httpapi-ratelimit-headers), one item per
+         *     class: its name (`reads`, `writes`, or `sign-in` for credentials checked afresh), `q` the requests
+         *     allowed per window and `w` the window in seconds. Reads and writes are counted per user when signed
+         *     in, else per client address; sign-ins per client address. Absent when the operator turned the
+         *     limits off.
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description Where the caller stands in each policy of `RateLimit-Policy`, in the same order: `r` the requests
+         *     left in the current window, `t` the seconds until the window ends.
+         */
+        RateLimit: string;
+        /** @description Seconds to wait before trying again. */
         RetryAfter: number;
         /** @description Seconds to wait before trying again. */
         RetryLater: number;
@@ -3483,6 +3502,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3523,6 +3544,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3628,6 +3651,8 @@ export interface operations {
                     "X-WP-Total": components["headers"]["XWpTotal"];
                     "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
                     Link: components["headers"]["PageLinks"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3669,6 +3694,8 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3717,6 +3744,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Last-Modified": components["headers"]["LastModified"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3770,6 +3799,8 @@ export interface operations {
             /** @description The updated event. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3825,6 +3856,8 @@ export interface operations {
             /** @description The updated event. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3882,6 +3915,8 @@ export interface operations {
             /** @description The event as it is after the delete. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3936,6 +3971,8 @@ export interface operations {
             /** @description The updated event. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3985,6 +4022,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Last-Modified": components["headers"]["LastModified"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4038,6 +4077,8 @@ export interface operations {
             /** @description The updated event. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4093,6 +4134,8 @@ export interface operations {
             /** @description The updated event. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4150,6 +4193,8 @@ export interface operations {
             /** @description The event as it is after the delete. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4204,6 +4249,8 @@ export interface operations {
             /** @description The updated event. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4271,6 +4318,8 @@ export interface operations {
                     "X-WP-Total": components["headers"]["XWpTotal"];
                     "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
                     Link: components["headers"]["PageLinks"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4311,6 +4360,8 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4357,6 +4408,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Last-Modified": components["headers"]["LastModified"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4397,6 +4450,8 @@ export interface operations {
             /** @description The updated venue. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4440,6 +4495,8 @@ export interface operations {
             /** @description The updated venue. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4485,6 +4542,8 @@ export interface operations {
             /** @description The venue as it is after the delete. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4527,6 +4586,8 @@ export interface operations {
             /** @description The updated venue. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4574,6 +4635,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Last-Modified": components["headers"]["LastModified"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4614,6 +4677,8 @@ export interface operations {
             /** @description The updated venue. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4657,6 +4722,8 @@ export interface operations {
             /** @description The updated venue. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4702,6 +4769,8 @@ export interface operations {
             /** @description The venue as it is after the delete. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4744,6 +4813,8 @@ export interface operations {
             /** @description The updated venue. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4811,6 +4882,8 @@ export interface operations {
                     "X-WP-Total": components["headers"]["XWpTotal"];
                     "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
                     Link: components["headers"]["PageLinks"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4851,6 +4924,8 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4897,6 +4972,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Last-Modified": components["headers"]["LastModified"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4937,6 +5014,8 @@ export interface operations {
             /** @description The updated organizer. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4980,6 +5059,8 @@ export interface operations {
             /** @description The updated organizer. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5025,6 +5106,8 @@ export interface operations {
             /** @description The organizer as it is after the delete. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5067,6 +5150,8 @@ export interface operations {
             /** @description The updated organizer. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5114,6 +5199,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Last-Modified": components["headers"]["LastModified"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5154,6 +5241,8 @@ export interface operations {
             /** @description The updated organizer. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5197,6 +5286,8 @@ export interface operations {
             /** @description The updated organizer. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5242,6 +5333,8 @@ export interface operations {
             /** @description The organizer as it is after the delete. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5284,6 +5377,8 @@ export interface operations {
             /** @description The updated organizer. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5358,6 +5453,8 @@ export interface operations {
                     "X-WP-Total": components["headers"]["XWpTotal"];
                     "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
                     Link: components["headers"]["PageLinks"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5398,6 +5495,8 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5443,6 +5542,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5482,6 +5583,8 @@ export interface operations {
             /** @description The updated category. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5525,6 +5628,8 @@ export interface operations {
             /** @description The updated category. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5568,6 +5673,8 @@ export interface operations {
             /** @description The deleted category, as it was. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5609,6 +5716,8 @@ export interface operations {
             /** @description The updated category. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5681,6 +5790,8 @@ export interface operations {
                     "X-WP-Total": components["headers"]["XWpTotal"];
                     "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
                     Link: components["headers"]["PageLinks"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5721,6 +5832,8 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5766,6 +5879,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5805,6 +5920,8 @@ export interface operations {
             /** @description The updated tag. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5848,6 +5965,8 @@ export interface operations {
             /** @description The updated tag. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5891,6 +6010,8 @@ export interface operations {
             /** @description The deleted tag, as it was. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5932,6 +6053,8 @@ export interface operations {
             /** @description The updated tag. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5974,6 +6097,8 @@ export interface operations {
             /** @description The changes after the cursor. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6003,6 +6128,8 @@ export interface operations {
             /** @description The subscriptions. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6030,6 +6157,8 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6064,6 +6193,8 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6094,6 +6225,8 @@ export interface operations {
             /** @description The deleted subscription, as it was. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6124,6 +6257,8 @@ export interface operations {
             /** @description The subscription as changed. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6156,6 +6291,8 @@ export interface operations {
             /** @description The queued message. */
             202: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6194,6 +6331,8 @@ export interface operations {
             /** @description A page of messages. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {

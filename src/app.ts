@@ -28,6 +28,7 @@ import type { Call, Handler, Reply } from './http/handler.js';
 import { type LocaleInfo, localeMiddleware } from './http/locale.js';
 import { normalizeQuery } from './http/query.js';
 import { hostCheck, NAMESPACE, requestUrls } from './http/urls.js';
+import { createRateLimits } from './http/rate-limits.js';
 import { validationError } from './http/validation.js';
 import {
   assertDocumentationBuilt,
@@ -37,6 +38,7 @@ import {
   localizedDocument,
 } from './openapi.js';
 import { routeOfPath } from './discovery/namespace-index.js';
+import { measureRequests, OPERATION_LOCAL, protectedMetrics } from './metrics/http.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -54,7 +56,8 @@ export interface AppOptions {
 export function createApp({ config, db, onServerError, logger, afterWrite }: AppOptions) {
   assertDocumentationBuilt();
   const api = createBackend(loadDocument());
-  registerSecurity(api, { config, db });
+  const rateLimits = createRateLimits(config.rateLimits, db);
+  registerSecurity(api, { config, db, rateLimits });
   registerHandlers(api, { config, db });
   const probes = health(db);
   const routes = operationsByRoute(api);
@@ -64,6 +67,7 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   // req.ip, which keys the sign-in throttle, comes from X-Forwarded-For only behind a trusted proxy.
   app.set('trust proxy', config.trustProxy);
   app.use(requestId());
+  app.use(measureRequests());
   if (logger) app.use(requestLogger(logger));
   if (afterWrite) app.use(notifyWrites(afterWrite));
   app.use(localeMiddleware(config.restPrefix));
@@ -71,6 +75,7 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.use(hardening(config));
   app.use(hostCheck(config));
   app.use(probes.router);
+  if (config.metrics.token) app.use(protectedMetrics(config.metrics.token));
   app.set('etag', false); // Express's weak ETag would hide our strong one (http/conditional.ts)
   app.set('query parser', false); // normalizeQuery reads the raw query against the document
   app.use(restRoute(config.restPrefix));
@@ -93,7 +98,7 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
     if (error.status >= 500 && !(err instanceof ApiError)) onServerError?.(err, req);
     sendReply(req, res, { status: error.status, body: error.toBody(), headers: error.headers });
   });
-  return Object.assign(app, { drain: probes.drain });
+  return Object.assign(app, { drain: probes.drain, ready: () => rateLimits.ready(), close: () => rateLimits.close() });
 }
 
 /** The operations of each route (path template), found once: every answer's Allow lists them. */
@@ -144,6 +149,7 @@ async function dispatch(
       { Allow: allowed.join(', ') },
     );
   }
+  res.locals[OPERATION_LOCAL] = operation.operationId;
   const body = requestBody(req, operation);
   let reply: Reply;
   try {

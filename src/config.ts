@@ -60,6 +60,32 @@ export interface Config {
   http: HttpTimeouts;
   /** How amounts of a cost without a currency symbol of its own are shown (lib/cost.ts). */
   costCurrency: CurrencySettings;
+  rateLimits: RateLimitSettings;
+  metrics: MetricsSettings;
+}
+
+/**
+ * Requests allowed per window to each signed-in user, or else to each client address, by class of
+ * operation (http/rate-limits.ts). 0 turns a class off.
+ */
+export interface RateLimitSettings {
+  reads: number;
+  writes: number;
+  /** Checks of credentials not proven right lately (each costs a password hash), per client address. */
+  signIns: number;
+  windowSeconds: number;
+  /** Counters shared by every instance on Redis; else on PostgreSQL, or in memory on the embedded database. */
+  redisUrl?: string;
+}
+
+/**
+ * Where `/metrics` is served: on a port of its own (`port`), or on the public port to callers that
+ * send `token` as a bearer token; neither set, nowhere.
+ */
+export interface MetricsSettings {
+  port?: number;
+  host: string;
+  token?: string;
 }
 
 /** How far ahead a series' occurrences exist as rows, and how many one write or housekeeping round adds. */
@@ -142,7 +168,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutSeconds: positiveSeconds(env, 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', 5),
     },
     costCurrency: costCurrency(env),
+    rateLimits: {
+      reads: nonNegativeInteger(env, 'RATE_LIMIT_READS', 1200),
+      writes: nonNegativeInteger(env, 'RATE_LIMIT_WRITES', 300),
+      signIns: nonNegativeInteger(env, 'RATE_LIMIT_SIGN_INS', 30),
+      windowSeconds: positiveInteger(env, 'RATE_LIMIT_WINDOW_SECONDS', 60),
+      redisUrl: redisUrl(env.REDIS_URL),
+    },
+    metrics: metrics(env),
   };
+}
+
+function redisUrl(value: string | undefined): string | undefined {
+  const text = (value ?? '').trim();
+  if (!text) return undefined;
+  if (!/^rediss?:\/\//.test(text)) throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL');
+  return text;
+}
+
+/** METRICS_PORT (and METRICS_HOST, default HOST) or METRICS_TOKEN, at least 16 characters, or neither. */
+function metrics(env: NodeJS.ProcessEnv): MetricsSettings {
+  const port = env.METRICS_PORT ? Number(env.METRICS_PORT) : undefined;
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    throw new ConfigError(`METRICS_PORT must be an integer from 0 to 65535, got "${env.METRICS_PORT}"`);
+  }
+  const token = env.METRICS_TOKEN || undefined;
+  if (token !== undefined && token.length < 16) throw new ConfigError('METRICS_TOKEN must have at least 16 characters');
+  return { port, host: env.METRICS_HOST || env.HOST || '127.0.0.1', token };
 }
 
 /** PUBLIC_URL: an http(s) URL without credentials, query or fragment; kept without its trailing `/`. */
@@ -245,6 +297,13 @@ function positiveSeconds(env: NodeJS.ProcessEnv, name: string, fallback: number)
   const value = Number(env[name] ?? fallback);
   if (!Number.isFinite(value) || value <= 0 || value > 3600)
     throw new ConfigError(`${name} must be a number of seconds above 0, at most 3600, got "${env[name]}"`);
+  return value;
+}
+
+function nonNegativeInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = Number(env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 0)
+    throw new ConfigError(`${name} must be an integer, 0 or more, got "${env[name]}"`);
   return value;
 }
 

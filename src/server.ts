@@ -12,6 +12,7 @@ import { extendSeries } from './services/series.js';
 import { IDEMPOTENCY_HOURS } from './http/idempotency.js';
 import { configuredUrls, listeningHost, NAMESPACE } from './http/urls.js';
 import { startWebhooks, type WebhookWorker } from './webhooks/worker.js';
+import { startMetricsServer } from './metrics/http.js';
 
 const log = pino({ level: process.env.LOG_LEVEL || 'info' });
 
@@ -50,6 +51,15 @@ async function main() {
     },
     [() => extendSeries(db.prisma, config.recurrence)],
   );
+  // The rate limits' shared store (Redis) reached before the first request is counted.
+  await app.ready();
+  const metricsPort = config.metrics.port;
+  const metricsServer =
+    metricsPort === undefined ? undefined : await startMetricsServer({ ...config.metrics, port: metricsPort });
+  if (metricsServer) {
+    const { port } = metricsServer.address() as AddressInfo;
+    log.info({ metrics: `http://${config.metrics.host}:${port}/metrics` }, 'metrics served on a port of their own');
+  }
   const server = createHttpServer(app, config.http);
   // A port in use or not ours to take is the end of this process: staying up while serving
   // nothing would look like a running service.
@@ -78,7 +88,9 @@ async function main() {
   });
   const stopBackground = async () => {
     stopHousekeeping();
+    metricsServer?.close();
     await webhooks?.stop();
+    await app.close();
   };
   const stop = shutdown({
     drain: app.drain,

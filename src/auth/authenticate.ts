@@ -86,6 +86,9 @@ const fingerprint = (c: Credentials) =>
     .update(`${c.scheme}\0${c.login ?? ''}\0${c.secret}`)
     .digest('base64url');
 
+/** Whether these credentials proved right lately in this process (checking them again costs no password hash). */
+export const provenLately = (credentials: Credentials) => knownGood.has(fingerprint(credentials));
+
 function remember(key: string) {
   if (knownGood.size >= KNOWN_GOOD_MAX) {
     const oldest = knownGood.values().next();

@@ -12,6 +12,8 @@ import type { SqlConnection } from './sql.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { migrate } from './migrate.js';
 import { registerDriver } from './driver.js';
+import { measurePool } from './pool-metrics.js';
+import { countStatementError } from '../metrics/registry.js';
 
 export type Prisma = PrismaClient;
 /** The client a `$transaction` callback receives. */
@@ -20,6 +22,8 @@ export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$trans
 export interface Database {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgresql';
+  /** PostgreSQL only: the connection pool, for libraries that take one (rate limits, http/rate-limits.ts). */
+  pool?: pg.Pool;
   /** Runs `fn` on one dedicated connection without statement limits (migrations: a session for their lock). */
   withConnection<T>(fn: (sql: SqlConnection) => Promise<T>): Promise<T>;
   /** Cheap round trip, for readiness checks. */
@@ -75,18 +79,24 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 class TurnTakingPGlite extends PGlite {
   override async query<T>(query: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
     await nextTurn();
-    return super.query<T>(query, params, options);
+    return counted(super.query<T>(query, params, options));
   }
 
   override async exec(query: string, options?: QueryOptions): Promise<Results[]> {
     await nextTurn();
-    return super.exec(query, options);
+    return counted(super.exec(query, options));
   }
 
   override async transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T> {
     await nextTurn();
-    return super.transaction(callback);
+    return counted(super.transaction(callback));
   }
+}
+
+/** Failed statements count in /metrics (metrics/registry.ts), as they do on PostgreSQL (db/pool-metrics.ts). */
+function counted<T>(result: Promise<T>): Promise<T> {
+  result.catch(countStatementError);
+  return result;
 }
 
 /** The extensions the migrations create (prisma/migrations/*_word_search; pg_trgm is no longer indexed since *_word_prefix_search, but that earlier migration still creates it). */
@@ -164,11 +174,13 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
   pool.on('error', () => {
     // the pool drops the broken client; the next query gets a fresh one
   });
+  const untrack = measurePool(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   registerDriver(prisma, async (text, values) => (await pool.query<Record<string, unknown>>(text, values)).rows);
   return {
     prisma,
     kind: 'postgresql',
+    pool,
     // A connection of its own, without the statement limits: a migration may rightly take minutes,
     // and so may waiting for another instance's migration to release the advisory lock.
     withConnection: async (fn) => {
@@ -196,6 +208,7 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
       await pool.query('SELECT 1');
     },
     close: async () => {
+      untrack();
       await prisma.$disconnect();
       await pool.end();
     },

@@ -1,4 +1,4 @@
-// Rows that only matter for a while: sign-in failures whose window has ended, idempotency keys
+// Rows that only matter for a while: sign-in failures and rate limit windows that have ended, idempotency keys
 // older than a day, changes older than the feed's retention, and webhook messages sent, given up or
 // waiting on a disabled subscription that long ago (with their attempts). Each instance purges now and then;
 // running it on several at once is harmless (each delete is a condition on age, and the feed's
@@ -19,6 +19,8 @@ export async function purgeExpired(db: Database, retention: Retention): Promise<
   await db.prisma.idempotencyKey.deleteMany({
     where: { createdAt: { lt: new Date(now - retention.idempotencyHours * 3600_000) } },
   });
+  // Rate limit counters (http/rate-limits.ts) of windows that ended a minute ago or more.
+  await db.prisma.rateLimit.deleteMany({ where: { expire: { lt: BigInt(now - 60_000) } } });
   const kept = new Date(now - retention.changesRetentionDays * 86_400_000);
   await pruneChanges(db.prisma, kept);
   await pruneDeliveries(db.prisma, kept);

@@ -3,36 +3,58 @@
 // checked before the request is validated so that callers who may not write learn nothing more.
 import type { Request, Response } from 'express';
 import type { Context, OpenAPIBackend } from 'openapi-backend';
-import { authenticate, parseAuthorization } from '../auth/authenticate.js';
+import { authenticate, parseAuthorization, provenLately } from '../auth/authenticate.js';
 import { forbidden } from '../auth/permissions.js';
 import { type Caller, hasRole, isRole } from '../auth/roles.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
+import { InvalidCredentials, Throttled } from '../domain/errors.js';
+import { signInFailures, signInThrottled } from '../metrics/registry.js';
+import { keyOf, type RateLimits } from './rate-limits.js';
+
+interface Deps {
+  config: Config;
+  db: Database;
+  rateLimits: RateLimits;
+}
 
 // Both schemes' handlers run for every request; they share one authentication per request.
 const callers = new WeakMap<Request, Promise<Caller>>();
 
-function callerOf(req: Request, deps: { config: Config; db: Database }): Promise<Caller> {
+function callerOf(req: Request, res: Response, deps: Deps): Promise<Caller> {
   let caller = callers.get(req);
   if (!caller) {
     const limits = { maxFailures: deps.config.authMaxFailures, windowSeconds: deps.config.authWindowSeconds };
-    caller = authenticate(deps.db.prisma, parseAuthorization(req.headers.authorization), req.ip ?? 'unknown', limits);
-    caller.catch(() => undefined); // awaited below; this only keeps an early rejection from counting as unhandled
+    const credentials = parseAuthorization(req.headers.authorization);
+    caller = (async () => {
+      // Credentials not seen to be right lately cost a password hash to check: a sign-in, limited per address.
+      if (credentials && !provenLately(credentials))
+        await deps.rateLimits.take('sign-in', keyOf(undefined, req.ip), res);
+      return authenticate(deps.db.prisma, credentials, req.ip ?? 'unknown', limits);
+    })();
+    caller.catch((err: unknown) => {
+      if (err instanceof InvalidCredentials) signInFailures.inc();
+      else if (err instanceof Throttled) signInThrottled.inc();
+    });
     callers.set(req, caller);
   }
   return caller;
 }
 
-export function registerSecurity(api: OpenAPIBackend, deps: { config: Config; db: Database }) {
-  const scheme = (name: 'basic' | 'bearer') => async (_c: Context, req: Request) =>
-    parseAuthorization(req.headers.authorization)?.scheme === name ? ((await callerOf(req, deps)) ?? false) : false;
+export function registerSecurity(api: OpenAPIBackend, deps: Deps) {
+  const scheme = (name: 'basic' | 'bearer') => async (_c: Context, req: Request, res: Response) =>
+    parseAuthorization(req.headers.authorization)?.scheme === name
+      ? ((await callerOf(req, res, deps)) ?? false)
+      : false;
   api.registerSecurityHandler('basicAuth', scheme('basic'));
   api.registerSecurityHandler('bearerAuth', scheme('bearer'));
 
   api.register({
     postSecurityHandler: async (c: Context, req: Request, res: Response) => {
       // Wrong credentials are refused on every route, reads included.
-      const caller = await callerOf(req, deps);
+      const caller = await callerOf(req, res, deps);
+      // Counted before the role check, so that refused attempts count too.
+      await deps.rateLimits.take(c.operation.method === 'get' ? 'reads' : 'writes', keyOf(caller?.id, req.ip), res);
       const required = (c.operation as { 'x-required-role'?: unknown })['x-required-role'];
       if (required !== undefined && (!isRole(required) || !hasRole(caller, required))) throw forbidden(caller);
       res.locals.caller = caller;

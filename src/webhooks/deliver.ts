@@ -7,6 +7,7 @@ import type { Database } from '../db/client.js';
 import { open } from '../lib/secret-box.js';
 import { type Attempt, send } from './send.js';
 import { refusedTarget } from '../lib/webhook-targets.js';
+import { webhookAttempts } from '../metrics/registry.js';
 
 export interface DeliverySettings {
   allowPrivateTargets: boolean;
@@ -85,6 +86,7 @@ export async function attempt(db: Database, delivery: Leased, settings: Delivery
   const ok = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
   const exhausted = !ok && delivery.attempts > RETRY_STEPS.length;
   const state = ok ? 'delivered' : exhausted ? 'failed' : 'pending';
+  webhookAttempts.inc({ outcome: state === 'pending' ? 'retry' : state });
   const next = new Date(Date.now() + (ok || exhausted ? 0 : retryDelayMs(delivery.attempts, settings.retryBaseMs)));
   const reason = `Message ${delivery.message_id} failed ${delivery.attempts} times, and nothing reached the receiver for a day.`;
   try {

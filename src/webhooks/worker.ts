@@ -5,6 +5,7 @@
 import type { Database } from '../db/client.js';
 import { attempt, type DeliverySettings, leaseDue } from './deliver.js';
 import { dispatchChanges, type PayloadSettings } from './dispatch.js';
+import { trackWebhookQueue } from '../metrics/registry.js';
 
 /** Attempts in flight at once, per instance. */
 const CONCURRENCY = 16;
@@ -83,6 +84,12 @@ export function startWebhooks(
     }
   }
 
+  // The queue as /metrics reports it: messages waiting for a first attempt or a retry.
+  const untrack = trackWebhookQueue(async () => {
+    const [{ n }] = await db.prisma.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'pending'`;
+    return n;
+  });
   const timer = setInterval(() => void round(), settings.pollMs ?? 500);
   timer.unref();
   void round();
@@ -96,6 +103,7 @@ export function startWebhooks(
     },
     stop: async () => {
       stopped = true;
+      untrack();
       clearInterval(timer);
       clearTimeout(nudged);
       // An attempt that ends may have been leased by the round still running: wait until both are done.

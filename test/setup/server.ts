@@ -46,7 +46,18 @@ export interface TestServer {
 
 export async function startServer(kind: DatabaseKind, env: Record<string, string> = {}): Promise<TestServer> {
   const database = await openTestDatabase(kind);
-  const config = { ...loadConfig({ REST_PREFIX: '/wp-json', ...env }), port: 0 };
+  // Limits far above what a test file asks, so that they count on every request but refuse none;
+  // test/http/rate-limits.test.ts sets its own.
+  const config = {
+    ...loadConfig({
+      REST_PREFIX: '/wp-json',
+      RATE_LIMIT_READS: '1000000',
+      RATE_LIMIT_WRITES: '1000000',
+      RATE_LIMIT_SIGN_INS: '1000000',
+      ...env,
+    }),
+    port: 0,
+  };
   const users = database.users;
   const app = createApp({
     config,
@@ -55,6 +66,7 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
       console.error(err);
     },
   });
+  await app.ready();
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) =>
     server.once('listening', () => {
@@ -115,6 +127,7 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
           resolve();
         }),
       );
+      await app.close();
       await database.drop();
     },
   };

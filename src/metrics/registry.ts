@@ -1,0 +1,138 @@
+// What the service tells Prometheus about itself (`/metrics`, http/metrics-route.ts), in one registry of
+// prom-client's. The metrics are module-level, as prom-client intends: one process, one set of
+// counters, whatever parts (HTTP, database, sign-in, webhooks) count into them. Gauges that describe
+// a resource (pool connections, the webhook queue) are read when scraped, from the sources that
+// register themselves here.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export const registry = new Registry();
+// Process CPU, memory, event loop delay, garbage collection: what explains a slow instance.
+collectDefaultMetrics({ register: registry });
+
+const registers = [registry];
+
+export const requestDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'Time from a request arriving to its answer being sent, by operationId (or the kind of page outside the API) and status.',
+  labelNames: ['operation', 'method', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers,
+});
+
+export const requestsInFlight = new Gauge({
+  name: 'http_requests_in_flight',
+  help: 'Requests received and not answered yet.',
+  registers,
+});
+
+/** A pool of database connections, as the metrics read it when scraped. */
+export interface PoolSource {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+const pools = new Set<PoolSource>();
+
+/** Counts `pool` in the pool gauges until the returned function is called (the database closed). */
+export function trackPool(pool: PoolSource): () => void {
+  pools.add(pool);
+  return () => {
+    pools.delete(pool);
+  };
+}
+
+const sum = (read: (pool: PoolSource) => number) => [...pools].reduce((n, pool) => n + read(pool), 0);
+
+new Gauge({
+  name: 'db_pool_connections',
+  help: 'Connections of the PostgreSQL pool, by state: in use by a query or transaction, or idle.',
+  labelNames: ['state'] as const,
+  registers,
+  collect() {
+    this.set(
+      { state: 'in_use' },
+      sum((p) => p.total - p.idle),
+    );
+    this.set(
+      { state: 'idle' },
+      sum((p) => p.idle),
+    );
+  },
+});
+
+new Gauge({
+  name: 'db_pool_waiting_requests',
+  help: 'Queries and transactions waiting for a free connection of the PostgreSQL pool.',
+  registers,
+  collect() {
+    this.set(sum((p) => p.waiting));
+  },
+});
+
+export const poolWait = new Histogram({
+  name: 'db_pool_wait_seconds',
+  help: 'Time spent waiting for a connection of the PostgreSQL pool (a free one, or a new one).',
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers,
+});
+
+export const statementErrors = new Counter({
+  name: 'db_statement_errors_total',
+  help: 'SQL statements that failed, by SQLSTATE (40P01 deadlock, 40001 serialization failure, 23505 unique violation, 57014 timeout, ...; "none" for a broken connection).',
+  labelNames: ['code'] as const,
+  registers,
+});
+
+/** Counts a failed statement by its SQLSTATE. */
+export function countStatementError(err: unknown): void {
+  const code = (err as { code?: unknown } | null)?.code;
+  statementErrors.inc({ code: typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : 'none' });
+}
+
+export const signInFailures = new Counter({
+  name: 'auth_sign_in_failures_total',
+  help: 'Requests refused because their credentials were wrong.',
+  registers,
+});
+
+export const signInThrottled = new Counter({
+  name: 'auth_sign_in_throttled_total',
+  help: 'Requests refused because their client had failed to sign in too often (429 rest_too_many_failed_logins).',
+  registers,
+});
+
+export const rateLimited = new Counter({
+  name: 'rate_limit_rejections_total',
+  help: 'Requests refused with 429 by a rate limit, by class of operation (reads, writes, sign-in).',
+  labelNames: ['class'] as const,
+  registers,
+});
+
+export const webhookAttempts = new Counter({
+  name: 'webhook_delivery_attempts_total',
+  help: 'Attempts to deliver a webhook message, by outcome: delivered, retry (to be tried again) or failed (retries spent).',
+  labelNames: ['outcome'] as const,
+  registers,
+});
+
+const queues = new Set<() => Promise<number>>();
+
+/** Counts what `pending` reads in the webhook queue gauge until the returned function is called. */
+export function trackWebhookQueue(pending: () => Promise<number>): () => void {
+  queues.add(pending);
+  return () => {
+    queues.delete(pending);
+  };
+}
+
+new Gauge({
+  name: 'webhook_queue_depth',
+  help: 'Webhook messages waiting to be delivered (first attempts and retries), on every instance of this database.',
+  registers,
+  async collect() {
+    // A queue that cannot be read is unknown (NaN), not empty.
+    const depths = await Promise.all([...queues].map((pending) => pending().catch(() => NaN)));
+    this.set(depths.reduce((a, b) => a + b, 0));
+  },
+});

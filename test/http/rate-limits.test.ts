@@ -1,0 +1,192 @@
+// Rate limits (src/http/rate-limits.ts): per client address when signed out, per user when signed
+// in, by class; the IETF RateLimit fields on every answer; 429 with Retry-After once spent; counts
+// shared by instances of one PostgreSQL database, or of one Redis; exact under parallel requests.
+import { randomInt } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { describeEachDatabase } from '../setup/each-database.js';
+import { startServer, type TestServer } from '../setup/server.js';
+
+const LIMITS = {
+  RATE_LIMIT_READS: '5',
+  RATE_LIMIT_WRITES: '3',
+  RATE_LIMIT_SIGN_INS: '2',
+  RATE_LIMIT_WINDOW_SECONDS: '60',
+  TRUST_PROXY: 'true',
+};
+
+// Addresses of a run of their own: counters in Redis outlive a run by up to a window.
+const run = `${randomInt(256)}.${randomInt(256)}`;
+let clients = 0;
+const client = () => ({ 'x-forwarded-for': `10.${run}.${++clients % 256}` });
+const basic = (login: string, secret: string) => `Basic ${Buffer.from(`${login}:${secret}`).toString('base64')}`;
+
+/** Another instance of the service on the same database (and the same Redis, if any). */
+async function secondInstance(db: Parameters<typeof createApp>[0]['db'], env: Record<string, string>) {
+  const app = createApp({ config: { ...loadConfig({ ...LIMITS, ...env }), port: 0 }, db });
+  await app.ready();
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/wp-json/calendar/events/v1`;
+  return {
+    get: (path: string, headers: Record<string, string>) => fetch(`${base}${path}`, { headers }),
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      await app.close();
+    },
+  };
+}
+
+describeEachDatabase(
+  'rate limits',
+  (s, kind) => {
+    it('gives each client address its reads, says where it stands, then answers 429 with Retry-After', async () => {
+      const me = client();
+      for (let left = 4; left >= 0; left--) {
+        const r = await s.get('/venues', { as: null, headers: me });
+        expect(r.status).toBe(200);
+        expect(r.headers.get('ratelimit-policy')).toBe('"reads";q=5;w=60');
+        expect(r.headers.get('ratelimit')).toMatch(new RegExp(`^"reads";r=${left};t=([1-9]|[1-5][0-9]|60)$`));
+      }
+      const refused = await s.get('/venues', { as: null, headers: me });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ code: 'rest_rate_limited', data: { status: 429, policy: 'reads' } });
+      const retry = Number(refused.headers.get('retry-after'));
+      expect(retry).toBeGreaterThanOrEqual(1);
+      expect(retry).toBeLessThanOrEqual(60);
+      expect(refused.headers.get('ratelimit')).toBe(`"reads";r=0;t=${retry}`);
+      expect(refused.headers.get('ratelimit-policy')).toBe('"reads";q=5;w=60');
+      // Another address, and writes, are counted apart.
+      expect((await s.get('/venues', { as: null, headers: client() })).status).toBe(200);
+    });
+
+    it('counts a signed-in user wherever the requests come from, and each class apart', async () => {
+      for (let i = 0; i < 3; i++) {
+        const r = await s.post('/tags', { name: `Limited ${kind} ${run} ${i}` }, { as: 'editor', headers: client() });
+        expect(r.status).toBe(201);
+        // The first also checked the editor's credentials afresh: a sign-in.
+        expect(r.headers.get('ratelimit-policy')).toMatch(/(^|, )"writes";q=3;w=60$/);
+      }
+      const refused = await s.post('/tags', { name: `Limited ${kind} ${run} 3` }, { as: 'editor', headers: client() });
+      expect(refused.status).toBe(429);
+      expect(refused.body.data.policy).toBe('writes');
+      // Nothing was written by the refused request.
+      const stored = await s.db.prisma.term.findMany({ where: { name: { startsWith: `Limited ${kind} ${run} ` } } });
+      expect(stored).toHaveLength(3);
+      // The same user's reads, and another user's writes, still go through.
+      expect((await s.get('/tags', { as: 'editor', headers: client() })).status).toBe(200);
+      expect((await s.post('/tags', { name: `Other ${kind} ${run}` }, { as: 'administrator' })).status).toBe(201);
+    });
+
+    it('limits checks of new credentials per address, before the password hash is computed', async () => {
+      const me = client();
+      for (let i = 0; i < 2; i++) {
+        const r = await s.get('/venues', {
+          as: null,
+          headers: { ...me, authorization: basic('editor', `guess-${i}`) },
+        });
+        expect(r.status).toBe(401);
+        expect(r.headers.get('ratelimit-policy')).toBe('"sign-in";q=2;w=60');
+      }
+      const refused = await s.get('/venues', {
+        as: null,
+        headers: { ...me, authorization: basic('editor', 'guess-2') },
+      });
+      expect(refused.status).toBe(429);
+      expect(refused.body.data.policy).toBe('sign-in');
+      // Right credentials already proven are no sign-in: they pass from that address too.
+      expect((await s.get('/venues', { as: 'editor', headers: client() })).status).toBe(200);
+      expect((await s.get('/venues', { as: 'editor', headers: me })).status).toBe(200);
+    });
+
+    it('lets exactly the allowance through when the requests come all at once', async () => {
+      const me = client();
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => s.get('/categories', { as: null, headers: me })),
+      );
+      const statuses = answers.map((r) => r.status).sort();
+      expect(statuses.filter((status) => status === 200)).toHaveLength(5);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(15);
+    });
+
+    if (kind === 'postgresql') {
+      it('shares the counts with every instance on the same database', async () => {
+        const me = client();
+        const other = await secondInstance(s.db, {});
+        try {
+          for (let i = 0; i < 3; i++) expect((await s.get('/venues', { as: null, headers: me })).status).toBe(200);
+          expect((await other.get('/venues', me)).status).toBe(200);
+          expect((await other.get('/venues', me)).status).toBe(200);
+          expect((await other.get('/venues', me)).status).toBe(429);
+          expect((await s.get('/venues', { as: null, headers: me })).status).toBe(429);
+          const rows = await s.db.prisma.rateLimit.findMany({
+            where: { key: `reads:client:${me['x-forwarded-for']}` },
+          });
+          expect(rows.map((row) => row.points)).toEqual([7]);
+        } finally {
+          await other.close();
+        }
+      });
+    }
+  },
+  { env: LIMITS },
+);
+
+describeEachDatabase(
+  'rate limits turned off',
+  (s) => {
+    it('counts nothing and sends no RateLimit fields for a class set to 0', async () => {
+      const me = client();
+      for (let i = 0; i < 8; i++) {
+        const r = await s.get('/venues', { as: null, headers: me });
+        expect(r.status).toBe(200);
+        expect(r.headers.get('ratelimit')).toBeNull();
+      }
+    });
+  },
+  { env: { ...LIMITS, RATE_LIMIT_READS: '0' }, kinds: ['pglite'] },
+);
+
+// Redis: the store for many instances when REDIS_URL is set. CI starts a Redis server (.ci/run).
+const redisUrl = process.env.TEST_REDIS_URL;
+if (!redisUrl && process.env.CI) throw new Error('TEST_REDIS_URL must name a Redis server in CI');
+describe.skipIf(!redisUrl)('rate limits on Redis', () => {
+  const env = { REDIS_URL: redisUrl ?? '' };
+  let started: Promise<TestServer> | undefined;
+  beforeAll(() => {
+    started = startServer('pglite', { ...LIMITS, ...env });
+  });
+  afterAll(async () => {
+    await (await started)?.close();
+  });
+  const server = async () => {
+    if (!started) throw new Error('started in beforeAll');
+    return started;
+  };
+
+  it('shares the counts with every instance on the same Redis', async () => {
+    const s = await server();
+    const me = client();
+    const other = await secondInstance(s.db, env);
+    try {
+      for (let i = 0; i < 3; i++) expect((await s.get('/venues', { as: null, headers: me })).status).toBe(200);
+      expect((await other.get('/venues', me)).status).toBe(200);
+      expect((await other.get('/venues', me)).status).toBe(200);
+      const refused = await other.get('/venues', me);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((await s.get('/venues', { as: null, headers: me })).status).toBe(429);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('lets exactly the allowance through when the requests come all at once', async () => {
+    const s = await server();
+    const me = client();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => s.get('/tags', { as: null, headers: me })));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(5);
+  });
+});
