@@ -19,7 +19,7 @@ async function main() {
     );
   }
   if (!nginxBinary()) fail(NGINX_HINT);
-  const count = Number(process.argv[2] ?? process.env.CLUSTER_INSTANCES ?? 3);
+  const count = Number(process.argv.at(2) ?? process.env.CLUSTER_INSTANCES ?? 3);
   if (!Number.isInteger(count) || count < 1 || count > 32) fail('The number of instances must be from 1 to 32.');
   const port = Number(process.env.PORT ?? 8080);
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });

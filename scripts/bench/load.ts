@@ -32,6 +32,8 @@ export interface Scenario {
 export interface Server {
   url: string;
   process: ChildProcess;
+  /** The processes whose memory counts (the instances behind a balancer); by default `process`. */
+  pids?: () => (number | undefined)[];
   stop(): Promise<void>;
 }
 
@@ -100,9 +102,11 @@ export async function measure(
   await drive(server, scenario, Math.min(2, seconds), connections);
   let peak: number | undefined;
   const sample = () => {
-    const pid = server.process.pid; // undefined if the process never started: nothing to sample
-    const now = pid === undefined ? undefined : rssMb(pid);
-    if (now !== undefined) peak = Math.max(peak ?? 0, now);
+    // The largest process; a pid is undefined if its process never started: nothing to sample.
+    for (const pid of server.pids?.() ?? [server.process.pid]) {
+      const now = pid === undefined ? undefined : rssMb(pid);
+      if (now !== undefined) peak = Math.max(peak ?? 0, now);
+    }
   };
   const sampler = setInterval(sample, 20);
   try {

@@ -25,14 +25,21 @@ import { openDatabase } from '../../src/db/client.js';
 import type { SqlConnection } from '../../src/db/sql.js';
 import { type CalendarSize, STANDARD, scaledCalendar, seedCalendar } from './calendar.js';
 import { timeImport } from './import.js';
+import { measureCluster } from './cluster.js';
+import { nginxBinary, NGINX_HINT } from '../lib/cluster.js';
 import { type Figures, measure, type Scenario, type Server, startServer } from './load.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const PROFILE_DIR = process.env.BENCH_PROFILE;
+// `npm run bench -- cluster pglite` chooses parts as BENCH_ONLY does.
 const PARTS = new Set(
-  (process.env.BENCH_ONLY || 'postgresql,pglite,scaling,webhooks,recurring,import')
+  (
+    process.argv.slice(2).join(',') ||
+    process.env.BENCH_ONLY ||
+    'postgresql,pglite,scaling,webhooks,recurring,import,cluster'
+  )
     .split(',')
     .map((part) => part.trim()),
 );
@@ -141,10 +148,44 @@ async function main() {
   if (PARTS.has('webhooks')) await measureWebhooks(print);
   if (PARTS.has('recurring')) await comparePostgres(print, true);
   if (PARTS.has('import')) await measureImports();
+  if (PARTS.has('cluster')) await clusterPart(print);
   const failed = rows.some((row) => row[7]);
   if (failed) {
     console.error('\nSome requests failed: the figures above are not to be trusted.');
     process.exitCode = 1;
+  }
+}
+
+/** 1 to 3 instances behind nginx on the standard calendar, and the failover run (scripts/bench/cluster.ts). */
+async function clusterPart(print: Print) {
+  if (!nginxBinary()) {
+    console.log(`  (cluster part skipped: ${NGINX_HINT})`);
+    return;
+  }
+  const database = await createPostgres('cluster');
+  try {
+    const fixtures = await seed({ kind: 'postgresql', url: database.url }, STANDARD);
+    const db = await openDatabase({ databaseUrl: database.url, dataDir: '' });
+    let adminBearer: string;
+    try {
+      await createUser(db.prisma, { login: 'bench-admin', password: 'bench-password', role: 'administrator' });
+      adminBearer = (await issueAppPassword(db.prisma, 'bench-admin', 'benchmark')).password;
+    } finally {
+      await db.close();
+    }
+    const all = scenarios(fixtures);
+    await measureCluster({
+      databaseUrl: database.url,
+      scenarios: [all['single event'], all['default list'], all['event creation']],
+      eventId: fixtures.eventIds[0],
+      adminBearer,
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      env: { LOG_LEVEL: 'warn', ...UNREACHABLE_RATE_LIMITS },
+      print,
+    });
+  } finally {
+    await database.drop();
   }
 }
 

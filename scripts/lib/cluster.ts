@@ -69,7 +69,10 @@ export const freePort = () =>
 const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once('exit', () => resolve());
+    else
+      child.once('exit', () => {
+        resolve();
+      });
   });
 
 async function waitUntil(check: () => Promise<boolean>, failed: () => string | undefined, what: string) {
@@ -92,7 +95,7 @@ function instance(port: number, options: ClusterOptions): Instance {
       return child;
     },
     async start() {
-      if (child && child.exitCode === null && child.signalCode === null) throw new Error(`${url} is running`);
+      if (child?.exitCode === null && child.signalCode === null) throw new Error(`${url} is running`);
       const started = spawn(process.execPath, startArgs(), {
         env: {
           ...process.env,
