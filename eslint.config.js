@@ -58,11 +58,11 @@ export default tseslint.config(
   // The layers (docs/architecture.md): each folder of src/ may import only from those below it.
   {
     files: ['src/domain/**'],
-    rules: forbid('lib', 'db', 'queries', 'auth', 'services', 'serializers', 'handlers', 'http', 'discovery'),
+    rules: forbid('metrics', 'lib', 'db', 'queries', 'auth', 'services', 'serializers', 'handlers', 'http', 'discovery'),
   },
   {
     files: ['src/lib/**'],
-    rules: forbid('db', 'queries', 'auth', 'services', 'serializers', 'handlers', 'http', 'discovery'),
+    rules: forbid('metrics', 'db', 'queries', 'auth', 'services', 'serializers', 'handlers', 'http', 'discovery'),
   },
   {
     files: ['src/db/**'],
@@ -75,6 +75,23 @@ export default tseslint.config(
   { files: ['src/handlers/**'], rules: forbid('db', 'queries', 'auth') },
   { files: ['src/pages/**'], rules: forbid('db', 'queries', 'auth', 'handlers') },
   { files: ['src/webhooks/**'], rules: forbid('handlers', 'discovery', 'pages') },
+  {
+    files: ['src/metrics/**'],
+    rules: forbid(
+      'domain',
+      'lib',
+      'db',
+      'queries',
+      'auth',
+      'services',
+      'serializers',
+      'handlers',
+      'http',
+      'discovery',
+      'pages',
+      'webhooks',
+    ),
+  },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   {
     // The scripts run on Node; these are the few Node globals they use (the `globals` package is not installed).
