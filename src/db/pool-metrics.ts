@@ -34,7 +34,9 @@ export function measurePool(pool: pg.Pool): () => void {
   };
   Object.assign(pool, { connect: timedConnect });
   pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    // Looked up on each call, not bound once: the class's own method stays the one that runs.
+    const prototype = Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown };
+    const query = (...args: unknown[]) => prototype.query.apply(client, args);
     const countedQuery = (...args: unknown[]) => {
       const callback = args.at(-1);
       if (typeof callback === 'function') {
