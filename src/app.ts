@@ -56,7 +56,7 @@ export interface AppOptions {
 export function createApp({ config, db, onServerError, logger, afterWrite }: AppOptions) {
   assertDocumentationBuilt();
   const api = createBackend(loadDocument());
-  const rateLimits = createRateLimits(config.rateLimits, db);
+  const rateLimits = createRateLimits(config.rateLimits, db.connectionString);
   registerSecurity(api, { config, db, rateLimits });
   registerHandlers(api, { config, db });
   const probes = health(db);

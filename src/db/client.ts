@@ -22,8 +22,8 @@ export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$trans
 export interface Database {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgresql';
-  /** PostgreSQL only: the connection pool, for libraries that take one (rate limits, http/rate-limits.ts). */
-  pool?: pg.Pool;
+  /** PostgreSQL only: where it is, for parts that keep connections of their own (rate limits, http/rate-limits.ts). */
+  connectionString?: string;
   /** Runs `fn` on one dedicated connection without statement limits (migrations: a session for their lock). */
   withConnection<T>(fn: (sql: SqlConnection) => Promise<T>): Promise<T>;
   /** Cheap round trip, for readiness checks. */
@@ -180,7 +180,7 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
   return {
     prisma,
     kind: 'postgresql',
-    pool,
+    connectionString,
     // A connection of its own, without the statement limits: a migration may rightly take minutes,
     // and so may waiting for another instance's migration to release the advisory lock.
     withConnection: async (fn) => {

@@ -5,7 +5,8 @@
 // whose upsert counts and reads in one statement, so parallel requests on any instance never both
 // take the last request of a window; on the embedded database, which only one process may open,
 // in memory. Should the shared store fail, each instance counts in memory meanwhile (the
-// library's insurance limiter) rather than refusing or letting everything through.
+// library's insurance limiter) rather than refusing or letting everything through, and so does
+// each count the store has not answered within a quarter of a second.
 //
 // Every answer of an operation says where its caller stands, in the IETF's RateLimit-Policy and
 // RateLimit fields (draft-ietf-httpapi-ratelimit-headers); a refusal is a 429 with Retry-After.
@@ -17,9 +18,10 @@ import {
   RateLimiterPostgres,
   RateLimiterRedis,
   RateLimiterRes,
+  RLWrapperTimeouts,
 } from 'rate-limiter-flexible';
 import type { RateLimitSettings } from '../config.js';
-import type { Database } from '../db/client.js';
+import pg from 'pg';
 import { rateLimited } from '../metrics/registry.js';
 import { ApiError } from './errors.js';
 
@@ -37,6 +39,7 @@ export interface RateLimits {
 }
 
 const READY_WAIT_MS = 5_000;
+const STORE_TIMEOUT_MS = 250;
 
 /** Whom a request is counted against: its user when signed in, else its client address. */
 export const keyOf = (userId: number | undefined, clientAddress: string | undefined) =>
@@ -44,7 +47,28 @@ export const keyOf = (userId: number | undefined, clientAddress: string | undefi
 
 const TABLE = 'rate_limits';
 
-export function createRateLimits(settings: RateLimitSettings, db: Database): RateLimits {
+/**
+ * The counters' own few connections to PostgreSQL. Their upserts do not wait for the write-ahead
+ * log to reach the disk (`synchronous_commit=off`): a crash of the database may forget the last
+ * fraction of a second of counts, which a rate limit can afford, and every request spares a flush.
+ */
+function counterPool(databaseUrl: string): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 4,
+    connectionTimeoutMillis: 2_000,
+    statement_timeout: 2_000,
+    query_timeout: 3_000,
+    options: '-c synchronous_commit=off',
+    allowExitOnIdle: true,
+  });
+  pool.on('error', () => {
+    // the pool drops the broken client; counts go to the insurance limiter meanwhile
+  });
+  return pool;
+}
+
+export function createRateLimits(settings: RateLimitSettings, databaseUrl: string | undefined): RateLimits {
   const redis = settings.redisUrl
     ? new Redis(settings.redisUrl, {
         // Fail a count at once while Redis is away (the insurance limiter takes it), never queue it.
@@ -56,6 +80,7 @@ export function createRateLimits(settings: RateLimitSettings, db: Database): Rat
   redis?.on('error', () => {
     // Reconnects by itself; counts meanwhile go to the insurance limiter.
   });
+  const pool = !redis && databaseUrl ? counterPool(databaseUrl) : undefined;
   const allowances: Record<LimitClass, number> = {
     reads: settings.reads,
     writes: settings.writes,
@@ -69,22 +94,27 @@ export function createRateLimits(settings: RateLimitSettings, db: Database): Rat
     // Once a key is over its allowance, the rest of its window is refused from memory, without
     // asking the store: a client hammering away costs no queries.
     const stored = { ...options, insuranceLimiter, inMemoryBlockOnConsumed: points + 1 };
+    const store = redis
+      ? new RateLimiterRedis({ ...stored, storeClient: redis, rejectIfRedisNotReady: true })
+      : pool
+        ? new RateLimiterPostgres({
+            ...stored,
+            storeClient: pool,
+            storeType: 'pool',
+            tableName: TABLE,
+            // The table comes from the migrations (prisma/schema.prisma RateLimit); housekeeping
+            // deletes the windows that have ended (db/housekeeping.ts).
+            tableCreated: true,
+            clearExpiredByTimeout: false,
+          })
+        : undefined;
+    // A store that does not answer at once (a database that hangs) must not hold the request up:
+    // past STORE_TIMEOUT_MS the count is taken in memory.
     limiters.set(
       limitClass,
-      redis
-        ? new RateLimiterRedis({ ...stored, storeClient: redis, rejectIfRedisNotReady: true })
-        : db.pool
-          ? new RateLimiterPostgres({
-              ...stored,
-              storeClient: db.pool,
-              storeType: 'pool',
-              tableName: TABLE,
-              // The table comes from the migrations (prisma/schema.prisma RateLimit); housekeeping
-              // deletes the windows that have ended (db/housekeeping.ts).
-              tableCreated: true,
-              clearExpiredByTimeout: false,
-            })
-          : insuranceLimiter,
+      store
+        ? new RLWrapperTimeouts({ limiter: store, insuranceLimiter, timeoutMs: STORE_TIMEOUT_MS })
+        : insuranceLimiter,
     );
   }
 
@@ -134,6 +164,7 @@ export function createRateLimits(settings: RateLimitSettings, db: Database): Rat
         : Promise.resolve(),
     close: async () => {
       if (redis) await redis.quit().catch(() => undefined);
+      await pool?.end().catch(() => undefined);
     },
   };
 }
