@@ -2,7 +2,9 @@
 // of its application passwords, or Bearer with an application password. No header means an
 // anonymous caller; a header that does not check out is a 401 on every route, as in WordPress.
 import { createHmac, randomBytes } from 'node:crypto';
+import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Prisma } from '../db/client.js';
+import { selectOnDriver } from '../db/driver.js';
 import { InvalidCredentials } from '../domain/errors.js';
 import type { Caller, Principal } from './roles.js';
 import { appPasswordLookup, verifySecret } from './secrets.js';
@@ -118,13 +120,36 @@ async function byLogin(prisma: Prisma, { login, secret }: Credentials): Promise<
 async function byAppPassword(prisma: Prisma, secret: string, userId?: number): Promise<Principal | undefined> {
   const parsed = appPasswordLookup(secret);
   if (!parsed) return undefined;
-  const row = await prisma.appPassword.findUnique({ where: { lookup: parsed.lookup }, include: { user: true } });
-  if (!row || (userId !== undefined && row.userId !== userId) || !(await verifySecret(parsed.password, row.secretHash)))
+  // One statement for the password and its user, past Prisma (queries/reads.ts says why).
+  const rows = await selectOnDriver<AppPasswordRow>(
+    prisma,
+    PrismaNS.sql`SELECT ap.id, ap.user_id, ap.secret_hash, (extract(epoch FROM ap.last_used_at) * 1000)::float8 AS last_used_ms,
+                        u.login, u.role::text AS role
+                 FROM app_passwords ap JOIN users u ON u.id = ap.user_id WHERE ap.lookup = ${parsed.lookup}`,
+  );
+  const row = rows.at(0);
+  if (
+    !row ||
+    (userId !== undefined && row.user_id !== userId) ||
+    !(await verifySecret(parsed.password, row.secret_hash))
+  )
     return undefined;
   // Recorded at most once a minute, so that busy clients do not write on every request.
-  await prisma.appPassword.updateMany({
-    where: { id: row.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(Date.now() - 60_000) } }] },
-    data: { lastUsedAt: new Date() },
-  });
-  return { id: row.user.id, login: row.user.login, role: row.user.role };
+  const aMinuteAgo = Date.now() - 60_000;
+  if (row.last_used_ms === null || row.last_used_ms < aMinuteAgo) {
+    await prisma.appPassword.updateMany({
+      where: { id: row.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(aMinuteAgo) } }] },
+      data: { lastUsedAt: new Date() },
+    });
+  }
+  return { id: row.user_id, login: row.login, role: row.role };
+}
+
+interface AppPasswordRow {
+  id: number;
+  user_id: number;
+  secret_hash: string;
+  last_used_ms: number | null;
+  login: string;
+  role: Principal['role'];
 }

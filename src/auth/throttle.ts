@@ -7,7 +7,9 @@
 // first, in one statement that counts and checks together (an upsert returns the new count; the
 // row lock of the upsert orders parallel attempts), and gives it back only when the credentials
 // prove right. Of N parallel guesses at most `maxFailures` are ever checked.
+import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Prisma } from '../db/client.js';
+import { selectOnDriver } from '../db/driver.js';
 import { Throttled } from '../domain/errors.js';
 
 export interface ThrottleLimits {
@@ -18,11 +20,14 @@ export interface ThrottleLimits {
 
 /** 429 when the client has used up its failures in the current window (reads only). */
 export async function refuseIfThrottled(prisma: Prisma, client: string, limits: ThrottleLimits): Promise<void> {
-  const rows = await prisma.$queryRaw<{ retry: number }[]>`
+  const rows = await selectOnDriver<{ retry: number }>(
+    prisma,
+    PrismaNS.sql`
     SELECT CEIL(EXTRACT(EPOCH FROM (window_start + make_interval(secs => ${limits.windowSeconds}::int) - now())))::int AS retry
     FROM auth_failures
     WHERE client = ${client} AND failures >= ${limits.maxFailures}::int
-      AND window_start > now() - make_interval(secs => ${limits.windowSeconds}::int)`;
+      AND window_start > now() - make_interval(secs => ${limits.windowSeconds}::int)`,
+  );
   if (rows.length) throw new Throttled(Math.max(1, rows[0].retry));
 }
 

@@ -122,7 +122,11 @@ async function openPGlite(dataDir: string, loadDataDir: Blob | undefined): Promi
   // pglite-prisma-adapter pins an older @prisma/driver-adapter-utils; the interfaces differ in
   // types only (checked at run time with Prisma 6.19: every test runs through it).
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(lite) as never });
-  registerDriver(prisma, async (text, values) => (await lite.query(text, values)).rows);
+  registerDriver(
+    prisma,
+    async (text, values) => (await lite.query(text, values)).rows,
+    (work) => lite.transaction((tx) => work(async (text, values) => (await tx.query(text, values)).rows)),
+  );
   const sql: SqlConnection = {
     query: async (text, params) => (await lite.query(text, params)).rows as never,
     exec: async (script) => {
@@ -176,7 +180,29 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
   });
   const untrack = measurePool(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  registerDriver(prisma, async (text, values) => (await pool.query<Record<string, unknown>>(text, values)).rows);
+  registerDriver(
+    prisma,
+    async (text, values) => (await pool.query<Record<string, unknown>>(text, values)).rows,
+    async (work) => {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await work(
+          async (text, values) => (await client.query<Record<string, unknown>>(text, values)).rows,
+        );
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
+          broken = rollbackErr as Error; // the connection is gone: the pool must not hand it out again
+        });
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    },
+  );
   return {
     prisma,
     kind: 'postgresql',

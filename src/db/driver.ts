@@ -1,15 +1,30 @@
 // The driver beneath a Prisma client (pg's pool, or the PGlite instance), recorded when the
 // database opens, so that queries/reads.ts can send its hot statements past Prisma.
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Prisma, Tx } from './client.js';
 
 export type Driver = (text: string, values: unknown[]) => Promise<unknown[]>;
 
-const drivers = new WeakMap<object, Driver>();
+/** Runs `work` in one transaction on one connection of the driver: committed if it resolves, else rolled back. */
+export type TransactionDriver = <T>(work: (query: Driver) => Promise<T>) => Promise<T>;
 
-/** Lets reads on `client` run on `driver`, which must reach the same database. */
-export function registerDriver(client: Prisma, driver: Driver): void {
+const drivers = new WeakMap<object, Driver>();
+const transactions = new WeakMap<object, TransactionDriver>();
+
+/** Lets reads on `client` run on `driver` (and hot writes in `transaction`), which must reach the same database. */
+export function registerDriver(client: Prisma, driver: Driver, transaction?: TransactionDriver): void {
   drivers.set(client, driver);
+  if (transaction) transactions.set(client, transaction);
 }
+
+/** The transaction runner of a client outside a transaction, if it has one. */
+export const transactionDriverOf = (db: Prisma | Tx): TransactionDriver | undefined => transactions.get(db);
 
 /** The driver of a client outside a transaction; none for a transaction, whose reads must see its writes. */
 export const driverOf = (db: Prisma | Tx): Driver | undefined => drivers.get(db);
+
+/** The rows of a read-only statement, on the driver outside a transaction, else through Prisma (queries/reads.ts). */
+export async function selectOnDriver<T>(db: Prisma | Tx, statement: PrismaNS.Sql): Promise<T[]> {
+  const driver = driverOf(db);
+  return (driver ? await driver(statement.text, statement.values) : await db.$queryRaw<T[]>(statement)) as T[];
+}

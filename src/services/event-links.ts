@@ -38,19 +38,12 @@ export async function termIdsForWrite(
   field: string,
   value: TermsWrite,
 ): Promise<number[]> {
-  const refs = (Array.isArray(value) ? value : typeof value === 'number' ? [value] : value.split(','))
-    .map((ref) => (typeof ref === 'string' ? ref.trim() : ref))
-    .filter((ref) => ref !== '' && ref !== 0);
-  const tooLarge = refs.find((ref) => isId(ref) && !inRange(ref));
-  if (tooLarge !== undefined)
-    throw new InvalidInput({ [field]: `There is no ${TERM_TYPE[taxonomy]} with ID ${tooLarge}.` });
+  const refs = termRefs(taxonomy, field, value);
   const wantedIds = refs.filter(isId).map(Number);
   const found = new Set(
     (await tx.term.findMany({ where: { taxonomy, id: { in: wantedIds } }, select: { id: true } })).map((t) => t.id),
   );
-  const missing = wantedIds.find((id) => !found.has(id));
-  if (missing !== undefined)
-    throw new InvalidInput({ [field]: `There is no ${TERM_TYPE[taxonomy]} with ID ${missing}.` });
+  assertTermsFound(taxonomy, field, wantedIds, found);
 
   const ids: number[] = [];
   for (const ref of refs) {
@@ -69,6 +62,33 @@ export async function termIdsForWrite(
     ids.push(byName ? byName.id : await insertTerm(tx, taxonomy, { name }));
   }
   return [...new Set(ids)];
+}
+
+/** The references of a write's `categories` or `tags`; 400 for an ID no term can have. */
+function termRefs(taxonomy: Taxonomy, field: string, value: TermsWrite): (string | number)[] {
+  const refs = (Array.isArray(value) ? value : typeof value === 'number' ? [value] : value.split(','))
+    .map((ref) => (typeof ref === 'string' ? ref.trim() : ref))
+    .filter((ref) => ref !== '' && ref !== 0);
+  const tooLarge = refs.find((ref) => isId(ref) && !inRange(ref));
+  if (tooLarge !== undefined)
+    throw new InvalidInput({ [field]: `There is no ${TERM_TYPE[taxonomy]} with ID ${tooLarge}.` });
+  return refs;
+}
+
+/** 400 naming the first wanted ID that is not a term of the taxonomy. */
+export function assertTermsFound(taxonomy: Taxonomy, field: string, wantedIds: number[], found: Set<number>) {
+  const missing = wantedIds.find((id) => !found.has(id));
+  if (missing !== undefined)
+    throw new InvalidInput({ [field]: `There is no ${TERM_TYPE[taxonomy]} with ID ${missing}.` });
+}
+
+/**
+ * The term IDs a write names when it names them by ID only (to be checked with assertTermsFound),
+ * in order and without repeats; undefined when it names one by name or slug (termIdsForWrite).
+ */
+export function termIdsOnly(taxonomy: Taxonomy, field: string, value: TermsWrite): number[] | undefined {
+  const refs = termRefs(taxonomy, field, value);
+  return refs.every(isId) ? [...new Set(refs.map(Number))] : undefined;
 }
 
 /** Naming a new term creates it, so it needs the role that creating it through its own route needs. */
@@ -122,30 +142,64 @@ export async function venueOrOrganizerIdsForWrite(
   kind: VenueOrOrganizerKind,
   value: LinksWrite,
 ): Promise<number[]> {
-  const { caller } = ctx;
-  const field = kind.type;
   const ids: number[] = [];
   for (const item of Array.isArray(value) ? value : [value]) {
-    if (typeof item === 'number' || typeof item === 'string') {
-      if (!isId(item)) throw new InvalidInput({ [field]: `${field} must be the ID of a ${kind.type} or its fields.` });
-      if (!inRange(item)) throw new InvalidInput({ [field]: `There is no ${kind.type} with ID ${item}.` });
-      if (Number(item) !== 0) ids.push(Number(item));
-    } else if (item.id !== undefined) {
-      const id = item.id as string | number;
-      if (!isId(id) || !inRange(id)) throw new InvalidInput({ [field]: `There is no ${kind.type} with ID ${id}.` });
-      ids.push(Number(id));
-    } else {
-      ids.push((await insertVenueOrOrganizer(tx, ctx, kind, item)).row.id);
-    }
+    const id = linkedId(kind, item);
+    if (id === 0 && typeof item !== 'object') continue; // 0 names none
+    ids.push(id ?? (await insertVenueOrOrganizer(tx, ctx, kind, item as VenueOrOrganizerInput)).row.id);
   }
   const unique = [...new Set(ids)];
-  const rows = await tableOf(kind, tx).findMany({ where: { id: { in: unique } } });
-  const missing = unique.find((id) => {
+  assertVenuesOrOrganizersFound(
+    ctx.caller,
+    kind,
+    unique,
+    await tableOf(kind, tx).findMany({ where: { id: { in: unique } } }),
+  );
+  return unique;
+}
+
+/** The ID an item of a write's `venue` or `organizer` names (0 for none), a 400, or undefined for fields of a new one. */
+function linkedId(kind: VenueOrOrganizerKind, item: number | string | VenueOrOrganizerInput): number | undefined {
+  const field = kind.type;
+  if (typeof item === 'number' || typeof item === 'string') {
+    if (!isId(item)) throw new InvalidInput({ [field]: `${field} must be the ID of a ${kind.type} or its fields.` });
+    if (!inRange(item)) throw new InvalidInput({ [field]: `There is no ${kind.type} with ID ${item}.` });
+    return Number(item);
+  }
+  if (item.id === undefined) return undefined;
+  const id = item.id as string | number;
+  if (!isId(id) || !inRange(id)) throw new InvalidInput({ [field]: `There is no ${kind.type} with ID ${id}.` });
+  return Number(id);
+}
+
+/**
+ * The IDs a write's `venue` or `organizer` names when it creates none (to be checked with
+ * assertVenuesOrOrganizersFound), in order and without repeats; undefined when it has the fields of
+ * a new one (venueOrOrganizerIdsForWrite).
+ */
+export function venueOrOrganizerIdsOnly(kind: VenueOrOrganizerKind, value: LinksWrite): number[] | undefined {
+  const items = Array.isArray(value) ? value : [value];
+  if (items.some((item) => typeof item === 'object' && item.id === undefined)) return undefined;
+  const ids: number[] = [];
+  for (const item of items) {
+    const id = linkedId(kind, item) ?? 0; // never undefined: no item has the fields of a new one
+    if (id !== 0 || typeof item === 'object') ids.push(id); // 0 names none
+  }
+  return [...new Set(ids)];
+}
+
+/** 400 naming the first ID that is not a venue (organizer) the caller may see. */
+export function assertVenuesOrOrganizersFound(
+  caller: Caller,
+  kind: VenueOrOrganizerKind,
+  ids: number[],
+  rows: { id: number; status: PostStatus; authorId: number | null }[],
+) {
+  const missing = ids.find((id) => {
     const row = rows.find((r) => r.id === id);
     return !row || row.status === 'trash' || !canRead(caller, row);
   });
-  if (missing !== undefined) throw new InvalidInput({ [field]: `There is no ${kind.type} with ID ${missing}.` });
-  return unique;
+  if (missing !== undefined) throw new InvalidInput({ [kind.type]: `There is no ${kind.type} with ID ${missing}.` });
 }
 
 /** 400 unless every ID of a list filter is a venue or organizer the caller may read (others are as missing). */
