@@ -11,8 +11,10 @@
 // pglite, scaling, webhooks (event creation with and without a subscription, and the delay from a
 // write's acknowledgement to the receiver), recurring (the postgresql part on a calendar where a
 // fifth of the events are occurrences of series, and the write of a series of 500), import (10,000
-// events from a site of The Events Calendar, scripts/bench/import.ts); BENCH_PROFILE a folder where each service process leaves a CPU profile
-// (.cpuprofile, for Chrome DevTools or speedscope).
+// events from a site of The Events Calendar, scripts/bench/import.ts), cluster (1 to 3 instances behind
+// nginx, and a failover run, scripts/bench/cluster.ts); BENCH_PROFILE a folder where each service
+// process leaves a CPU profile (.cpuprofile, for Chrome DevTools or speedscope); BENCH_SERVICE_ENV
+// settings of the service as JSON. The service counts rate limits set too high to be reached.
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -502,7 +504,7 @@ function startService(storage: Storage, extra: Record<string, string> = {}): Pro
   const profile = PROFILE_DIR ? [`--cpu-prof`, `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : [];
   return startServer(
     [...profile, ...START_ARGS],
-    { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...UNREACHABLE_RATE_LIMITS, ...extra },
+    { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...UNREACHABLE_RATE_LIMITS, ...SERVICE_ENV, ...extra },
     '/readyz',
   );
 }
@@ -516,6 +518,9 @@ export const UNREACHABLE_RATE_LIMITS = {
   RATE_LIMIT_WRITES: '1000000000',
   RATE_LIMIT_SIGN_INS: '1000000000',
 };
+
+/** BENCH_SERVICE_ENV: settings of the service's own to compare, as JSON (`{"REDIS_URL":"redis://127.0.0.1:6379"}`). */
+const SERVICE_ENV = JSON.parse(process.env.BENCH_SERVICE_ENV || '{}') as Record<string, string>;
 
 /** A fresh database on the server, dropped by `drop()`. */
 async function createPostgres(label: string): Promise<{ url: string; drop(): Promise<void> }> {
