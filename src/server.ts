@@ -88,15 +88,18 @@ async function main() {
   });
   const stopBackground = async () => {
     stopHousekeeping();
-    metricsServer?.close();
     await webhooks?.stop();
-    await app.close();
   };
   const stop = shutdown({
     drain: app.drain,
     server,
     db,
     stopBackground,
+    // Once the last request is answered: the rate limits count, and the metrics are scraped, to the end.
+    closeAfterServer: async () => {
+      metricsServer?.close();
+      await app.close();
+    },
     graceSeconds: config.shutdownGraceSeconds,
   });
   process.once('SIGTERM', () => {
@@ -136,6 +139,8 @@ function shutdown(parts: {
   db: Database;
   /** Stops at once; resolves when what it runs (webhook attempts in flight) has ended. */
   stopBackground: () => Promise<void>;
+  /** What requests use, closed after the server has answered its last one. */
+  closeAfterServer: () => Promise<void>;
   graceSeconds: number;
 }) {
   let stopping = false;
@@ -151,7 +156,10 @@ function shutdown(parts: {
     });
     setTimeout(() => {
       parts.server.close(() => {
-        void background.then(() => parts.db.close()).finally(() => process.exit(0));
+        void background
+          .then(() => parts.closeAfterServer())
+          .then(() => parts.db.close())
+          .finally(() => process.exit(0));
       });
       setTimeout(() => {
         parts.server.closeAllConnections();

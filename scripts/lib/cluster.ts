@@ -2,9 +2,9 @@
 // `npm run cluster` starts and what the benchmark's cluster part measures. Each instance is
 // `npm start`'s command on a port of its own; nginx (Debian's package) spreads requests over
 // them, keeps connections to them open, and passes a request that failed on one instance to the
-// next only when that is safe: for idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS) on a
-// connection error, a timeout, a 502 or a 503; never a POST or PATCH once it was sent (nginx's own
-// rule), since it may have been written already.
+// next only when that is safe: reads (GET, HEAD, OPTIONS) on a
+// connection error, a timeout, a 502 or a 503; a POST or PATCH only when its connection failed
+// (nginx's own rule: once sent, it may have been written already); a PUT or DELETE never.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -103,8 +103,9 @@ function instance(port: number, options: ClusterOptions): Instance {
           DATABASE_URL: options.databaseUrl,
           HOST: '127.0.0.1',
           PORT: String(port),
-          // Client addresses (rate limits, the sign-in throttle) come from nginx's X-Forwarded-For.
-          TRUST_PROXY: 'loopback',
+          // Client addresses (rate limits, the sign-in throttle) come from nginx's X-Forwarded-For,
+          // which nginx sets to the address it saw: one proxy in front, trusted for one hop only.
+          TRUST_PROXY: '1',
         },
         stdio: ['ignore', options.output ?? 'inherit', 'inherit'],
       });
@@ -148,20 +149,41 @@ http {
     least_conn;
 ${servers}
     keepalive 64;
+    # Below the instances' idle timeout (HTTP_KEEP_ALIVE_TIMEOUT_SECONDS, 5 s): nginx must never send
+    # a request on a connection the instance is closing.
+    keepalive_timeout 4s;
   }
   server {
     listen 127.0.0.1:${port};
+    proxy_http_version 1.1;
+    proxy_set_header Connection "";
+    proxy_set_header Host $http_host;
+    # The client's address as nginx saw it, replacing whatever the client sent (TRUST_PROXY=1).
+    proxy_set_header X-Forwarded-For $remote_addr;
+    proxy_set_header X-Forwarded-Proto $scheme;
+    proxy_connect_timeout 1s;
+    proxy_read_timeout 60s;
     location / {
+      error_page 418 = @once;
+      error_page 419 = @never;
+      if ($request_method ~ ^(POST|PATCH)$) { return 418; }
+      if ($request_method ~ ^(PUT|DELETE)$) { return 419; }
+      # Reads go to the next instance on a broken connection, a timeout, a 502 or a 503.
       proxy_pass http://calendar;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_set_header X-Forwarded-Proto $scheme;
       proxy_next_upstream error timeout http_502 http_503;
       proxy_next_upstream_tries 3;
-      proxy_connect_timeout 1s;
-      proxy_read_timeout 60s;
+    }
+    location @once {
+      # nginx itself never passes a POST or PATCH on once it was sent: only when the connection failed.
+      proxy_pass http://calendar;
+      proxy_next_upstream error timeout;
+      proxy_next_upstream_tries 3;
+    }
+    location @never {
+      # nginx deems PUT and DELETE idempotent, but here a PUT may split a series and a repeated DELETE
+      # answers 410: never sent twice.
+      proxy_pass http://calendar;
+      proxy_next_upstream off;
     }
   }
 }
@@ -181,41 +203,45 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     await Promise.all(instances.map((i) => i.start()));
   } catch (err) {
     await stopInstances();
+    rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  const port = options.port || (await freePort());
-  for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(path.join(dir, temp));
-  const config = path.join(dir, 'nginx.conf');
-  writeFileSync(config, nginxConfig(dir, port, instances));
-  execFileSync(binary, ['-t', '-q', '-p', dir, '-e', path.join(dir, 'error.log'), '-c', config], { stdio: 'inherit' });
-  const nginx = spawn(binary, ['-p', dir, '-e', path.join(dir, 'error.log'), '-c', config, '-g', 'daemon off;'], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
+  let nginx: ChildProcess | undefined;
+  const cleanUp = async () => {
+    if (nginx) {
+      const ended = exited(nginx);
+      nginx.kill('SIGQUIT'); // nginx's graceful stop
+      await ended;
+    }
+    await stopInstances();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  let url: string;
   try {
+    const port = options.port || (await freePort());
+    for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(path.join(dir, temp));
+    const config = path.join(dir, 'nginx.conf');
+    writeFileSync(config, nginxConfig(dir, port, instances));
+    const errorLog = path.join(dir, 'error.log');
+    execFileSync(binary, ['-t', '-q', '-p', dir, '-e', errorLog, '-c', config], { stdio: 'inherit' });
+    const started = spawn(binary, ['-p', dir, '-e', errorLog, '-c', config, '-g', 'daemon off;'], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    nginx = started;
+    url = `http://127.0.0.1:${port}`;
     await waitUntil(
       () =>
         fetch(`${url}/readyz`).then(
           (r) => r.ok,
           () => false,
         ),
-      () => (nginx.exitCode !== null ? `exited with ${nginx.exitCode}` : undefined),
+      () => (started.exitCode !== null ? `exited with ${started.exitCode}` : undefined),
       'nginx',
     );
   } catch (err) {
-    await stopInstances();
+    await cleanUp();
     throw err;
   }
-  return {
-    url,
-    instances,
-    nginx,
-    async stop() {
-      const ended = exited(nginx);
-      nginx.kill('SIGQUIT'); // nginx's graceful stop
-      await ended;
-      await stopInstances();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const running = nginx;
+  return { url, instances, nginx: running, stop: cleanUp };
 }

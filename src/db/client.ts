@@ -89,7 +89,15 @@ class TurnTakingPGlite extends PGlite {
 
   override async transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T> {
     await nextTurn();
-    return counted(super.transaction(callback));
+    // Only the statements' failures count: the callback's own errors (a refused write) are no failed statement.
+    return super.transaction((tx) =>
+      callback(
+        Object.assign(Object.create(tx) as Transaction, {
+          query: <R>(query: string, params?: unknown[], options?: QueryOptions) =>
+            counted(tx.query<R>(query, params, options)),
+        }),
+      ),
+    );
   }
 }
 

@@ -31,6 +31,8 @@ const EXPOSED = [
   'ETag',
   'Last-Modified',
   'Retry-After',
+  'RateLimit',
+  'RateLimit-Policy',
   'X-Request-Id',
   'Content-Language',
 ];

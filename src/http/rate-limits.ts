@@ -21,6 +21,7 @@ import {
   RLWrapperTimeouts,
 } from 'rate-limiter-flexible';
 import type { RateLimitSettings } from '../config.js';
+import ipaddr from 'ipaddr.js';
 import pg from 'pg';
 import { rateLimited } from '../metrics/registry.js';
 import { ApiError } from './errors.js';
@@ -41,9 +42,35 @@ export interface RateLimits {
 const READY_WAIT_MS = 5_000;
 const STORE_TIMEOUT_MS = 250;
 
-/** Whom a request is counted against: its user when signed in, else its client address. */
-export const keyOf = (userId: number | undefined, clientAddress: string | undefined) =>
-  userId === undefined ? `client:${clientAddress ?? 'unknown'}` : `user:${userId}`;
+/**
+ * Whom a request is counted against: its user when signed in, else its client address. An IPv6
+ * client is its /64 (one host usually has a whole /64 to pick addresses from); an IPv4 address
+ * mapped into IPv6 is the IPv4 address.
+ */
+export function keyOf(userId: number | undefined, clientAddress: string | undefined): string {
+  if (userId !== undefined) return `user:${userId}`;
+  if (!clientAddress || !ipaddr.isValid(clientAddress)) return `client:${clientAddress ?? 'unknown'}`;
+  const address = ipaddr.process(clientAddress);
+  if (address.kind() === 'ipv4') return `client:${address.toString()}`;
+  const parts = (address as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `client:${parts.join(':')}::/64`;
+}
+
+interface Counted {
+  policy: string;
+  state: string;
+}
+
+const countedByResponse = new WeakMap<Response, Map<LimitClass, Counted>>();
+
+function countedOf(res: Response): Map<LimitClass, Counted> {
+  let counted = countedByResponse.get(res);
+  if (!counted) {
+    counted = new Map();
+    countedByResponse.set(res, counted);
+  }
+  return counted;
+}
 
 const TABLE = 'rate_limits';
 
@@ -93,7 +120,9 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
     const insuranceLimiter = new RateLimiterMemory(options);
     // Once a key is over its allowance, the rest of its window is refused from memory, without
     // asking the store: a client hammering away costs no queries.
-    const stored = { ...options, insuranceLimiter, inMemoryBlockOnConsumed: points + 1 };
+    // The insurance limiter belongs to the wrapper below alone: given to the store as well, a store
+    // that fails late would count the request in memory twice.
+    const stored = { ...options, inMemoryBlockOnConsumed: points + 1 };
     const store = redis
       ? new RateLimiterRedis({ ...stored, storeClient: redis, rejectIfRedisNotReady: true })
       : pool
@@ -122,6 +151,9 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
     async take(limitClass, key, res) {
       const limiter = limiters.get(limitClass);
       if (!limiter) return;
+      // Once per request and class: embedded links (`_embed`) run the operations again on the same request.
+      const counted = countedOf(res);
+      if (counted.has(limitClass)) return;
       const allowance = allowances[limitClass];
       const policy = `"${limitClass}";q=${allowance};w=${settings.windowSeconds}`;
       let result: RateLimiterRes;
@@ -134,9 +166,17 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
         refused = true;
       }
       const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
+      counted.set(limitClass, {
+        policy,
+        state: `"${limitClass}";r=${refused ? 0 : result.remainingPoints};t=${resetSeconds}`,
+      });
+      // One item per policy, in the same order in both fields.
+      const headers = {
+        'RateLimit-Policy': [...counted.values()].map((c) => c.policy).join(', '),
+        RateLimit: [...counted.values()].map((c) => c.state).join(', '),
+      };
       if (!refused) {
-        res.append('RateLimit-Policy', policy);
-        res.append('RateLimit', `"${limitClass}";r=${result.remainingPoints};t=${resetSeconds}`);
+        res.set(headers);
         return;
       }
       rateLimited.inc({ class: limitClass });
@@ -145,11 +185,7 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
         'rest_rate_limited',
         `Too many requests (${limitClass}): at most ${allowance} per ${settings.windowSeconds} seconds; try again in ${resetSeconds} seconds.`,
         { policy: limitClass },
-        {
-          'Retry-After': String(resetSeconds),
-          'RateLimit-Policy': policy,
-          RateLimit: `"${limitClass}";r=0;t=${resetSeconds}`,
-        },
+        { 'Retry-After': String(resetSeconds), ...headers },
       );
     },
     ready: () =>
@@ -163,7 +199,11 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
           })
         : Promise.resolve(),
     close: async () => {
-      if (redis) await redis.quit().catch(() => undefined);
+      // quit() is refused while Redis is away (no offline queue); disconnect() stops the reconnecting too.
+      if (redis)
+        await redis.quit().catch(() => {
+          redis.disconnect();
+        });
       await pool?.end().catch(() => undefined);
     },
   };

@@ -27,10 +27,9 @@ export function measureRequests() {
       const operation =
         (res.locals[OPERATION_LOCAL] as string | undefined) ??
         (req.path === '/healthz' || req.path === '/readyz' ? 'probe' : 'other');
-      requestDuration.observe(
-        { operation, method: req.method, status: String(res.statusCode) },
-        (performance.now() - started) / 1000,
-      );
+      // A client that went away before the answer was sent: no status reached it.
+      const status = res.writableFinished ? String(res.statusCode) : 'aborted';
+      requestDuration.observe({ operation, method: req.method, status }, (performance.now() - started) / 1000);
     };
     res.once('finish', end);
     res.once('close', end);

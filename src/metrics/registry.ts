@@ -131,8 +131,15 @@ new Gauge({
   help: 'Webhook messages waiting to be delivered (first attempts and retries), on every instance of this database.',
   registers,
   async collect() {
-    // A queue that cannot be read is unknown (NaN), not empty.
-    const depths = await Promise.all([...queues].map((pending) => pending().catch(() => NaN)));
+    // A queue that cannot be read within a second is unknown (NaN), not empty; the rest of the
+    // scrape does not wait for a database in trouble.
+    const depths = await Promise.all(
+      [...queues].map((pending) =>
+        Promise.race([pending(), new Promise<number>((resolve) => setTimeout(resolve, 1000, NaN).unref())]).catch(
+          () => NaN,
+        ),
+      ),
+    );
     this.set(depths.reduce((a, b) => a + b, 0));
   },
 });

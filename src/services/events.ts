@@ -124,6 +124,8 @@ function plainCreate(
   const publishedAt = publicationDate(input, siteZone);
   const when = times(input, undefined, siteZone);
   const base = (input.slug !== undefined ? slugify(input.slug) : '') || slugify(title) || 'event';
+  // Before the author and the links, as in insertEvent: an image ID is refused first.
+  const c = columns(input);
   return () =>
     transaction(async (query) => {
       const rows = (await query(
@@ -159,7 +161,6 @@ function plainCreate(
       const set = (column: string, value: unknown, type: string) => {
         if (value !== undefined) values.push([column, value, type]);
       };
-      const c = columns(input);
       set('author_id', authorId, 'int');
       set('status', effectiveStatus(caller, input.status), '"PostStatus"');
       set('slug', slug, 'text');

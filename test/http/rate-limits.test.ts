@@ -101,6 +101,33 @@ describeEachDatabase(
       expect((await s.get('/venues', { as: 'editor', headers: me })).status).toBe(200);
     });
 
+    it('counts a request once, whatever it embeds, and an IPv6 client by its /64', async () => {
+      const venue = (await s.post('/venues', { venue: `Embedded ${kind} ${run}` }, { headers: client() })).body;
+      const event = await s.post(
+        '/events',
+        {
+          title: 'Embeds',
+          start_date: '2031-01-01 10:00',
+          end_date: '2031-01-01 11:00',
+          venue: venue.id,
+          status: 'publish',
+        },
+        { headers: client() },
+      );
+      const r = await s.get(`/events/${event.body.id}?_embed`, { as: null, headers: client() });
+      expect(r.status).toBe(200);
+      expect(r.body._embedded).toBeDefined();
+      expect(r.headers.get('ratelimit-policy')).toBe('"reads";q=5;w=60');
+      expect(r.headers.get('ratelimit')).toMatch(/^"reads";r=4;t=\d+$/);
+
+      const host = `2001:db8:${randomInt(65536).toString(16)}:${randomInt(65536).toString(16)}`;
+      for (let i = 1; i <= 5; i++) {
+        const v6 = { 'x-forwarded-for': `${host}::${i}` };
+        expect((await s.get('/venues', { as: null, headers: v6 })).status).toBe(200);
+      }
+      expect((await s.get('/venues', { as: null, headers: { 'x-forwarded-for': `${host}::ffff` } })).status).toBe(429);
+    });
+
     it('lets exactly the allowance through when the requests come all at once', async () => {
       const me = client();
       const answers = await Promise.all(
