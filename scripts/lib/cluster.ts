@@ -75,11 +75,15 @@ const exited = (child: ChildProcess) =>
       });
   });
 
-async function waitUntil(check: () => Promise<boolean>, failed: () => string | undefined, what: string) {
+/** Waits until `url`/readyz answers 2xx, for a minute at most, failing at once if `child` exits. */
+async function untilReady(url: string, child: ChildProcess, what: string) {
   for (let i = 0; i < 600; i++) {
-    const reason = failed();
-    if (reason) throw new Error(`${what}: ${reason}`);
-    if (await check()) return;
+    if (child.exitCode !== null) throw new Error(`${what}: exited with ${child.exitCode}`);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${what}: not ready after a minute`);
@@ -110,15 +114,7 @@ function instance(port: number, options: ClusterOptions): Instance {
         stdio: ['ignore', options.output ?? 'inherit', 'inherit'],
       });
       child = started;
-      await waitUntil(
-        () =>
-          fetch(`${url}/readyz`).then(
-            (r) => r.ok,
-            () => false,
-          ),
-        () => (started.exitCode !== null ? `exited with ${started.exitCode}` : undefined),
-        `instance on port ${port}`,
-      );
+      await untilReady(url, started, `instance on port ${port}`);
     },
     async kill(signal) {
       if (!child) return;
@@ -229,15 +225,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     });
     nginx = started;
     url = `http://127.0.0.1:${port}`;
-    await waitUntil(
-      () =>
-        fetch(`${url}/readyz`).then(
-          (r) => r.ok,
-          () => false,
-        ),
-      () => (started.exitCode !== null ? `exited with ${started.exitCode}` : undefined),
-      'nginx',
-    );
+    await untilReady(url, started, 'nginx');
   } catch (err) {
     await cleanUp();
     throw err;
