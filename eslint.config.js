@@ -58,7 +58,18 @@ export default tseslint.config(
   // The layers (docs/architecture.md): each folder of src/ may import only from those below it.
   {
     files: ['src/domain/**'],
-    rules: forbid('metrics', 'lib', 'db', 'queries', 'auth', 'services', 'serializers', 'handlers', 'http', 'discovery'),
+    rules: forbid(
+      'metrics',
+      'lib',
+      'db',
+      'queries',
+      'auth',
+      'services',
+      'serializers',
+      'handlers',
+      'http',
+      'discovery',
+    ),
   },
   {
     files: ['src/lib/**'],
