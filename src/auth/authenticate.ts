@@ -4,7 +4,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Prisma } from '../db/client.js';
-import { selectOnDriver } from '../db/driver.js';
+import { selectRows } from '../db/driver.js';
 import { InvalidCredentials } from '../domain/errors.js';
 import type { Caller, Principal } from './roles.js';
 import { appPasswordLookup, verifySecret } from './secrets.js';
@@ -120,8 +120,8 @@ async function byLogin(prisma: Prisma, { login, secret }: Credentials): Promise<
 async function byAppPassword(prisma: Prisma, secret: string, userId?: number): Promise<Principal | undefined> {
   const parsed = appPasswordLookup(secret);
   if (!parsed) return undefined;
-  // One statement for the password and its user, past Prisma (queries/reads.ts says why).
-  const rows = await selectOnDriver<AppPasswordRow>(
+  // One statement for the password and its user, past Prisma (db/driver.ts selectRows says why).
+  const rows = await selectRows<AppPasswordRow>(
     prisma,
     PrismaNS.sql`SELECT ap.id, ap.user_id, ap.secret_hash, (extract(epoch FROM ap.last_used_at) * 1000)::float8 AS last_used_ms,
                         u.login, u.role::text AS role

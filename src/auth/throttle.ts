@@ -9,7 +9,7 @@
 // prove right. Of N parallel guesses at most `maxFailures` are ever checked.
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Prisma } from '../db/client.js';
-import { selectOnDriver } from '../db/driver.js';
+import { selectRows } from '../db/driver.js';
 import { Throttled } from '../domain/errors.js';
 
 export interface ThrottleLimits {
@@ -20,7 +20,7 @@ export interface ThrottleLimits {
 
 /** 429 when the client has used up its failures in the current window (reads only). */
 export async function refuseIfThrottled(prisma: Prisma, client: string, limits: ThrottleLimits): Promise<void> {
-  const rows = await selectOnDriver<{ retry: number }>(
+  const rows = await selectRows<{ retry: number }>(
     prisma,
     PrismaNS.sql`
     SELECT CEIL(EXTRACT(EPOCH FROM (window_start + make_interval(secs => ${limits.windowSeconds}::int) - now())))::int AS retry

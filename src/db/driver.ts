@@ -1,5 +1,5 @@
 // The driver beneath a Prisma client (pg's pool, or the PGlite instance), recorded when the
-// database opens, so that queries/reads.ts can send its hot statements past Prisma.
+// database opens, so that the hot statements (selectRows below) and creates go past Prisma.
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Prisma, Tx } from './client.js';
 
@@ -23,8 +23,16 @@ export const transactionDriverOf = (db: Prisma | Tx): TransactionDriver | undefi
 /** The driver of a client outside a transaction; none for a transaction, whose reads must see its writes. */
 export const driverOf = (db: Prisma | Tx): Driver | undefined => drivers.get(db);
 
-/** The rows of a read-only statement, on the driver outside a transaction, else through Prisma (queries/reads.ts). */
-export async function selectOnDriver<T>(db: Prisma | Tx, statement: PrismaNS.Sql): Promise<T[]> {
+/**
+ * The rows of a read-only statement whose columns are text, integers or booleans (as every caller's
+ * are). The hottest reads (event pages, single events, venue and organizer lists, the credentials of
+ * each request) are single statements built with Prisma.sql. Through `$queryRaw`, Prisma passes each
+ * one through its query compiler and its driver adapter: 0.3 ms of CPU per statement, a third of what
+ * a whole single-event read costs (docs/performance.md). On a client outside a transaction they run
+ * on the driver beneath the adapter instead (the same pool, or the same PGlite); inside a
+ * transaction they stay with Prisma, so that they see its writes.
+ */
+export async function selectRows<T>(db: Prisma | Tx, statement: PrismaNS.Sql): Promise<T[]> {
   const driver = driverOf(db);
   return (driver ? await driver(statement.text, statement.values) : await db.$queryRaw<T[]>(statement)) as T[];
 }

@@ -4,7 +4,7 @@
 // passed, never has a change appear behind it.
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Prisma, Tx } from '../db/client.js';
-import { selectRows } from './reads.js';
+import { selectRows } from '../db/driver.js';
 
 const sql = PrismaNS.sql;
 

@@ -8,7 +8,7 @@ import type { EventRecord } from '../domain/records.js';
 import { DAY_MS } from '../lib/dates.js';
 import { selectEventPage, selectEvents } from './event-rows.js';
 import { inScope, isPublic } from './list-scope.js';
-import { selectRows } from './reads.js';
+import { selectRows } from '../db/driver.js';
 import { EVENT_TEXT, EVENT_TITLE, holdsEveryWord, searchWords } from './word-search.js';
 
 const sql = PrismaNS.sql;

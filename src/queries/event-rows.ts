@@ -1,12 +1,12 @@
 // Events with everything their representation shows (venues, organizers, terms), read with one SQL
-// statement (run on the driver, reads.ts). Every event read goes through here, so it is the
+// statement (run on the driver, db/driver.ts selectRows). Every event read goes through here, so it is the
 // service's hottest path: Prisma's `include` would compile its query anew on each call and send
 // seven statements. The rows come back in exactly the shape `findMany({ include: eventInclude })`
 // gives (test/http/event-rows.test.ts compares the two), so the rest of the service does not know
 // the difference.
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Prisma, Tx } from '../db/client.js';
-import { selectRows } from './reads.js';
+import { selectRows } from '../db/driver.js';
 import { type Json, record } from './rows.js';
 import type { EventRecord as EventRow } from '../domain/records.js';
 

@@ -5,7 +5,7 @@ import type { ListScope } from '../auth/permissions.js';
 import type { Prisma } from '../db/client.js';
 import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/records.js';
 import { inScope } from './list-scope.js';
-import { selectRows } from './reads.js';
+import { selectRows } from '../db/driver.js';
 import { type Json, record } from './rows.js';
 import { holdsEveryWord, ORGANIZER_TEXT, searchWords, VENUE_TEXT } from './word-search.js';
 

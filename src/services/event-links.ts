@@ -10,7 +10,7 @@ import type { PostStatus } from '../domain/posts.js';
 import { CATEGORY, type Taxonomy, TERM_TYPE, type VenueOrOrganizerKind } from '../domain/records.js';
 import { requiredRole } from '../openapi.js';
 import { sameText } from '../lib/like.js';
-import { selectRows } from '../queries/reads.js';
+import { selectRows } from '../db/driver.js';
 import type { ServiceContext } from './context.js';
 import { insertTerm } from './terms.js';
 import { insertVenueOrOrganizer, tableOf, type VenueOrOrganizerInput } from './venues-and-organizers.js';

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { rateLimited } from '../../src/metrics/registry.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { startServer, type TestServer } from '../setup/server.js';
 
@@ -21,6 +22,9 @@ const LIMITS = {
 const run = `${randomInt(256)}.${randomInt(256)}`;
 let clients = 0;
 const client = () => ({ 'x-forwarded-for': `10.${run}.${++clients % 256}` });
+/** rate_limit_rejections_total of a class, as /metrics reports it. */
+const refusals = async (limitClass: string) =>
+  (await rateLimited.get()).values.find((v) => v.labels.class === limitClass)?.value ?? 0;
 const basic = (login: string, secret: string) => `Basic ${Buffer.from(`${login}:${secret}`).toString('base64')}`;
 
 /** Another instance of the service on the same database (and the same Redis, if any). */
@@ -50,8 +54,10 @@ describeEachDatabase(
         expect(r.headers.get('ratelimit-policy')).toBe('"reads";q=5;w=60');
         expect(r.headers.get('ratelimit')).toMatch(new RegExp(`^"reads";r=${left};t=([1-9]|[1-5][0-9]|60)$`));
       }
+      const before = await refusals('reads');
       const refused = await s.get('/venues', { as: null, headers: me });
       expect(refused.status).toBe(429);
+      expect(await refusals('reads')).toBe(before + 1);
       expect(refused.body).toMatchObject({ code: 'rest_rate_limited', data: { status: 429, policy: 'reads' } });
       const retry = Number(refused.headers.get('retry-after'));
       expect(retry).toBeGreaterThanOrEqual(1);
