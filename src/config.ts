@@ -56,6 +56,8 @@ export interface Config {
   databaseConnectTimeoutSeconds: number;
   /** How long one SQL statement may run, on the server and as seen from here (a silent server). */
   databaseStatementTimeoutSeconds: number;
+  /** How long one transaction may run in all, its statements and its waits for locks included. */
+  databaseTransactionTimeoutSeconds: number;
   /** The HTTP server's limits on slow clients (see http/http-server.ts). */
   http: HttpTimeouts;
   /** How amounts of a cost without a currency symbol of its own are shown (lib/cost.ts). */
@@ -119,6 +121,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(restPrefix)) {
     throw new ConfigError(`REST_PREFIX must be a URL path such as /wp-json, got "${env.REST_PREFIX}"`);
   }
+  const statementTimeout = positiveSeconds(env, 'DATABASE_STATEMENT_TIMEOUT_SECONDS', 10);
+  const transactionTimeout = positiveSeconds(env, 'DATABASE_TRANSACTION_TIMEOUT_SECONDS', 3 * statementTimeout);
+  if (transactionTimeout < statementTimeout) {
+    throw new ConfigError(
+      `DATABASE_TRANSACTION_TIMEOUT_SECONDS (${transactionTimeout}) must not be below DATABASE_STATEMENT_TIMEOUT_SECONDS (${statementTimeout})`,
+    );
+  }
   const siteTimezone = env.SITE_TIMEZONE || 'UTC';
   if (!IANAZone.isValidZone(siteTimezone)) {
     throw new ConfigError(`SITE_TIMEZONE must be an IANA time zone such as Europe/Paris, got "${siteTimezone}"`);
@@ -161,7 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     shutdownGraceSeconds: nonNegativeNumber(env, 'SHUTDOWN_GRACE_SECONDS', 0),
     databaseConnectTimeoutSeconds: positiveSeconds(env, 'DATABASE_CONNECT_TIMEOUT_SECONDS', 5),
-    databaseStatementTimeoutSeconds: positiveSeconds(env, 'DATABASE_STATEMENT_TIMEOUT_SECONDS', 10),
+    databaseStatementTimeoutSeconds: statementTimeout,
+    databaseTransactionTimeoutSeconds: transactionTimeout,
     http: {
       headersTimeoutSeconds: positiveSeconds(env, 'HTTP_HEADERS_TIMEOUT_SECONDS', 10),
       requestTimeoutSeconds: positiveSeconds(env, 'HTTP_REQUEST_TIMEOUT_SECONDS', 30),

@@ -23,6 +23,7 @@ async function main() {
     dataDir: config.dataDir,
     connectTimeoutMs: config.databaseConnectTimeoutSeconds * 1000,
     statementTimeoutMs: config.databaseStatementTimeoutSeconds * 1000,
+    transactionTimeoutMs: config.databaseTransactionTimeoutSeconds * 1000,
   });
   if (config.admin && (await bootstrapAdmin(db.prisma, config.admin.login, config.admin.password))) {
     log.info({ login: config.admin.login }, 'created the administrator from ADMIN_USER');

@@ -44,12 +44,26 @@ export interface DatabaseOptions {
   connectTimeoutMs?: number;
   /** PostgreSQL: how long one statement may take, on the server and as seen from here (default 10 s). */
   statementTimeoutMs?: number;
+  /** How long one transaction may take in all (default three statements' worth). */
+  transactionTimeoutMs?: number;
+}
+
+/**
+ * Prisma's own limits on an interactive transaction (2 s to start it, 5 s in all, by default) cut
+ * transactions short of what the statement limit allows, and answered a wait for a busy pool or a
+ * lock as if the database were down. A transaction may wait for a connection as long as any query
+ * may (the connect timeout), and run as long as the transaction limit says.
+ */
+function transactionOptions(options: DatabaseOptions) {
+  const statementTimeout = options.statementTimeoutMs ?? 10_000;
+  return {
+    maxWait: options.connectTimeoutMs ?? 5_000,
+    timeout: options.transactionTimeoutMs ?? 3 * statementTimeout,
+  };
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  const db = options.databaseUrl
-    ? openPostgres(options.databaseUrl, options)
-    : await openPGlite(options.dataDir, options.loadDataDir);
+  const db = options.databaseUrl ? openPostgres(options.databaseUrl, options) : await openPGlite(options);
   try {
     await db.withConnection((sql) => migrate(sql));
   } catch (err) {
@@ -110,7 +124,8 @@ function counted<T>(result: Promise<T>): Promise<T> {
 /** The extensions the migrations create (prisma/migrations/*_word_search; pg_trgm is no longer indexed since *_word_prefix_search, but that earlier migration still creates it). */
 export const PGLITE_EXTENSIONS = { unaccent, pg_trgm };
 
-async function openPGlite(dataDir: string, loadDataDir: Blob | undefined): Promise<Database> {
+async function openPGlite(options: DatabaseOptions): Promise<Database> {
+  const { dataDir, loadDataDir } = options;
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) fs.mkdirSync(path.resolve(dataDir), { recursive: true });
   const unlock = inMemory ? () => undefined : lockDataDir(path.resolve(dataDir));
@@ -129,7 +144,10 @@ async function openPGlite(dataDir: string, loadDataDir: Blob | undefined): Promi
   }
   // pglite-prisma-adapter pins an older @prisma/driver-adapter-utils; the interfaces differ in
   // types only (checked at run time with Prisma 6.19: every test runs through it).
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(lite) as never });
+  const prisma = new PrismaClient({
+    adapter: new PrismaPGlite(lite) as never,
+    transactionOptions: transactionOptions(options),
+  });
   registerDriver(
     prisma,
     async (text, values) => (await lite.query(text, values)).rows,
@@ -176,9 +194,12 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     statement_timeout: statementTimeout,
+    // A lock held by another writer longer than this is contention, not a database that is down:
+    // the statement fails first with 55P03, answered 409 with Retry-After (http/errors.ts).
+    lock_timeout: Math.ceil(statementTimeout / 2),
     // A little longer than the server's own limit, which gives the clearer error when it can.
     query_timeout: statementTimeout + 1_000,
-    idle_in_transaction_session_timeout: statementTimeout * 3,
+    idle_in_transaction_session_timeout: transactionOptions(options).timeout,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
   });
@@ -187,7 +208,7 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
     // the pool drops the broken client; the next query gets a fresh one
   });
   const untrack = measurePool(pool);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: transactionOptions(options) });
   registerDriver(
     prisma,
     async (text, values) => (await pool.query<Record<string, unknown>>(text, values)).rows,

@@ -50,14 +50,22 @@ export function isTransient(err: unknown): boolean {
   return codesOf(err).some((code) => code === '40P01' || code === '40001' || code === 'P2034');
 }
 
+/**
+ * A statement gave up waiting for a lock another writer holds (55P03, `lock_timeout`): contention,
+ * answered as a conflict to retry later, not as a database that is down.
+ */
+export function isLockTimeout(err: unknown): boolean {
+  return codesOf(err).some((code) => code === '55P03');
+}
+
 // What says "the database cannot be reached or cannot take the work now", whichever layer reports it
 // (pg, pg-pool, Prisma and its driver adapters wrap one another's errors): SQLSTATE classes 08
 // (connection), 53 (insufficient resources: disk full, out of memory, too many connections), 57P
-// (server shutting down, cannot connect now), 58 (I/O error), statement timeouts (57014) and
-// lock waits given up (55P03); node's socket errors; Prisma's connection, pool and transaction-start
+// (server shutting down, cannot connect now), 58 (I/O error), statement timeouts (57014); node's
+// socket errors; Prisma's connection, pool and transaction-start
 // timeouts (a transaction that could not get a connection in time: the database cannot take the work now).
 const UNAVAILABLE_SQLSTATE_PREFIXES = ['08', '53', '57P', '58'];
-const UNAVAILABLE_SQLSTATES = new Set(['57014', '55P03']);
+const UNAVAILABLE_SQLSTATES = new Set(['57014']);
 const UNAVAILABLE_ERRNOS = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

@@ -1,7 +1,13 @@
 // The service's error shape, {"code", "message", "data": {"status", ...}}, and the one place that
 // decides the status, code and headers of every failure: domain errors (domain/errors.ts), the
 // database's errors, and the HTTP layer's own.
-import { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from '../db/errors.js';
+import {
+  isDatabaseUnavailable,
+  isForeignKeyViolation,
+  isLockTimeout,
+  isTransient,
+  isUniqueViolation,
+} from '../db/errors.js';
 import {
   AlreadyTrashed,
   Conflict,
@@ -71,7 +77,7 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof DomainError) return fromDomain(err);
   const code = (err as { code?: string } | null)?.code;
   if (code === 'P2025') return new ApiError(404, 'rest_not_found', 'The object does not exist (any more).');
-  if (isUniqueViolation(err) || isForeignKeyViolation(err)) return conflict();
+  if (isUniqueViolation(err) || isForeignKeyViolation(err) || isLockTimeout(err) || isTransient(err)) return conflict();
   if (isDatabaseUnavailable(err)) return databaseUnavailable();
   return new ApiError(500, 'rest_internal_error', 'The server could not complete the request.');
 }

@@ -5,7 +5,7 @@ import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { canRead, mayCall } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Prisma, Tx } from '../db/client.js';
-import { InvalidInput, TermCreationForbidden } from '../domain/errors.js';
+import { DuplicateTermName, InvalidInput, TermCreationForbidden } from '../domain/errors.js';
 import type { PostStatus } from '../domain/posts.js';
 import { CATEGORY, type Taxonomy, TERM_TYPE, type VenueOrOrganizerKind } from '../domain/records.js';
 import { requiredRole } from '../openapi.js';
@@ -13,7 +13,7 @@ import { sameText } from '../lib/like.js';
 import { selectRows } from '../db/driver.js';
 import type { ServiceContext } from './context.js';
 import { insertTerm } from './terms.js';
-import { insertVenueOrOrganizer, tableOf, type VenueOrOrganizerInput } from './venues-and-organizers.js';
+import { insertVenueOrOrganizer, lockNames, tableOf, type VenueOrOrganizerInput } from './venues-and-organizers.js';
 
 /** A reference made of digits is an ID, however long; IDs are PostgreSQL integers, so a larger one names nothing. */
 const isId = (ref: string | number) => typeof ref === 'number' || /^\d+$/.test(ref);
@@ -59,9 +59,22 @@ export async function termIdsForWrite(
     });
     const byName = matches.find((t) => t.name.toLowerCase() === name.toLowerCase()) ?? matches.at(0);
     if (!byName) assertMayCreateTerm(ctx.caller, taxonomy, field);
-    ids.push(byName ? byName.id : await insertTerm(tx, taxonomy, { name }));
+    ids.push(byName ? byName.id : await insertNamedTerm(tx, taxonomy, name));
   }
   return [...new Set(ids)];
+}
+
+/**
+ * A term a write names that did not exist when it looked: another writer may have committed one of
+ * that name since, which the write then links to, as it would have had it looked a moment later.
+ */
+async function insertNamedTerm(tx: Tx, taxonomy: Taxonomy, name: string): Promise<number> {
+  try {
+    return await insertTerm(tx, taxonomy, { name });
+  } catch (err) {
+    if (err instanceof DuplicateTermName) return err.existingId;
+    throw err;
+  }
 }
 
 /** The references of a write's `categories` or `tags`; 400 for an ID no term can have. */
@@ -142,8 +155,16 @@ export async function venueOrOrganizerIdsForWrite(
   kind: VenueOrOrganizerKind,
   value: LinksWrite,
 ): Promise<number[]> {
+  const items = Array.isArray(value) ? value : [value];
+  const created = items.filter((item): item is VenueOrOrganizerInput => linkedId(kind, item) === undefined);
+  if (created.length > 1)
+    await lockNames(
+      tx,
+      kind,
+      created.map((item) => String(item[kind.nameField])),
+    );
   const ids: number[] = [];
-  for (const item of Array.isArray(value) ? value : [value]) {
+  for (const item of items) {
     const id = linkedId(kind, item);
     if (id === 0 && typeof item !== 'object') continue; // 0 names none
     ids.push(id ?? (await insertVenueOrOrganizer(tx, ctx, kind, item as VenueOrOrganizerInput)).row.id);

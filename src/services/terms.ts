@@ -1,6 +1,6 @@
 // Categories and tags: one table, told apart by taxonomy. Every write runs in a transaction, and
 // the unique indexes (slug; name among siblings) settle races between concurrent writers.
-import type { Prisma as PrismaNS, Term } from '../../generated/prisma/client.js';
+import { Prisma as PrismaNS, type Term } from '../../generated/prisma/client.js';
 import type { Tx } from '../db/client.js';
 import { DuplicateTermName, DuplicateTermSlug, InvalidInput, NotFound } from '../domain/errors.js';
 import { CATEGORY, type Taxonomy, TERM_TYPE, type TermRecord, type TermRow } from '../domain/records.js';
@@ -137,7 +137,11 @@ export async function changeTerm(
   id: number,
   input: TermInput,
 ): Promise<void> {
-  const current = await lockTerm(tx, taxonomy, id);
+  // A new parent is checked against the tree as it is: two moves at once (A under B, B under A)
+  // would each pass the check and make a loop. They take turns on one lock of the tree, taken
+  // before the term's row as advisory locks are (docs/architecture.md, "Locks").
+  if (taxonomy === CATEGORY && input.parent !== undefined) await lockCategoryTree(tx);
+  const current = await lockTerm(tx, taxonomy, id, 'NO KEY UPDATE');
   await claimVersion(tx.term, id, ctx.precondition);
   const name = input.name?.trim() ?? current.name;
   const parentId =
@@ -153,7 +157,7 @@ export async function changeTerm(
 /** Deletes for good; children of a deleted category move up to its parent. Returns the term as it was. */
 export async function deleteTerm(ctx: ServiceContext, taxonomy: Taxonomy, id: number): Promise<TermRecord> {
   return inTransaction(ctx, async (tx) => {
-    await lockTerm(tx, taxonomy, id);
+    await lockTerm(tx, taxonomy, id, 'UPDATE');
     await claimVersion(tx.term, id, ctx.precondition);
     const before = await readTerm(tx, taxonomy, id);
     await tx.term.updateMany({ where: { parentId: id }, data: { parentId: before.parentId || null } });
@@ -165,15 +169,22 @@ export async function deleteTerm(ctx: ServiceContext, taxonomy: Taxonomy, id: nu
 /**
  * The term, locked until the write's transaction ends: a second writer waits, then reads the first
  * one's committed row, so an update never writes back a name, slug, parent or description it was
- * not sent from a stale copy (the same reasoning as post-writes.ts lockForWrite).
+ * not sent from a stale copy (the same reasoning as post-writes.ts lockForWrite). An update takes
+ * NO KEY UPDATE, which lets events link to the term meanwhile (their foreign keys take KEY SHARE);
+ * a delete takes UPDATE.
  */
-async function lockTerm(tx: Tx, taxonomy: Taxonomy, id: number): Promise<Term> {
+async function lockTerm(tx: Tx, taxonomy: Taxonomy, id: number, mode: 'NO KEY UPDATE' | 'UPDATE'): Promise<Term> {
   const rows = await tx.$queryRaw<
     { id: number }[]
-  >`SELECT id FROM terms WHERE id = ${id}::int AND taxonomy = ${taxonomy}::"Taxonomy" FOR UPDATE`;
+  >`SELECT id FROM terms WHERE id = ${id}::int AND taxonomy = ${taxonomy}::"Taxonomy" FOR ${PrismaNS.raw(mode)}`;
   const current = rows.length ? await tx.term.findUnique({ where: { id } }) : null;
   if (!current) throw new NotFound(TYPE[taxonomy], id);
   return current;
+}
+
+/** The lock of the category tree, for moves within it. */
+async function lockCategoryTree(tx: Tx): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended('category tree', 0))`;
 }
 
 async function checkParent(tx: Tx, parent: number | undefined, self: number | undefined): Promise<number | null> {

@@ -108,6 +108,18 @@ export async function createVenueOrOrganizer(
   return inTransaction(ctx, (tx) => insertVenueOrOrganizer(tx, ctx, kind, input));
 }
 
+/**
+ * Duplicates are told apart by optional fields too, so no unique index can settle a race between
+ * two creates of the same name. Creates of one name take turns instead: the second waits on the
+ * name's lock until the first commits, then finds its row as a duplicate. The locks are released at
+ * commit; a transaction that creates several takes them all first, in one order (docs/architecture.md,
+ * "Locks"), and taking one again is free.
+ */
+export async function lockNames(tx: Tx, kind: VenueOrOrganizerKind, names: string[]): Promise<void> {
+  const keys = [...new Set(names.map((name) => `${kind.type}:${name.trim().toLowerCase()}`))].sort();
+  for (const key of keys) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}::text, 0))`;
+}
+
 /** Creates the item inside the caller's transaction (events create their venues and organizers so). */
 export async function insertVenueOrOrganizer(
   tx: Tx,
@@ -117,10 +129,7 @@ export async function insertVenueOrOrganizer(
 ): Promise<CreateResult> {
   const { caller } = ctx;
   const name = String(input[kind.nameField]).trim();
-  // Duplicates are told apart by optional fields too, so no unique index can settle a race between
-  // two creates of the same name. Creates of one name take turns instead: the second waits here
-  // until the first commits, then finds its row as a duplicate. The lock is released at commit.
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${kind.type}:${name.toLowerCase()}`}::text, 0))`;
+  await lockNames(tx, kind, [name]);
   const existing = await findDuplicate(tx, ctx, kind, name, input);
   if (existing) return { row: existing, created: false };
   const status = effectiveStatus(caller, input.status);

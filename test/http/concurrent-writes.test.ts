@@ -123,6 +123,27 @@ describeEachDatabase('concurrent writers', (s, dbKind) => {
     }
   });
 
+  it('never makes a loop of categories moved under each other at once', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const ring = await Promise.all(
+        Array.from({ length: 4 }, (_, i) => s.post('/categories', { name: `Ring ${round}.${i}` })),
+      );
+      const ids = ring.map((r) => r.body.id as number);
+      // Each under the next: any three of the moves are a chain, all four a loop.
+      const moves = await Promise.all(
+        ids.map((id, i) => s.request('PATCH', `/categories/${id}`, { body: { parent: ids[(i + 1) % ids.length] } })),
+      );
+      expect(moves.map((m) => m.status).sort()).toEqual([200, 200, 200, 400]);
+      const parents = new Map<number, number>();
+      for (const id of ids) parents.set(id, (await s.get(`/categories/${id}`)).body.parent);
+      for (const id of ids) {
+        let cursor = id;
+        for (let step = 0; step < ids.length && parents.get(cursor); step++) cursor = parents.get(cursor)!;
+        expect(parents.get(cursor), `category ${id} reaches a root`).toBe(0);
+      }
+    }
+  });
+
   it('lets only one of many writers holding the same version of a term write', async () => {
     for (const collection of ['categories', 'tags']) {
       const term = await s.post(`/${collection}`, { name: `Versioned ${collection}` });

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { type Database, openDatabase } from '../../src/db/client.js';
+import { type Database, type DatabaseOptions, openDatabase } from '../../src/db/client.js';
 import type { RoleUsers } from './role-users.js';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
@@ -45,16 +45,19 @@ export async function createPostgresDatabase(template?: string): Promise<{ url: 
   };
 }
 
-export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+export async function openTestDatabase(
+  kind: DatabaseKind,
+  limits: Pick<DatabaseOptions, 'statementTimeoutMs' | 'transactionTimeoutMs'> = {},
+): Promise<TestDatabase> {
   const templates = inject('databaseTemplates');
   if (kind === 'pglite') {
     const loadDataDir = new Blob([fs.readFileSync(templates.pglite.file)]);
-    const db = await openDatabase({ dataDir: 'memory://', loadDataDir });
+    const db = await openDatabase({ dataDir: 'memory://', loadDataDir, ...limits });
     return { db, users: templates.pglite.users, drop: () => db.close() };
   }
   if (!templates.postgresql) throw new Error('TEST_DATABASE_URL is not set');
   const created = await createPostgresDatabase(templates.postgresql.name);
-  const db = await openDatabase({ databaseUrl: created.url, dataDir: '', poolSize: 5 });
+  const db = await openDatabase({ databaseUrl: created.url, dataDir: '', poolSize: 5, ...limits });
   return {
     db,
     users: templates.postgresql.users,

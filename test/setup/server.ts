@@ -45,7 +45,6 @@ export interface TestServer {
 }
 
 export async function startServer(kind: DatabaseKind, env: Record<string, string> = {}): Promise<TestServer> {
-  const database = await openTestDatabase(kind);
   // Limits far above what a test file asks, so that they count on every request but refuse none;
   // test/http/rate-limits.test.ts sets its own.
   const config = {
@@ -58,6 +57,10 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
     }),
     port: 0,
   };
+  const database = await openTestDatabase(kind, {
+    statementTimeoutMs: config.databaseStatementTimeoutSeconds * 1000,
+    transactionTimeoutMs: config.databaseTransactionTimeoutSeconds * 1000,
+  });
   const users = database.users;
   const app = createApp({
     config,
