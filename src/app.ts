@@ -11,10 +11,10 @@ import { siteRoot } from './discovery/site-root.js';
 import { publicPages } from './pages/routes.js';
 import type { Database } from './db/client.js';
 import { handlers } from './handlers/index.js';
-import { createBackend } from './http/backend.js';
+import { compileValidators, createBackend } from './http/backend.js';
 import { mayCall } from './auth/permissions.js';
 import { callerOfResponse, registerSecurity } from './http/security.js';
-import { ifMatchPrecondition } from './http/conditional.js';
+import { ifMatchPrecondition, noneMatch } from './http/conditional.js';
 import { bodyParserError, bodyParsers, requestBody } from './http/body.js';
 import { discoveryLink } from './http/discovery-link.js';
 import { embedLinks, followThrough, wantedRelations } from './http/embed.js';
@@ -38,6 +38,7 @@ import {
   localizedDocument,
 } from './openapi.js';
 import { routeOfPath } from './discovery/namespace-index.js';
+import { sampleLoopDelay } from './metrics/event-loop.js';
 import { measureRequests, OPERATION_LOCAL, protectedMetrics } from './metrics/http.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -62,6 +63,7 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   const probes = health(db);
   const routes = operationsByRoute(api);
 
+  sampleLoopDelay();
   const app = express();
   app.disable('x-powered-by');
   // req.ip, which keys the sign-in throttle, comes from X-Forwarded-For only behind a trusted proxy.
@@ -98,7 +100,13 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
     if (error.status >= 500 && !(err instanceof ApiError)) onServerError?.(err, req);
     sendReply(req, res, { status: error.status, body: error.toBody(), headers: error.headers });
   });
-  return Object.assign(app, { drain: probes.drain, ready: () => rateLimits.ready(), close: () => rateLimits.close() });
+  return Object.assign(app, {
+    drain: probes.drain,
+    ready: () => rateLimits.ready(),
+    close: () => rateLimits.close(),
+    /** Prepares in the background what the first request of each operation would otherwise prepare. */
+    warmUp: () => compileValidators(api),
+  });
 }
 
 /** The operations of each route (path template), found once: every answer's Allow lists them. */
@@ -174,6 +182,10 @@ async function dispatch(
         .map((candidate) => candidate.method.toUpperCase()),
     );
     res.set('Allow', METHODS.filter((m) => usable.has(m)).join(', '));
+  }
+  // A body that takes work to build is built only for a client that does not hold it already.
+  if (reply.build && (!reply.etag || noneMatch(req.headers['if-none-match'], reply.etag))) {
+    reply.body = await reply.build();
   }
   const wanted = wantedRelations(search);
   if (wanted && !reply.contentType && (reply.status ?? 200) < 300) {

@@ -86,6 +86,7 @@ async function main() {
       },
     );
     void announce(config, db, port);
+    void app.warmUp();
   });
   const stopBackground = async () => {
     stopHousekeeping();

@@ -1,5 +1,6 @@
 // The change feed (services/changes.ts), each change as serializers/changes.ts shows it.
 import type { Call, Reply } from '../http/handler.js';
+import { mapInSlices } from '../lib/slices.js';
 import { serializeChange } from '../serializers/changes.js';
 import { readChanges } from '../services/changes.js';
 
@@ -11,5 +12,6 @@ export async function listChanges(call: Call<'listChanges'>): Promise<Reply> {
     caller: call.context.caller,
     currency: call.config.costCurrency,
   };
-  return { body: { changes: items.map((item) => serializeChange(item, options)), next_cursor: next, more } };
+  const changes = await mapInSlices(items, (item) => serializeChange(item, options));
+  return { body: { changes, next_cursor: next, more } };
 }

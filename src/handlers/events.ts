@@ -1,16 +1,25 @@
 // The event operations: read the validated request, call the events service, shape the reply.
 import type { EventRecord } from '../domain/records.js';
 import { pageOf } from '../domain/paging.js';
-import { versionOf } from '../http/conditional.js';
+import { entityTag, versionOf } from '../http/conditional.js';
 import type { Call, Reply } from '../http/handler.js';
 import { listHeaders, listLinks, postListReply } from '../http/lists.js';
 import { serializeEvent } from '../serializers/events.js';
 import { eventsCalendar, ICALENDAR } from '../serializers/ical.js';
-import { FEED_MAX_EVENTS, listEvents as listEventRecords } from '../services/event-list.js';
+import {
+  FEED_MAX_BYTES,
+  FEED_MAX_EVENTS,
+  feedEvents,
+  feedIndex,
+  listEvents as listEventRecords,
+} from '../services/event-list.js';
 import * as events from '../services/events.js';
 import { keyOf } from './post-key.js';
 
 type Read = 'getEvent' | 'getEventBySlug';
+
+/** Changes when the text of feeds changes for the same events (a new way of writing them): every feed's ETag changes with it. */
+const FEED_FORMAT = 2;
 type Update = 'updateEvent' | 'putEvent' | 'patchEvent' | 'updateEventBySlug' | 'putEventBySlug' | 'patchEventBySlug';
 type Delete = 'deleteEvent' | 'deleteEventBySlug';
 
@@ -30,17 +39,18 @@ export async function listEvents(call: Call<'listEvents'>): Promise<Reply> {
   const { page: pageNumber, per_page, ical: _ical, ...filters } = call.query;
   if (wantsCalendar(call)) {
     // A feed is the whole window in one answer, not a page (services/event-list.ts FEED_MAX_EVENTS).
-    const feed = { page: 1, perPage: FEED_MAX_EVENTS, offset: 0 };
-    const { total, items } = await listEventRecords(call.context, filters, feed, { feed: true });
+    // Calendar applications poll it: an unchanged feed is answered from its ETag, unread.
+    const index = await feedIndex(call.context, filters);
+    const { caller } = call.context;
+    const calendar = { urls: call.urls, caller, name: 'Events', series: !filters.single_events };
     return {
-      body: eventsCalendar(items, {
-        urls: call.urls,
-        caller: call.context.caller,
-        name: 'Events',
-        series: !filters.single_events,
-      }),
+      body: undefined,
+      etag: entityTag(
+        JSON.stringify([FEED_FORMAT, index.digest, call.urls, caller && [caller.id, caller.role], calendar.series]),
+      ),
+      build: async () => eventsCalendar(await feedEvents(call.context, index), calendar, FEED_MAX_BYTES),
       contentType: ICALENDAR,
-      headers: { ...listHeaders(total, FEED_MAX_EVENTS, { rest_url: '' }), Vary: 'Accept' },
+      headers: { ...listHeaders(index.total, FEED_MAX_EVENTS, { rest_url: '' }), Vary: 'Accept' },
     };
   }
   const page = pageOf(pageNumber, per_page);
@@ -71,7 +81,7 @@ async function getEvent(call: Call<Read>): Promise<Reply> {
     const overrides = row.recurrence.length ? await events.seriesOverrides(call.context, row) : [];
     const calendar = { urls: call.urls, caller: call.context.caller, name: row.title, series: true };
     return {
-      body: eventsCalendar([row, ...overrides], calendar),
+      body: await eventsCalendar([row, ...overrides], calendar),
       contentType: ICALENDAR,
       headers: { Vary: 'Accept' },
       ...validators(row),

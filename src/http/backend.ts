@@ -2,6 +2,7 @@
 // (it refuses a 3.1 document, or leaves the router empty), so `quick` skips it and Ajv2020 does the
 // validation. Parameters are coerced from strings and
 // get the document's defaults; bodies are validated as sent (after coerceBodyScalars).
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { type Document, type Operation, OpenAPIBackend, type Request } from 'openapi-backend';
@@ -22,6 +23,18 @@ export function createBackend(document: Document): OpenAPIBackend {
   void api.init(); // quick, with a document object: init runs synchronously, done when it returns
   compileRoutes(api);
   return api;
+}
+
+/**
+ * Compiles the request validators of every operation, one per turn of the event loop. openapi-backend
+ * compiles an operation's on its first request (quick mode), which held the loop for up to 55 ms
+ * inside that request; a running service does it in the background after it starts (server.ts).
+ */
+export async function compileValidators(api: OpenAPIBackend): Promise<void> {
+  for (const operation of api.router.getOperations()) {
+    await nextTurn();
+    if (operation.operationId) api.validator.getRequestValidatorsForOperation(operation.operationId);
+  }
 }
 
 /**

@@ -67,6 +67,12 @@ export interface Reply {
   version?: string;
   /** When the object last changed: `Last-Modified`. */
   lastModified?: Date;
+  /**
+   * A strong ETag known before the body: of what the body is made of, not of its bytes. With it the
+   * body may be left to `build`, which runs only when the client does not hold it already (304).
+   */
+  etag?: string;
+  build?: () => Promise<string>;
   headers?: Record<string, string>;
 }
 

@@ -24,7 +24,7 @@ export function sendReply(req: Request, res: Response, reply: Reply) {
     else res.set(name, value);
   }
   if (succeeded) {
-    const etag = entityTag(body, reply.version);
+    const etag = reply.etag ?? entityTag(body, reply.version);
     res.set('ETag', etag);
     if (reply.lastModified) res.set('Last-Modified', reply.lastModified.toUTCString());
     const read = req.method === 'GET' || req.method === 'HEAD';

@@ -83,6 +83,59 @@ export async function selectEventList(
   f: EventListFilters,
   page: { take: number; skip: number },
 ): Promise<{ total: number; items: EventRecord[] }> {
+  const { where, words, narrowed } = listWhere(f);
+  const selection = { where, orderBy: orderBy(f.order, words), ...page };
+  if (f.window && !narrowed && isPublic(f.scope)) {
+    // The public list as it is: its page straight off the start index, its total off the day counts.
+    const [total, items] = await Promise.all([
+      countListed(db, f.window.start, f.window.end),
+      selectEvents(db, selection),
+    ]);
+    return { total, items };
+  }
+  const found = await selectEventPage(db, selection);
+  // A page past the end still tells the total.
+  return { items: found.items, total: found.total ?? (await count(db, where)) };
+}
+
+/**
+ * What a feed of the list's first `take` events shows, without reading them: their IDs in order,
+ * how many match in all, and a digest of everything their iCalendar text is made of (each event's
+ * version, and the version of every venue, organizer and term it links to). Equal digests, equal
+ * text for the same caller and options: an unchanged feed is answered from its ETag.
+ */
+export async function selectFeedIndex(
+  db: Prisma,
+  f: EventListFilters,
+  take: number,
+): Promise<{ ids: number[]; total: number; digest: string }> {
+  const { where, words } = listWhere(f);
+  const version = (table: string) => sql`(extract(epoch FROM ${PrismaNS.raw(table)}.modified_at) * 1000)::bigint`;
+  const [row] = await selectRows<{ ids: number[] | null; total: number | null; digest: string }>(
+    db,
+    sql`
+    WITH page AS (
+      SELECT p.*, row_number() OVER () AS n FROM (
+        SELECT e.id, e.modified_at, count(*) OVER () AS total FROM events e WHERE ${where} ${orderBy(f.order, words)}
+        LIMIT ${take}::int) p)
+    SELECT (SELECT array_agg(id ORDER BY n) FROM page) AS ids, (SELECT max(total)::int FROM page) AS total,
+      md5(concat_ws('|',
+        (SELECT string_agg(page.id || '@' || ${version('page')}, ',' ORDER BY n) FROM page),
+        (SELECT string_agg(l.event_id || 'v' || v.id || '@' || ${version('v')}, ',' ORDER BY l.event_id, l.position, v.id)
+           FROM event_venues l JOIN venues v ON v.id = l.venue_id WHERE l.event_id IN (SELECT id FROM page)),
+        (SELECT string_agg(l.event_id || 'o' || o.id || '@' || ${version('o')}, ',' ORDER BY l.event_id, l.position, o.id)
+           FROM event_organizers l JOIN organizers o ON o.id = l.organizer_id WHERE l.event_id IN (SELECT id FROM page)),
+        (SELECT string_agg(l.event_id || 't' || t.id || '@' || ${version('t')}, ',' ORDER BY l.event_id, t.id)
+           FROM event_terms l JOIN terms t ON t.id = l.term_id WHERE l.event_id IN (SELECT id FROM page)))) AS digest`,
+  );
+  return { ids: row.ids ?? [], total: row.total ?? 0, digest: row.digest };
+}
+
+/**
+ * The list's condition on `e`, the words of its search, and whether anything but the window narrows
+ * it (else a public list's total can be read off the day counts).
+ */
+function listWhere(f: EventListFilters): { where: PrismaNS.Sql; words: string[]; narrowed: boolean } {
   const and = [inScope(f.scope, 'e'), sql`NOT e.hide_from_listings`];
   const between = f.window && sql`BETWEEN ${f.window.start}::timestamptz AND ${f.window.end}::timestamptz`;
   if (f.singleEvents) {
@@ -131,19 +184,7 @@ export async function selectEventList(
   if (f.nearVenues) linked('event_venues', 'venue_id', f.nearVenues);
 
   if (linkSets.length) and.push(sql`e.id IN (${PrismaNS.join(linkSets, ' INTERSECT ')})`);
-  const where = PrismaNS.join(and, ' AND ');
-  const selection = { where, orderBy: orderBy(f.order, words), ...page };
-  if (f.window && and.length === narrowing && isPublic(f.scope)) {
-    // The public list as it is: its page straight off the start index, its total off the day counts.
-    const [total, items] = await Promise.all([
-      countListed(db, f.window.start, f.window.end),
-      selectEvents(db, selection),
-    ]);
-    return { total, items };
-  }
-  const found = await selectEventPage(db, selection);
-  // A page past the end still tells the total.
-  return { items: found.items, total: found.total ?? (await count(db, where)) };
+  return { where: PrismaNS.join(and, ' AND '), words, narrowed: and.length > narrowing };
 }
 
 async function count(db: Prisma, where: PrismaNS.Sql): Promise<number> {

@@ -9,6 +9,8 @@ import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
 import { type EventZone, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
 import { calendarLines, givesStart, parseRecurrence } from '../lib/recurrence.js';
+import { foldLines } from '../lib/ical-fold.js';
+import { eachInSlices } from '../lib/slices.js';
 import { textOf } from '../lib/text.js';
 import { plainText } from '../lib/plain-text.js';
 import type { EventRecord, VenueOrOrganizerRecord } from '../domain/records.js';
@@ -38,16 +40,49 @@ const STATUS: Record<string, ICalEventStatus> = {
   trash: ICalEventStatus.CANCELLED,
 };
 
-export function eventsCalendar(rows: EventRecord[], options: CalendarOptions): string {
+/**
+ * The calendar of `rows`, built a slice at a time so that a feed of a thousand events never holds
+ * the event loop (lib/slices.ts). ical-generator writes each VEVENT; the calendar around them, the
+ * VTIMEZONE of each zone they use and the folding are written here, as its own folding is too slow
+ * for a feed (lib/ical-fold.ts). With `maxBytes`, the events that would take the text past it are
+ * left out, the last rows first.
+ */
+export async function eventsCalendar(
+  rows: EventRecord[],
+  options: CalendarOptions,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<string> {
   const calendar = ical({
     // ical-generator writes the calendar's name (NAME, X-WR-CALNAME) as it is given, unescaped.
     name: escapeText(clean(options.name)),
     prodId: { company: 'Calendar Events Service', product: 'calendar/events/v1', language: 'EN' },
+    // Events in a zone are written with its TZID (their VTIMEZONEs are added below).
     timezone: { name: null, generator: vtimezone },
   });
+  const frame = foldLines(calendar.toString()).replace(/END:VCALENDAR$/, '');
   const overrides = options.series ? overridesOf(rows) : new Map<number, Override>();
-  for (const row of rows) calendar.createEvent(vevent(row, options, overrides.get(row.id)));
-  return calendar.toString();
+  const events: string[] = [];
+  const zones = new Set<string>();
+  let bytes = Buffer.byteLength(frame);
+  let full = false;
+  await eachInSlices(rows, (row) => {
+    if (full) return;
+    const event = calendar.createEvent(vevent(row, options, overrides.get(row.id)));
+    const text = foldLines(event.toString());
+    const zone = event.timezone();
+    const timezone = zone && !zones.has(zone) ? vtimezone(zone) : null;
+    const size = Buffer.byteLength(text) + (timezone ? Buffer.byteLength(timezone) + 2 : 0);
+    calendar.clear();
+    if (bytes + size > maxBytes) {
+      full = true;
+      return;
+    }
+    bytes += size;
+    events.push(text);
+    if (zone && timezone) zones.add(zone);
+  });
+  const timezones = [...zones].map((zone) => `${vtimezone(zone)}\r\n`);
+  return `${frame}${timezones.join('')}${events.join('')}END:VCALENDAR`;
 }
 
 interface Override {
@@ -81,8 +116,11 @@ function overridesOf(rows: EventRecord[]): Map<number, Override> {
   return overrides;
 }
 
-/** The VTIMEZONE of an IANA zone, with the CRLF line ends of RFC 5545. */
-const vtimezone = (zone: string) => getVtimezoneComponent(zone)?.trim().replace(/\r?\n/g, '\r\n') ?? null;
+/** The VTIMEZONE of an IANA zone, folded, with the CRLF line ends of RFC 5545. */
+const vtimezone = (zone: string) => {
+  const component = getVtimezoneComponent(zone);
+  return component ? foldLines(component.trim().replace(/\r?\n/g, '\r\n')) : null;
+};
 
 function vevent(row: EventRecord, { urls, caller }: CalendarOptions, override: Override | undefined): ICalEventData {
   const zone = eventZone(row.timezone) ?? UTC_ZONE;

@@ -29,6 +29,15 @@ function positionOf(cursor: string): FeedPosition {
 
 const badCursor = () => new InvalidInput({ since: 'since is not a cursor this feed gave.' });
 
+/**
+ * A page of the feed holds `per_page` changes, or fewer when their objects come to about this many
+ * bytes: five hundred events with long descriptions would be tens of megabytes to read, hold and
+ * write at once. `more` and the cursor then say where the next page begins.
+ */
+export const CHANGES_MAX_BYTES = 2 * 1024 * 1024;
+/** Changes whose objects are read with one statement, so that none holds an embedded database long. */
+const CHANGES_READ = 50;
+
 export async function readChanges(
   ctx: ServiceContext,
   since: string | undefined,
@@ -37,20 +46,50 @@ export async function readChanges(
   const read = await selectChanges(ctx.db, since === undefined ? undefined : positionOf(since), perPage);
   if ('expired' in read) throw new CursorExpired();
   if ('ahead' in read) throw badCursor();
-  return { items: await withObjects(ctx.db, ctx.caller, read.changes), next: cursorOf(read.next), more: read.more };
+  const items = await withObjects(ctx.db, ctx.caller, read.changes, CHANGES_MAX_BYTES);
+  const last = items.at(-1);
+  if (last && items.length < read.changes.length) return { items, next: last.cursor, more: true };
+  return { items, next: cursorOf(read.next), more: read.more };
 }
 
-/** The changes, each with its object as `caller` may read it now (each object read once), or none. */
-export async function withObjects(db: Prisma | Tx, caller: Caller, changes: ChangeRow[]): Promise<ChangeRecord[]> {
-  const objects = await currentObjects(db, caller, changes);
-  return changes.map((change) => ({
-    cursor: cursorOf(change.position),
-    type: change.type,
-    id: change.id,
-    action: change.action,
-    modifiedAt: change.modifiedAt,
-    object: objects.get(`${change.type}:${change.id}`),
-  }));
+/**
+ * The changes, each with its object as `caller` may read it now (each object read once), or none;
+ * read CHANGES_READ at a time, and with `maxBytes` only as many as fit in about that many bytes
+ * (at least one).
+ */
+export async function withObjects(
+  db: Prisma | Tx,
+  caller: Caller,
+  changes: ChangeRow[],
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<ChangeRecord[]> {
+  const records: ChangeRecord[] = [];
+  let bytes = 0;
+  for (let from = 0; from < changes.length; from += CHANGES_READ) {
+    const slice = changes.slice(from, from + CHANGES_READ);
+    const objects = await currentObjects(db, caller, slice);
+    for (const change of slice) {
+      const object = objects.get(`${change.type}:${change.id}`);
+      bytes += sizeOf(object);
+      if (records.length && bytes > maxBytes) return records;
+      records.push({
+        cursor: cursorOf(change.position),
+        type: change.type,
+        id: change.id,
+        action: change.action,
+        modifiedAt: change.modifiedAt,
+        object,
+      });
+    }
+  }
+  return records;
+}
+
+/** About how many bytes an object takes in a change: its long texts, and a share for the rest. */
+function sizeOf(object: ChangedObject | undefined): number {
+  if (!object) return 100;
+  const row = object.row as { description?: string; excerpt?: string };
+  return 2048 + 2 * ((row.description?.length ?? 0) + (row.excerpt?.length ?? 0));
 }
 
 /** The changed objects as they are now, keyed `type:id`; unreadable ones left out. */

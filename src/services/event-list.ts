@@ -5,13 +5,15 @@
 import { DateTime } from 'luxon';
 import type { operations } from '../../generated/api.js';
 import { type ListScope, listScope } from '../auth/permissions.js';
+import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Prisma } from '../db/client.js';
 import { InvalidInput } from '../domain/errors.js';
 import { type AppliedFilters, appliedFilters, type Page } from '../domain/paging.js';
 import { CATEGORY, type EventRecord, ORGANIZER, TAG, VENUE } from '../domain/records.js';
 import { formatDateTime, parseDateInput } from '../lib/dates.js';
-import { type EventBound, type EventListFilters, selectEventList } from '../queries/event-list.js';
-import { scopeWhere } from '../queries/list-scope.js';
+import { type EventBound, type EventListFilters, selectEventList, selectFeedIndex } from '../queries/event-list.js';
+import { selectEvents } from '../queries/event-rows.js';
+import { inScope, scopeWhere } from '../queries/list-scope.js';
 import type { ServiceContext } from './context.js';
 import { assertVenuesOrOrganizersExist, termIdsForFilter } from './event-links.js';
 import { modifiedAfter, readableEvent } from './posts.js';
@@ -20,6 +22,8 @@ import { modifiedAfter, readableEvent } from './posts.js';
 export type EventListQuery = Omit<NonNullable<operations['listEvents']['parameters']['query']>, 'page' | 'per_page'>;
 
 /** The filters page links repeat as they were given, after the normalized dates. */
+const sql = PrismaNS.sql;
+
 const LINKED_FILTERS = [
   'search',
   'categories',
@@ -61,12 +65,58 @@ export const FEED_MAX_EVENTS = 1000;
 /** How long a feed keeps an event after it ended, so that a subscribed calendar keeps the recent past. */
 export const FEED_PAST_DAYS = 30;
 
-export async function listEvents(
+export async function listEvents(ctx: ServiceContext, q: EventListQuery, page: Page): Promise<EventListResult> {
+  const { filters, applied } = await resolveFilters(ctx, q, false);
+  const { total, items } = await selectEventList(ctx.db, filters, { take: page.perPage, skip: page.offset });
+  return { total, items, applied };
+}
+
+/** A feed's text stops short of this many bytes, leaving out its farthest events (FEED_MAX_EVENTS). */
+export const FEED_MAX_BYTES = 10 * 1024 * 1024;
+/** A feed's events are read this many at a time, so that no one statement holds an embedded database long. */
+const FEED_READ = 100;
+
+export interface FeedIndex {
+  /** The feed's events, nearest first, at most FEED_MAX_EVENTS. */
+  ids: number[];
+  /** How many events match in all. */
+  total: number;
+  /** Changes whenever what the feed shows of its events changes (queries/event-list.ts selectFeedIndex). */
+  digest: string;
+  /** What the caller may read, checked again as the events are read. */
+  scope: ListScope;
+}
+
+/** What a calendar feed holds, without reading its events yet. */
+export async function feedIndex(ctx: ServiceContext, q: EventListQuery): Promise<FeedIndex> {
+  const { filters } = await resolveFilters(ctx, q, true);
+  return { ...(await selectFeedIndex(ctx.db, filters, FEED_MAX_EVENTS)), scope: filters.scope };
+}
+
+/**
+ * The feed's events, in its order, read a slice at a time. One deleted since the index was read is
+ * left out, and so is one the caller may no longer read (its status changed meanwhile).
+ */
+export async function feedEvents(ctx: ServiceContext, index: FeedIndex): Promise<EventRecord[]> {
+  const rows: EventRecord[] = [];
+  for (let from = 0; from < index.ids.length; from += FEED_READ) {
+    const ids = index.ids.slice(from, from + FEED_READ);
+    const where = sql`e.id = ANY(${ids}::int[]) AND ${inScope(index.scope, 'e')}`;
+    const found = new Map((await selectEvents(ctx.db, { where })).map((row) => [row.id, row]));
+    for (const id of ids) {
+      const row = found.get(id);
+      if (row) rows.push(row);
+    }
+  }
+  return rows;
+}
+
+/** The list's filters checked and resolved (names to IDs, dates to instants, what the caller may read). */
+async function resolveFilters(
   ctx: ServiceContext,
   q: EventListQuery,
-  page: Page,
-  { feed = false } = {},
-): Promise<EventListResult> {
+  feed: boolean,
+): Promise<{ filters: EventListFilters; applied: AppliedFilters }> {
   const { db, caller, siteZone } = ctx;
   const scope = listScope(caller, q.status);
   const dates = dateFilters(q, siteZone, DateTime.fromJSDate(ctx.now), feed);
@@ -108,7 +158,6 @@ export async function listEvents(
         ? await venuesNear(db, readableVenues, q.geoloc_lat, q.geoloc_lng)
         : undefined,
   };
-  const { total, items } = await selectEventList(db, filters, { take: page.perPage, skip: page.offset });
   const applied: AppliedFilters = [
     ...dates.applied,
     ...appliedFilters(q, LINKED_FILTERS),
@@ -117,7 +166,7 @@ export async function listEvents(
     ['orderby', q.orderby === 'start_date' ? undefined : q.orderby],
     ['order', q.order === 'asc' ? undefined : q.order],
   ];
-  return { total, items, applied };
+  return { filters, applied };
 }
 
 /** The relative date filters, each a strict bound on the start or the end of an event. */

@@ -149,6 +149,30 @@ describeEachDatabase('the change feed', (s, kind) => {
     ]);
   });
 
+  it('ends a page of big objects short of per_page, by size, and the next page goes on where it ended', async () => {
+    const { cursor: start } = await follow(s);
+    const long = `<p>${'A long programme note. '.repeat(2800)}</p>`; // about 64 KB
+    const ids: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const r = await s.post('/events', {
+        title: `Big ${i}`,
+        description: long,
+        start_date: '2046-01-01 10:00',
+        end_date: '2046-01-01 11:00',
+      });
+      ids.push(r.body.id);
+    }
+    await settled(s);
+    const first = await s.get(`/changes?per_page=500&since=${start}`);
+    expect(first.body.changes.length).toBeGreaterThan(1);
+    expect(first.body.changes.length).toBeLessThan(40);
+    expect(first.body.more).toBe(true);
+    expect(first.body.next_cursor).toBe(first.body.changes.at(-1).cursor);
+    expect(first.text.length).toBeLessThan(4 * 1024 * 1024);
+    const all = await follow(s, start, 500);
+    expect(all.changes.map((c) => c.id)).toEqual(ids);
+  });
+
   it('gives a valid cursor when nothing changed, and records nothing for a write that fails', async () => {
     const { cursor } = await follow(s);
     const empty = await s.get(`/changes?since=${cursor}`);

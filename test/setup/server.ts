@@ -41,6 +41,8 @@ export interface TestServer {
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   get<T = any>(path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   post<T = any>(path: string, body?: unknown, options?: RequestOptions): Promise<TestResponse<T>>;
+  /** What the service does in the background once it listens (server.ts). */
+  warmUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -124,6 +126,7 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
     request,
     get: (path, options) => request('GET', path, options),
     post: (path, body, options) => request('POST', path, { ...options, body }),
+    warmUp: () => app.warmUp(),
     close: async () => {
       await new Promise<void>((resolve) =>
         server.close(() => {
