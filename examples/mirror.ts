@@ -1,6 +1,8 @@
 // A copy of the calendar kept in sync through the change feed (GET /changes), with the client typed
 // from the document as in typed-client.ts. It reads from a cursor to the end of the feed, stores each
 // object as the feed shows it, removes each tombstone, and keeps the last cursor for the next run.
+// A change of a series stands for its occurrences too (those not changed on their own): the copy
+// reads them again from the series' list (`post_parent`).
 // Against a running service (anonymously, it copies what the public can read):
 //
 //   CALENDAR_URL=http://127.0.0.1:8080/wp-json/calendar/events/v1 npx tsx examples/mirror.ts
@@ -30,11 +32,34 @@ export async function follow(baseUrl: string, copy: Copy, since?: string, token?
     if (!data) throw new Error(`${response.status}: ${JSON.stringify(error)}`);
     for (const change of data.changes) {
       const key = `${change.type}:${change.id}`;
+      const before = copy.get(key);
       if (change.object === null) copy.delete(key);
       else copy.set(key, change.object);
+      if (isSeries(before) || isSeries(change.object)) await copyOccurrences(client, copy, change.id);
     }
     cursor = data.next_cursor;
     if (!data.more) return cursor;
+  }
+}
+
+type Client = ReturnType<typeof createClient<paths, 'application/json'>>;
+type Event = components['schemas']['Event'];
+
+const isSeries = (object: Change['object'] | undefined): object is Event =>
+  Boolean(object && 'recurrence' in object && object.recurrence.length);
+
+/** The series' occurrences as its list answers them now (every date), in place of those the copy has. */
+async function copyOccurrences(client: Client, copy: Copy, series: number): Promise<void> {
+  for (const [key, object] of copy) {
+    if ('recurring_event_id' in object && object.recurring_event_id === series) copy.delete(key);
+  }
+  for (let page = 1; ; page++) {
+    const { data, error, response } = await client.GET('/events', {
+      params: { query: { post_parent: series, start_date: '0001-01-01', end_date: '9999-12-30', per_page: 50, page } },
+    });
+    if (!data) throw new Error(`${response.status}: ${JSON.stringify(error)}`);
+    for (const event of data.events) copy.set(`event:${event.id}`, event);
+    if (!data.next_rest_url) return;
   }
 }
 

@@ -2853,7 +2853,7 @@ export interface components {
             type: "event" | "venue" | "organizer" | "category" | "tag";
             id: components["schemas"]["Id"];
             /**
-             * @description What the write did: `created`, `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them.
+             * @description What the write did: `created`, `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them. A change of a recurring event (a series) stands for its occurrences that are not changed on their own: they come, move, change and go with it without changes of their own; read them again with `post_parent`.
              * @enum {string}
              */
             action: "created" | "updated" | "trashed" | "deleted";
@@ -3103,7 +3103,8 @@ export interface components {
         /**
          * @description Too many requests: either a rate limit is spent (`rest_rate_limited`; `data.policy` names the
          *     class, `reads`, `writes` or `sign-in`), or this client failed to sign in too often
-         *     (`rest_too_many_failed_logins`). Retry after the time in `Retry-After`.
+         *     (`rest_too_many_failed_logins`), or an account below editor created as many items this hour as
+         *     it may (`rest_quota_exceeded`, `data.quota` is `creates`). Retry after the time in `Retry-After`.
          */
         TooManyRequests: {
             headers: {
@@ -3126,7 +3127,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The caller may not do this. */
+        /** @description The caller may not do this: its role does not allow it, or (`rest_quota_exceeded`) an account below editor holds as many recurring events, or occurrences of them, as it may (`data.quota` is `series` or `occurrences`). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;

@@ -218,6 +218,7 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
         now: new Date(),
         precondition: ifMatchPrecondition(req.headers['if-match']),
         recurrence: deps.config.recurrence,
+        quotas: deps.config.quotas,
       },
       config: deps.config,
     };

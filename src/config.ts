@@ -38,6 +38,7 @@ export interface Config {
   /** How long the change feed keeps changes; an older cursor answers 410. */
   changesRetentionDays: number;
   recurrence: RecurrenceLimits;
+  quotas: Quotas;
   webhooks: {
     /** Whether targets on private, loopback and link-local addresses are allowed (tests, closed networks). */
     allowPrivateTargets: boolean;
@@ -90,13 +91,36 @@ export interface MetricsSettings {
   token?: string;
 }
 
-/** How far ahead a series' occurrences exist as rows, and how many one write or housekeeping round adds. */
+/**
+ * How far ahead a series' occurrences exist as rows, and how many one write or housekeeping round
+ * adds; an unpublished series (draft, pending) gets only a glimpse of its dates, and housekeeping
+ * leaves it be until it is published (services/series.ts).
+ */
 export interface RecurrenceLimits {
   horizonDays: number;
   maxOccurrences: number;
+  draftHorizonDays: number;
+  draftMaxOccurrences: number;
 }
 
-export const DEFAULT_RECURRENCE: RecurrenceLimits = { horizonDays: 730, maxOccurrences: 1000 };
+export const DEFAULT_RECURRENCE: RecurrenceLimits = {
+  horizonDays: 730,
+  maxOccurrences: 1000,
+  draftHorizonDays: 31,
+  draftMaxOccurrences: 50,
+};
+
+/**
+ * What one account below editor may hold or make (services/quotas.ts): creates per hour, series,
+ * and occurrences of its series in all. 0 lifts a quota.
+ */
+export interface Quotas {
+  createsPerHour: number;
+  series: number;
+  occurrences: number;
+}
+
+export const DEFAULT_QUOTAS: Quotas = { createsPerHour: 100, series: 20, occurrences: 5000 };
 
 export interface HttpTimeouts {
   /** Until the request's headers have all arrived. */
@@ -160,6 +184,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     recurrence: {
       horizonDays: positiveInteger(env, 'RECURRENCE_HORIZON_DAYS', DEFAULT_RECURRENCE.horizonDays),
       maxOccurrences: positiveInteger(env, 'RECURRENCE_MAX_OCCURRENCES', DEFAULT_RECURRENCE.maxOccurrences),
+      draftHorizonDays: positiveInteger(env, 'RECURRENCE_DRAFT_HORIZON_DAYS', DEFAULT_RECURRENCE.draftHorizonDays),
+      draftMaxOccurrences: positiveInteger(
+        env,
+        'RECURRENCE_DRAFT_MAX_OCCURRENCES',
+        DEFAULT_RECURRENCE.draftMaxOccurrences,
+      ),
+    },
+    quotas: {
+      createsPerHour: nonNegativeInteger(env, 'QUOTA_CREATES_PER_HOUR', DEFAULT_QUOTAS.createsPerHour),
+      series: nonNegativeInteger(env, 'QUOTA_SERIES', DEFAULT_QUOTAS.series),
+      occurrences: nonNegativeInteger(env, 'QUOTA_OCCURRENCES', DEFAULT_QUOTAS.occurrences),
     },
     webhooks: {
       allowPrivateTargets: flag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),

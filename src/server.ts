@@ -50,7 +50,7 @@ async function main() {
     (err) => {
       log.warn({ err }, 'housekeeping failed');
     },
-    [() => extendSeries(db.prisma, config.recurrence)],
+    [() => extendSeries(db.prisma, config.recurrence, new Date(), config.quotas)],
   );
   // The rate limits' shared store (Redis) reached before the first request is counted.
   await app.ready();

@@ -103,12 +103,17 @@ class TurnTakingPGlite extends PGlite {
 
   override async transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T> {
     await nextTurn();
-    // Only the statements' failures count: the callback's own errors (a refused write) are no failed statement.
+    // Only the statements' failures count: the callback's own errors (a refused write) are no failed
+    // statement. Each statement on a turn of its own too: a write of many statements (a series and
+    // its occurrences) would otherwise hold the event loop from its first to its last, every other
+    // request (a health probe) waiting; others' statements still wait for the transaction's end.
     return super.transaction((tx) =>
       callback(
         Object.assign(Object.create(tx) as Transaction, {
-          query: <R>(query: string, params?: unknown[], options?: QueryOptions) =>
-            counted(tx.query<R>(query, params, options)),
+          query: async <R>(query: string, params?: unknown[], options?: QueryOptions) => {
+            await nextTurn();
+            return counted(tx.query<R>(query, params, options));
+          },
         }),
       ),
     );

@@ -1,4 +1,4 @@
-// Rows that only matter for a while: sign-in failures and rate limit windows that have ended, idempotency keys
+// Rows that only matter for a while: sign-in failures, rate limit windows and hours of creates per account that have ended, idempotency keys
 // older than a day, changes older than the feed's retention, and webhook messages sent, given up or
 // waiting on a disabled subscription that long ago (with their attempts). Each instance purges now and then;
 // running it on several at once is harmless (each delete is a condition on age, and the feed's
@@ -21,6 +21,8 @@ export async function purgeExpired(db: Database, retention: Retention): Promise<
   });
   // Rate limit counters (http/rate-limits.ts) of windows that ended a minute ago or more.
   await db.prisma.rateLimit.deleteMany({ where: { expire: { lt: BigInt(now - 60_000) } } });
+  // Creates per account of hours that have passed (services/quotas.ts).
+  await db.prisma.$executeRaw`DELETE FROM account_creates WHERE hour < ${new Date(now - 3_600_000)}::timestamptz`;
   const kept = new Date(now - retention.changesRetentionDays * 86_400_000);
   await pruneChanges(db.prisma, kept);
   await pruneDeliveries(db.prisma, kept);
@@ -45,6 +47,7 @@ const MAINTAINED = [
   'auth_failures',
   'webhook_deliveries',
   'webhook_attempts',
+  'account_creates',
 ];
 
 /**

@@ -108,6 +108,26 @@ export class Throttled extends DomainError {
   }
 }
 
+/**
+ * An account below editor reached one of its quotas (services/quotas.ts): creates this hour (again
+ * after `retryAfterSeconds`), or series or occurrences held (until some are deleted).
+ */
+export class QuotaExceeded extends DomainError {
+  constructor(
+    readonly quota: 'creates' | 'series' | 'occurrences',
+    readonly limit: number,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(
+      quota === 'creates'
+        ? `This account may create ${limit} items an hour; try again in ${retryAfterSeconds} seconds.`
+        : quota === 'series'
+          ? `This account may hold ${limit} recurring events; delete one first, or ask an editor.`
+          : `The recurring events of this account may have ${limit} occurrences in all; this write would add more. Shorten a series, or ask an editor.`,
+    );
+  }
+}
+
 /** Concurrent writers kept colliding; the write did not happen and may be tried again. */
 export class Conflict extends DomainError {
   constructor() {

@@ -12,7 +12,17 @@ export const eventInclude = {
   parent: { select: { id: true, status: true, authorId: true } },
 } satisfies PrismaNS.EventInclude;
 
-export type EventRecord = PrismaNS.EventGetPayload<{ include: typeof eventInclude }>;
+/**
+ * An event as read (queries/event-rows.ts): an occurrence that has no text of its own shows its
+ * series' description and excerpt, so these are always text here.
+ */
+export type EventRecord = Omit<
+  PrismaNS.EventGetPayload<{ include: typeof eventInclude }>,
+  'description' | 'excerpt'
+> & {
+  description: string;
+  excerpt: string;
+};
 
 /** A venue or an organizer: the columns both have, and the kind's own (address, email...). */
 export interface VenueOrOrganizerRecord {

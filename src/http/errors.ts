@@ -21,6 +21,7 @@ import {
   NotFound,
   NotReadable,
   PreconditionFailed,
+  QuotaExceeded,
   TermCreationForbidden,
   Throttled,
   WebhookDisabled,
@@ -112,6 +113,12 @@ function fromDomain(err: DomainError): ApiError {
       {},
       { 'Retry-After': String(err.retryAfterSeconds) },
     );
+  }
+  if (err instanceof QuotaExceeded) {
+    const data = { quota: err.quota, limit: err.limit };
+    return err.retryAfterSeconds === undefined
+      ? new ApiError(403, 'rest_quota_exceeded', message, data)
+      : new ApiError(429, 'rest_quota_exceeded', message, data, { 'Retry-After': String(err.retryAfterSeconds) });
   }
   if (err instanceof Conflict) return conflict();
   if (err instanceof CursorExpired) return new ApiError(410, 'rest_changes_cursor_expired', message);

@@ -9,7 +9,7 @@ import { DAY_MS } from '../lib/dates.js';
 import { selectEventPage, selectEvents } from './event-rows.js';
 import { inScope, isPublic } from './list-scope.js';
 import { selectRows } from '../db/driver.js';
-import { EVENT_TEXT, EVENT_TITLE, holdsEveryWord, searchWords } from './word-search.js';
+import { EVENT_TITLE, eventHoldsEveryWord, holdsEveryWord, searchWords } from './word-search.js';
 
 const sql = PrismaNS.sql;
 
@@ -171,7 +171,7 @@ function listWhere(f: EventListFilters): { where: PrismaNS.Sql; words: string[];
   // No event has tickets here: asking for ticketed events asks for none.
   if (f.ticketed === true) and.push(sql`false`);
   const words = f.search ? searchWords(f.search) : [];
-  if (words.length) and.push(holdsEveryWord(EVENT_TEXT, words));
+  if (words.length) and.push(eventHoldsEveryWord(words));
   for (const ids of f.termSets) linked('event_terms', 'term_id', ids);
   if (f.venues) linked('event_venues', 'venue_id', f.venues);
   if (f.organizers) linked('event_organizers', 'organizer_id', f.organizers);

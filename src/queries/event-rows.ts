@@ -12,9 +12,14 @@ import type { EventRecord as EventRow } from '../domain/records.js';
 
 const sql = PrismaNS.sql;
 
-/** One event as JSON, links and what they link to included, each list in the order Prisma gives it. */
+/**
+ * One event as JSON, links and what they link to included, each list in the order Prisma gives it;
+ * an occurrence without a text of its own shows its series' (migration series_own_their_occurrences).
+ */
 // The stored words of its search (migration word_prefix_search) are no part of an event's record.
 const EVENT_JSON = sql`(to_jsonb(e) - 'search_vector') || jsonb_build_object(
+  'description', coalesce(e.description, (SELECT s.description FROM events s WHERE s.id = e.parent_id), ''),
+  'excerpt', coalesce(e.excerpt, (SELECT s.excerpt FROM events s WHERE s.id = e.parent_id), ''),
   'venues', coalesce((SELECT jsonb_agg(to_jsonb(l) || jsonb_build_object('venue', to_jsonb(v)) ORDER BY l.position, l.venue_id)
     FROM event_venues l JOIN venues v ON v.id = l.venue_id WHERE l.event_id = e.id), '[]'),
   'organizers', coalesce((SELECT jsonb_agg(to_jsonb(l) || jsonb_build_object('organizer', to_jsonb(o)) ORDER BY l.position, l.organizer_id)

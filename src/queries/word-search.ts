@@ -25,7 +25,21 @@ export interface SearchedText {
 const searched = (text: PrismaNS.Sql, vector = sql`search_vector(${text})`): SearchedText => ({ vector, text });
 
 /** An event's (alias e) title and description; its words stored in events.search_vector, as events_search_idx indexes them. */
-export const EVENT_TEXT = searched(sql`(e.title || ' ' || e.description)`, sql`e.search_vector`);
+export const EVENT_TEXT = searched(sql`(e.title || ' ' || coalesce(e.description, ''))`, sql`e.search_vector`);
+
+/** The same text of a series (alias s). */
+const SERIES_TEXT = searched(sql`(s.title || ' ' || coalesce(s.description, ''))`, sql`s.search_vector`);
+
+/**
+ * An event (alias e) holds every word: in its own text, or, for an occurrence that shows its series'
+ * description (migration series_own_their_occurrences), in the series' text. The series are found
+ * first, on the index, so that both halves can be read off indexes (events_search_idx, and the one
+ * on parent_id).
+ */
+export function eventHoldsEveryWord(words: string[]): PrismaNS.Sql {
+  return sql`(${holdsEveryWord(EVENT_TEXT, words)} OR (e.description IS NULL AND e.parent_id = ANY(ARRAY(
+    SELECT s.id FROM events s WHERE s.recurrence <> '{}' AND ${holdsEveryWord(SERIES_TEXT, words)}))))`;
+}
 
 /** An event's (alias e) title alone. */
 export const EVENT_TITLE = searched(sql`e.title`);

@@ -1,7 +1,7 @@
 // What a service call knows of the request it serves, built once per request (app.ts toCall) and
 // passed first to every service function.
 import type { Caller } from '../auth/roles.js';
-import type { RecurrenceLimits } from '../config.js';
+import type { Quotas, RecurrenceLimits } from '../config.js';
 import type { Prisma } from '../db/client.js';
 import type { Precondition } from '../domain/posts.js';
 
@@ -21,4 +21,6 @@ export interface ServiceContext {
   precondition?: Precondition;
   /** The configured horizon and limit of series (config.ts); the defaults when not given. */
   recurrence?: RecurrenceLimits;
+  /** What an account below editor may hold or make (services/quotas.ts); the defaults when not given. */
+  quotas?: Quotas;
 }

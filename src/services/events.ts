@@ -37,7 +37,16 @@ import { firstFreeSlug, slugify } from '../lib/slug.js';
 import { lockForWrite, type PostTable, slugForUpdate, trashOrDelete } from './post-writes.js';
 import { assertReadable, freeSlug, imageValue, type PostHead, publicationDate, userExists } from './posts.js';
 import { inTransaction, retryOnConflict } from './retry.js';
-import { endSeries, lockSeries, readRecurrence, shiftSeries, syncSeries } from './series.js';
+import { assertSeriesRoom, chargeCreate, chargeCreateIn } from './quotas.js';
+import {
+  endSeries,
+  expandSeries,
+  lockSeries,
+  reachesFurther,
+  readRecurrence,
+  shiftSeries,
+  syncSeries,
+} from './series.js';
 
 /** A write of an event, as the document defines it: every field optional (an update). */
 export type EventInput = components['schemas']['EventFields'];
@@ -204,6 +213,7 @@ function plainCreate(
           [id, venueIds, organizerIds, terms],
         );
       }
+      await chargeCreate(query, ctx);
       return id;
     });
 }
@@ -218,7 +228,7 @@ export async function insertEvent(
   const title = input.title.trim();
   const publishedAt = publicationDate(input, siteZone);
   const when = times(input, undefined, siteZone);
-  const { id } = await tx.event.create({
+  const { id, authorId } = await tx.event.create({
     data: {
       ...columns(input),
       ...when,
@@ -229,10 +239,14 @@ export async function insertEvent(
       authorId: await effectiveAuthor(caller, input.author, undefined, (user) => userExists(tx, user)),
       ...(publishedAt ? { publishedAt } : {}),
     },
-    select: { id: true },
+    select: { id: true, authorId: true },
   });
   await writeLinks(tx, ctx, id, input, true);
-  if (input.recurrence?.length) await syncSeries(tx, id, { rebuild: true, links: false, limits: ctx.recurrence });
+  if (input.recurrence?.length) {
+    await assertSeriesRoom(tx, ctx, authorId, id);
+    await syncSeries(tx, ctx, id, { rebuild: true, links: false });
+  }
+  await chargeCreateIn(tx, ctx);
   return id;
 }
 
@@ -387,6 +401,10 @@ async function writeSeries(tx: Tx, ctx: ServiceContext, current: EventRow, input
   const after = await writeEvent(tx, ctx, current, input);
   if (current.recurrence.length && !after.recurrence.length) return endSeries(tx, current.id);
   if (!after.recurrence.length) return;
+  // A new series of this author: a single event that becomes one, or one out of the trash.
+  if (!current.recurrence.length || (current.status === 'trash' && after.status !== 'trash')) {
+    await assertSeriesRoom(tx, ctx, after.authorId, current.id);
+  }
   const zone = eventZone(after.timezone) ?? UTC_ZONE;
   // Lines not sent, or sent again as they were: a move moves the occurrences with the series. A
   // change of the all-day flag is no move: recurrenceFor converted the dates already.
@@ -411,7 +429,8 @@ async function writeSeries(tx: Tx, ctx: ServiceContext, current: EventRow, input
     after.allDay !== current.allDay ||
     after.recurrence.join('\n') !== current.recurrence.join('\n');
   const links = [input.venue, input.organizer, input.categories, input.tags].some((v) => v !== undefined);
-  await syncSeries(tx, current.id, { rebuild, links, limits: ctx.recurrence });
+  await syncSeries(tx, ctx, current.id, { rebuild, links });
+  if (reachesFurther(current.status, after.status)) await expandSeries(tx, current.id, 'extend', ctx, new Date());
 }
 
 /**
@@ -456,12 +475,12 @@ async function splitSeries(
   await tx.$executeRaw`
     UPDATE events SET parent_id = ${copy.id}::int WHERE parent_id = ${series.id}::int AND original_start_local >= ${formatWallClock(from)}::timestamp`;
   await tx.event.update({ where: { id: series.id }, data: { recurrence: before, modifiedAt: new Date() } });
-  await syncSeries(tx, series.id, { rebuild: true, links: false, limits: ctx.recurrence });
+  await syncSeries(tx, ctx, series.id, { rebuild: true, links: false });
   // The change is for this occurrence too, even one changed on its own before.
   await tx.event.update({ where: { id: occurrence.id }, data: { isException: false } });
   await writeSeries(tx, ctx, copy, input);
   // The occurrences moved over take the new series' links, even when the input named none.
-  await syncSeries(tx, copy.id, { rebuild: false, links: true, limits: ctx.recurrence });
+  await syncSeries(tx, ctx, copy.id, { rebuild: false, links: true });
   return copy.id;
 }
 
@@ -603,7 +622,7 @@ async function dropOccurrences(tx: Tx, ctx: ServiceContext, occurrence: EventRow
       await tx.$executeRaw`UPDATE events SET status = 'trash', is_exception = true, modified_at = now() WHERE ${later}`;
   }
   await tx.event.update({ where: { id: series.id }, data: { recurrence, modifiedAt: new Date() } });
-  if (following) await syncSeries(tx, series.id, { rebuild: true, links: false, limits: ctx.recurrence });
+  if (following) await syncSeries(tx, ctx, series.id, { rebuild: true, links: false });
 }
 
 function eventTable<Row extends PostHead>(tx: Tx, read: PostTable<Row>['read']): PostTable<Row> {

@@ -8,10 +8,11 @@
 // one series queue on it instead of interleaving, and cannot deadlock on the occurrences. The unique
 // (parent_id, original_start_local) index keeps an occurrence from being added twice all the same.
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import { DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config.js';
+import { DEFAULT_QUOTAS, DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config.js';
 import type { Tx } from '../db/client.js';
 import { trimEndChar } from '../lib/text.js';
-import { InvalidInput } from '../domain/errors.js';
+import { InvalidInput, QuotaExceeded } from '../domain/errors.js';
+import type { PostStatus } from '../domain/posts.js';
 import { type EventZone, eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
 import {
   expand,
@@ -21,6 +22,11 @@ import {
   shiftLines,
   wallClockAt,
 } from '../lib/recurrence.js';
+import type { ServiceContext } from './context.js';
+import { occurrenceRoom } from './quotas.js';
+
+/** Occurrences added by one statement. */
+const INSERT_ROWS = 200;
 
 /** `expanded_until_local` of a series whose rule has ended: no occurrence lies beyond it. */
 const ENDED = new Date(Date.UTC(9999, 11, 31));
@@ -29,6 +35,8 @@ const ENDED = new Date(Date.UTC(9999, 11, 31));
 export interface SeriesRow {
   id: number;
   slug: string;
+  status: PostStatus;
+  authorId: number | null;
   recurrence: string[];
   startLocal: Date;
   endLocal: Date;
@@ -40,6 +48,8 @@ export interface SeriesRow {
 const SERIES_COLUMNS = {
   id: true,
   slug: true,
+  status: true,
+  authorId: true,
   recurrence: true,
   startLocal: true,
   endLocal: true,
@@ -71,8 +81,9 @@ export async function lockSeries(tx: Tx, id: number): Promise<void> {
  */
 export async function syncSeries(
   tx: Tx,
+  writer: SeriesWriter,
   seriesId: number,
-  { rebuild, links, limits = DEFAULT_RECURRENCE }: { rebuild: boolean; links: boolean; limits?: RecurrenceLimits },
+  { rebuild, links }: { rebuild: boolean; links: boolean },
 ): Promise<void> {
   await copyFields(tx, seriesId);
   if (links) {
@@ -85,8 +96,27 @@ export async function syncSeries(
       true,
     );
   }
-  if (rebuild) await expandSeries(tx, seriesId, 'rebuild', limits, new Date());
+  if (rebuild) await expandSeries(tx, seriesId, 'rebuild', writer, new Date());
 }
+
+/**
+ * Who writes a series, as far as its expansion cares: the configured limits, and the quotas of its
+ * author (services/quotas.ts), which a write is refused for and housekeeping stops at (no caller).
+ */
+export type SeriesWriter = Pick<ServiceContext, 'recurrence' | 'quotas'> & { caller?: ServiceContext['caller'] };
+
+/** Unpublished series get only a glimpse of their dates (config.ts RecurrenceLimits). */
+const unpublished = (status: PostStatus) => status === 'draft' || status === 'pending' || status === 'trash';
+
+/** The limits of a series of this status: the horizon in days and the occurrences one expansion adds. */
+function limitsOf(status: PostStatus, limits: RecurrenceLimits) {
+  return unpublished(status)
+    ? { days: limits.draftHorizonDays, occurrences: Math.min(limits.draftMaxOccurrences, limits.maxOccurrences) }
+    : { days: limits.horizonDays, occurrences: limits.maxOccurrences };
+}
+
+/** Whether a status change lets a series reach further (published again): the write extends it then. */
+export const reachesFurther = (before: PostStatus, after: PostStatus) => unpublished(before) && !unpublished(after);
 
 /**
  * Adds the occurrences of the series up to the horizon. `rebuild` expands from its first start (and
@@ -97,15 +127,16 @@ export async function expandSeries(
   tx: Tx,
   seriesId: number,
   mode: 'rebuild' | 'extend',
-  limits: RecurrenceLimits,
+  writer: SeriesWriter,
   now: Date,
 ): Promise<void> {
   const series = await tx.event.findUnique({ where: { id: seriesId }, select: SERIES_COLUMNS });
   if (!series?.recurrence.length) return;
   const zone = eventZone(series.timezone) ?? UTC_ZONE;
+  const limits = limitsOf(series.status, writer.recurrence ?? DEFAULT_RECURRENCE);
   // Two years (by default) ahead of now, or of the series' start when that is later: a series in a
   // later year has its first occurrences all the same.
-  const ahead = limits.horizonDays * 86_400_000;
+  const ahead = limits.days * 86_400_000;
   const horizon = new Date(
     Math.max(wallClockAt(new Date(now.getTime() + ahead), zone).getTime(), series.startLocal.getTime() + ahead),
   );
@@ -115,7 +146,7 @@ export async function expandSeries(
   const { starts, through, ended } = expand(recurrence, series.startLocal, {
     after,
     until: horizon,
-    limit: limits.maxOccurrences,
+    limit: limits.occurrences,
   });
   // Wall-clock times as epoch milliseconds: the two drivers read a timestamp without zone differently.
   const rows = await tx.$queryRaw<{ id: number; ms: number; exception: boolean }[]>`
@@ -142,9 +173,19 @@ export async function expandSeries(
     await moveOccurrences(tx, series, zone, kept);
   }
   const added = starts.filter((d) => !have.has(d.getTime()));
-  const ids = await insertOccurrences(tx, series, zone, added);
-  await copyLinks(tx, seriesId, ids, false);
-  await tx.event.update({ where: { id: seriesId }, data: { expandedUntilLocal: ended ? ENDED : through } });
+  const room = added.length ? await occurrenceRoom(tx, writer, series.authorId) : 0;
+  if (added.length > room && writer.caller !== undefined) {
+    throw new QuotaExceeded('occurrences', (writer.quotas ?? DEFAULT_QUOTAS).occurrences);
+  }
+  // Housekeeping adds what the quota leaves room for, and goes on from there once there is more.
+  const kept = added.slice(0, room);
+  // A few hundred rows per statement: on the embedded database one statement holds the event loop.
+  for (let from = 0; from < kept.length; from += INSERT_ROWS) {
+    const ids = await insertOccurrences(tx, series, zone, kept.slice(from, from + INSERT_ROWS));
+    await copyLinks(tx, seriesId, ids, false);
+  }
+  const reached = kept.length < added.length ? kept.at(-1) : ended ? ENDED : through;
+  if (reached) await tx.event.update({ where: { id: seriesId }, data: { expandedUntilLocal: reached } });
 }
 
 /** Times of an occurrence starting at a wall-clock time: the series' length, in its zone. */
@@ -188,7 +229,7 @@ async function insertOccurrences(tx: Tx, series: SeriesRow, zone: EventZone, sta
       author_id, status, title, description, excerpt, published_at, modified_at, timezone, all_day, cost, website,
       image, show_map, show_map_link, hide_from_listings, sticky, featured)
     SELECT s.id, v.original::timestamp, v.slug, v.sl::timestamp, v.el::timestamp, v.su::timestamptz, v.eu::timestamptz,
-      s.author_id, s.status, s.title, s.description, s.excerpt, s.published_at, s.modified_at, s.timezone, s.all_day,
+      s.author_id, s.status, s.title, NULL, NULL, s.published_at, s.modified_at, s.timezone, s.all_day,
       s.cost, s.website, s.image, s.show_map, s.show_map_link, s.hide_from_listings, s.sticky, s.featured
     FROM events s, unnest(${iso(starts)}::text[], ${slugs}::text[], ${iso(times.map((t) => t.startLocal))}::text[],
       ${iso(times.map((t) => t.endLocal))}::text[], ${iso(times.map((t) => t.startUtc))}::text[],
@@ -221,19 +262,23 @@ async function occurrenceSlugs(tx: Tx, base: string, starts: Date[]): Promise<st
   });
 }
 
-/** The series' fields other than times onto its occurrences that are not exceptions. */
+/**
+ * The series' fields other than times onto its occurrences that are not exceptions. Their text is
+ * not copied: they show the series' (migration series_own_their_occurrences). A newer version of
+ * the series is a new version of what they show, so they take it even when no copied field differs.
+ */
 async function copyFields(tx: Tx, seriesId: number): Promise<void> {
   await tx.$executeRaw`
-    UPDATE events o SET author_id = s.author_id, status = s.status, title = s.title, description = s.description,
-      excerpt = s.excerpt, published_at = s.published_at, modified_at = s.modified_at, cost = s.cost,
-      website = s.website, image = s.image, show_map = s.show_map, show_map_link = s.show_map_link,
-      hide_from_listings = s.hide_from_listings, sticky = s.sticky, featured = s.featured
+    UPDATE events o SET author_id = s.author_id, status = s.status, title = s.title, published_at = s.published_at,
+      modified_at = s.modified_at, cost = s.cost, website = s.website, image = s.image, show_map = s.show_map,
+      show_map_link = s.show_map_link, hide_from_listings = s.hide_from_listings, sticky = s.sticky,
+      featured = s.featured, description = NULL, excerpt = NULL
     FROM events s
     WHERE s.id = ${seriesId}::int AND o.parent_id = s.id AND NOT o.is_exception
-      AND (o.author_id, o.status, o.title, o.description, o.excerpt, o.published_at, o.cost, o.website, o.image,
-           o.show_map, o.show_map_link, o.hide_from_listings, o.sticky, o.featured)
-        IS DISTINCT FROM (s.author_id, s.status, s.title, s.description, s.excerpt, s.published_at, s.cost, s.website,
-           s.image, s.show_map, s.show_map_link, s.hide_from_listings, s.sticky, s.featured)`;
+      AND (o.author_id, o.status, o.title, o.published_at, o.cost, o.website, o.image, o.show_map, o.show_map_link,
+           o.hide_from_listings, o.sticky, o.featured, o.description, o.excerpt, o.modified_at)
+        IS DISTINCT FROM (s.author_id, s.status, s.title, s.published_at, s.cost, s.website, s.image, s.show_map,
+           s.show_map_link, s.hide_from_listings, s.sticky, s.featured, NULL, NULL, s.modified_at)`;
 }
 
 /** The series' venues, organizers and terms onto these occurrences (instead of theirs, with `replace`). */
@@ -284,8 +329,11 @@ export async function shiftSeries(
  */
 export async function endSeries(tx: Tx, seriesId: number): Promise<void> {
   await tx.$executeRaw`DELETE FROM events WHERE parent_id = ${seriesId}::int AND NOT is_exception`;
+  // On their own, they keep the text they showed.
   await tx.$executeRaw`
-    UPDATE events SET parent_id = NULL, original_start_local = NULL, is_exception = false WHERE parent_id = ${seriesId}::int`;
+    UPDATE events o SET parent_id = NULL, original_start_local = NULL, is_exception = false,
+      description = coalesce(o.description, s.description), excerpt = coalesce(o.excerpt, s.excerpt)
+    FROM events s WHERE s.id = ${seriesId}::int AND o.parent_id = s.id`;
   await tx.event.update({ where: { id: seriesId }, data: { expandedUntilLocal: null } });
 }
 
@@ -297,17 +345,20 @@ export async function extendSeries(
   db: { $transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> },
   limits: RecurrenceLimits,
   now = new Date(),
+  quotas = DEFAULT_QUOTAS,
 ): Promise<number> {
   let extended = 0;
   // The horizon in UTC, a day early, finds every series short of it in any zone; each checks its own.
+  // Unpublished series are left as their last write expanded them.
   const soon = new Date(now.getTime() + (limits.horizonDays - 1) * 86_400_000);
   for (let lastId = 0; ;) {
     const id = await db.$transaction(async (tx) => {
       const [row] = await tx.$queryRaw<({ id: number } | undefined)[]>`
         SELECT id FROM events WHERE recurrence <> '{}' AND id > ${lastId}::int
+          AND status NOT IN ('draft', 'pending', 'trash')
           AND (expanded_until_local IS NULL OR expanded_until_local < greatest(${soon}::timestamp, start_local + ${limits.horizonDays - 1}::int * interval '1 day'))
         ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`;
-      if (row) await expandSeries(tx, row.id, 'extend', limits, now);
+      if (row) await expandSeries(tx, row.id, 'extend', { recurrence: limits, quotas }, now);
       return row?.id;
     });
     if (id === undefined) return extended;

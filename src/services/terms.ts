@@ -9,6 +9,7 @@ import { firstFreeSlug, slugify } from '../lib/slug.js';
 import type { ServiceContext } from './context.js';
 import { claimVersion } from './post-writes.js';
 import { modifiedAfter, readableEvent } from './posts.js';
+import { chargeCreateIn } from './quotas.js';
 import { inTransaction } from './retry.js';
 
 const TYPE = TERM_TYPE;
@@ -100,7 +101,11 @@ async function readTerm(db: Tx, taxonomy: Taxonomy, id: number): Promise<TermRec
 }
 
 export async function createTerm(ctx: ServiceContext, taxonomy: Taxonomy, input: TermInput): Promise<TermRecord> {
-  const id = await inTransaction(ctx, (tx) => insertTerm(tx, taxonomy, input));
+  const id = await inTransaction(ctx, async (tx) => {
+    const created = await insertTerm(tx, taxonomy, input);
+    await chargeCreateIn(tx, ctx);
+    return created;
+  });
   return readTerm(ctx.db, taxonomy, id);
 }
 

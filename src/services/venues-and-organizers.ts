@@ -22,6 +22,7 @@ import {
   readableEvent,
   userExists,
 } from './posts.js';
+import { chargeCreateIn } from './quotas.js';
 import { inTransaction } from './retry.js';
 import { venueColumns } from './venues.js';
 
@@ -105,7 +106,11 @@ export async function createVenueOrOrganizer(
   kind: VenueOrOrganizerKind,
   input: VenueOrOrganizerInput,
 ): Promise<CreateResult> {
-  return inTransaction(ctx, (tx) => insertVenueOrOrganizer(tx, ctx, kind, input));
+  return inTransaction(ctx, async (tx) => {
+    const result = await insertVenueOrOrganizer(tx, ctx, kind, input);
+    if (result.created) await chargeCreateIn(tx, ctx);
+    return result;
+  });
 }
 
 /**

@@ -95,6 +95,20 @@ describeEachDatabase(
         ['the page of a venue', () => fetch(`${s.origin}/venue/loop-hall/`)],
         ['the page of an event', () => fetch(`${s.origin}/event/loop-1/`)],
         [
+          'a series of a thousand occurrences created',
+          async () => {
+            const r = await s.post('/events', {
+              title: 'Loop hourly',
+              description: DESCRIPTION,
+              start_date: '2027-02-01 08:00',
+              end_date: '2027-02-01 09:00',
+              categories: ['Loop A'],
+              recurrence: ['RRULE:FREQ=HOURLY;COUNT=1000'],
+            });
+            return { status: r.status === 201 ? 200 : r.status };
+          },
+        ],
+        [
           'housekeeping',
           async () => {
             await purgeExpired(s.db, { authWindowSeconds: 900, idempotencyHours: 24, changesRetentionDays: 30 });

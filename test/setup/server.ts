@@ -48,13 +48,16 @@ export interface TestServer {
 
 export async function startServer(kind: DatabaseKind, env: Record<string, string> = {}): Promise<TestServer> {
   // Limits far above what a test file asks, so that they count on every request but refuse none;
-  // test/http/rate-limits.test.ts sets its own.
+  // test/http/rate-limits.test.ts and test/http/series-growth.test.ts set their own.
   const config = {
     ...loadConfig({
       REST_PREFIX: '/wp-json',
       RATE_LIMIT_READS: '1000000',
       RATE_LIMIT_WRITES: '1000000',
       RATE_LIMIT_SIGN_INS: '1000000',
+      QUOTA_CREATES_PER_HOUR: '1000000',
+      QUOTA_SERIES: '1000000',
+      QUOTA_OCCURRENCES: '100000000',
       ...env,
     }),
     port: 0,
