@@ -2704,7 +2704,7 @@ export interface components {
          *     }
          */
         TermFields: {
-            /** @description The term's name, unique within its taxonomy. */
+            /** @description The term's name, unique within its taxonomy; at most 200 characters, as WordPress's terms hold. */
             name?: components["schemas"]["Name"];
             /** @description A description of the term. */
             description?: components["schemas"]["Text"];

@@ -28,7 +28,7 @@ import type { Call, Handler, Reply } from './http/handler.js';
 import { type LocaleInfo, localeMiddleware } from './http/locale.js';
 import { normalizeQuery } from './http/query.js';
 import { hostCheck, NAMESPACE, requestUrls } from './http/urls.js';
-import { createRateLimits } from './http/rate-limits.js';
+import { countOtherReads, createRateLimits, keyOf, type RateLimits } from './http/rate-limits.js';
 import { validationError } from './http/validation.js';
 import {
   assertDocumentationBuilt,
@@ -84,13 +84,15 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.use(methodOverride());
   app.use(bodyParsers());
 
+  // What lies outside the document's operations costs a read too (they count their own).
+  app.use(countOtherReads(rateLimits, `${config.restPrefix}/${NAMESPACE}`));
   // The REST root and the site root lie outside the namespace, so outside the document's paths.
   app.all(config.restPrefix, restRoot(config));
   app.get('/', siteRoot(config));
   // The public pages that `url`s name (/event/<slug>/, /venue/<slug>/, /organizer/<slug>/).
   app.use(publicPages(config, db.prisma));
   app.use(`${config.restPrefix}/${NAMESPACE}`, (req, res, next) => {
-    dispatch(api, routes, config, req, res).catch(next);
+    dispatch(api, routes, config, rateLimits, req, res).catch(next);
   });
   app.use((_req, _res, next) => {
     next(noRoute());
@@ -104,7 +106,7 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
     drain: probes.drain,
     ready: () => rateLimits.ready(),
     close: () => rateLimits.close(),
-    /** Prepares in the background what the first request of each operation would otherwise prepare. */
+    /** Prepares what the first request of each operation would otherwise prepare. */
     warmUp: () => compileValidators(api),
   });
 }
@@ -122,6 +124,7 @@ async function dispatch(
   api: OpenAPIBackend,
   routes: Map<string, Operation[]>,
   config: Config,
+  rateLimits: RateLimits,
   req: Request,
   res: Response,
 ): Promise<void> {
@@ -146,6 +149,8 @@ async function dispatch(
       const document = localizedDocument(documentLanguage(locale.tag));
       const route = routeOfPath(document, template, requestUrls(req, config, locale.segment), config.siteTimezone);
       const allow = ['OPTIONS', ...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', ');
+      // No security handler runs for it: a read of the client address.
+      await rateLimits.take('reads', keyOf(undefined, req.ip), res);
       sendReply(req, res, { body: route, headers: { Allow: allow } });
       return;
     }
@@ -190,7 +195,9 @@ async function dispatch(
   const wanted = wantedRelations(search);
   if (wanted && !reply.contentType && (reply.status ?? 200) < 300) {
     const base = requestUrls(req, config, (res.locals.locale as LocaleInfo).segment).base;
-    reply.body = await embedLinks(reply.body, wanted, followThrough(api, base, req, res));
+    // Each link followed is a read of the caller's, charged before any is followed.
+    const charge = (links: number) => rateLimits.charge('reads', keyOf(callerOfResponse(res)?.id, req.ip), res, links);
+    reply.body = await embedLinks(reply.body, wanted, followThrough(api, base, req, res), charge);
   }
   sendReply(req, res, reply);
 }

@@ -28,7 +28,7 @@ export function createBackend(document: Document): OpenAPIBackend {
 /**
  * Compiles the request validators of every operation, one per turn of the event loop. openapi-backend
  * compiles an operation's on its first request (quick mode), which held the loop for up to 55 ms
- * inside that request; a running service does it in the background after it starts (server.ts).
+ * inside that request; the service does it before it listens (server.ts).
  */
 export async function compileValidators(api: OpenAPIBackend): Promise<void> {
   for (const operation of api.router.getOperations()) {

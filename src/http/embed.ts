@@ -60,7 +60,13 @@ const OVER_LIMIT = {
 };
 
 /** The body with `_embedded` after `_links` on each object (each item of a list) that has some. */
-export async function embedLinks(body: unknown, wanted: Wanted, follow: Follow): Promise<unknown> {
+export async function embedLinks(
+  body: unknown,
+  wanted: Wanted,
+  follow: Follow,
+  // Told how many links are to be followed before the first is: each costs the caller a read.
+  charge: (links: number) => Promise<void> = () => Promise.resolve(),
+): Promise<unknown> {
   const objects = isObject(body)
     ? isListEnvelope(body)
       ? Object.values(body).flatMap((value) => (Array.isArray(value) ? value.filter(isObject) : []))
@@ -70,6 +76,7 @@ export async function embedLinks(body: unknown, wanted: Wanted, follow: Follow):
   const hrefs = [...new Set(plans.flatMap(({ rels }) => rels.flatMap(([, links]) => links)))];
   const answers = new Map<string, unknown>(hrefs.slice(MAX_EMBEDDED_LINKS).map((href) => [href, OVER_LIMIT]));
   const followed = hrefs.slice(0, MAX_EMBEDDED_LINKS);
+  await charge(followed.length);
   for (let i = 0; i < followed.length; i += CONCURRENCY) {
     const batch = followed.slice(i, i + CONCURRENCY);
     // Each on a turn of its own: the first GET of an operation compiles its validators, which

@@ -10,7 +10,7 @@
 //
 // Every answer of an operation says where its caller stands, in the IETF's RateLimit-Policy and
 // RateLimit fields (draft-ietf-httpapi-ratelimit-headers); a refusal is a 429 with Retry-After.
-import type { Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { Redis } from 'ioredis';
 import {
   type RateLimiterAbstract,
@@ -34,6 +34,11 @@ export interface RateLimits {
    * 429 when the window's allowance is spent. Nothing happens for a class that is turned off.
    */
   take(limitClass: LimitClass, key: string, res: Response): Promise<void>;
+  /**
+   * Counts `points` more of a class this request already counted: the work it does on top of its
+   * own (each link `_embed` follows is a read). A 429 when they do not fit in what is left.
+   */
+  charge(limitClass: LimitClass, key: string, res: Response, points: number): Promise<void>;
   /** Resolves once the shared store can be reached, or after a few seconds of trying (counting in memory meanwhile). */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -147,46 +152,54 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
     );
   }
 
+  const count = async (limitClass: LimitClass, key: string, res: Response, points: number) => {
+    const limiter = limiters.get(limitClass);
+    if (!limiter) return;
+    const counted = countedOf(res);
+    const allowance = allowances[limitClass];
+    const policy = `"${limitClass}";q=${allowance};w=${settings.windowSeconds}`;
+    let result: RateLimiterRes;
+    let refused = false;
+    try {
+      result = await limiter.consume(key, points);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      result = err;
+      refused = true;
+    }
+    const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
+    counted.set(limitClass, {
+      policy,
+      state: `"${limitClass}";r=${refused ? 0 : result.remainingPoints};t=${resetSeconds}`,
+    });
+    // One item per policy, in the same order in both fields.
+    const headers = {
+      'RateLimit-Policy': [...counted.values()].map((c) => c.policy).join(', '),
+      RateLimit: [...counted.values()].map((c) => c.state).join(', '),
+    };
+    if (!refused) {
+      res.set(headers);
+      return;
+    }
+    rateLimited.inc({ class: limitClass });
+    throw new ApiError(
+      429,
+      'rest_rate_limited',
+      `Too many requests (${limitClass}): at most ${allowance} per ${settings.windowSeconds} seconds; try again in ${resetSeconds} seconds.`,
+      { policy: limitClass },
+      { 'Retry-After': String(resetSeconds), ...headers },
+    );
+  };
+
   return {
     async take(limitClass, key, res) {
-      const limiter = limiters.get(limitClass);
-      if (!limiter) return;
-      // Once per request and class: embedded links (`_embed`) run the operations again on the same request.
-      const counted = countedOf(res);
-      if (counted.has(limitClass)) return;
-      const allowance = allowances[limitClass];
-      const policy = `"${limitClass}";q=${allowance};w=${settings.windowSeconds}`;
-      let result: RateLimiterRes;
-      let refused = false;
-      try {
-        result = await limiter.consume(key);
-      } catch (err) {
-        if (!(err instanceof RateLimiterRes)) throw err;
-        result = err;
-        refused = true;
-      }
-      const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
-      counted.set(limitClass, {
-        policy,
-        state: `"${limitClass}";r=${refused ? 0 : result.remainingPoints};t=${resetSeconds}`,
-      });
-      // One item per policy, in the same order in both fields.
-      const headers = {
-        'RateLimit-Policy': [...counted.values()].map((c) => c.policy).join(', '),
-        RateLimit: [...counted.values()].map((c) => c.state).join(', '),
-      };
-      if (!refused) {
-        res.set(headers);
-        return;
-      }
-      rateLimited.inc({ class: limitClass });
-      throw new ApiError(
-        429,
-        'rest_rate_limited',
-        `Too many requests (${limitClass}): at most ${allowance} per ${settings.windowSeconds} seconds; try again in ${resetSeconds} seconds.`,
-        { policy: limitClass },
-        { 'Retry-After': String(resetSeconds), ...headers },
-      );
+      // Once per request and class: embedded links (`_embed`) run the operations again on the same
+      // request, and are charged for all at once (charge).
+      if (countedOf(res).has(limitClass)) return;
+      await count(limitClass, key, res, 1);
+    },
+    async charge(limitClass, key, res, points) {
+      if (points > 0) await count(limitClass, key, res, points);
     },
     ready: () =>
       redis && redis.status !== 'ready'
@@ -206,5 +219,21 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
         });
       await pool?.end().catch(() => undefined);
     },
+  };
+}
+
+/**
+ * Counts a read of what lies outside the document's operations, whose security handlers count the
+ * rest: the REST root, the site root, the public pages. By client address: they take no credentials.
+ */
+export function countOtherReads(limits: RateLimits, namespacePath: string) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.path === namespacePath || req.path.startsWith(`${namespacePath}/`)) {
+      next();
+      return;
+    }
+    limits.take('reads', keyOf(undefined, req.ip), res).then(() => {
+      next();
+    }, next);
   };
 }

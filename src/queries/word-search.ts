@@ -65,12 +65,14 @@ const hasPunctuation = (word: string) => /[^\p{L}\p{M}\p{N}]/u.test(word);
  * Every word begins a word of the text. A word with punctuation ("100%", "late-night", "_p%") must
  * also occur in the folded text as typed, tested row by row after the index has narrowed the rows:
  * the index splits words at punctuation, and "_p%" is not any word beginning with "p". A word of
- * punctuation alone ("%") has only that test.
+ * punctuation alone ("%") begins no word: a search of nothing else matches nothing, without the
+ * reading of every text that testing it would take (docs/decisions.md, "Event list filters").
  */
 export function holdsEveryWord(target: SearchedText, words: string[]): PrismaNS.Sql {
   const indexed = words.filter(hasWords);
-  const conditions = indexed.length ? [sql`${target.vector} @@ search_query(${indexed.join(' ')}::text)`] : [];
-  for (const word of words.filter(hasPunctuation)) {
+  if (!indexed.length) return sql`false`;
+  const conditions = [sql`${target.vector} @@ search_query(${indexed.join(' ')}::text)`];
+  for (const word of indexed.filter(hasPunctuation)) {
     conditions.push(sql`search_text(${target.text}) LIKE ('%' || search_text(${likeEscaped(word)}::text) || '%')`);
   }
   return PrismaNS.join(conditions, ' AND ');

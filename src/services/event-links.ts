@@ -19,6 +19,8 @@ import { insertVenueOrOrganizer, lockNames, tableOf, type VenueOrOrganizerInput 
 const isId = (ref: string | number) => typeof ref === 'number' || /^\d+$/.test(ref);
 const MAX_ID = 2_147_483_647;
 const inRange = (ref: string | number) => Number(ref) <= MAX_ID;
+/** The longest name of a term, as TermFields and TermWriteRef in the document say (WordPress's too). */
+const MAX_TERM_NAME = 200;
 /** The operation whose role a write needs to create a term by naming it. */
 const CREATE_TERM = { tribe_events_cat: 'createCategory', post_tag: 'createTag' } as const;
 const sql = PrismaNS.sql;
@@ -85,6 +87,9 @@ function termRefs(taxonomy: Taxonomy, field: string, value: TermsWrite): (string
   const tooLarge = refs.find((ref) => isId(ref) && !inRange(ref));
   if (tooLarge !== undefined)
     throw new InvalidInput({ [field]: `There is no ${TERM_TYPE[taxonomy]} with ID ${tooLarge}.` });
+  // The document bounds each name of an array; the names of one comma-separated string it cannot.
+  if (refs.some((ref) => String(ref).length > MAX_TERM_NAME))
+    throw new InvalidInput({ [field]: `A ${TERM_TYPE[taxonomy]} name has at most ${MAX_TERM_NAME} characters.` });
   return refs;
 }
 

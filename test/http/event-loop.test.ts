@@ -83,7 +83,7 @@ describeEachDatabase(
       // What housekeeping does for the planner now and then; PostgreSQL's autovacuum on a server.
       if (s.db.kind === 'pglite') await maintainEmbedded(s.db);
       else await s.db.prisma.$executeRawUnsafe('ANALYZE');
-      // What a started service does in the background (server.ts): requests then find their validators.
+      // What the service does before it listens (server.ts): requests then find their validators.
       await s.warmUp();
       const heavy: [string, () => Promise<unknown>][] = [
         ['the public feed', () => s.get('/events?ical=1', { as: null })],

@@ -107,7 +107,7 @@ describeEachDatabase(
       expect((await s.get('/venues', { as: 'editor', headers: me })).status).toBe(200);
     });
 
-    it('counts a request once, whatever it embeds, and an IPv6 client by its /64', async () => {
+    it('counts each link a request embeds as a read, and an IPv6 client by its /64', async () => {
       const venue = (await s.post('/venues', { venue: `Embedded ${kind} ${run}` }, { headers: client() })).body;
       const event = await s.post(
         '/events',
@@ -120,11 +120,16 @@ describeEachDatabase(
         },
         { headers: client() },
       );
-      const r = await s.get(`/events/${event.body.id}?_embed`, { as: null, headers: client() });
+      const me = client();
+      const r = await s.get(`/events/${event.body.id}?_embed=venue`, { as: null, headers: me });
       expect(r.status).toBe(200);
-      expect(r.body._embedded).toBeDefined();
+      expect(r.body._embedded.venue).toHaveLength(1);
       expect(r.headers.get('ratelimit-policy')).toBe('"reads";q=5;w=60');
-      expect(r.headers.get('ratelimit')).toMatch(/^"reads";r=4;t=\d+$/);
+      // The request and the one link it followed.
+      expect(r.headers.get('ratelimit')).toMatch(/^"reads";r=3;t=\d+$/);
+      // Three left: everything embedded (the venue, the terms, ...) is more than that, and refused whole.
+      const all = await s.get(`/events/${event.body.id}?_embed`, { as: null, headers: me });
+      expect([all.status, all.body.code, all.body.data?.policy]).toEqual([429, 'rest_rate_limited', 'reads']);
 
       const host = `2001:db8:${randomInt(65536).toString(16)}:${randomInt(65536).toString(16)}`;
       for (let i = 1; i <= 5; i++) {
@@ -132,6 +137,26 @@ describeEachDatabase(
         expect((await s.get('/venues', { as: null, headers: v6 })).status).toBe(200);
       }
       expect((await s.get('/venues', { as: null, headers: { 'x-forwarded-for': `${host}::ffff` } })).status).toBe(429);
+    });
+
+    it('counts OPTIONS, the REST root, the site root and the public pages as reads', async () => {
+      const me = client();
+      const origin = s.origin;
+      const answers = [
+        await fetch(`${s.base}/events`, { method: 'OPTIONS', headers: me }),
+        await fetch(`${origin}/wp-json/`, { headers: me }),
+        await fetch(`${origin}/`, { headers: me }),
+        await fetch(`${origin}/event/no-such-event/`, { headers: me }),
+        await fetch(`${origin}/venue/no-such-venue/`, { headers: me }),
+      ];
+      expect(answers.map((a) => a.headers.get('ratelimit')?.replace(/;t=\d+$/, ''))).toEqual([
+        '"reads";r=4',
+        '"reads";r=3',
+        '"reads";r=2',
+        '"reads";r=1',
+        '"reads";r=0',
+      ]);
+      expect((await fetch(`${origin}/wp-json/`, { headers: me })).status).toBe(429);
     });
 
     it('lets exactly the allowance through when the requests come all at once', async () => {

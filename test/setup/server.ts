@@ -41,7 +41,7 @@ export interface TestServer {
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   get<T = any>(path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   post<T = any>(path: string, body?: unknown, options?: RequestOptions): Promise<TestResponse<T>>;
-  /** What the service does in the background once it listens (server.ts). */
+  /** What the service does before it listens (server.ts); test servers skip it unless asked. */
   warmUp(): Promise<void>;
   close(): Promise<void>;
 }

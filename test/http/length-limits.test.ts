@@ -1,0 +1,126 @@
+// Every length the document allows, the database holds: for each string with a maxLength in a request
+// body (nested objects and array items included), the longest value it allows is written through
+// the API. The answer is a success, or a 400 that names the field (a value of that length that means
+// nothing, such as a 64-character time zone), never a 5xx from a column too short for it.
+import { expect, it } from 'vitest';
+import { describeEachDatabase } from '../setup/each-database.js';
+import { loadDocument } from '../../src/openapi.js';
+
+type Schema = Record<string, any>;
+
+const document = loadDocument() as Schema;
+
+const resolve = (schema: Schema): Schema => {
+  if (typeof schema.$ref !== 'string') return schema;
+  const target = schema.$ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce((node: Schema, key: string) => node[key], document);
+  return { ...resolve(target), ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$ref')) };
+};
+
+interface Limited {
+  /** Property names from the body down; `[]` an array's item. */
+  path: string[];
+  schema: Schema;
+}
+
+/** Every string with a maxLength under `schema`, each branch of anyOf and oneOf on its own. */
+function limitedStrings(schema: Schema, path: string[] = [], seen = new Set<Schema>()): Limited[] {
+  const s = resolve(schema);
+  if (seen.has(s) || path.length > 4) return [];
+  seen.add(s);
+  const found: Limited[] = [];
+  const types = [s.type].flat();
+  if (types.includes('string') && typeof s.maxLength === 'number' && s.maxLength > 0) found.push({ path, schema: s });
+  for (const part of [...(s.allOf ?? []), ...(s.anyOf ?? []), ...(s.oneOf ?? [])]) {
+    found.push(...limitedStrings({ ...part, type: part.type ?? s.type }, path, seen));
+  }
+  for (const [name, property] of Object.entries<Schema>(s.properties ?? {})) {
+    found.push(...limitedStrings(property, [...path, name], seen));
+  }
+  if (s.items) found.push(...limitedStrings(s.items, [...path, '[]'], seen));
+  return found;
+}
+
+/** The longest value the schema allows, made of what its format and pattern accept. */
+function longest(schema: Schema): string | undefined {
+  const n = schema.maxLength as number;
+  const format = schema.format ?? (schema.anyOf ?? []).map((b: Schema) => resolve(b).format).find(Boolean);
+  if (format === 'uri' || format === 'iri') return `https://example.org/${'a'.repeat(n - 20)}`;
+  if (format === 'email') {
+    const domain = `${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(n - 64 - 1 - 128 - 5)}.org`;
+    return `${'a'.repeat(64)}@${domain}`.slice(0, n);
+  }
+  const pattern = schema.pattern ? new RegExp(schema.pattern, 'u') : undefined;
+  return ['x', 'X', '1', 'a b'].map((c) => c.repeat(n).slice(0, n)).find((v) => !pattern || pattern.test(v));
+}
+
+/** The body with `value` at `path`, arrays of one item along the way. */
+function placed(base: Schema, path: string[], value: unknown): Schema {
+  const body = structuredClone(base);
+  let node: any = body;
+  path.forEach((key, i) => {
+    const last = i === path.length - 1;
+    const next = path[i + 1] === '[]' ? [] : {};
+    if (key === '[]') {
+      if (last) node.push(value);
+      else node.push(next);
+      node = node[node.length - 1];
+      return;
+    }
+    if (last) node[key] = value;
+    else {
+      node[key] = Array.isArray(node[key]) || (typeof node[key] === 'object' && node[key]) ? node[key] : next;
+      if (Array.isArray(node[key])) node[key].length = 0;
+      node = node[key];
+    }
+  });
+  return body;
+}
+
+const CREATES: [string, string, Schema][] = [
+  ['createEvent', '/events', { title: 'Long', start_date: '2035-01-01 10:00', end_date: '2035-01-01 11:00' }],
+  ['createVenue', '/venues', { venue: 'Long hall' }],
+  ['createOrganizer', '/organizers', { organizer: 'Long org' }],
+  ['createCategory', '/categories', { name: 'Long category' }],
+  ['createTag', '/tags', { name: 'Long tag' }],
+  ['createWebhook', '/webhooks', { url: 'https://hooks.example.org/long', events: ['event.created'] }],
+];
+
+function bodySchema(operationId: string): Schema {
+  for (const item of Object.values<Schema>(document.paths)) {
+    for (const operation of Object.values<Schema>(item)) {
+      if (operation.operationId === operationId) {
+        return resolve(resolve(operation.requestBody).content['application/json'].schema);
+      }
+    }
+  }
+  throw new Error(`no operation ${operationId}`);
+}
+
+describeEachDatabase(
+  'the longest values the document allows',
+  (s) => {
+    it.each(CREATES)('%s takes every field at its maxLength', async (operationId, path, base) => {
+      const fields = limitedStrings(bodySchema(operationId));
+      expect(fields.length).toBeGreaterThan(0);
+      const refused: string[] = [];
+      let n = 0;
+      for (const { path: at, schema } of fields) {
+        const value = longest(schema);
+        if (value === undefined) continue;
+        // Unique where the service needs it (names of terms, slugs), and new each time.
+        const unique = schema.maxLength >= 20 ? `${String(n++).padStart(4, '0')}${value.slice(4)}` : value;
+        // Terms of one name cannot be two: each attempt names its own.
+        const body = placed('name' in base ? { ...base, name: `${base.name} ${n++}` } : base, at, unique);
+        const r = await s.post(path, body);
+        const field = at[0];
+        const named = r.status === 400 && JSON.stringify(r.body.data?.params ?? {}).includes(field);
+        if (!(r.status < 300 || named)) refused.push(`${at.join('.')}: ${r.status} ${r.text.slice(0, 200)}`);
+      }
+      expect(refused).toEqual([]);
+    });
+  },
+  { env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } },
+);
