@@ -32,8 +32,10 @@ export interface Config {
   logLevel: string;
   /** Administrator created at start when its login does not exist yet. */
   admin?: { login: string; password: string };
-  /** Failed sign-ins allowed per client within `authWindowSeconds` before it gets 429. */
+  /** Failed sign-ins allowed per client address and login within `authWindowSeconds` before it gets 429. */
   authMaxFailures: number;
+  /** ... and per client address over every login (auth/throttle.ts). */
+  authMaxAddressFailures: number;
   authWindowSeconds: number;
   /** How long the change feed keeps changes; an older cursor answers 410. */
   changesRetentionDays: number;
@@ -179,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Both are set or neither (checked above).
     admin: env.ADMIN_USER && env.ADMIN_PASSWORD ? { login: env.ADMIN_USER, password: env.ADMIN_PASSWORD } : undefined,
     authMaxFailures: positiveInteger(env, 'AUTH_MAX_FAILURES', 10),
+    authMaxAddressFailures: positiveInteger(env, 'AUTH_MAX_FAILURES_PER_ADDRESS', 100),
     authWindowSeconds: positiveInteger(env, 'AUTH_WINDOW_SECONDS', 900),
     changesRetentionDays: positiveInteger(env, 'CHANGES_RETENTION_DAYS', 30),
     recurrence: {

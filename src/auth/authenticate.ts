@@ -8,7 +8,16 @@ import { selectRows } from '../db/driver.js';
 import { InvalidCredentials } from '../domain/errors.js';
 import type { Caller, Principal } from './roles.js';
 import { appPasswordLookup, verifySecret } from './secrets.js';
-import { type ThrottleLimits, recordFailure, refuseIfThrottled, releaseFailure, reserveFailure } from './throttle.js';
+import {
+  recordFailure,
+  refuseIfThrottled,
+  releaseFailure,
+  rememberSignIn,
+  reserveFailure,
+  signedInBefore,
+  type ThrottleLimits,
+  throttleKeys,
+} from './throttle.js';
 
 export interface Credentials {
   scheme: 'basic' | 'bearer';
@@ -40,13 +49,18 @@ export async function authenticate(
 ): Promise<Caller> {
   if (!credentials) return null;
   const key = fingerprint(credentials);
+  const name = namedBy(credentials);
+  const keys = throttleKeys(client, 'login' in name ? `login:${name.login}` : `token:${name.lookup}`);
   if (knownGood.has(key)) {
-    // Right a moment ago, so not a guess: checked as usual, without reserving a failure.
-    await refuseIfThrottled(prisma, client, limits);
+    // Right a moment ago, so not a guess: checked as usual, and held to the throttle of its own
+    // account from this address only, not to the address's, so that someone else guessing from the
+    // same address does not lock its owner out. (Not held to its account's either, a right guess
+    // after the throttle had stopped the wrong ones would be told apart from them.)
+    await refuseIfThrottled(prisma, keys.pair, limits);
     const principal = await verify(prisma, credentials);
     if (principal) return principal;
     knownGood.delete(key);
-    await recordFailure(prisma, client, limits);
+    await recordFailure(prisma, keys, limits);
     throw new InvalidCredentials();
   }
   // The same new credentials in parallel (an app's first burst of requests) wait for the first
@@ -54,10 +68,12 @@ export async function authenticate(
   const first = checking.get(key);
   if (first && (await first.catch(() => undefined))) return authenticate(prisma, credentials, client, limits);
   const attempt = (async () => {
-    await reserveFailure(prisma, client, limits);
+    const trusted = possibleName(name) && (await signedInBefore(prisma, client, name));
+    await reserveFailure(prisma, keys, limits, trusted);
     const principal = await verify(prisma, credentials);
     if (principal) {
-      await releaseFailure(prisma, client);
+      await releaseFailure(prisma, keys, trusted);
+      await rememberSignIn(prisma, client, principal.id);
       remember(key);
     }
     return principal;
@@ -69,6 +85,18 @@ export async function authenticate(
   const principal = await attempt;
   if (!principal) throw new InvalidCredentials();
   return principal;
+}
+
+/** A name an account can have: no NUL, which PostgreSQL text cannot hold, and not longer than a login. */
+const possibleName = (name: { login: string } | { lookup: string }) => {
+  const text = 'login' in name ? name.login : name.lookup;
+  return text.length > 0 && text.length <= 60 && !text.includes('\0');
+};
+
+/** What credentials name, for the throttle: a login, or an application password's public part. */
+function namedBy(credentials: Credentials): { login: string } | { lookup: string } {
+  if (credentials.scheme === 'basic') return { login: credentials.login ?? '' };
+  return { lookup: appPasswordLookup(credentials.secret)?.lookup ?? '' };
 }
 
 const verify = (prisma: Prisma, credentials: Credentials) =>

@@ -24,7 +24,11 @@ const callers = new WeakMap<Request, Promise<Caller>>();
 function callerOf(req: Request, res: Response, deps: Deps): Promise<Caller> {
   let caller = callers.get(req);
   if (!caller) {
-    const limits = { maxFailures: deps.config.authMaxFailures, windowSeconds: deps.config.authWindowSeconds };
+    const limits = {
+      maxFailures: deps.config.authMaxFailures,
+      maxAddressFailures: deps.config.authMaxAddressFailures,
+      windowSeconds: deps.config.authWindowSeconds,
+    };
     const credentials = parseAuthorization(req.headers.authorization);
     caller = (async () => {
       // Credentials not seen to be right lately cost a password hash to check: a sign-in, limited per address.

@@ -11,7 +11,7 @@ import { openDatabase } from '../../src/db/client.js';
 import { InvalidCredentials } from '../../src/domain/errors.js';
 
 const run = promisify(execFile);
-const limits = { maxFailures: 100, windowSeconds: 60 };
+const limits = { maxFailures: 100, maxAddressFailures: 100, windowSeconds: 60 };
 
 // Each command is a process of its own that opens the database: seconds each on a loaded machine.
 describe('npm run users (on PGlite in a directory)', () => {

@@ -7,6 +7,7 @@ import { startServer, type TestServer } from '../setup/server.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 
 const MAX_FAILURES = 10;
+const ADDRESS_FAILURES = 25;
 const basic = (login: string, secret: string) => `Basic ${Buffer.from(`${login}:${secret}`).toString('base64')}`;
 
 describeEachDatabase(
@@ -27,6 +28,36 @@ describeEachDatabase(
       expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
       // Locked out, right password included.
       expect((await read(basic('editor', s.users.editor.password), me)).status).toBe(429);
+    });
+
+    it('locks one account out of an address, not the other accounts there, nor that account elsewhere', async () => {
+      const office = client();
+      for (let i = 0; i < MAX_FAILURES; i++)
+        expect((await read(basic('author', `guess ${i}`), office)).status).toBe(401);
+      expect((await read(basic('author', s.users.author.password), office)).status).toBe(429);
+      // Colleagues behind the same address sign in, with passwords and application passwords.
+      expect((await read(basic('editor', s.users.editor.password), office)).status).toBe(200);
+      expect((await read(`Bearer ${s.users.contributor.appPassword}`, office)).status).toBe(200);
+      // The account itself, from home.
+      expect((await read(basic('author', s.users.author.password), client())).status).toBe(200);
+    });
+
+    it('stops one address trying many accounts, yet lets in those that signed in from it before', async () => {
+      const exit = client();
+      // The subscriber signed in from there earlier.
+      expect((await read(basic('subscriber', s.users.subscriber.password), exit)).status).toBe(200);
+      const guesses = await Promise.all(
+        Array.from({ length: ADDRESS_FAILURES + 10 }, (_, i) => read(basic(`nobody-${i}`, 'password1'), exit)),
+      );
+      const statuses = guesses.map((g) => g.status);
+      expect(statuses.filter((status) => status === 401)).toHaveLength(ADDRESS_FAILURES);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(10);
+      // Credentials new to this instance, of an account that never signed in from there: a guess as any.
+      const fresh = await issueAppPassword(s.db.prisma, 'editor', `never from there ${dbKind}`);
+      expect((await read(`Bearer ${fresh.password}`, exit)).status).toBe(429);
+      // Proven right lately here, they are held to their own account's count only.
+      expect((await read(basic('editor', s.users.editor.password), exit)).status).toBe(200);
+      expect((await read(basic('subscriber', s.users.subscriber.password), exit)).status).toBe(200);
     });
 
     it('does not throttle a burst of parallel requests with new, right credentials', async () => {
@@ -58,7 +89,14 @@ describeEachDatabase(
       expect((await s.db.prisma.authFailure.findUnique({ where: { client: me } }))?.failures).toBe(2);
     });
   },
-  { env: { AUTH_MAX_FAILURES: String(MAX_FAILURES), AUTH_WINDOW_SECONDS: '60', TRUST_PROXY: '1' } },
+  {
+    env: {
+      AUTH_MAX_FAILURES: String(MAX_FAILURES),
+      AUTH_MAX_FAILURES_PER_ADDRESS: String(ADDRESS_FAILURES),
+      AUTH_WINDOW_SECONDS: '60',
+      TRUST_PROXY: '1',
+    },
+  },
 );
 
 describe('forwarded headers', () => {
