@@ -22,7 +22,8 @@ export async function purgeExpired(db: Database, retention: Retention): Promise<
   // Rate limit counters (http/rate-limits.ts) of windows that ended a minute ago or more.
   await db.prisma.rateLimit.deleteMany({ where: { expire: { lt: BigInt(now - 60_000) } } });
   // Accounts' sign-ins from an address, remembered for 30 days (auth/throttle.ts).
-  await db.prisma.$executeRaw`DELETE FROM auth_known_clients WHERE last_sign_in < ${new Date(now - 30 * 86_400_000)}::timestamptz`;
+  await db.prisma
+    .$executeRaw`DELETE FROM auth_known_clients WHERE last_sign_in < ${new Date(now - 30 * 86_400_000)}::timestamptz`;
   // Creates per account of hours that have passed (services/quotas.ts).
   await db.prisma.$executeRaw`DELETE FROM account_creates WHERE hour < ${new Date(now - 3_600_000)}::timestamptz`;
   const kept = new Date(now - retention.changesRetentionDays * 86_400_000);
