@@ -48,12 +48,26 @@ export function parseDateInput(
     const parsed = valid(DateTime.fromFormat(text, format, { zone }));
     if (parsed) return firstOccurrence(parsed);
   }
-  // ISO 8601; an offset in the value wins over `zone`.
+  // ISO 8601; an offset in the value wins over `zone`, when it is one a place can have.
+  if (!possibleOffset(text)) return undefined;
   const iso = valid(DateTime.fromISO(text, { zone, setZone: true }))?.setZone(zone);
-  return iso && !HAS_OFFSET.test(text) ? firstOccurrence(iso) : iso;
+  return iso && !hasOffset(text) ? firstOccurrence(iso) : iso;
 }
 
-const HAS_OFFSET = /(?:[zZ]|[+-]\d\d(?::?\d\d)?)$/;
+const OFFSET = /(?:[zZ]|([+-])(\d\d)(?::?(\d\d))?)$/;
+
+/** Whether a date input ends in an offset (or Z): it names an instant. */
+export const hasOffset = (text: string) => OFFSET.test(text.trim());
+
+/**
+ * No offset, or one within UTC-14:00 to UTC+14:00 with minutes under 60: offsets on Earth lie
+ * between -12:00 and +14:00, and Luxon would read `+25:00` or `-99:99` as well.
+ */
+function possibleOffset(text: string): boolean {
+  const match = OFFSET.exec(text);
+  if (!match?.[1]) return true;
+  return Number(match[2]) <= 14 && Number(match.at(3) ?? 0) <= 59;
+}
 
 /**
  * A wall-clock time that happens twice (the hour repeated when clocks go back) is read as its

@@ -2,7 +2,7 @@
 // kept both as wall-clock times in that zone and as UTC instants, so that neither drifts across a
 // daylight-saving change. Luxon does all zone arithmetic.
 import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
-import { DAY_MS, parseDateInput, zoneOffset } from './dates.js';
+import { DAY_MS, hasOffset, parseDateInput, zoneOffset } from './dates.js';
 
 export interface EventZone {
   /** As stored and shown: the IANA name, or `UTC+5`, `UTC-3:30`. */
@@ -72,6 +72,8 @@ export function eventTimes(
   end: string | number | DateTime,
   zone: EventZone,
   allDay: boolean,
+  /** The wall-clock times as written, when `start` and `end` are already zoned (series' occurrences). */
+  written?: { start: Date; end: Date },
 ): EventTimes | TimesError {
   let from = typeof start === 'object' ? start.setZone(zone.zone) : parseDateInput(start, zone.zone);
   let to = typeof end === 'object' ? end.setZone(zone.zone) : parseDateInput(end, zone.zone);
@@ -83,6 +85,13 @@ export function eventTimes(
   }
   from = from.set({ millisecond: 0 });
   to = to.set({ millisecond: 0 });
+  if (to < from && !allDay) {
+    // A start that does not exist (in the hour clocks skip in spring) is moved forward by the gap,
+    // as RFC 5545 reads it: 02:30 is 03:30. An end written after the start, past the gap, would
+    // then come before it: the event keeps the length it was written with instead.
+    const length = writtenLength(start, end, written);
+    if (length !== undefined && length >= 0) to = from.plus(length);
+  }
   if (to < from) return { field: 'end_date', message: 'end_date is before start_date.' };
   return {
     startLocal: wallClock(from),
@@ -90,6 +99,21 @@ export function eventTimes(
     startUtc: from.toUTC().toJSDate(),
     endUtc: to.toUTC().toJSDate(),
   };
+}
+
+/**
+ * How long the event is as written, wall clock to wall clock: read in UTC, which skips no hour.
+ * Undefined for inputs that name instants (an offset, a Unix time): those skip nothing.
+ */
+function writtenLength(
+  start: string | number | DateTime,
+  end: string | number | DateTime,
+  written: { start: Date; end: Date } | undefined,
+): number | undefined {
+  if (written) return written.end.getTime() - written.start.getTime();
+  if (typeof start !== 'string' || typeof end !== 'string' || hasOffset(start) || hasOffset(end)) return undefined;
+  const [from, to] = [parseDateInput(start, 'UTC'), parseDateInput(end, 'UTC')];
+  return from && to ? to.toMillis() - from.toMillis() : undefined;
 }
 
 /** The wall-clock reading of a zoned time, as a Date whose UTC fields carry it. */

@@ -191,7 +191,7 @@ export async function expandSeries(
 /** Times of an occurrence starting at a wall-clock time: the series' length, in its zone. */
 function occurrenceTimes(series: SeriesRow, zone: EventZone, start: Date) {
   const end = new Date(start.getTime() + (series.endLocal.getTime() - series.startLocal.getTime()));
-  const times = eventTimes(fromWallClock(start, zone), fromWallClock(end, zone), zone, series.allDay);
+  const times = eventTimes(fromWallClock(start, zone), fromWallClock(end, zone), zone, series.allDay, { start, end });
   if ('field' in times) throw new Error(`occurrence times: ${times.message}`);
   return times;
 }

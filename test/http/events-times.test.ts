@@ -82,6 +82,73 @@ describeEachDatabase(
       ]);
     });
 
+    it('keeps the length of an event that starts in the spring gap and ends before the shifted start', async () => {
+      // 02:30 does not exist that night: it is 03:30; the half hour to 03:00 becomes 03:30 to 04:00.
+      const e = await create({ start_date: '2027-03-28 02:30', end_date: '2027-03-28 03:00' });
+      expect(times(e).slice(0, 4)).toEqual([
+        '2027-03-28 03:30:00',
+        '2027-03-28 04:00:00',
+        '2027-03-28 01:30:00',
+        '2027-03-28 02:00:00',
+      ]);
+      // A series whose occurrence falls in the gap has it there too, instead of failing.
+      const series = await s.post('/events', {
+        title: 'Night shift',
+        start_date: '2027-03-26 02:30',
+        end_date: '2027-03-26 03:00',
+        timezone: 'Europe/Berlin',
+        recurrence: ['RRULE:FREQ=DAILY;COUNT=4'],
+      });
+      expect(series.status).toBe(201);
+      const gapNight = (await s.get(`/events?post_parent=${series.body.id}&start_date=2027-03-28&end_date=2027-03-28`))
+        .body.events;
+      expect(gapNight.map((o: any) => [o.start_date, o.end_date])).toEqual([
+        ['2027-03-28 03:30:00', '2027-03-28 04:00:00'],
+      ]);
+      // An end written before the start is still refused.
+      const backwards = await s.post('/events', {
+        title: 'Backwards',
+        start_date: '2027-03-28 05:00',
+        end_date: '2027-03-28 04:00',
+      });
+      expect([backwards.status, backwards.body.data?.params?.end_date]).toEqual([
+        400,
+        'end_date is before start_date.',
+      ]);
+    });
+
+    it('refuses offsets no place has, in times and zones alike', async () => {
+      for (const start_date of [
+        '2031-05-01T10:00:00+25:00',
+        '2031-05-01T10:00:00+15:00',
+        '2031-05-01T10:00:00-99:99',
+        '2031-05-01T10:00:00+05:60',
+      ]) {
+        const r = await s.post('/events', { title: 'Far off', start_date, end_date: '2031-05-02 10:00' });
+        expect([start_date, r.status, Object.keys(r.body.data?.params ?? {})]).toEqual([
+          start_date,
+          400,
+          ['start_date'],
+        ]);
+      }
+      for (const timezone of ['UTC+25', 'UTC+15', 'UTC-14:60']) {
+        const r = await s.post('/events', {
+          title: 'Far off',
+          start_date: '2031-05-01 10:00',
+          end_date: '2031-05-01 11:00',
+          timezone,
+        });
+        expect([timezone, r.status]).toEqual([timezone, 400]);
+      }
+      const list = await s.get('/events?start_date=2031-05-01T00:00:00%2B25:00');
+      expect(list.status).toBe(400);
+      const modified = await s.get('/events?modified_after=2031-05-01T00:00:00-30:00');
+      expect(modified.status).toBe(400);
+      // The offsets places have are taken.
+      const far = await create({ start_date: '2031-05-01T10:00:00+14:00', end_date: '2031-05-01T11:00:00-12:00' });
+      expect(far.utc_start_date).toBe('2031-04-30 20:00:00');
+    });
+
     it('widens an all-day event over several days to whole days in its zone', async () => {
       const e = await create({
         start_date: '2027-06-18 15:00',
