@@ -113,11 +113,14 @@ function required(value: string | undefined, what: string): string {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
+    // A command line parseArgs cannot read (an option without its value, an unknown one): what is
+    // wrong and how it goes, as for an unknown command.
+    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS_')) {
+      process.stderr.write(`users: ${(err as Error).message}\n\n${USAGE}`);
+      process.exit(2);
+    }
     const known =
-      err instanceof accounts.AccountError ||
-      err instanceof ConfigError ||
-      err instanceof DataDirLockedError ||
-      (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+      err instanceof accounts.AccountError || err instanceof ConfigError || err instanceof DataDirLockedError;
     console.error(known ? `users: ${(err as Error).message}` : err);
     process.exit(1);
   },

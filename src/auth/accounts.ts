@@ -2,7 +2,7 @@
 // bootstrap. Secrets go in as plain text and are stored only as hashes; a new application password
 // is returned once and never again.
 import { randomUUID } from 'node:crypto';
-import type { Prisma } from '../db/client.js';
+import type { Prisma, Tx } from '../db/client.js';
 import { hashSecret, newAppPassword } from './secrets.js';
 import { ROLES, type Role } from './roles.js';
 
@@ -89,18 +89,18 @@ export interface UserChanges {
 }
 
 export async function updateUser(prisma: Prisma, login: string, changes: UserChanges): Promise<UserSummary> {
-  const user = await findUser(prisma, login);
   if (changes.password !== undefined) checkPassword(changes.password);
-  const updated = await prisma.user.update({
-    where: { id: user.id },
-    data: {
-      role: changes.role === undefined ? undefined : checkRole(changes.role),
-      displayName: changes.displayName,
-      email: changes.email,
-      passwordHash: changes.password === undefined ? undefined : await hashSecret(changes.password),
-    },
+  const role = changes.role === undefined ? undefined : checkRole(changes.role);
+  const passwordHash = changes.password === undefined ? undefined : await hashSecret(changes.password);
+  const updated = await prisma.$transaction(async (tx) => {
+    const user = await findUser(tx, login);
+    if (role !== undefined && role !== 'administrator') await keepAnAdministrator(tx, user, 'take the role of');
+    return tx.user.update({
+      where: { id: user.id },
+      data: { role, displayName: changes.displayName, email: changes.email, passwordHash },
+    });
   });
-  const appPasswords = await prisma.appPassword.count({ where: { userId: user.id } });
+  const appPasswords = await prisma.appPassword.count({ where: { userId: updated.id } });
   return {
     id: updated.id,
     login: updated.login,
@@ -112,8 +112,26 @@ export async function updateUser(prisma: Prisma, login: string, changes: UserCha
 }
 
 export async function deleteUser(prisma: Prisma, login: string): Promise<void> {
-  const user = await findUser(prisma, login);
-  await prisma.user.delete({ where: { id: user.id } });
+  await prisma.$transaction(async (tx) => {
+    const user = await findUser(tx, login);
+    await keepAnAdministrator(tx, user, 'delete');
+    await tx.user.delete({ where: { id: user.id } });
+  });
+}
+
+/**
+ * Refuses to leave the service without an administrator (no one could then manage it through the
+ * API). Every administrator's row is locked, in ID order, for the rest of the transaction: two
+ * removals of the last two administrators at once take turns here, and the second finds one left.
+ */
+async function keepAnAdministrator(tx: Tx, user: { id: number; role: string }, doing: string): Promise<void> {
+  if (user.role !== 'administrator') return;
+  const administrators = await tx.$queryRaw<{ id: number }[]>`
+    SELECT id FROM users WHERE role = 'administrator' ORDER BY id FOR UPDATE`;
+  const current = await tx.user.findUnique({ where: { id: user.id }, select: { role: true } });
+  if (current?.role === 'administrator' && administrators.length <= 1) {
+    throw new AccountError(`cannot ${doing} the last administrator: make another administrator first`);
+  }
 }
 
 export interface IssuedAppPassword {
@@ -155,7 +173,7 @@ export async function revokeAppPassword(prisma: Prisma, login: string, uuidOrNam
   return count;
 }
 
-async function findUser(prisma: Prisma, login: string) {
+async function findUser(prisma: Prisma | Tx, login: string) {
   const user = await prisma.user.findUnique({ where: { login } });
   if (!user) throw new AccountError(`there is no user "${login}"`);
   return user;

@@ -6,9 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, deleteUser, updateUser } from '../../src/auth/accounts.js';
 import { authenticate } from '../../src/auth/authenticate.js';
 import { openDatabase } from '../../src/db/client.js';
 import { InvalidCredentials } from '../../src/domain/errors.js';
+import { createPostgresDatabase, postgresUrl } from '../setup/databases.js';
 
 const run = promisify(execFile);
 const limits = { maxFailures: 100, maxAddressFailures: 100, windowSeconds: 60 };
@@ -87,4 +89,39 @@ describe('npm run users (on PGlite in a directory)', () => {
     });
     await expect(users('create', 'bad role', '--role', 'king')).rejects.toMatchObject({ code: 1 });
   }, 120_000);
+
+  it('keeps an administrator, and says what is wrong with a command line it cannot read', async () => {
+    await users('create', 'boss', '--role', 'administrator', '--password', 'boss-password');
+    const refusal = { code: 1, stderr: expect.stringContaining('the last administrator') };
+    await expect(users('delete', 'boss')).rejects.toMatchObject(refusal);
+    await expect(users('set', 'boss', '--role', 'editor')).rejects.toMatchObject(refusal);
+    await users('create', 'deputy', '--role', 'administrator', '--password', 'deputy-password');
+    expect(await users('set', 'boss', '--role', 'editor')).toContain('editor');
+    await expect(users('delete', 'deputy')).rejects.toMatchObject(refusal);
+    // An option without its value: the message and the usage, no stack trace.
+    const missing = await users('create', 'someone', '--role').catch((err: { code: number; stderr: string }) => err);
+    expect(missing).toMatchObject({ code: 2, stderr: expect.stringContaining('Usage: npm run users') });
+    expect((missing as { stderr: string }).stderr).toContain("'--role <value>' argument missing");
+    expect((missing as { stderr: string }).stderr).not.toMatch(/\n\s+at /);
+  }, 120_000);
+});
+
+describe.runIf(postgresUrl)('the last administrators removed at once, on PostgreSQL', () => {
+  it('lets one removal through and refuses the other', async () => {
+    const created = await createPostgresDatabase();
+    const db = await openDatabase({ databaseUrl: created.url, dataDir: '' });
+    try {
+      for (const login of ['first-admin', 'second-admin'])
+        await createUser(db.prisma, { login, password: 'admin-password', role: 'administrator' });
+      const outcomes = await Promise.allSettled([
+        deleteUser(db.prisma, 'first-admin'),
+        updateUser(db.prisma, 'second-admin', { role: 'editor' }),
+      ]);
+      expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect(await db.prisma.user.count({ where: { role: 'administrator' } })).toBe(1);
+    } finally {
+      await db.close();
+      await created.drop();
+    }
+  });
 });
