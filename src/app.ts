@@ -39,6 +39,8 @@ import {
 } from './openapi.js';
 import { routeOfPath } from './discovery/namespace-index.js';
 import { sampleLoopDelay } from './metrics/event-loop.js';
+import { trackFeedLag } from './metrics/registry.js';
+import { selectFeedLag } from './queries/changes.js';
 import { measureRequests, OPERATION_LOCAL, protectedMetrics } from './metrics/http.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -60,7 +62,9 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   const rateLimits = createRateLimits(config.rateLimits, db.connectionString);
   registerSecurity(api, { config, db, rateLimits });
   registerHandlers(api, { config, db });
-  const probes = health(db);
+  const feedLag = () => selectFeedLag(db.prisma);
+  const probes = health(db, feedLag);
+  const untrackFeedLag = trackFeedLag(feedLag);
   const routes = operationsByRoute(api);
 
   sampleLoopDelay();
@@ -105,7 +109,10 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   return Object.assign(app, {
     drain: probes.drain,
     ready: () => rateLimits.ready(),
-    close: () => rateLimits.close(),
+    close: () => {
+      untrackFeedLag();
+      return rateLimits.close();
+    },
     /** Prepares what the first request of each operation would otherwise prepare. */
     warmUp: () => compileValidators(api),
   });

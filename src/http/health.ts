@@ -3,6 +3,7 @@
 import { type Request, type Response, Router } from 'express';
 import { setTimeout } from 'node:timers/promises';
 import type { Database } from '../db/client.js';
+import type { FeedLag } from '../queries/changes.js';
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -12,7 +13,12 @@ export interface Health {
   drain: () => void;
 }
 
-export function health(db: Database): Health {
+/**
+ * `feedLag` reads how far the change feed is behind (queries/changes.ts): reported in /readyz, not
+ * failing it, as no instance can end another client's long transaction, and taking every instance
+ * out of the balancer would not either.
+ */
+export function health(db: Database, feedLag: () => Promise<FeedLag>): Health {
   let draining = false;
   const router = Router();
   const send = (res: Response, status: number, body: object) =>
@@ -22,8 +28,15 @@ export function health(db: Database): Health {
     if (draining) return send(res, 503, { status: 'draining' });
     try {
       // Bounded of its own: a database that stopped answering must fail the probe, not hang it.
-      await Promise.race([db.ping(), setTimeout(READY_TIMEOUT_MS).then(() => Promise.reject(new Error('timeout')))]);
-      send(res, 200, { status: 'ready', database: db.kind });
+      const lag = await Promise.race([
+        db.ping().then(feedLag),
+        setTimeout(READY_TIMEOUT_MS).then(() => Promise.reject(new Error('timeout'))),
+      ]);
+      send(res, 200, {
+        status: 'ready',
+        database: db.kind,
+        change_feed: { held_back: lag.heldBack, lag_seconds: Math.round(lag.lagSeconds * 10) / 10 },
+      });
     } catch {
       send(res, 503, { status: 'unavailable', database: db.kind });
     }

@@ -143,3 +143,48 @@ new Gauge({
     this.set(depths.reduce((a, b) => a + b, 0));
   },
 });
+
+/** The change feed's lag as a source reads it (queries/changes.ts FeedLag). */
+export interface FeedLagSource {
+  heldBack: number;
+  lagSeconds: number;
+}
+
+const feedLags = new Set<() => Promise<FeedLagSource>>();
+
+/** Reports what `read` says in the feed lag gauges until the returned function is called. */
+export function trackFeedLag(read: () => Promise<FeedLagSource>): () => void {
+  feedLags.add(read);
+  return () => {
+    feedLags.delete(read);
+  };
+}
+
+/** The feed's lag, read once per scrape for both gauges; unknown (NaN) when it cannot be read within a second. */
+async function readFeedLag(): Promise<FeedLagSource> {
+  const unknown = { heldBack: NaN, lagSeconds: NaN };
+  const read = [...feedLags].at(0);
+  if (!read) return unknown;
+  return Promise.race([
+    read(),
+    new Promise<FeedLagSource>((resolve) => setTimeout(resolve, 1000, unknown).unref()),
+  ]).catch(() => unknown);
+}
+
+new Gauge({
+  name: 'change_feed_lag_seconds',
+  help: 'How long the oldest committed change has waited behind a transaction still running on the database: the change feed and webhooks are that far behind.',
+  registers,
+  async collect() {
+    this.set((await readFeedLag()).lagSeconds);
+  },
+});
+
+new Gauge({
+  name: 'change_feed_held_back_changes',
+  help: 'Committed changes the change feed (and so the webhooks) cannot give yet, behind a transaction still running on the database.',
+  registers,
+  async collect() {
+    this.set((await readFeedLag()).heldBack);
+  },
+});

@@ -126,3 +126,26 @@ export async function selectChanges(
   const start = after ?? { xid: pruned_xid, seq: pruned_seq };
   return { changes, next: compare(complete, start) > 0 ? complete : start, more: false };
 }
+
+/** How far the feed is behind what has been written: the changes committed that it cannot give yet. */
+export interface FeedLag {
+  /** Committed changes held back behind a transaction still running. */
+  heldBack: number;
+  /** How long the oldest of them has waited, in seconds (0 when none waits). */
+  lagSeconds: number;
+}
+
+/**
+ * The feed gives only changes of transactions older than every one still running (the snapshot's
+ * xmin), so one long transaction anywhere on the server holds back every change committed after it
+ * began, and every webhook with them. These are the committed changes at or past that horizon.
+ */
+export async function selectFeedLag(db: Prisma): Promise<FeedLag> {
+  const [row] = await selectRows<{ held_back: number; lag_seconds: number }>(
+    db,
+    sql`SELECT count(*)::int AS held_back,
+          coalesce(extract(epoch FROM now() - min(recorded_at)), 0)::float8 AS lag_seconds
+        FROM changes WHERE xid >= pg_snapshot_xmin(pg_current_snapshot())`,
+  );
+  return { heldBack: row.held_back, lagSeconds: Math.max(0, row.lag_seconds) };
+}

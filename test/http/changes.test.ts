@@ -2,6 +2,7 @@
 // object as the reader may read it now or a tombstone; a copy that replays the feed from any cursor
 // ends equal to the server; cursors stay valid when the feed is empty, expire with the retention,
 // and no change ever appears behind one already given, however writers interleave.
+import pg from 'pg';
 import { expect, it } from 'vitest';
 import { pruneChanges } from '../../src/db/housekeeping.js';
 import type { Role } from '../../src/auth/roles.js';
@@ -57,6 +58,8 @@ function replay(copy: Map<string, unknown>, changes: Change[]) {
 
 const actions = (changes: Change[], type: string, id: number) =>
   changes.filter((c) => c.type === type && c.id === id).map((c) => c.action);
+
+const TOKEN = 'change-feed-lag-metrics';
 
 describeEachDatabase('the change feed', (s, kind) => {
   it('gives each write once, in order, with the object as it is now, and a copy that replays it ends equal', async () => {
@@ -301,3 +304,50 @@ describeEachDatabase('the change feed', (s, kind) => {
     },
   );
 });
+
+// One long transaction anywhere on the server holds the feed back (migration change_feed): how far,
+// /readyz and /metrics say, without failing readiness.
+describeEachDatabase(
+  'the lag of the change feed',
+  (s, kind) => {
+    const readyz = async () => (await (await fetch(`${s.origin}/readyz`)).json()) as Record<string, any>;
+    const metric = async (name: string) => {
+      const text = await (await fetch(`${s.origin}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+      return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    };
+
+    it('reports the changes held back behind a transaction still running, and their age', async () => {
+      const idle = await readyz();
+      expect(idle).toMatchObject({ status: 'ready', change_feed: { held_back: 0 } });
+      if (kind !== 'postgresql') return; // one connection: no other transaction can run meanwhile
+      const holder = new pg.Client({ connectionString: s.db.connectionString });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT pg_current_xact_id()');
+        for (let i = 0; i < 3; i++) {
+          const r = await s.post('/tags', { name: `Held back ${i}` });
+          expect(r.status).toBe(201);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        const held = await readyz();
+        expect(held.status).toBe('ready');
+        expect(held.change_feed.held_back).toBeGreaterThanOrEqual(3);
+        expect(held.change_feed.lag_seconds).toBeGreaterThanOrEqual(1);
+        expect(await metric('change_feed_held_back_changes')).toBeGreaterThanOrEqual(3);
+        expect(await metric('change_feed_lag_seconds')).toBeGreaterThanOrEqual(1);
+      } finally {
+        await holder.query('COMMIT');
+        await holder.end();
+      }
+      // Other tests' transactions on the same server may hold it a moment longer.
+      let after = await readyz();
+      for (let i = 0; i < 200 && after.change_feed.held_back > 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        after = await readyz();
+      }
+      expect(after.change_feed.held_back).toBe(0);
+    });
+  },
+  { env: { METRICS_TOKEN: TOKEN } },
+);
