@@ -39,19 +39,42 @@ interface Leased {
   subscription_id: number;
 }
 
-/** Leases up to `limit` due deliveries of enabled subscriptions. */
+/**
+ * Attempts of one subscription in flight at once, on every instance together: a receiver that hangs
+ * holds this many attempts until they time out, never every attempt of an instance, so the others'
+ * messages keep going. (About: two instances leasing in the same instant may let one more through.)
+ */
+export const PER_SUBSCRIPTION = 4;
+
+/**
+ * Leases up to `limit` due deliveries of enabled subscriptions, the longest due first, no more of
+ * one subscription than it has room for under PER_SUBSCRIPTION. Each subscription is looked at
+ * through its own first few due deliveries (the partial index of migration webhook_fairness), so a
+ * backlog of one does not slow the others. The update re-checks each row under its lock: of two
+ * instances leasing the same delivery at once, the second finds it leased and skips it.
+ */
 export async function leaseDue(db: Database, limit: number, settings: DeliverySettings): Promise<Leased[]> {
   if (limit <= 0) return [];
   const leaseMs = settings.timeoutSeconds * 2000 + 5000;
   return db.prisma.$queryRaw<Leased[]>`
+    WITH chosen AS (
+      SELECT due.id FROM webhook_subscriptions s
+      CROSS JOIN LATERAL (
+        SELECT count(*)::int AS n FROM webhook_deliveries l
+        WHERE l.subscription_id = s.id AND l.state = 'pending' AND l.lease_until > now()) busy
+      CROSS JOIN LATERAL (
+        SELECT w.id, w.next_attempt_at, row_number() OVER (ORDER BY w.next_attempt_at, w.id) AS place
+        FROM webhook_deliveries w
+        WHERE w.subscription_id = s.id AND w.state = 'pending' AND w.next_attempt_at <= now()
+          AND (w.lease_until IS NULL OR w.lease_until < now())
+        ORDER BY w.next_attempt_at, w.id LIMIT ${PER_SUBSCRIPTION}::int) due
+      WHERE s.enabled AND due.place + busy.n <= ${PER_SUBSCRIPTION}::int
+      ORDER BY due.place, due.next_attempt_at LIMIT ${limit}::int)
     UPDATE webhook_deliveries d
     SET lease_until = now() + ${leaseMs}::int * interval '1 millisecond', attempts = d.attempts + 1
-    FROM webhook_subscriptions s
-    WHERE s.id = d.subscription_id AND d.id IN (
-      SELECT w.id FROM webhook_deliveries w JOIN webhook_subscriptions ws ON ws.id = w.subscription_id
-      WHERE w.state = 'pending' AND w.next_attempt_at <= now() AND (w.lease_until IS NULL OR w.lease_until < now())
-        AND ws.enabled
-      ORDER BY w.next_attempt_at LIMIT ${limit}::int FOR UPDATE OF w SKIP LOCKED)
+    FROM webhook_subscriptions s, chosen c
+    WHERE d.id = c.id AND s.id = d.subscription_id AND d.state = 'pending'
+      AND (d.lease_until IS NULL OR d.lease_until < now())
     RETURNING d.id, d.message_id, d.payload, d.attempts, s.url, s.secret, d.subscription_id`;
 }
 

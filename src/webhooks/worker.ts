@@ -7,8 +7,12 @@ import { attempt, type DeliverySettings, leaseDue } from './deliver.js';
 import { dispatchChanges, type PayloadSettings } from './dispatch.js';
 import { trackWebhookQueue } from '../metrics/registry.js';
 
-/** Attempts in flight at once, per instance. */
-const CONCURRENCY = 16;
+/**
+ * Attempts in flight at once, per instance: waiting sockets, cheap to hold. No subscription takes
+ * more than PER_SUBSCRIPTION of them (deliver.ts), so it takes this many receivers hanging at once,
+ * divided by that, before a healthy one waits for a slot.
+ */
+const CONCURRENCY = 128;
 
 /** Changes dispatched in one transaction. */
 const DISPATCH_BATCH = 200;

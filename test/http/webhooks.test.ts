@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { purgeExpired } from '../../src/db/housekeeping.js';
 import { DEFAULT_CURRENCY } from '../../src/lib/cost.js';
 import { dispatchChanges } from '../../src/webhooks/dispatch.js';
+import { PER_SUBSCRIPTION } from '../../src/webhooks/deliver.js';
 import { startWebhooks, type WebhookWorker } from '../../src/webhooks/worker.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { receiver } from '../setup/receiver.js';
@@ -57,6 +58,29 @@ describeEachDatabase(
       hook.answer(() => ({ status: 200 }));
       for (const w of (await s.get('/webhooks')).body.webhooks) await s.request('DELETE', `/webhooks/${w.id}`);
     });
+
+    it('keeps delivering to a healthy receiver while many others hang', async () => {
+      const hanging = await Promise.all(Array.from({ length: 20 }, () => receiver()));
+      try {
+        for (const h of hanging) {
+          h.answer(() => undefined); // never answers: each attempt runs into its timeout (4 s here)
+          expect((await s.post('/webhooks', { url: h.url, events: ['tag.*'] })).status).toBe(201);
+        }
+        expect((await s.post('/webhooks', { url: hook.url, events: ['tag.*'] })).status).toBe(201);
+        for (let i = 0; i < 10; i++) await s.post('/tags', { name: `Busy night ${kind} ${i}` });
+        const started = Date.now();
+        workers.push(worker(s));
+        await until(() => hook.received.length >= 10, 3_000);
+        // Well within one timeout of the hanging ones: none of them held the healthy one's turn.
+        expect(Date.now() - started).toBeLessThan(3_000);
+        // No hanging receiver has more than its share of attempts in flight.
+        for (const h of hanging) expect(h.received.length).toBeLessThanOrEqual(PER_SUBSCRIPTION);
+      } finally {
+        await Promise.all(workers.map((w) => w.stop()));
+        workers = [];
+        await Promise.all(hanging.map((h) => h.close()));
+      }
+    }, 30_000);
 
     it('lets administrators manage subscriptions, and shows the secret only once', async () => {
       const created = await s.post('/webhooks', { url: hook.url, events: ['event.*'], description: 'cache' });
