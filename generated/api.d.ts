@@ -580,6 +580,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric ID (digits only; any other value matches no route). */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook subscription's secret
+         * @description Gives the subscription a new secret, answered this once. The secrets before it stay valid for `overlap_seconds` (a day unless said otherwise): meanwhile each message carries a signature for each of them in `webhook-signature`, as the Standard Webhooks specification allows, so that a receiver can move to the new secret without losing a message. `overlap_seconds: 0` drops the old secrets at once (a secret that leaked).
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/{id}/deliveries": {
         parameters: {
             query?: never;
@@ -2909,6 +2932,7 @@ export interface components {
          *       "description": "Site cache",
          *       "enabled": true,
          *       "disabled_reason": null,
+         *       "previous_secrets_valid_until_utc": null,
          *       "created_utc": "2026-11-24 03:30:45",
          *       "modified_utc": "2026-11-24 03:30:45",
          *       "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/webhooks/1"
@@ -2923,6 +2947,8 @@ export interface components {
             enabled: boolean;
             /** @description Why the service disabled the subscription by itself, or null. */
             disabled_reason: string | null;
+            /** @description Until when (UTC) secrets the subscription had before its current one still sign its messages, after a rotation; null when only the current one does. */
+            previous_secrets_valid_until_utc: components["schemas"]["DateTimeString"] | null;
             created_utc: components["schemas"]["DateTimeString"];
             modified_utc: components["schemas"]["DateTimeString"];
             /** Format: uri */
@@ -2960,7 +2986,7 @@ export interface components {
         };
         /**
          * WebhookSecret
-         * @description A subscription's secret, shown once, when it is created.
+         * @description A subscription's secret, shown once, when it is created or rotated.
          * @example {
          *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3aG3b3cX3kE="
          *     }
@@ -2981,6 +3007,7 @@ export interface components {
          *       "description": "Site cache",
          *       "enabled": true,
          *       "disabled_reason": null,
+         *       "previous_secrets_valid_until_utc": null,
          *       "created_utc": "2026-11-24 03:30:45",
          *       "modified_utc": "2026-11-24 03:30:45",
          *       "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/webhooks/1",
@@ -3048,6 +3075,20 @@ export interface components {
             created_utc: components["schemas"]["DateTimeString"];
             delivered_utc: components["schemas"]["DateTimeString"] | null;
             attempt_log: components["schemas"]["WebhookAttempt"][];
+        };
+        /**
+         * WebhookSecretRotation
+         * @description How a subscription's secret is rotated.
+         * @example {
+         *       "overlap_seconds": 3600
+         *     }
+         */
+        WebhookSecretRotation: {
+            /**
+             * @description How long the secrets before the new one stay valid, in seconds; 0 drops them at once. At most a week.
+             * @default 86400
+             */
+            overlap_seconds: number;
         };
         /**
          * WebhookDeliveryList
@@ -3428,6 +3469,12 @@ export interface components {
         WebhookUpdate: {
             content: {
                 "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        /** @description How long the secrets before the new one stay valid. */
+        WebhookSecretRotation: {
+            content: {
+                "application/json": components["schemas"]["WebhookSecretRotation"];
             };
         };
     };
@@ -6305,6 +6352,40 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["WebhookConflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric ID (digits only; any other value matches no route). */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["WebhookSecretRotation"];
+        responses: {
+            /** @description The subscription with its new secret, shown this once. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

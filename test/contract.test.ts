@@ -7,9 +7,15 @@ describe('the contract', () => {
   const operations = createBackend(loadDocument()).router.getOperations();
 
   it('has operations for every route and method of the specification, the change feed and webhooks', () => {
-    expect(operations.length).toBe(60);
+    expect(operations.length).toBe(61);
     expect(operations.map((op) => op.operationId)).toEqual(
-      expect.arrayContaining(['listChanges', 'createWebhook', 'pingWebhook', 'listWebhookDeliveries']),
+      expect.arrayContaining([
+        'listChanges',
+        'createWebhook',
+        'pingWebhook',
+        'rotateWebhookSecret',
+        'listWebhookDeliveries',
+      ]),
     );
   });
 

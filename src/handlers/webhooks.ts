@@ -21,6 +21,12 @@ export async function createWebhook(call: Call<'createWebhook'>): Promise<Reply>
   return { status: 201, body, headers: { Location: body.rest_url } };
 }
 
+export async function rotateWebhookSecret(call: Call<'rotateWebhookSecret'>): Promise<Reply> {
+  const overlap = call.body?.overlap_seconds ?? 86_400;
+  const { row, secret } = await webhooks.rotateWebhookSecret(call.context, call.params.id, overlap, settings(call));
+  return { body: { ...serializeWebhook(row, call.urls), secret } };
+}
+
 export async function getWebhook(call: Call<'getWebhook'>): Promise<Reply> {
   return { body: serializeWebhook(await webhooks.getWebhook(call.context, call.params.id), call.urls) };
 }

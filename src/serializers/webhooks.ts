@@ -13,6 +13,7 @@ export function serializeWebhook(row: WebhookSubscription, urls: Urls) {
     description: row.description,
     enabled: row.enabled,
     disabled_reason: row.disabledReason,
+    previous_secrets_valid_until_utc: previousSecretsValidUntil(row.previousSecrets),
     created_utc: utc(row.createdAt),
     modified_utc: utc(row.modifiedAt),
     rest_url: `${urls.base}/webhooks/${row.id}`,
@@ -37,4 +38,13 @@ export function serializeDelivery(row: WebhookDelivery & { attemptLog: WebhookAt
       response_excerpt: a.responseExcerpt,
     })),
   };
+}
+
+/** Until when secrets from before the current one still sign (the latest of their expiries), or null. */
+function previousSecretsValidUntil(previous: unknown): string | null {
+  const now = Date.now();
+  const expiries = (Array.isArray(previous) ? (previous as { expires_at?: string }[]) : [])
+    .map((p) => Date.parse(String(p.expires_at)))
+    .filter((ms) => ms > now);
+  return expiries.length ? utc(new Date(Math.max(...expiries))) : null;
 }

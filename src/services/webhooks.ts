@@ -75,6 +75,41 @@ export async function updateWebhook(ctx: ServiceContext, id: number, input: Webh
   return getWebhook(ctx, id);
 }
 
+/** Secrets kept for an overlap at most; the oldest go first. */
+const MAX_PREVIOUS_SECRETS = 5;
+
+/**
+ * A new secret for the subscription, answered once; the secrets before it (the current one, and
+ * earlier ones not expired yet) keep signing messages for `overlapSeconds`. One statement: two
+ * rotations at once queue on the row, and the second keeps the secret the first set as a previous
+ * one, so no secret a receiver may still hold is dropped before its time.
+ */
+export async function rotateWebhookSecret(
+  ctx: ServiceContext,
+  id: number,
+  overlapSeconds: number,
+  settings: WebhookSettings,
+) {
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const rows = await ctx.db.$queryRaw<{ id: number }[]>`
+    UPDATE webhook_subscriptions SET
+      previous_secrets = (
+        SELECT coalesce(jsonb_agg(p.value ORDER BY p.ordinality), '[]'::jsonb) FROM (
+          SELECT value, ordinality FROM jsonb_array_elements(
+            webhook_subscriptions.previous_secrets
+            || CASE WHEN ${overlapSeconds}::int > 0 THEN jsonb_build_array(jsonb_build_object(
+                 'secret', webhook_subscriptions.secret,
+                 'expires_at', now() + make_interval(secs => ${overlapSeconds}::int)))
+               ELSE '[]'::jsonb END) WITH ORDINALITY
+          WHERE ${overlapSeconds}::int > 0 AND (value->>'expires_at')::timestamptz > now()
+          ORDER BY ordinality DESC LIMIT ${MAX_PREVIOUS_SECRETS}::int) p),
+      secret = ${seal(secret, settings.secretKey)}, modified_at = now()
+    WHERE id = ${id}::int
+    RETURNING id`;
+  if (!rows.length) throw subscriptionNotFound(id);
+  return { row: await getWebhook(ctx, id), secret };
+}
+
 /** Deletes a subscription with its deliveries and their attempts; answers it as it was. */
 export async function deleteWebhook(ctx: ServiceContext, id: number) {
   const row = await getWebhook(ctx, id);

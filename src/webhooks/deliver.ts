@@ -37,6 +37,8 @@ interface Leased {
   url: string;
   secret: string;
   subscription_id: number;
+  /** Secrets before the current one that still sign, after a rotation (services/webhooks.ts). */
+  previous_secrets: string[];
 }
 
 /**
@@ -75,7 +77,9 @@ export async function leaseDue(db: Database, limit: number, settings: DeliverySe
     FROM webhook_subscriptions s, chosen c
     WHERE d.id = c.id AND s.id = d.subscription_id AND d.state = 'pending'
       AND (d.lease_until IS NULL OR d.lease_until < now())
-    RETURNING d.id, d.message_id, d.payload, d.attempts, s.url, s.secret, d.subscription_id`;
+    RETURNING d.id, d.message_id, d.payload, d.attempts, s.url, s.secret, d.subscription_id,
+      (SELECT coalesce(array_agg(p->>'secret'), '{}') FROM jsonb_array_elements(s.previous_secrets) p
+       WHERE (p->>'expires_at')::timestamptz > now()) AS previous_secrets`;
 }
 
 /**
@@ -146,7 +150,11 @@ async function signedPost(delivery: Leased, settings: DeliverySettings, at: Date
   if (refused) return { error: refused, latencyMs: 0, excerpt: '' };
   let signature: string;
   try {
-    signature = new Webhook(open(delivery.secret, settings.secretKey)).sign(delivery.message_id, at, delivery.payload);
+    // One signature per secret that signs, space-separated, as Standard Webhooks allows: a receiver
+    // still holding a secret from before a rotation verifies the message all the same.
+    signature = [delivery.secret, ...delivery.previous_secrets]
+      .map((sealed) => new Webhook(open(sealed, settings.secretKey)).sign(delivery.message_id, at, delivery.payload))
+      .join(' ');
   } catch (err) {
     return { error: (err as Error).message, latencyMs: 0, excerpt: '' };
   }

@@ -146,6 +146,56 @@ describeEachDatabase(
       expect(hook.received.map((r) => JSON.parse(r.body).type)).toEqual(['event.created']);
     });
 
+    it('rotates a secret with an overlap: messages verify with the old and the new secrets, then the new one only', async () => {
+      const { body: sub } = await s.post('/webhooks', { url: hook.url, events: ['tag.created'] });
+      workers.push(worker(s));
+      const verifies = (secret: string, message: (typeof hook.received)[number]) => {
+        try {
+          new Webhook(secret).verify(message.body, {
+            'webhook-id': String(message.headers['webhook-id']),
+            'webhook-timestamp': String(message.headers['webhook-timestamp']),
+            'webhook-signature': String(message.headers['webhook-signature']),
+          });
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      const next = async (name: string) => {
+        const count = hook.received.length;
+        await s.post('/tags', { name: `${name} ${kind}` });
+        await until(() => hook.received.length > count);
+        return hook.received[count];
+      };
+      const first = await s.post(`/webhooks/${sub.id}/secret`, { overlap_seconds: 3600 });
+      expect(first.status).toBe(200);
+      expect(first.body.secret).toMatch(/^whsec_/);
+      expect(first.body.secret).not.toBe(sub.secret);
+      expect(first.body.previous_secrets_valid_until_utc).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+      expect((await s.get(`/webhooks/${sub.id}`)).body).not.toHaveProperty('secret');
+      // Two rotations at once: neither drops a secret the other kept.
+      const [second, third] = await Promise.all([
+        s.post(`/webhooks/${sub.id}/secret`, {}),
+        s.post(`/webhooks/${sub.id}/secret`, { overlap_seconds: 600 }),
+      ]);
+      const during = await next('During the overlap');
+      expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(4);
+      for (const secret of [sub.secret, first.body.secret, second.body.secret, third.body.secret]) {
+        expect(verifies(secret, during)).toBe(true);
+      }
+      // A leaked secret: dropped at once with the others.
+      const fresh = await s.post(`/webhooks/${sub.id}/secret`, { overlap_seconds: 0 });
+      expect(fresh.body.previous_secrets_valid_until_utc).toBeNull();
+      const after = await next('After the overlap');
+      expect(verifies(fresh.body.secret, after)).toBe(true);
+      for (const secret of [sub.secret, first.body.secret, second.body.secret, third.body.secret]) {
+        expect(verifies(secret, after)).toBe(false);
+      }
+      expect((await s.post(`/webhooks/${sub.id}/secret`, { overlap_seconds: 604801 })).status).toBe(400);
+      expect((await s.post(`/webhooks/999999/secret`, {})).status).toBe(404);
+      expect((await s.post(`/webhooks/${sub.id}/secret`, {}, { as: 'editor' })).status).toBe(403);
+    });
+
     it('retries a failing receiver until it answers 2xx: three failures, then the fourth attempt, then nothing', async () => {
       await s.post('/webhooks', { url: hook.url, events: ['venue.created'] });
       hook.answer((_r, n) => (n <= 3 ? { status: 503, body: 'busy' } : { status: 204 }));
