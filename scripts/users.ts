@@ -121,7 +121,7 @@ main(process.argv.slice(2)).then(
     }
     const known =
       err instanceof accounts.AccountError || err instanceof ConfigError || err instanceof DataDirLockedError;
-    console.error(known ? `users: ${(err as Error).message}` : err);
+    console.error(known ? `users: ${err.message}` : err);
     process.exit(1);
   },
 );

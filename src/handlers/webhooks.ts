@@ -22,7 +22,9 @@ export async function createWebhook(call: Call<'createWebhook'>): Promise<Reply>
 }
 
 export async function rotateWebhookSecret(call: Call<'rotateWebhookSecret'>): Promise<Reply> {
-  const overlap = call.body?.overlap_seconds ?? 86_400;
+  // The body is optional: without one, validation has nothing to fill the default into.
+  const body = call.body as Partial<typeof call.body> | undefined;
+  const overlap = body?.overlap_seconds ?? 86_400;
   const { row, secret } = await webhooks.rotateWebhookSecret(call.context, call.params.id, overlap, settings(call));
   return { body: { ...serializeWebhook(row, call.urls), secret } };
 }

@@ -99,7 +99,7 @@ describe('npm run users (on PGlite in a directory)', () => {
     expect(await users('set', 'boss', '--role', 'editor')).toContain('editor');
     await expect(users('delete', 'deputy')).rejects.toMatchObject(refusal);
     // An option without its value: the message and the usage, no stack trace.
-    const missing = await users('create', 'someone', '--role').catch((err: { code: number; stderr: string }) => err);
+    const missing = await users('create', 'someone', '--role').catch((err: unknown) => err);
     expect(missing).toMatchObject({ code: 2, stderr: expect.stringContaining('Usage: npm run users') });
     expect((missing as { stderr: string }).stderr).toContain("'--role <value>' argument missing");
     expect((missing as { stderr: string }).stderr).not.toMatch(/\n\s+at /);

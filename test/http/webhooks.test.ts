@@ -192,6 +192,9 @@ describeEachDatabase(
         expect(verifies(secret, after)).toBe(false);
       }
       expect((await s.post(`/webhooks/${sub.id}/secret`, { overlap_seconds: 604801 })).status).toBe(400);
+      // No body at all: the default overlap.
+      const plain = await s.post(`/webhooks/${sub.id}/secret`);
+      expect([plain.status, plain.body.previous_secrets_valid_until_utc === null]).toEqual([200, false]);
       expect((await s.post(`/webhooks/999999/secret`, {})).status).toBe(404);
       expect((await s.post(`/webhooks/${sub.id}/secret`, {}, { as: 'editor' })).status).toBe(403);
     });
