@@ -110,25 +110,33 @@ export async function selectFeedIndex(
   take: number,
 ): Promise<{ ids: number[]; total: number; digest: string }> {
   const { where, words } = listWhere(f);
+  // Two statements, the page and then its links: on the embedded database each one holds the
+  // event loop while it runs.
   const version = (table: string) => sql`(extract(epoch FROM ${PrismaNS.raw(table)}.modified_at) * 1000)::bigint`;
-  const [row] = await selectRows<{ ids: number[] | null; total: number | null; digest: string }>(
+  const [page] = await selectRows<{ ids: number[] | null; total: number | null; versions: string | null }>(
     db,
     sql`
     WITH page AS (
       SELECT p.*, row_number() OVER () AS n FROM (
         SELECT e.id, e.modified_at, count(*) OVER () AS total FROM events e WHERE ${where} ${orderBy(f.order, words)}
         LIMIT ${take}::int) p)
-    SELECT (SELECT array_agg(id ORDER BY n) FROM page) AS ids, (SELECT max(total)::int FROM page) AS total,
-      md5(concat_ws('|',
-        (SELECT string_agg(page.id || '@' || ${version('page')}, ',' ORDER BY n) FROM page),
-        (SELECT string_agg(l.event_id || 'v' || v.id || '@' || ${version('v')}, ',' ORDER BY l.event_id, l.position, v.id)
-           FROM event_venues l JOIN venues v ON v.id = l.venue_id WHERE l.event_id IN (SELECT id FROM page)),
-        (SELECT string_agg(l.event_id || 'o' || o.id || '@' || ${version('o')}, ',' ORDER BY l.event_id, l.position, o.id)
-           FROM event_organizers l JOIN organizers o ON o.id = l.organizer_id WHERE l.event_id IN (SELECT id FROM page)),
-        (SELECT string_agg(l.event_id || 't' || t.id || '@' || ${version('t')}, ',' ORDER BY l.event_id, t.id)
-           FROM event_terms l JOIN terms t ON t.id = l.term_id WHERE l.event_id IN (SELECT id FROM page)))) AS digest`,
+    SELECT array_agg(id ORDER BY n) AS ids, max(total)::int AS total,
+      string_agg(page.id || '@' || ${version('page')}, ',' ORDER BY n) AS versions
+    FROM page`,
   );
-  return { ids: row.ids ?? [], total: row.total ?? 0, digest: row.digest };
+  const ids = page.ids ?? [];
+  const [links] = await selectRows<{ digest: string }>(
+    db,
+    sql`
+    SELECT md5(concat_ws('|', ${page.versions ?? ''}::text,
+      (SELECT string_agg(l.event_id || 'v' || v.id || '@' || ${version('v')}, ',' ORDER BY l.event_id, l.position, v.id)
+         FROM event_venues l JOIN venues v ON v.id = l.venue_id WHERE l.event_id = ANY(${ids}::int[])),
+      (SELECT string_agg(l.event_id || 'o' || o.id || '@' || ${version('o')}, ',' ORDER BY l.event_id, l.position, o.id)
+         FROM event_organizers l JOIN organizers o ON o.id = l.organizer_id WHERE l.event_id = ANY(${ids}::int[])),
+      (SELECT string_agg(l.event_id || 't' || t.id || '@' || ${version('t')}, ',' ORDER BY l.event_id, t.id)
+         FROM event_terms l JOIN terms t ON t.id = l.term_id WHERE l.event_id = ANY(${ids}::int[])))) AS digest`,
+  );
+  return { ids, total: page.total ?? 0, digest: links.digest };
 }
 
 /**

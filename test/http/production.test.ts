@@ -111,7 +111,11 @@ describe('production HTTP behaviour', () => {
     expect(await healthz.json()).toEqual({ status: 'ok' });
     const readyz = await fetch(`${s.origin}/readyz`);
     expect(readyz.status).toBe(200);
-    expect(await readyz.json()).toEqual({ status: 'ready', database: 'pglite' });
+    expect(await readyz.json()).toEqual({
+      status: 'ready',
+      database: 'pglite',
+      change_feed: { held_back: 0, lag_seconds: 0 },
+    });
     expect(readyz.headers.get('cache-control')).toBe('no-store');
   });
 
