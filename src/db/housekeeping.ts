@@ -58,11 +58,28 @@ const MAINTAINED = [
  * What PostgreSQL's autovacuum does on a server, which the embedded database (single-user, no
  * background workers) never does by itself: statistics for the planner (without them a list of a
  * venue's events took 200 ms instead of 15 on a thousand events, test/http/event-loop.test.ts), and
- * the space of deleted rows made free for new ones. One table per statement, so that the event loop
- * gets a turn between them (db/client.ts TurnTakingPGlite).
+ * the space of deleted rows made free for new ones. With autovacuum's own thresholds: a table is
+ * analyzed once a tenth of it has changed, vacuumed once a fifth of it is dead rows, so that most
+ * rounds do nothing. One table per statement, so that the event loop gets a turn between them
+ * (db/client.ts TurnTakingPGlite); a statement itself holds it, about half a second for a table of
+ * 100,000 events (docs/performance.md).
  */
 export async function maintainEmbedded(db: Database): Promise<void> {
-  for (const table of MAINTAINED) await db.withConnection((sql) => sql.exec(`VACUUM (ANALYZE) "${table}"`));
+  const due = await db.withConnection(async (sql) => {
+    // The counters this process has not reported yet, reported: single-user, no one else does.
+    await sql.exec('SELECT pg_stat_force_next_flush()');
+    return sql.query<{ relname: string; vacuum: boolean; analyze: boolean }>(
+      `SELECT relname,
+         n_dead_tup > 50 + 0.2 * n_live_tup AS vacuum,
+         n_mod_since_analyze > 50 + 0.1 * n_live_tup AS analyze
+       FROM pg_stat_user_tables WHERE relname = ANY($1::text[])`,
+      [MAINTAINED],
+    );
+  });
+  for (const table of due) {
+    const work = table.vacuum ? 'VACUUM (ANALYZE)' : table.analyze ? 'ANALYZE' : undefined;
+    if (work) await db.withConnection((sql) => sql.exec(`${work} "${table.relname}"`));
+  }
 }
 
 /** Rows one statement of a purge deletes at most, so that it stays well within the statement timeout after a big import. */
