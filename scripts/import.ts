@@ -25,21 +25,30 @@ const USAGE = `Usage: npm run import -- <source> [options]
   --dry-run          say what would be created, updated and skipped; write nothing
 
 Run it again to bring changes over: items imported before are updated, not created again.
-Exit status: 0 done (skipped items are listed), 1 failed, 130 stopped (run it again to go on).
+Exit status: 0 done (skipped items are listed), 1 failed, 2 wrong usage, 130 stopped (run it again to go on).
 `;
 
+const OPTIONS = {
+  user: { type: 'string' },
+  'app-password': { type: 'string' },
+  as: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const parseCommand = (argv: string[]) => parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      user: { type: 'string' },
-      'app-password': { type: 'string' },
-      as: { type: 'string' },
-      'dry-run': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  let parsed: ReturnType<typeof parseCommand>;
+  try {
+    parsed = parseCommand(argv);
+  } catch (err) {
+    // An option without its value, or one it does not know: what was wrong, then how to call it.
+    if (!(err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS_')) throw err;
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
   const [kind, location, ...extra] = positionals;
   if (values.help) {
     process.stdout.write(USAGE);
@@ -132,9 +141,8 @@ main(process.argv.slice(2)).then(
       err instanceof UsageError ||
       err instanceof SourceError ||
       err instanceof ConfigError ||
-      err instanceof DataDirLockedError ||
-      (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
-    process.stderr.write(`${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`);
+      err instanceof DataDirLockedError;
+    process.stderr.write(`${known ? err.message : ((err as Error).stack ?? String(err))}\n`);
     process.exit(1);
   },
 );

@@ -80,6 +80,20 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
     expect(reader.stderr).toContain('may not createEvent');
   }, 120_000);
 
+  it('answers an option without its value, or an unknown one, with the usage, not a stack trace', async () => {
+    for (const args of [
+      ['ics', ICS, '--as'],
+      ['tec', site.base, '--user', '--dry-run'],
+      ['ics', ICS, '--no-such-option'],
+    ]) {
+      const wrong = await run('import', ...args);
+      expect(wrong.code, args.join(' ')).toBe(2);
+      expect(wrong.stderr).toContain('Usage: npm run import');
+      expect(wrong.stderr).not.toMatch(/^\s+at /m);
+    }
+    expect((await run('import', 'ics', ICS, '--as')).stderr).toMatch(/^Option '--as <value>' argument missing/);
+  }, 120_000);
+
   it('imports an iCalendar file, then again without creating anything', async () => {
     const dry = await run('import', 'ics', ICS, '--dry-run');
     expect(dry.code, dry.stderr).toBe(0);
