@@ -9,7 +9,7 @@ import { DataDirLockedError } from '../src/db/data-dir-lock.js';
 import { mayCall } from '../src/auth/permissions.js';
 import { isRole } from '../src/auth/roles.js';
 import { importIcs, importTec, readIcsText } from '../src/import/commands.js';
-import { SourceError } from '../src/import/fetch-source.js';
+import { SourceError, Stopped } from '../src/import/fetch-source.js';
 import { terminalProgress } from '../src/import/progress.js';
 import { summaryLines } from '../src/import/run-import.js';
 
@@ -60,10 +60,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  let stop = false;
+  // Reading stops at once (a request or a pause is cut short); writing after the item being written.
+  const stop = new AbortController();
   const onSignal = () => {
-    if (stop) process.exit(130); // a second Ctrl-C: now
-    stop = true;
+    if (stop.signal.aborted) process.exit(130); // a second Ctrl-C: now
+    stop.abort();
     process.stderr.write('\nStopping after the item being written (Ctrl-C again to stop at once)...\n');
   };
   process.on('SIGINT', onSignal);
@@ -83,7 +84,7 @@ async function main(argv: string[]): Promise<number> {
             run,
             { base: location, user: values.user, appPassword: values['app-password'] ?? process.env.TEC_APP_PASSWORD },
             progress,
-            () => stop,
+            stop.signal,
           )
         : await importIcs(
             run,
@@ -91,9 +92,10 @@ async function main(argv: string[]): Promise<number> {
               onRetry: (line) => {
                 progress.log(line);
               },
+              signal: stop.signal,
             }),
             progress,
-            () => stop,
+            stop.signal,
           );
     process.stdout.write(`${summaryLines(summary, run.dryRun).join('\n')}\n`);
     return summary.stopped ? 130 : 0;
@@ -137,6 +139,10 @@ const IMPORT_CONCURRENCY = 4;
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
+    if (err instanceof Stopped) {
+      process.stderr.write('Stopped while the file was read; nothing was written.\n');
+      process.exit(130);
+    }
     const known =
       err instanceof UsageError ||
       err instanceof SourceError ||

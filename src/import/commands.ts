@@ -2,7 +2,7 @@
 // and from an iCalendar file or URL.
 import { trimEndChar } from '../lib/text.js';
 import { readFile } from 'node:fs/promises';
-import { fetchSource, type FetchOptions, SourceError, sourceUrl } from './fetch-source.js';
+import { fetchSource, type FetchOptions, SourceError, sourceUrl, Stopped } from './fetch-source.js';
 import { ICS_SOURCE, readCalendar, unfoldedText } from './ics-source.js';
 import { type ImportItem, KIND_ORDER, refKey, type Unreadable } from './items.js';
 import { mappedItems } from './ledger.js';
@@ -27,7 +27,7 @@ export async function importTec(
   run: Omit<ImportRun, 'source'>,
   options: TecOptions,
   progress: Progress,
-  shouldStop: () => boolean,
+  stop: AbortSignal,
 ): Promise<Summary> {
   const base = sourceUrl(options.base);
   const signedIn = Boolean(options.user);
@@ -41,19 +41,20 @@ export async function importTec(
       onRetry: (line) => {
         progress.log(line);
       },
+      signal: stop,
     },
   };
   const source = tecSourceName(base);
   const summary = emptySummary();
   let read: { items: ImportItem[]; unreadable: Unreadable[] };
   try {
-    read = await readSite(site, signedIn, { db: run.ctx.db, source }, summary, progress, shouldStop);
+    read = await readSite(site, signedIn, { db: run.ctx.db, source }, summary, progress, stop);
   } catch (err) {
     if (!(err instanceof Stopped)) throw err;
     summary.stopped = true; // while reading: nothing was written
     return summary;
   }
-  await writeAll({ ...run, source }, read.items, read.unreadable, summary, progress, shouldStop);
+  await writeAll({ ...run, source }, read.items, read.unreadable, summary, progress, stop);
   return summary;
 }
 
@@ -69,10 +70,10 @@ async function readSite(
   { db, source }: { db: ImportRun['ctx']['db']; source: string },
   summary: Summary,
   progress: Progress,
-  shouldStop: () => boolean,
+  stop: AbortSignal,
 ): Promise<{ items: ImportItem[]; unreadable: Unreadable[] }> {
   const checkStop = () => {
-    if (shouldStop()) throw new Stopped();
+    if (stop.aborted) throw new Stopped();
   };
   const { items, unreadable } = await readLists(site, (kind, page, pages) => {
     checkStop();
@@ -108,9 +109,6 @@ async function readSite(
   }
   return { items, unreadable };
 }
-
-/** A stop asked for before the writing began. */
-class Stopped extends Error {}
 
 /** Reads one item the lists did not show and adds it; answers whether it was found. */
 async function readUnlisted(
@@ -157,7 +155,7 @@ export async function importIcs(
   run: Omit<ImportRun, 'source'>,
   text: string,
   progress: Progress,
-  shouldStop: () => boolean,
+  stop: AbortSignal,
 ): Promise<Summary> {
   const summary = emptySummary();
   let read: ReturnType<typeof readCalendar>;
@@ -166,6 +164,6 @@ export async function importIcs(
   } catch (err) {
     throw new SourceError((err as Error).message);
   }
-  await writeAll({ ...run, source: ICS_SOURCE }, read.items, read.unreadable, summary, progress, shouldStop);
+  await writeAll({ ...run, source: ICS_SOURCE }, read.items, read.unreadable, summary, progress, stop);
   return summary;
 }

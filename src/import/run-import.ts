@@ -43,7 +43,7 @@ export function emptySummary(): Summary {
 }
 
 /**
- * Writes the items, each in its own transaction, until done or `shouldStop()`: kind after kind
+ * Writes the items, each in its own transaction, until done or `stop` is aborted: kind after kind
  * (items.ts, KIND_ORDER), `run.concurrency` at a time within a kind. Categories go one at a time, a
  * parent before its children, and changed occurrences after every series. Two items that carry the
  * same new venue at once both try to create it; the second finds the first's (write-item.ts).
@@ -54,7 +54,7 @@ export async function writeAll(
   unreadable: Unreadable[],
   summary: Summary,
   progress: Progress,
-  shouldStop: () => boolean,
+  stop: AbortSignal,
 ): Promise<void> {
   for (const item of unreadable) {
     summary.counts[item.kind].skipped++;
@@ -69,7 +69,7 @@ export async function writeAll(
       const queue = [...batch];
       const worker = async () => {
         for (let item = queue.shift(); item; item = queue.shift()) {
-          if (shouldStop()) {
+          if (stop.aborted) {
             summary.stopped = true;
             return;
           }

@@ -128,6 +128,29 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
     expect(wrong.stderr).toContain('401');
   }, 120_000);
 
+  it('stops at once at Ctrl-C while it waits on a busy site (Retry-After)', async () => {
+    site.failNext(1000, 503, '120');
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/import.ts', 'tec', site.base], {
+        env: { ...process.env, ...env },
+      });
+      let stderr = '';
+      let asked = 0;
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (!asked && stderr.includes('trying again')) {
+          asked = performance.now();
+          child.kill('SIGINT');
+        }
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code, stderr).toBe(130);
+      expect(performance.now() - asked).toBeLessThan(5000);
+    } finally {
+      site.failNext(0);
+    }
+  }, 60_000);
+
   it('stops between two items at Ctrl-C, and the next run goes on from there without duplicates', async () => {
     addEvents(site, 300);
     const sign = ['--user', site.credentials.user, '--app-password', site.credentials.password];

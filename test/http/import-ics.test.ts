@@ -39,7 +39,7 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
       },
       text,
       progress,
-      () => false,
+      new AbortController().signal,
     );
 
   it('writes each VEVENT as an event, reports and skips the broken ones, and a second run changes nothing', async () => {

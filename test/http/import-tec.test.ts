@@ -2,6 +2,8 @@
 // answers (test/setup/tec-site.ts) is imported, checked field by field through our own API, imported
 // again (nothing duplicated), changed and imported once more (changes applied, a deletion there
 // reported); a dry run writes nothing; a busy site is waited for.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { importTec } from '../../src/import/commands.js';
 import { SourceError } from '../../src/import/fetch-source.js';
@@ -45,7 +47,7 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
   let site: TecSite;
   const lines: string[] = [];
   const progress = plainProgress({ write: (text: string) => lines.push(text) });
-  const run = (options: { dryRun?: boolean; signedIn?: boolean; base?: string; shouldStop?: () => boolean } = {}) =>
+  const run = (options: { dryRun?: boolean; signedIn?: boolean; base?: string; stop?: AbortSignal } = {}) =>
     importTec(
       {
         ctx: {
@@ -64,7 +66,7 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
         fetch: { minTimeoutMs: 1, retries: 3 },
       },
       progress,
-      options.shouldStop ?? (() => false),
+      options.stop ?? new AbortController().signal,
     );
 
   beforeAll(async () => {
@@ -210,13 +212,53 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
     site.failNext(0);
   });
 
+  it('a stop asked for while it waits on Retry-After ends the wait at once', async () => {
+    site.failNext(100, 429, '100');
+    const stop = new AbortController();
+    const started = performance.now();
+    setTimeout(() => {
+      stop.abort();
+    }, 300);
+    try {
+      const summary = await run({ stop: stop.signal });
+      expect(summary.stopped).toBe(true);
+      expect(summary.done).toBe(0);
+      expect(performance.now() - started).toBeLessThan(5000);
+    } finally {
+      site.failNext(0);
+    }
+  }, 20_000);
+
+  it('fails a redirect loop at once, as final, without trying it again', async () => {
+    let requests = 0;
+    const looping = http.createServer((req, res) => {
+      requests++;
+      res.writeHead(302, {
+        location: req.url?.startsWith('/a/') ? '/b/wp-json/tribe/events/v1/' : '/a/wp-json/tribe/events/v1/',
+      });
+      res.end();
+    });
+    looping.listen(0, '127.0.0.1');
+    await new Promise((resolve) => looping.once('listening', resolve));
+    try {
+      const origin = `http://127.0.0.1:${(looping.address() as AddressInfo).port}`;
+      const failed = run({ base: `${origin}/a/wp-json/tribe/events/v1` });
+      await expect(failed).rejects.toBeInstanceOf(SourceError);
+      await expect(failed).rejects.toThrow(/redirect loop/);
+      expect(requests).toBeLessThanOrEqual(3); // /a/.../categories, /b/.../, /a/.../ again: seen, final
+    } finally {
+      looping.closeAllConnections();
+      looping.close();
+    }
+  });
+
   it('refuses anything but an http(s) URL', async () => {
     await expect(
       importTec(
         { ctx: { db: s.db.prisma, caller: null, siteZone: 'UTC', now: new Date() }, dryRun: true },
         { base: 'file:///etc/passwd' },
         progress,
-        () => false,
+        new AbortController().signal,
       ),
     ).rejects.toThrow(/Only http: and https:/);
   });
@@ -277,11 +319,11 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
   it('stops while reading when asked, and writes nothing', async () => {
     const other = await startTecSite();
     try {
-      let stop = false;
+      const stop = new AbortController();
       other.beforeAnswer = (url) => {
-        if (url.pathname.endsWith('/venues')) stop = true; // Ctrl-C while the venues are read
+        if (url.pathname.endsWith('/venues')) stop.abort(); // Ctrl-C while the venues are read
       };
-      const summary = await run({ base: other.base, signedIn: false, shouldStop: () => stop });
+      const summary = await run({ base: other.base, signedIn: false, stop: stop.signal });
       expect(summary.stopped).toBe(true);
       expect(summary.done).toBe(0);
       expect(other.requests.some((r) => r.includes('/v1/events'))).toBe(false); // the events were never read
