@@ -31,6 +31,8 @@ export interface ImportItem extends ItemRef {
    * embeds them): created first when they were not imported yet, for lists leave out drafts.
    */
   embedded?: ImportItem[];
+  /** What the source changed to take the item (a title given, links cut), for the summary. */
+  remarks?: string[];
   /** An override of one occurrence of a series (iCalendar RECURRENCE-ID): which series, which start. */
   occurrenceOf?: { series: ItemRef; originalStart: string; instant?: Date };
 }

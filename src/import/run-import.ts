@@ -1,6 +1,7 @@
 // One import: the items a source read, written one by one (write-item.ts), counted for the summary.
 // A stop asked for (Ctrl-C) ends it between two items; what was written stays written and mapped,
 // and the next run goes on from there.
+import { withoutControlCharacters } from './clean-item.js';
 import { type ImportItem, type ItemKind, KIND_ORDER, type Unreadable } from './items.js';
 import { type ImportRun, writeItem } from './write-item.js';
 
@@ -14,6 +15,8 @@ export interface Summary {
   deletedThere: { kind: ItemKind; externalId: string; localId: number }[];
   /** What the reader could not do, and other things the user should know. */
   notes: string[];
+  /** What was changed in items to take them (items.ts, ImportItem.remarks), by remark: how many, which. */
+  remarks: Map<string, { count: number; examples: string[] }>;
   /** How many items were written or looked at before a stop; all of them when not stopped. */
   done: number;
   total: number;
@@ -36,6 +39,7 @@ export function emptySummary(): Summary {
     skipped: [],
     deletedThere: [],
     notes: [],
+    remarks: new Map(),
     done: 0,
     total: 0,
     stopped: false,
@@ -85,7 +89,11 @@ export async function writeAll(
   }
 }
 
-async function writeOne(run: ImportRun, item: ImportItem, summary: Summary, progress: Progress) {
+async function writeOne(run: ImportRun, given: ImportItem, summary: Summary, progress: Progress) {
+  const { item, removed } = withoutControlCharacters(given);
+  if (removed)
+    remark(summary, item, 'control characters removed (PostgreSQL stores no NUL, RFC 5545 3.1 allows none but tab)');
+  for (const text of item.remarks ?? []) remark(summary, item, text);
   const { outcome, carried } = await writeItem(run, item);
   for (const inner of carried) summary.counts[inner.kind].created++;
   summary.counts[item.kind][outcome.result]++;
@@ -95,6 +103,16 @@ async function writeOne(run: ImportRun, item: ImportItem, summary: Summary, prog
   }
   summary.done++;
   progress.tick(item.label);
+}
+
+/** Examples of items a remark is about that the summary names. */
+const REMARK_EXAMPLES = 10;
+
+function remark(summary: Summary, item: ImportItem, text: string) {
+  const entry = summary.remarks.get(text) ?? { count: 0, examples: [] };
+  entry.count++;
+  if (entry.examples.length < REMARK_EXAMPLES) entry.examples.push(`${item.kind} ${item.externalId}`);
+  summary.remarks.set(text, entry);
 }
 
 /** The items in the batches writeAll writes one after the other, each in the order given. */
@@ -146,5 +164,9 @@ export function summaryLines(summary: Summary, dryRun: boolean): string[] {
     }
   }
   for (const note of summary.notes) lines.push(printable(`Note: ${note}`));
+  for (const [text, { count, examples }] of summary.remarks) {
+    const more = count > examples.length ? `, and ${count - examples.length} more` : '';
+    lines.push(printable(`Note: ${text}: ${count} item${count === 1 ? '' : 's'} (${examples.join(', ')}${more}).`));
+  }
   return lines;
 }

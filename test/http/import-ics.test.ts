@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 import { importIcs, readIcsText } from '../../src/import/commands.js';
 import { unfoldedText } from '../../src/import/ics-source.js';
 import { plainProgress } from '../../src/import/progress.js';
-import type { Summary } from '../../src/import/run-import.js';
+import { type Summary, summaryLines } from '../../src/import/run-import.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
 
@@ -221,5 +221,47 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
     expect((await bySlug(s, 'somewhere-long')).venue.venue).toHaveLength(499);
     const again = await run(unfoldedText(folded));
     expect(counts(again)).toMatchObject({ created: 0, updated: 0, unchanged: 7 });
+  });
+
+  it('cleans a NUL byte or another control character out of an item, says so, and goes on', async () => {
+    const calendar = (title: string) =>
+      [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'BEGIN:VEVENT',
+        'UID:nul\u0000in-uid@dirty.test',
+        'DTSTART:20270501T100000Z',
+        `SUMMARY:${title}`,
+        'DESCRIPTION:A NUL \u0000 here\\, a bell \u0007 there',
+        'END:VEVENT',
+        'BEGIN:VEVENT',
+        'UID:dirty-links@dirty.test',
+        'DTSTART:20270502T100000Z',
+        'SUMMARY:Dirty links',
+        'LOCATION:Hall\u0000 B',
+        'CATEGORIES:Talks\u0000,Music\u001b[31m',
+        'ORGANIZER;CN=Ana\u0000:mailto:ana@example.com',
+        'END:VEVENT',
+        'BEGIN:VEVENT',
+        'UID:clean@dirty.test',
+        'DTSTART:20270503T100000Z',
+        'SUMMARY:Clean one after them',
+        'END:VEVENT',
+        'END:VCALENDAR',
+      ].join('\r\n');
+    const first = await run(calendar('Dirty\u0000 title'));
+    expect(first.skipped).toEqual([]);
+    expect(counts(first)).toMatchObject({ created: 3, skipped: 0 });
+    // The event, and its venue, organizer and categories, which are items of their own.
+    expect(summaryLines(first, false).join('\n')).toMatch(
+      /control characters removed[^:]*: 6 items \(.*venue venue:hall b.*event nulin-uid@dirty\.test/,
+    );
+    expect((await bySlug(s, 'dirty-title')).description).toBe('<p>A NUL  here, a bell  there</p>');
+    const links = await bySlug(s, 'dirty-links');
+    expect([links.venue.venue, links.organizer[0].organizer]).toEqual(['Hall B', 'Ana']);
+    expect(links.categories.map((c: any) => c.name).sort()).toEqual(['Music[31m', 'Talks']);
+    await bySlug(s, 'clean-one-after-them');
+    // Cleaned the same way every time: nothing to change on the next run.
+    expect(counts(await run(calendar('Dirty\u0000 title')))).toMatchObject({ created: 0, unchanged: 3 });
   });
 });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { importTec } from '../../src/import/commands.js';
 import { SourceError } from '../../src/import/fetch-source.js';
 import { plainProgress } from '../../src/import/progress.js';
-import type { Summary } from '../../src/import/run-import.js';
+import { type Summary, summaryLines } from '../../src/import/run-import.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
 import { addEvents, fixture, startTecSite, type TecSite } from '../setup/tec-site.js';
@@ -328,6 +328,29 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
       expect(summary.done).toBe(0);
       expect(other.requests.some((r) => r.includes('/v1/events'))).toBe(false); // the events were never read
       expect(await s.db.prisma.importedItem.count({ where: { source: other.base } })).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('cleans NUL bytes and other control characters out of what a site sends, and goes on', async () => {
+    const other = await startTecSite();
+    try {
+      const jazz = other.events.find((e) => e.slug === 'winter-jazz-night')!;
+      jazz.title = 'Winter\u0000 Jazz\u001b Night';
+      jazz.modified_utc = '2026-11-23\u0000 10:00:00';
+      jazz.venue.venue = 'Blue\u0000 Note';
+      other.tags[0].name = 'Live\u0000 music';
+      const summary = await run({ base: other.base });
+      expect(summary.skipped).toEqual([]);
+      expect(summary.counts.event.created).toBe(8);
+      expect(summaryLines(summary, false).join('\n')).toMatch(/control characters removed[^:]*: \d items \(.*event /);
+      const mapped = await s.db.prisma.importedItem.findFirst({
+        where: { source: other.base, kind: 'event', externalId: String(jazz.id) },
+      });
+      const event = (await s.get(`/events/${mapped?.localId}`)).body;
+      expect(event.title).toBe('Winter Jazz Night');
+      expect(mapped?.sourceModified).toBe('2026-11-23 10:00:00');
     } finally {
       await other.close();
     }
