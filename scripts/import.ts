@@ -10,6 +10,7 @@ import { mayCall } from '../src/auth/permissions.js';
 import { isRole } from '../src/auth/roles.js';
 import { importIcs, importTec, readIcsText } from '../src/import/commands.js';
 import { SourceError, Stopped } from '../src/import/fetch-source.js';
+import { DEFAULT_LIMITS, type ImportLimits } from '../src/import/limits.js';
 import { terminalProgress } from '../src/import/progress.js';
 import { summaryLines } from '../src/import/run-import.js';
 
@@ -23,6 +24,9 @@ const USAGE = `Usage: npm run import -- <source> [options]
 
   --as LOGIN         the account here the items are written as (default: the first administrator)
   --dry-run          say what would be created, updated and skipped; write nothing
+  --max-pages N      pages read of each of a site's lists (default ${DEFAULT_LIMITS.maxPages})
+  --max-items N      items taken of each kind, or VEVENTs of a file (default ${DEFAULT_LIMITS.maxItems})
+  --max-links N      categories, tags or organizers taken of one item (default ${DEFAULT_LIMITS.maxLinks})
 
 Run it again to bring changes over: items imported before are updated, not created again.
 Exit status: 0 done (skipped items are listed), 1 failed, 2 wrong usage, 130 stopped (run it again to go on).
@@ -33,8 +37,13 @@ const OPTIONS = {
   'app-password': { type: 'string' },
   as: { type: 'string' },
   'dry-run': { type: 'boolean', default: false },
+  'max-pages': { type: 'string' },
+  'max-items': { type: 'string' },
+  'max-links': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+const LIMIT_OPTIONS = { 'max-pages': 'maxPages', 'max-items': 'maxItems', 'max-links': 'maxLinks' } as const;
 
 const parseCommand = (argv: string[]) => parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
 
@@ -57,6 +66,16 @@ async function main(argv: string[]): Promise<number> {
   if ((kind !== 'tec' && kind !== 'ics') || !location || extra.length) {
     process.stderr.write(USAGE);
     return 2;
+  }
+  const limits: Partial<ImportLimits> = {};
+  for (const [option, key] of Object.entries(LIMIT_OPTIONS)) {
+    const given = values[option as keyof typeof LIMIT_OPTIONS];
+    if (given === undefined) continue;
+    if (!/^[1-9][0-9]{0,8}$/.test(given)) {
+      process.stderr.write(`--${option} takes a whole number from 1, not "${given}".\n\n${USAGE}`);
+      return 2;
+    }
+    limits[key] = Number(given);
   }
   const config = loadConfig();
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -82,7 +101,12 @@ async function main(argv: string[]): Promise<number> {
       kind === 'tec'
         ? await importTec(
             run,
-            { base: location, user: values.user, appPassword: values['app-password'] ?? process.env.TEC_APP_PASSWORD },
+            {
+              base: location,
+              user: values.user,
+              appPassword: values['app-password'] ?? process.env.TEC_APP_PASSWORD,
+              limits,
+            },
             progress,
             stop.signal,
           )

@@ -4,10 +4,10 @@ import { trimEndChar } from '../lib/text.js';
 import { readFile } from 'node:fs/promises';
 import { fetchSource, type FetchOptions, SourceError, sourceUrl, Stopped } from './fetch-source.js';
 import { ICS_SOURCE, readCalendar, unfoldedText } from './ics-source.js';
-import { type ImportItem, KIND_ORDER, refKey, type Unreadable } from './items.js';
-import { mappedItems } from './ledger.js';
-import { emptySummary, type Progress, type Summary, writeAll } from './run-import.js';
-import { listEventIds, readLists, readOne, type TecSite } from './tec-source.js';
+import { DEFAULT_LIMITS, type ImportLimits } from './limits.js';
+import { readSite } from './read-site.js';
+import { emptySummary, type Progress, startWriting, type Summary } from './run-import.js';
+import type { TecSite } from './tec-source.js';
 import type { ImportRun } from './write-item.js';
 
 export interface TecOptions {
@@ -16,7 +16,12 @@ export interface TecOptions {
   user?: string;
   appPassword?: string;
   fetch?: FetchOptions;
+  /** Bounds on what is read (limits.ts); DEFAULT_LIMITS for what is not given. */
+  limits?: Partial<ImportLimits>;
 }
+
+/** The largest answer of a site's API taken: a page of 50 events is a few hundred KiB. */
+const MAX_PAGE_BYTES = 16 * 1024 * 1024;
 
 /** The source's name in the mapping: the base URL without a trailing slash, query or fragment. */
 export function tecSourceName(base: URL): string {
@@ -34,6 +39,7 @@ export async function importTec(
   const site: TecSite = {
     base,
     fetch: {
+      maxBytes: MAX_PAGE_BYTES,
       ...options.fetch,
       authorization: signedIn
         ? `Basic ${Buffer.from(`${options.user}:${options.appPassword ?? ''}`).toString('base64')}`
@@ -46,87 +52,17 @@ export async function importTec(
   };
   const source = tecSourceName(base);
   const summary = emptySummary();
-  let read: { items: ImportItem[]; unreadable: Unreadable[] };
+  const writer = startWriting({ ...run, source }, summary, progress, stop);
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
   try {
-    read = await readSite(site, signedIn, { db: run.ctx.db, source }, summary, progress, stop);
+    await readSite({ site, signedIn, db: run.ctx.db, source, limits, writer, summary, progress, stop });
   } catch (err) {
     if (!(err instanceof Stopped)) throw err;
-    summary.stopped = true; // while reading: nothing was written
-    return summary;
+    summary.stopped = true; // what was read before is written
+  } finally {
+    writer.finish();
   }
-  await writeAll({ ...run, source }, read.items, read.unreadable, summary, progress, stop);
   return summary;
-}
-
-/**
- * Every item of the site: its lists, then the events WordPress lists that they do not show, then
- * what an earlier run imported and they no longer show (hidden, out of reach, or deleted there, which
- * goes into the summary). A stop asked for while reading, which takes long on a large or slow site,
- * ends it at the next page or item (Stopped).
- */
-async function readSite(
-  site: TecSite,
-  signedIn: boolean,
-  { db, source }: { db: ImportRun['ctx']['db']; source: string },
-  summary: Summary,
-  progress: Progress,
-  stop: AbortSignal,
-): Promise<{ items: ImportItem[]; unreadable: Unreadable[] }> {
-  const checkStop = () => {
-    if (stop.aborted) throw new Stopped();
-  };
-  const { items, unreadable } = await readLists(site, (kind, page, pages) => {
-    checkStop();
-    if (page === pages || page % 10 === 0) progress.log(`read ${kind} lists: page ${page} of ${pages}`);
-  });
-  const seen = new Set(items.map(refKey));
-
-  // Events the lists never show (hidden ones), by WordPress's own list of their IDs.
-  const eventIds = await listEventIds(site, signedIn);
-  if (Array.isArray(eventIds)) {
-    const unlisted = eventIds.filter((id) => !seen.has(refKey({ kind: 'event', externalId: id })));
-    if (unlisted.length) progress.log(`reading ${unlisted.length} events that the lists do not show`);
-    for (const id of unlisted) {
-      checkStop();
-      await readUnlisted(site, { kind: 'event', externalId: id }, items, unreadable, seen);
-    }
-  } else {
-    summary.notes.push(
-      `events hidden from listings could not be looked for (${eventIds.unavailable}); only those imported before are checked.`,
-    );
-  }
-
-  const mapped = await mappedItems(db, source, KIND_ORDER);
-  const missing = mapped.filter(
-    (m) => !seen.has(refKey({ kind: m.kind as ImportItem['kind'], externalId: m.externalId })),
-  );
-  if (missing.length) progress.log(`checking ${missing.length} items imported before that the lists do not show`);
-  for (const m of missing) {
-    checkStop();
-    const ref = { kind: m.kind as ImportItem['kind'], externalId: m.externalId };
-    const state = await readUnlisted(site, ref, items, unreadable, seen);
-    if (state === 'gone') summary.deletedThere.push({ ...ref, localId: m.localId });
-  }
-  return { items, unreadable };
-}
-
-/** Reads one item the lists did not show and adds it; answers whether it was found. */
-async function readUnlisted(
-  site: TecSite,
-  ref: Pick<ImportItem, 'kind' | 'externalId'>,
-  items: ImportItem[],
-  unreadable: Unreadable[],
-  seen: Set<string>,
-): Promise<'found' | 'gone' | 'unreadable'> {
-  const one = await readOne(site, ref.kind, ref.externalId);
-  seen.add(refKey(ref));
-  if ('found' in one) {
-    items.push(one.found);
-    return 'found';
-  }
-  if ('gone' in one) return 'gone';
-  unreadable.push('hidden' in one ? { ...ref, reason: one.hidden } : one);
-  return 'unreadable';
 }
 
 /** Reads an iCalendar file, or an http(s) URL; any other scheme is refused. */
@@ -164,6 +100,13 @@ export async function importIcs(
   } catch (err) {
     throw new SourceError((err as Error).message);
   }
-  await writeAll({ ...run, source: ICS_SOURCE }, read.items, read.unreadable, summary, progress, stop);
+  const writer = startWriting({ ...run, source: ICS_SOURCE }, summary, progress, stop);
+  try {
+    writer.skip(read.unreadable);
+    writer.expect(read.items.length + read.unreadable.length);
+    await writer.write(read.items);
+  } finally {
+    writer.finish();
+  }
   return summary;
 }

@@ -17,15 +17,17 @@ export interface Summary {
   notes: string[];
   /** What was changed in items to take them (items.ts, ImportItem.remarks), by remark: how many, which. */
   remarks: Map<string, { count: number; examples: string[] }>;
-  /** How many items were written or looked at before a stop; all of them when not stopped. */
+  /** How many items were written or looked at (before a stop); ... */
   done: number;
+  /** ... and how many the source announced (a site's lists may announce more than they hold). */
   total: number;
   stopped: boolean;
 }
 
 export interface Progress {
-  start(total: number): void;
-  /** One item handled. */
+  /** More items to come: the total grows (a source that writes as it reads learns it as it goes). */
+  expect(count: number): void;
+  /** One item written, found unchanged or skipped. */
   tick(label: string): void;
   /** A line to show now (kept above a progress bar). */
   log(line: string): void;
@@ -46,47 +48,62 @@ export function emptySummary(): Summary {
   };
 }
 
+/** Where a source hands its items over, batch after batch, as it reads them. */
+export interface Writer {
+  /** `count` more items are to come (a list's announced size, a file's count): the progress's total. */
+  expect(count: number): void;
+  /** Items that could not be read: reported and counted as skipped. */
+  skip(unreadable: Unreadable[]): void;
+  /** Writes a batch; after a stop, writes nothing more (`summary.stopped`). */
+  write(items: ImportItem[]): Promise<void>;
+  /** The end of the run: the progress is closed. */
+  finish(): void;
+}
+
 /**
- * Writes the items, each in its own transaction, until done or `stop` is aborted: kind after kind
- * (items.ts, KIND_ORDER), `run.concurrency` at a time within a kind. Categories go one at a time, a
- * parent before its children, and changed occurrences after every series. Two items that carry the
- * same new venue at once both try to create it; the second finds the first's (write-item.ts).
+ * A writer of items, each in its own transaction, until `stop` is aborted; a source writes what it
+ * read before it reads on, so that only a batch is held at a time, however large the source. Within
+ * a batch, kind after kind (items.ts, KIND_ORDER), `run.concurrency` at a time within a kind.
+ * Categories go one at a time, in the order given (a parent before its children), and changed
+ * occurrences after the series of their batch. Two items that carry the same new venue at once
+ * both try to create it; the second finds the first's (write-item.ts).
  */
-export async function writeAll(
-  run: ImportRun,
-  items: ImportItem[],
-  unreadable: Unreadable[],
-  summary: Summary,
-  progress: Progress,
-  stop: AbortSignal,
-): Promise<void> {
-  for (const item of unreadable) {
-    summary.counts[item.kind].skipped++;
-    summary.skipped.push({ ...item, label: '' });
-  }
-  summary.total = unreadable.length + items.length;
-  summary.done = unreadable.length;
+export function startWriting(run: ImportRun, summary: Summary, progress: Progress, stop: AbortSignal): Writer {
   const writing: ImportRun = { ...run, known: new Map(), ...(run.dryRun ? { planned: new Set<string>() } : {}) };
-  progress.start(items.length);
-  try {
-    for (const batch of batches(items)) {
-      const queue = [...batch];
-      const worker = async () => {
-        for (let item = queue.shift(); item; item = queue.shift()) {
-          if (stop.aborted) {
-            summary.stopped = true;
-            return;
+  return {
+    expect(count) {
+      summary.total += count;
+      progress.expect(count);
+    },
+    skip(unreadable) {
+      for (const item of unreadable) {
+        summary.counts[item.kind].skipped++;
+        summary.skipped.push({ ...item, label: '' });
+        summary.done++;
+        progress.tick('');
+      }
+    },
+    async write(items) {
+      for (const batch of batches(items)) {
+        const queue = [...batch];
+        const worker = async () => {
+          for (let item = queue.shift(); item; item = queue.shift()) {
+            if (stop.aborted) {
+              summary.stopped = true;
+              return;
+            }
+            await writeOne(writing, item, summary, progress);
           }
-          await writeOne(writing, item, summary, progress);
-        }
-      };
-      const width = batch[0].kind === 'category' ? 1 : Math.max(1, run.concurrency ?? 1);
-      await Promise.all(Array.from({ length: Math.min(width, batch.length) }, worker));
-      if (summary.stopped) return;
-    }
-  } finally {
-    progress.stop();
-  }
+        };
+        const width = batch[0].kind === 'category' ? 1 : Math.max(1, run.concurrency ?? 1);
+        await Promise.all(Array.from({ length: Math.min(width, batch.length) }, worker));
+        if (summary.stopped) return;
+      }
+    },
+    finish() {
+      progress.stop();
+    },
+  };
 }
 
 async function writeOne(run: ImportRun, given: ImportItem, summary: Summary, progress: Progress) {
@@ -141,7 +158,7 @@ export function summaryLines(summary: Summary, dryRun: boolean): string[] {
   lines.push(
     summary.stopped
       ? `Stopped after ${summary.done} of ${summary.total} items${would}; run the same command again to go on.`
-      : `Done: ${summary.total} items${would}.`,
+      : `Done: ${summary.done} items${would}.`,
   );
   const width = Math.max(...KIND_ORDER.map((kind) => kind.length));
   lines.push(`  ${''.padEnd(width)}  created  updated  unchanged  skipped`);

@@ -34,9 +34,14 @@ export interface ImportRun {
    * The local IDs of items this run found or wrote, by refKey, once their transaction committed: an
    * event's venue, organizers and terms are looked up once per run, not once per event. A
    * transaction run again (services/retry.ts) reads afresh, in case one was deleted here meanwhile.
+   * Events, which no item names, are not kept: the run's memory grows with the items named, not
+   * with the calendar.
    */
   known?: Map<string, number>;
 }
+
+/** Whether items of this kind are named by others (and so kept in `known` and `planned`). */
+const named = (key: string) => !key.startsWith('event:');
 
 /** Writes the item (and, first, what it carries that was not imported yet); never throws a refusal. */
 export async function writeItem(
@@ -54,7 +59,7 @@ export async function writeItem(
       attempt++;
       return write(tx, { ...run, known: attempt === 1 ? run.known : undefined }, item, { carried, found });
     });
-    for (const [key, id] of found) run.known?.set(key, id);
+    for (const [key, id] of found) if (named(key)) run.known?.set(key, id);
     return { outcome, carried: outcome.result === 'skipped' ? [] : carried };
   } catch (err) {
     // What the API would answer with a 4xx: this item is skipped, the import goes on. Anything
@@ -100,7 +105,7 @@ async function write(tx: Tx, run: ImportRun, item: ImportItem, attempt: Attempt)
   const problem = bodyProblem(item.kind, body, localId);
   if (problem) return { result: 'skipped', reason: problem };
   if (run.dryRun) {
-    run.planned?.add(refKey(item));
+    if (named(refKey(item))) run.planned?.add(refKey(item));
     return { result: localId === undefined ? 'created' : 'updated', localId: localId ?? 0 };
   }
   // Taken for one that was here already: recorded, and counted as unchanged.

@@ -85,6 +85,8 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
       ['ics', ICS, '--as'],
       ['tec', site.base, '--user', '--dry-run'],
       ['ics', ICS, '--no-such-option'],
+      ['tec', site.base, '--max-pages', '0'],
+      ['tec', site.base, '--max-items', 'many'],
     ]) {
       const wrong = await run('import', ...args);
       expect(wrong.code, args.join(' ')).toBe(2);
@@ -104,7 +106,7 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
     expect(first.stdout).toContain('broken-date@calendar.test');
     expect(first.stdout).toMatch(/venue\s+2\s+0\s+0\s+0/); // LOCATION: Atelier du Canal, Harbor Park
     expect(first.stdout).toMatch(/category\s+4\s+0\s+0\s+0/);
-    expect(first.stderr).toContain('written 14 of 14'); // plain progress lines: not a terminal
+    expect(first.stderr).toContain('done 16 of 16 items'); // plain progress lines: not a terminal
     const second = await run('import', 'ics', ICS);
     expect(second.stdout).toMatch(/event\s+0\s+0\s+7\s+2/);
   }, 120_000);
@@ -160,11 +162,14 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      // Once it writes: the stop lands between two of its 300 and more items.
-      if (stderr.includes('writing ') && child.signalCode === null && !child.killed) child.kill('SIGINT');
-    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Once it has written its first pages of events: the stop lands between two of its 300 and more.
+    site.beforeAnswer = (url) => {
+      if (url.pathname.endsWith('/events') && url.searchParams.get('page') === '3' && !child.killed) {
+        child.kill('SIGINT');
+        site.beforeAnswer = undefined;
+      }
+    };
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code, stderr).toBe(130);
     const stopped = /Stopped after (\d+) of (\d+) items/.exec(stdout);

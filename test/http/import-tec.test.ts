@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { importTec } from '../../src/import/commands.js';
 import { SourceError } from '../../src/import/fetch-source.js';
+import type { ImportLimits } from '../../src/import/limits.js';
 import { plainProgress } from '../../src/import/progress.js';
 import { type Summary, summaryLines } from '../../src/import/run-import.js';
 import { describeEachDatabase } from '../setup/each-database.js';
@@ -47,7 +48,15 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
   let site: TecSite;
   const lines: string[] = [];
   const progress = plainProgress({ write: (text: string) => lines.push(text) });
-  const run = (options: { dryRun?: boolean; signedIn?: boolean; base?: string; stop?: AbortSignal } = {}) =>
+  const run = (
+    options: {
+      dryRun?: boolean;
+      signedIn?: boolean;
+      base?: string;
+      stop?: AbortSignal;
+      limits?: Partial<ImportLimits>;
+    } = {},
+  ) =>
     importTec(
       {
         ctx: {
@@ -64,6 +73,7 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
         base: options.base ?? site.base,
         ...(options.signedIn === false ? {} : { user: site.credentials.user, appPassword: site.credentials.password }),
         fetch: { minTimeoutMs: 1, retries: 3 },
+        limits: options.limits,
       },
       progress,
       options.stop ?? new AbortController().signal,
@@ -316,12 +326,12 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
     }
   });
 
-  it('stops while reading when asked, and writes nothing', async () => {
+  it('stops while reading when asked, reading no further', async () => {
     const other = await startTecSite();
     try {
       const stop = new AbortController();
       other.beforeAnswer = (url) => {
-        if (url.pathname.endsWith('/venues')) stop.abort(); // Ctrl-C while the venues are read
+        if (url.pathname.endsWith('/venues')) stop.abort(); // Ctrl-C while the venues are read (signed out, no terms)
       };
       const summary = await run({ base: other.base, signedIn: false, stop: stop.signal });
       expect(summary.stopped).toBe(true);
@@ -355,4 +365,51 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
       await other.close();
     }
   });
+
+  it('reads a site that claims a billion pages and answers each with its first one up to the first repeat', async () => {
+    const other = await startTecSite();
+    try {
+      other.hostile = 'repeat';
+      const summary = await run({ base: other.base });
+      // Its events list and WordPress's list of IDs each end at their second page, which repeats the first.
+      expect(summary.counts.event).toMatchObject({ created: 50, skipped: 0 });
+      expect(summary.notes.filter((note) => note.includes('holds only items of earlier pages'))).toHaveLength(2);
+      expect(other.requests.filter((r) => r.includes('/v1/events?')).length).toBe(2);
+      expect(other.requests.filter((r) => r.includes('/wp/v2/')).length).toBe(2);
+    } finally {
+      await other.close();
+    }
+  }, 60_000);
+
+  it('reads a site that invents new pages for ever up to its bounds, writing each page before the next', async () => {
+    for (const [limits, created, note] of [
+      [{ maxItems: 120 }, 120, 'the first 120 were taken (--max-items)'],
+      [{ maxPages: 2 }, 100, 'the first 2 were read (--max-pages)'],
+    ] as const) {
+      const other = await startTecSite();
+      try {
+        other.hostile = 'endless';
+        let writtenBeforePage2 = -1;
+        other.beforeAnswer = (url) => {
+          if (url.pathname.endsWith('/events') && url.searchParams.get('page') === '2') {
+            void s.db.prisma.importedItem
+              .count({ where: { source: other.base, kind: 'event' } })
+              .then((count) => (writtenBeforePage2 = count));
+          }
+        };
+        const summary = await run({ base: other.base, limits });
+        expect(summary.counts.event).toMatchObject({ created, skipped: 0 });
+        expect(summary.notes.join('\n')).toContain(note);
+        expect(writtenBeforePage2).toBe(50);
+        // Again with a lower bound: the events imported before that it does not reach are not
+        // looked for one by one (nor taken for deleted there).
+        const lower = await run({ base: other.base, limits: { maxItems: 60 } });
+        expect(lower.counts.event).toMatchObject({ unchanged: 60, skipped: 0 });
+        expect(lower.notes.join('\n')).toContain(`${created - 60} event items imported before were not looked for`);
+        expect(lower.deletedThere).toEqual([]);
+      } finally {
+        await other.close();
+      }
+    }
+  }, 60_000);
 });
