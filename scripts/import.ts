@@ -8,7 +8,7 @@ import { openDatabase } from '../src/db/client.js';
 import { DataDirLockedError } from '../src/db/data-dir-lock.js';
 import { mayCall } from '../src/auth/permissions.js';
 import { isRole } from '../src/auth/roles.js';
-import { importIcs, importTec, readIcsText } from '../src/import/commands.js';
+import { importIcs, importTec, readIcs } from '../src/import/commands.js';
 import { SourceError, Stopped } from '../src/import/fetch-source.js';
 import { DEFAULT_LIMITS, type ImportLimits } from '../src/import/limits.js';
 import { terminalProgress } from '../src/import/progress.js';
@@ -112,7 +112,7 @@ async function main(argv: string[]): Promise<number> {
           )
         : await importIcs(
             run,
-            await readIcsText(location, {
+            await readIcs(location, {
               onRetry: (line) => {
                 progress.log(line);
               },
@@ -120,6 +120,7 @@ async function main(argv: string[]): Promise<number> {
             }),
             progress,
             stop.signal,
+            limits,
           );
     process.stdout.write(`${summaryLines(summary, run.dryRun).join('\n')}\n`);
     return summary.stopped ? 130 : 0;

@@ -3,7 +3,7 @@
 import { trimEndChar } from '../lib/text.js';
 import { readFile } from 'node:fs/promises';
 import { fetchSource, type FetchOptions, SourceError, sourceUrl, Stopped } from './fetch-source.js';
-import { ICS_SOURCE, readCalendar, unfoldedText } from './ics-source.js';
+import { ICS_SOURCE, readCalendar } from './ics-source.js';
 import { DEFAULT_LIMITS, type ImportLimits } from './limits.js';
 import { readSite } from './read-site.js';
 import { emptySummary, type Progress, startWriting, type Summary } from './run-import.js';
@@ -65,46 +65,55 @@ export async function importTec(
   return summary;
 }
 
-/** Reads an iCalendar file, or an http(s) URL; any other scheme is refused. */
-export async function readIcsText(location: string, fetch: FetchOptions = {}): Promise<string> {
+/** The bytes of an iCalendar file, or of an http(s) URL; any other scheme is refused. */
+export async function readIcs(location: string, fetch: FetchOptions = {}): Promise<Uint8Array> {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) {
     const url = sourceUrl(location);
     const answer = await fetchSource(url, { ...fetch, accept: 'text/calendar, */*;q=0.5' });
-    const text = unfoldedText(answer.bytes);
     if (answer.status < 200 || answer.status > 299) {
       throw new SourceError(
         `${url.origin}${url.pathname} answered ${answer.status}`,
         answer.status,
-        text.slice(0, 500),
+        new TextDecoder().decode(answer.bytes.subarray(0, 500)),
       );
     }
-    return text;
+    return answer.bytes;
   }
   try {
-    return unfoldedText(await readFile(location));
+    return await readFile(location);
   } catch (err) {
     throw new SourceError(`Cannot read ${location}: ${(err as Error).message}`);
   }
 }
 
+/**
+ * Imports an iCalendar file (its bytes, which it unfolds in place, or its text), a batch of events
+ * at a time (ics-source.ts).
+ */
 export async function importIcs(
   run: Omit<ImportRun, 'source'>,
-  text: string,
+  calendar: Uint8Array | string,
   progress: Progress,
   stop: AbortSignal,
+  limits: Partial<ImportLimits> = {},
 ): Promise<Summary> {
   const summary = emptySummary();
   let read: ReturnType<typeof readCalendar>;
   try {
-    read = readCalendar(text);
+    const bytes = typeof calendar === 'string' ? Buffer.from(calendar, 'utf8') : calendar;
+    read = readCalendar(bytes, { ...DEFAULT_LIMITS, ...limits });
   } catch (err) {
     throw new SourceError((err as Error).message);
   }
+  summary.notes.push(...read.notes);
   const writer = startWriting({ ...run, source: ICS_SOURCE }, summary, progress, stop);
   try {
+    writer.expect(read.total + read.unreadable.length);
     writer.skip(read.unreadable);
-    writer.expect(read.items.length + read.unreadable.length);
-    await writer.write(read.items);
+    for (const batch of read.batches()) {
+      await writer.write(batch);
+      if (summary.stopped) break;
+    }
   } finally {
     writer.finish();
   }

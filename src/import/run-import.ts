@@ -110,8 +110,8 @@ async function writeOne(run: ImportRun, given: ImportItem, summary: Summary, pro
   const { item, removed } = withoutControlCharacters(given);
   if (removed)
     remark(summary, item, 'control characters removed (PostgreSQL stores no NUL, RFC 5545 3.1 allows none but tab)');
-  for (const text of item.remarks ?? []) remark(summary, item, text);
-  const { outcome, carried } = await writeItem(run, item);
+  const { outcome, carried, remarks } = await writeItem(run, item);
+  for (const text of new Set([...(item.remarks ?? []), ...remarks])) remark(summary, item, text);
   for (const inner of carried) summary.counts[inner.kind].created++;
   summary.counts[item.kind][outcome.result]++;
   if (outcome.result === 'skipped') {

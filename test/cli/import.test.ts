@@ -102,13 +102,13 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
     expect(dry.stdout).toContain('dry run: nothing was written');
     const first = await run('import', 'ics', ICS);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/event\s+7\s+0\s+0\s+2/);
+    expect(first.stdout).toMatch(/event\s+8\s+0\s+0\s+1/);
     expect(first.stdout).toContain('broken-date@calendar.test');
     expect(first.stdout).toMatch(/venue\s+2\s+0\s+0\s+0/); // LOCATION: Atelier du Canal, Harbor Park
     expect(first.stdout).toMatch(/category\s+4\s+0\s+0\s+0/);
     expect(first.stderr).toContain('done 16 of 16 items'); // plain progress lines: not a terminal
     const second = await run('import', 'ics', ICS);
-    expect(second.stdout).toMatch(/event\s+0\s+0\s+7\s+2/);
+    expect(second.stdout).toMatch(/event\s+0\s+0\s+8\s+1/);
   }, 120_000);
 
   it('imports a site of The Events Calendar, then again without creating anything', async () => {
