@@ -8,8 +8,9 @@ import { openDatabase } from '../src/db/client.js';
 import { DataDirLockedError } from '../src/db/data-dir-lock.js';
 import { mayCall } from '../src/auth/permissions.js';
 import { isRole } from '../src/auth/roles.js';
-import { importIcs, importTec, readIcsText } from '../src/import/commands.js';
-import { SourceError } from '../src/import/fetch-source.js';
+import { importIcs, importTec, readIcs } from '../src/import/commands.js';
+import { SourceError, Stopped } from '../src/import/fetch-source.js';
+import { DEFAULT_LIMITS, type ImportLimits } from '../src/import/limits.js';
 import { terminalProgress } from '../src/import/progress.js';
 import { summaryLines } from '../src/import/run-import.js';
 
@@ -23,23 +24,40 @@ const USAGE = `Usage: npm run import -- <source> [options]
 
   --as LOGIN         the account here the items are written as (default: the first administrator)
   --dry-run          say what would be created, updated and skipped; write nothing
+  --max-pages N      pages read of each of a site's lists (default ${DEFAULT_LIMITS.maxPages})
+  --max-items N      items taken of each kind, or VEVENTs of a file (default ${DEFAULT_LIMITS.maxItems})
+  --max-links N      categories, tags or organizers taken of one item (default ${DEFAULT_LIMITS.maxLinks})
 
 Run it again to bring changes over: items imported before are updated, not created again.
-Exit status: 0 done (skipped items are listed), 1 failed, 130 stopped (run it again to go on).
+Exit status: 0 done (skipped items are listed), 1 failed, 2 wrong usage, 130 stopped (run it again to go on).
 `;
 
+const OPTIONS = {
+  user: { type: 'string' },
+  'app-password': { type: 'string' },
+  as: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
+  'max-pages': { type: 'string' },
+  'max-items': { type: 'string' },
+  'max-links': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const LIMIT_OPTIONS = { 'max-pages': 'maxPages', 'max-items': 'maxItems', 'max-links': 'maxLinks' } as const;
+
+const parseCommand = (argv: string[]) => parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      user: { type: 'string' },
-      'app-password': { type: 'string' },
-      as: { type: 'string' },
-      'dry-run': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  let parsed: ReturnType<typeof parseCommand>;
+  try {
+    parsed = parseCommand(argv);
+  } catch (err) {
+    // An option without its value, or one it does not know: what was wrong, then how to call it.
+    if (!(err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS_')) throw err;
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
   const [kind, location, ...extra] = positionals;
   if (values.help) {
     process.stdout.write(USAGE);
@@ -49,12 +67,23 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(USAGE);
     return 2;
   }
+  const limits: Partial<ImportLimits> = {};
+  for (const [option, key] of Object.entries(LIMIT_OPTIONS)) {
+    const given = values[option as keyof typeof LIMIT_OPTIONS];
+    if (given === undefined) continue;
+    if (!/^[1-9][0-9]{0,8}$/.test(given)) {
+      process.stderr.write(`--${option} takes a whole number from 1, not "${given}".\n\n${USAGE}`);
+      return 2;
+    }
+    limits[key] = Number(given);
+  }
   const config = loadConfig();
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  let stop = false;
+  // Reading stops at once (a request or a pause is cut short); writing after the item being written.
+  const stop = new AbortController();
   const onSignal = () => {
-    if (stop) process.exit(130); // a second Ctrl-C: now
-    stop = true;
+    if (stop.signal.aborted) process.exit(130); // a second Ctrl-C: now
+    stop.abort();
     process.stderr.write('\nStopping after the item being written (Ctrl-C again to stop at once)...\n');
   };
   process.on('SIGINT', onSignal);
@@ -72,19 +101,26 @@ async function main(argv: string[]): Promise<number> {
       kind === 'tec'
         ? await importTec(
             run,
-            { base: location, user: values.user, appPassword: values['app-password'] ?? process.env.TEC_APP_PASSWORD },
+            {
+              base: location,
+              user: values.user,
+              appPassword: values['app-password'] ?? process.env.TEC_APP_PASSWORD,
+              limits,
+            },
             progress,
-            () => stop,
+            stop.signal,
           )
         : await importIcs(
             run,
-            await readIcsText(location, {
+            await readIcs(location, {
               onRetry: (line) => {
                 progress.log(line);
               },
+              signal: stop.signal,
             }),
             progress,
-            () => stop,
+            stop.signal,
+            limits,
           );
     process.stdout.write(`${summaryLines(summary, run.dryRun).join('\n')}\n`);
     return summary.stopped ? 130 : 0;
@@ -128,13 +164,16 @@ const IMPORT_CONCURRENCY = 4;
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
+    if (err instanceof Stopped) {
+      process.stderr.write('Stopped while the file was read; nothing was written.\n');
+      process.exit(130);
+    }
     const known =
       err instanceof UsageError ||
       err instanceof SourceError ||
       err instanceof ConfigError ||
-      err instanceof DataDirLockedError ||
-      (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
-    process.stderr.write(`${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`);
+      err instanceof DataDirLockedError;
+    process.stderr.write(`${known ? err.message : ((err as Error).stack ?? String(err))}\n`);
     process.exit(1);
   },
 );

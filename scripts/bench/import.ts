@@ -35,7 +35,7 @@ export async function timeImport(storage: Parameters<typeof openDatabase>[0], la
     const quiet = plainProgress({ write: () => true });
     const timed = async () => {
       const started = performance.now();
-      const summary = await importTec(run, options, quiet, () => false);
+      const summary = await importTec(run, options, quiet, new AbortController().signal);
       return { summary, seconds: (performance.now() - started) / 1000 };
     };
     const first = await timed();

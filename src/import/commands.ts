@@ -2,12 +2,12 @@
 // and from an iCalendar file or URL.
 import { trimEndChar } from '../lib/text.js';
 import { readFile } from 'node:fs/promises';
-import { fetchSource, type FetchOptions, SourceError, sourceUrl } from './fetch-source.js';
-import { ICS_SOURCE, readCalendar, unfoldedText } from './ics-source.js';
-import { type ImportItem, KIND_ORDER, refKey, type Unreadable } from './items.js';
-import { mappedItems } from './ledger.js';
-import { emptySummary, type Progress, type Summary, writeAll } from './run-import.js';
-import { listEventIds, readLists, readOne, type TecSite } from './tec-source.js';
+import { fetchSource, type FetchOptions, SourceError, sourceUrl, Stopped } from './fetch-source.js';
+import { ICS_SOURCE, readCalendar } from './ics-source.js';
+import { DEFAULT_LIMITS, type ImportLimits } from './limits.js';
+import { readSite } from './read-site.js';
+import { emptySummary, type Progress, startWriting, type Summary } from './run-import.js';
+import type { TecSite } from './tec-source.js';
 import type { ImportRun } from './write-item.js';
 
 export interface TecOptions {
@@ -16,7 +16,12 @@ export interface TecOptions {
   user?: string;
   appPassword?: string;
   fetch?: FetchOptions;
+  /** Bounds on what is read (limits.ts); DEFAULT_LIMITS for what is not given. */
+  limits?: Partial<ImportLimits>;
 }
+
+/** The largest answer of a site's API taken: a page of 50 events is a few hundred KiB. */
+const MAX_PAGE_BYTES = 16 * 1024 * 1024;
 
 /** The source's name in the mapping: the base URL without a trailing slash, query or fragment. */
 export function tecSourceName(base: URL): string {
@@ -27,13 +32,14 @@ export async function importTec(
   run: Omit<ImportRun, 'source'>,
   options: TecOptions,
   progress: Progress,
-  shouldStop: () => boolean,
+  stop: AbortSignal,
 ): Promise<Summary> {
   const base = sourceUrl(options.base);
   const signedIn = Boolean(options.user);
   const site: TecSite = {
     base,
     fetch: {
+      maxBytes: MAX_PAGE_BYTES,
       ...options.fetch,
       authorization: signedIn
         ? `Basic ${Buffer.from(`${options.user}:${options.appPassword ?? ''}`).toString('base64')}`
@@ -41,131 +47,75 @@ export async function importTec(
       onRetry: (line) => {
         progress.log(line);
       },
+      signal: stop,
     },
   };
   const source = tecSourceName(base);
   const summary = emptySummary();
-  let read: { items: ImportItem[]; unreadable: Unreadable[] };
+  const writer = startWriting({ ...run, source }, summary, progress, stop);
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
   try {
-    read = await readSite(site, signedIn, { db: run.ctx.db, source }, summary, progress, shouldStop);
+    await readSite({ site, signedIn, db: run.ctx.db, source, limits, writer, summary, progress, stop });
   } catch (err) {
     if (!(err instanceof Stopped)) throw err;
-    summary.stopped = true; // while reading: nothing was written
-    return summary;
+    summary.stopped = true; // what was read before is written
+  } finally {
+    writer.finish();
   }
-  await writeAll({ ...run, source }, read.items, read.unreadable, summary, progress, shouldStop);
   return summary;
 }
 
-/**
- * Every item of the site: its lists, then the events WordPress lists that they do not show, then
- * what an earlier run imported and they no longer show (hidden, out of reach, or deleted there, which
- * goes into the summary). A stop asked for while reading, which takes long on a large or slow site,
- * ends it at the next page or item (Stopped).
- */
-async function readSite(
-  site: TecSite,
-  signedIn: boolean,
-  { db, source }: { db: ImportRun['ctx']['db']; source: string },
-  summary: Summary,
-  progress: Progress,
-  shouldStop: () => boolean,
-): Promise<{ items: ImportItem[]; unreadable: Unreadable[] }> {
-  const checkStop = () => {
-    if (shouldStop()) throw new Stopped();
-  };
-  const { items, unreadable } = await readLists(site, (kind, page, pages) => {
-    checkStop();
-    if (page === pages || page % 10 === 0) progress.log(`read ${kind} lists: page ${page} of ${pages}`);
-  });
-  const seen = new Set(items.map(refKey));
-
-  // Events the lists never show (hidden ones), by WordPress's own list of their IDs.
-  const eventIds = await listEventIds(site, signedIn);
-  if (Array.isArray(eventIds)) {
-    const unlisted = eventIds.filter((id) => !seen.has(refKey({ kind: 'event', externalId: id })));
-    if (unlisted.length) progress.log(`reading ${unlisted.length} events that the lists do not show`);
-    for (const id of unlisted) {
-      checkStop();
-      await readUnlisted(site, { kind: 'event', externalId: id }, items, unreadable, seen);
-    }
-  } else {
-    summary.notes.push(
-      `events hidden from listings could not be looked for (${eventIds.unavailable}); only those imported before are checked.`,
-    );
-  }
-
-  const mapped = await mappedItems(db, source, KIND_ORDER);
-  const missing = mapped.filter(
-    (m) => !seen.has(refKey({ kind: m.kind as ImportItem['kind'], externalId: m.externalId })),
-  );
-  if (missing.length) progress.log(`checking ${missing.length} items imported before that the lists do not show`);
-  for (const m of missing) {
-    checkStop();
-    const ref = { kind: m.kind as ImportItem['kind'], externalId: m.externalId };
-    const state = await readUnlisted(site, ref, items, unreadable, seen);
-    if (state === 'gone') summary.deletedThere.push({ ...ref, localId: m.localId });
-  }
-  return { items, unreadable };
-}
-
-/** A stop asked for before the writing began. */
-class Stopped extends Error {}
-
-/** Reads one item the lists did not show and adds it; answers whether it was found. */
-async function readUnlisted(
-  site: TecSite,
-  ref: Pick<ImportItem, 'kind' | 'externalId'>,
-  items: ImportItem[],
-  unreadable: Unreadable[],
-  seen: Set<string>,
-): Promise<'found' | 'gone' | 'unreadable'> {
-  const one = await readOne(site, ref.kind, ref.externalId);
-  seen.add(refKey(ref));
-  if ('found' in one) {
-    items.push(one.found);
-    return 'found';
-  }
-  if ('gone' in one) return 'gone';
-  unreadable.push('hidden' in one ? { ...ref, reason: one.hidden } : one);
-  return 'unreadable';
-}
-
-/** Reads an iCalendar file, or an http(s) URL; any other scheme is refused. */
-export async function readIcsText(location: string, fetch: FetchOptions = {}): Promise<string> {
+/** The bytes of an iCalendar file, or of an http(s) URL; any other scheme is refused. */
+export async function readIcs(location: string, fetch: FetchOptions = {}): Promise<Uint8Array> {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) {
     const url = sourceUrl(location);
     const answer = await fetchSource(url, { ...fetch, accept: 'text/calendar, */*;q=0.5' });
-    const text = unfoldedText(answer.bytes);
     if (answer.status < 200 || answer.status > 299) {
       throw new SourceError(
         `${url.origin}${url.pathname} answered ${answer.status}`,
         answer.status,
-        text.slice(0, 500),
+        new TextDecoder().decode(answer.bytes.subarray(0, 500)),
       );
     }
-    return text;
+    return answer.bytes;
   }
   try {
-    return unfoldedText(await readFile(location));
+    return await readFile(location);
   } catch (err) {
     throw new SourceError(`Cannot read ${location}: ${(err as Error).message}`);
   }
 }
 
+/**
+ * Imports an iCalendar file (its bytes, which it unfolds in place, or its text), a batch of events
+ * at a time (ics-source.ts).
+ */
 export async function importIcs(
   run: Omit<ImportRun, 'source'>,
-  text: string,
+  calendar: Uint8Array | string,
   progress: Progress,
-  shouldStop: () => boolean,
+  stop: AbortSignal,
+  limits: Partial<ImportLimits> = {},
 ): Promise<Summary> {
   const summary = emptySummary();
   let read: ReturnType<typeof readCalendar>;
   try {
-    read = readCalendar(text);
+    const bytes = typeof calendar === 'string' ? Buffer.from(calendar, 'utf8') : calendar;
+    read = readCalendar(bytes, { ...DEFAULT_LIMITS, ...limits });
   } catch (err) {
     throw new SourceError((err as Error).message);
   }
-  await writeAll({ ...run, source: ICS_SOURCE }, read.items, read.unreadable, summary, progress, shouldStop);
+  summary.notes.push(...read.notes);
+  const writer = startWriting({ ...run, source: ICS_SOURCE }, summary, progress, stop);
+  try {
+    writer.expect(read.total + read.unreadable.length);
+    writer.skip(read.unreadable);
+    for (const batch of read.batches()) {
+      await writer.write(batch);
+      if (summary.stopped) break;
+    }
+  } finally {
+    writer.finish();
+  }
   return summary;
 }

@@ -1,6 +1,9 @@
 // Reads from the calendar being imported, over HTTP(S) only: a network error, a timeout, a 429 or a
 // 5xx answer is tried again with growing pauses (p-retry), and a 429 or 503 that says Retry-After is
-// given the pause it asks for (up to MAX_RETRY_AFTER_MS). Any other answer is final.
+// given the pause it asks for (up to MAX_RETRY_AFTER_MS). Any other answer is final, and so is what
+// asking again cannot change: a body over the limit, a redirect loop or too many redirects. A stop
+// asked for (the run's AbortSignal) ends a request, a pause or a wait at once (Stopped).
+import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 
 export class SourceError extends Error {
@@ -27,7 +30,18 @@ export interface FetchOptions {
   maxBytes?: number;
   /** Called before each pause, to tell the user why the import waits. */
   onRetry?: (message: string) => void;
+  /** The run's stop: aborted, the request and any pause end at once with Stopped. */
+  signal?: AbortSignal;
 }
+
+/** The run was asked to stop while it was reading. */
+export class Stopped extends Error {
+  constructor() {
+    super('Stopped while reading the source.');
+  }
+}
+
+const MAX_REDIRECTS = 10;
 
 const MAX_RETRY_AFTER_MS = 120_000;
 
@@ -57,25 +71,20 @@ export interface Answer {
 
 /**
  * The answer to a GET once it is final, body and all: a body cut off or stalled is a network error
- * like any other, tried again. Throws SourceError when no final answer came.
+ * like any other, tried again. Throws SourceError when no final answer came, Stopped when the run's
+ * signal stopped it.
  */
 export async function fetchSource(url: URL, options: FetchOptions = {}): Promise<Answer> {
+  const { signal } = options;
   const attempt = async (): Promise<Answer> => {
     let response: Response;
     let bytes: Uint8Array;
     try {
-      response = await fetch(url, {
-        headers: {
-          accept: options.accept ?? 'application/json',
-          ...(options.authorization ? { authorization: options.authorization } : {}),
-        },
-        // Redirects are followed only to http(s): fetch knows no other scheme for them.
-        redirect: 'follow',
-        signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
-      });
+      response = await followed(url, options);
       bytes = await bodyOf(response, options.maxBytes ?? MAX_BYTES, url);
     } catch (err) {
-      if (err instanceof TooLarge) throw err;
+      if (signal?.aborted) throw new Stopped();
+      if (err instanceof Final) throw err;
       throw new SourceError(`${redacted(url)}: ${(err as Error).message}`);
     }
     if (response.status === 429 || response.status >= 500) {
@@ -90,20 +99,64 @@ export async function fetchSource(url: URL, options: FetchOptions = {}): Promise
       minTimeout: options.minTimeoutMs ?? 1000,
       factor: 2,
       randomize: true,
-      shouldRetry: ({ error }) => error instanceof SourceError && !(error instanceof TooLarge),
+      signal,
+      shouldRetry: ({ error }) => error instanceof SourceError && !(error instanceof Final),
       onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-        if (retriesLeft === 0) return;
+        if (retriesLeft === 0 || !(error instanceof SourceError) || error instanceof Final) return;
         options.onRetry?.(`${error.message}; trying again (attempt ${attemptNumber + 1})`);
         if (error instanceof RetryLater && error.afterMs !== undefined) {
-          await new Promise((resolve) => setTimeout(resolve, error.afterMs));
+          await sleep(error.afterMs, undefined, { signal });
         }
       },
     });
   } catch (err) {
+    if (signal?.aborted || err instanceof Stopped) throw new Stopped();
     if (err instanceof SourceError) throw err;
     throw new SourceError((err as Error).message);
   }
 }
+
+/**
+ * The answer at the end of the URL's redirects, followed here rather than by fetch: a loop or a
+ * long chain is final (asking again gives the same), a redirect to another scheme is refused, and
+ * the credentials go only to the origin they were given for.
+ */
+async function followed(url: URL, options: FetchOptions): Promise<Response> {
+  const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const chain = [url];
+  for (;;) {
+    const target = chain[chain.length - 1];
+    const response = await fetch(target, {
+      headers: {
+        accept: options.accept ?? 'application/json',
+        ...(options.authorization && target.origin === url.origin ? { authorization: options.authorization } : {}),
+      },
+      redirect: 'manual',
+      signal,
+    });
+    const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
+    if (location === null) return response;
+    await response.body?.cancel();
+    let next: URL;
+    try {
+      next = new URL(location, target);
+    } catch {
+      throw new Final(`${redacted(target)} redirected to ${JSON.stringify(location)}, which is not a URL`);
+    }
+    const path = [...chain, next].map(redacted).join(' -> ');
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+      throw new Final(`${redacted(target)} redirected to a ${next.protocol} URL, which is not read`);
+    }
+    if (chain.some((seen) => seen.href === next.href)) {
+      throw new Final(`redirect loop, which asking again will not end: ${path}`);
+    }
+    if (chain.length > MAX_REDIRECTS) throw new Final(`more than ${MAX_REDIRECTS} redirects: ${path}`);
+    chain.push(next);
+  }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** GETs a JSON answer; anything but a 2xx with a JSON body is a SourceError naming the URL. */
 export async function fetchJson(url: URL, options: FetchOptions = {}): Promise<{ body: unknown; headers: Headers }> {
@@ -121,8 +174,8 @@ export async function fetchJson(url: URL, options: FetchOptions = {}): Promise<{
 
 const MAX_BYTES = 100 * 1024 * 1024;
 
-/** An answer larger than the import takes: final, as asking again gives the same. */
-class TooLarge extends SourceError {}
+/** What asking again would give again (an answer too large, a redirect loop): not tried again. */
+class Final extends SourceError {}
 
 /** The whole body, read chunk by chunk so that a huge one is refused before it fills the memory. */
 async function bodyOf(response: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
@@ -133,7 +186,7 @@ async function bodyOf(response: Response, maxBytes: number, url: URL): Promise<U
     size += chunk.byteLength;
     if (size > maxBytes) {
       await response.body.cancel().catch(() => undefined);
-      throw new TooLarge(`${redacted(url)} answered more than ${maxBytes} bytes`);
+      throw new Final(`${redacted(url)} answered more than ${maxBytes} bytes`);
     }
     chunks.push(chunk);
   }

@@ -31,6 +31,8 @@ export interface ImportItem extends ItemRef {
    * embeds them): created first when they were not imported yet, for lists leave out drafts.
    */
   embedded?: ImportItem[];
+  /** What the source changed to take the item (a title given, links cut), for the summary. */
+  remarks?: string[];
   /** An override of one occurrence of a series (iCalendar RECURRENCE-ID): which series, which start. */
   occurrenceOf?: { series: ItemRef; originalStart: string; instant?: Date };
 }
@@ -43,3 +45,13 @@ export interface Unreadable {
 }
 
 export const refKey = (ref: ItemRef) => `${ref.kind}:${ref.externalId}`;
+
+/**
+ * The first `max` of the items an item names of one kind (limits.ts, maxLinks), with a remark when
+ * it named more: one VEVENT with 11,000 CATEGORIES does not make 11,000 categories.
+ */
+export function firstLinks<T>(values: T[], max: number, what: string, remarks: string[]): T[] {
+  if (values.length <= max) return values;
+  remarks.push(`more than ${max} ${what}: the first ${max} were taken (--max-links)`);
+  return values.slice(0, max);
+}

@@ -41,13 +41,25 @@ export async function saveMapping(
   else await tx.importedItem.update({ where: { source_kind_externalId: key }, data });
 }
 
-/** Every item of `kinds` imported from the source before, by kind and external ID. */
-export async function mappedItems(db: Prisma, source: string, kinds: readonly string[]) {
-  return db.importedItem.findMany({
-    where: { source, kind: { in: [...kinds] } },
-    select: { kind: true, externalId: true, localId: true },
-    orderBy: [{ kind: 'asc' }, { externalId: 'asc' }],
-  });
+/** Every item imported from the source before, by kind and external ID, a page at a time. */
+export async function* mappedItemPages(db: Prisma, source: string, size = 1000) {
+  let after: { kind: string; externalId: string } | undefined;
+  for (;;) {
+    const rows = await db.importedItem.findMany({
+      where: {
+        source,
+        ...(after
+          ? { OR: [{ kind: { gt: after.kind } }, { kind: after.kind, externalId: { gt: after.externalId } }] }
+          : {}),
+      },
+      select: { kind: true, externalId: true, localId: true },
+      orderBy: [{ kind: 'asc' }, { externalId: 'asc' }],
+      take: size,
+    });
+    if (rows.length) yield rows;
+    if (rows.length < size) return;
+    after = rows[rows.length - 1];
+  }
 }
 
 /** Whether a local item still exists, and whether it is in the trash. */

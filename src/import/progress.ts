@@ -21,9 +21,12 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
     Presets.shades_classic,
   );
   let running = false;
+  let total = 0;
   return {
-    start(total) {
-      bar.start(total, 0, { label: '' });
+    expect(count) {
+      total += count;
+      if (running) bar.setTotal(total);
+      else bar.start(total, 0, { label: '' });
       running = true;
     },
     tick(label) {
@@ -46,18 +49,25 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
 export function plainProgress(stream: { write(text: string): unknown }): Progress {
   let total = 0;
   let done = 0;
+  let told = -1;
+  const tell = () => {
+    stream.write(`done ${done} of ${total} items\n`);
+    told = done;
+  };
   return {
-    start(count) {
-      total = count;
-      stream.write(`writing ${total} items\n`);
+    expect(count) {
+      if (!total) stream.write('writing\n');
+      total += count;
     },
     tick() {
       done++;
-      if (done % PLAIN_EVERY === 0 || done === total) stream.write(`written ${done} of ${total}\n`);
+      if (done % PLAIN_EVERY === 0) tell();
     },
     log(line) {
       stream.write(`${printable(line)}\n`);
     },
-    stop: () => undefined,
+    stop() {
+      if (total && told !== done) tell();
+    },
   };
 }

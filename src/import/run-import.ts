@@ -1,6 +1,7 @@
 // One import: the items a source read, written one by one (write-item.ts), counted for the summary.
 // A stop asked for (Ctrl-C) ends it between two items; what was written stays written and mapped,
 // and the next run goes on from there.
+import { withoutControlCharacters } from './clean-item.js';
 import { type ImportItem, type ItemKind, KIND_ORDER, type Unreadable } from './items.js';
 import { type ImportRun, writeItem } from './write-item.js';
 
@@ -14,15 +15,19 @@ export interface Summary {
   deletedThere: { kind: ItemKind; externalId: string; localId: number }[];
   /** What the reader could not do, and other things the user should know. */
   notes: string[];
-  /** How many items were written or looked at before a stop; all of them when not stopped. */
+  /** What was changed in items to take them (items.ts, ImportItem.remarks), by remark: how many, which. */
+  remarks: Map<string, { count: number; examples: string[] }>;
+  /** How many items were written or looked at (before a stop); ... */
   done: number;
+  /** ... and how many the source announced (a site's lists may announce more than they hold). */
   total: number;
   stopped: boolean;
 }
 
 export interface Progress {
-  start(total: number): void;
-  /** One item handled. */
+  /** More items to come: the total grows (a source that writes as it reads learns it as it goes). */
+  expect(count: number): void;
+  /** One item written, found unchanged or skipped. */
   tick(label: string): void;
   /** A line to show now (kept above a progress bar). */
   log(line: string): void;
@@ -36,57 +41,77 @@ export function emptySummary(): Summary {
     skipped: [],
     deletedThere: [],
     notes: [],
+    remarks: new Map(),
     done: 0,
     total: 0,
     stopped: false,
   };
 }
 
-/**
- * Writes the items, each in its own transaction, until done or `shouldStop()`: kind after kind
- * (items.ts, KIND_ORDER), `run.concurrency` at a time within a kind. Categories go one at a time, a
- * parent before its children, and changed occurrences after every series. Two items that carry the
- * same new venue at once both try to create it; the second finds the first's (write-item.ts).
- */
-export async function writeAll(
-  run: ImportRun,
-  items: ImportItem[],
-  unreadable: Unreadable[],
-  summary: Summary,
-  progress: Progress,
-  shouldStop: () => boolean,
-): Promise<void> {
-  for (const item of unreadable) {
-    summary.counts[item.kind].skipped++;
-    summary.skipped.push({ ...item, label: '' });
-  }
-  summary.total = unreadable.length + items.length;
-  summary.done = unreadable.length;
-  const writing: ImportRun = { ...run, known: new Map(), ...(run.dryRun ? { planned: new Set<string>() } : {}) };
-  progress.start(items.length);
-  try {
-    for (const batch of batches(items)) {
-      const queue = [...batch];
-      const worker = async () => {
-        for (let item = queue.shift(); item; item = queue.shift()) {
-          if (shouldStop()) {
-            summary.stopped = true;
-            return;
-          }
-          await writeOne(writing, item, summary, progress);
-        }
-      };
-      const width = batch[0].kind === 'category' ? 1 : Math.max(1, run.concurrency ?? 1);
-      await Promise.all(Array.from({ length: Math.min(width, batch.length) }, worker));
-      if (summary.stopped) return;
-    }
-  } finally {
-    progress.stop();
-  }
+/** Where a source hands its items over, batch after batch, as it reads them. */
+export interface Writer {
+  /** `count` more items are to come (a list's announced size, a file's count): the progress's total. */
+  expect(count: number): void;
+  /** Items that could not be read: reported and counted as skipped. */
+  skip(unreadable: Unreadable[]): void;
+  /** Writes a batch; after a stop, writes nothing more (`summary.stopped`). */
+  write(items: ImportItem[]): Promise<void>;
+  /** The end of the run: the progress is closed. */
+  finish(): void;
 }
 
-async function writeOne(run: ImportRun, item: ImportItem, summary: Summary, progress: Progress) {
-  const { outcome, carried } = await writeItem(run, item);
+/**
+ * A writer of items, each in its own transaction, until `stop` is aborted; a source writes what it
+ * read before it reads on, so that only a batch is held at a time, however large the source. Within
+ * a batch, kind after kind (items.ts, KIND_ORDER), `run.concurrency` at a time within a kind.
+ * Categories go one at a time, in the order given (a parent before its children), and changed
+ * occurrences after the series of their batch. Two items that carry the same new venue at once
+ * both try to create it; the second finds the first's (write-item.ts).
+ */
+export function startWriting(run: ImportRun, summary: Summary, progress: Progress, stop: AbortSignal): Writer {
+  const writing: ImportRun = { ...run, known: new Map(), ...(run.dryRun ? { planned: new Set<string>() } : {}) };
+  return {
+    expect(count) {
+      summary.total += count;
+      progress.expect(count);
+    },
+    skip(unreadable) {
+      for (const item of unreadable) {
+        summary.counts[item.kind].skipped++;
+        summary.skipped.push({ ...item, label: '' });
+        summary.done++;
+        progress.tick('');
+      }
+    },
+    async write(items) {
+      for (const batch of batches(items)) {
+        const queue = [...batch];
+        const worker = async () => {
+          for (let item = queue.shift(); item; item = queue.shift()) {
+            if (stop.aborted) {
+              summary.stopped = true;
+              return;
+            }
+            await writeOne(writing, item, summary, progress);
+          }
+        };
+        const width = batch[0].kind === 'category' ? 1 : Math.max(1, run.concurrency ?? 1);
+        await Promise.all(Array.from({ length: Math.min(width, batch.length) }, worker));
+        if (summary.stopped) return;
+      }
+    },
+    finish() {
+      progress.stop();
+    },
+  };
+}
+
+async function writeOne(run: ImportRun, given: ImportItem, summary: Summary, progress: Progress) {
+  const { item, removed } = withoutControlCharacters(given);
+  if (removed)
+    remark(summary, item, 'control characters removed (PostgreSQL stores no NUL, RFC 5545 3.1 allows none but tab)');
+  const { outcome, carried, remarks } = await writeItem(run, item);
+  for (const text of new Set([...(item.remarks ?? []), ...remarks])) remark(summary, item, text);
   for (const inner of carried) summary.counts[inner.kind].created++;
   summary.counts[item.kind][outcome.result]++;
   if (outcome.result === 'skipped') {
@@ -95,6 +120,16 @@ async function writeOne(run: ImportRun, item: ImportItem, summary: Summary, prog
   }
   summary.done++;
   progress.tick(item.label);
+}
+
+/** Examples of items a remark is about that the summary names. */
+const REMARK_EXAMPLES = 10;
+
+function remark(summary: Summary, item: ImportItem, text: string) {
+  const entry = summary.remarks.get(text) ?? { count: 0, examples: [] };
+  entry.count++;
+  if (entry.examples.length < REMARK_EXAMPLES) entry.examples.push(`${item.kind} ${item.externalId}`);
+  summary.remarks.set(text, entry);
 }
 
 /** The items in the batches writeAll writes one after the other, each in the order given. */
@@ -123,7 +158,7 @@ export function summaryLines(summary: Summary, dryRun: boolean): string[] {
   lines.push(
     summary.stopped
       ? `Stopped after ${summary.done} of ${summary.total} items${would}; run the same command again to go on.`
-      : `Done: ${summary.total} items${would}.`,
+      : `Done: ${summary.done} items${would}.`,
   );
   const width = Math.max(...KIND_ORDER.map((kind) => kind.length));
   lines.push(`  ${''.padEnd(width)}  created  updated  unchanged  skipped`);
@@ -146,5 +181,9 @@ export function summaryLines(summary: Summary, dryRun: boolean): string[] {
     }
   }
   for (const note of summary.notes) lines.push(printable(`Note: ${note}`));
+  for (const [text, { count, examples }] of summary.remarks) {
+    const more = count > examples.length ? `, and ${count - examples.length} more` : '';
+    lines.push(printable(`Note: ${text}: ${count} item${count === 1 ? '' : 's'} (${examples.join(', ')}${more}).`));
+  }
   return lines;
 }

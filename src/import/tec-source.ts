@@ -10,7 +10,8 @@
 import { trimEndChar } from '../lib/text.js';
 import { decodeHTML } from 'entities';
 import { fetchJson, type FetchOptions, SourceError } from './fetch-source.js';
-import type { ImportItem, ItemKind, ItemRef, RefField, Unreadable } from './items.js';
+import { firstLinks, type ImportItem, type ItemKind, type ItemRef, type RefField, type Unreadable } from './items.js';
+import type { ImportLimits } from './limits.js';
 
 /** The largest page the modelled service gives. */
 const PER_PAGE = 50;
@@ -30,60 +31,127 @@ export interface TecSite {
   fetch: FetchOptions;
 }
 
-/** The items of every list, in the order they are written (items.ts, KIND_ORDER). */
-export async function readLists(
-  site: TecSite,
-  onPage: (kind: ItemKind, page: number, pages: number) => void,
-): Promise<{ items: ImportItem[]; unreadable: Unreadable[] }> {
-  const items: ImportItem[] = [];
-  const unreadable: Unreadable[] = [];
-  for (const kind of ['category', 'tag', 'venue', 'organizer', 'event'] as const) {
-    const seen = new Set<string>();
-    const ofKind: ImportItem[] = [];
-    for await (const raw of pages(site, kind, onPage)) {
-      const read = readItem(kind, raw);
-      if ('reason' in read) unreadable.push(read);
-      else if (!seen.has(read.externalId)) {
-        // An item created there while we page moves the later ones down a page: seen twice.
-        seen.add(read.externalId);
-        ofKind.push(read);
-      }
-    }
-    items.push(...(kind === 'category' ? parentsFirst(ofKind) : ofKind));
-  }
-  return { items, unreadable };
+/**
+ * How the reading of a list went: what it announced, the IDs it gave, and why it ended early. A list
+ * ends at its last page, at an empty page or a 404 past its end, at a page that holds only items it
+ * gave before (a site that answers every page number with the same page), or at a bound (limits.ts):
+ * whatever it claims, it costs at most `maxPages` requests and `maxItems` IDs in memory.
+ */
+export interface ListReading {
+  /** What it says it holds (its first page's total), once read. */
+  announced?: number;
+  /** The IDs it gave, each once. */
+  ids: Set<string>;
+  /** Items taken from it (those without an ID too). */
+  taken: number;
+  /** Why it was not read to its end, when a bound or a repeated page ended it: it may hold more. */
+  cutShort?: string;
 }
 
-async function* pages(site: TecSite, kind: ItemKind, onPage: (kind: ItemKind, page: number, pages: number) => void) {
-  const list = LISTS[kind];
-  for (let page = 1, total = 1; page <= total; page++) {
-    const url = endpoint(site, `${list.route}?${list.query}${list.query ? '&' : ''}per_page=${PER_PAGE}&page=${page}`);
+export const newReading = (): ListReading => ({ ids: new Set(), taken: 0 });
+
+/** One page's values and what the list says about itself; undefined past its end. */
+type PageOf = (page: number) => Promise<{ values: unknown[]; pages: number; total?: number } | undefined>;
+
+/** The values of a list, page after page, each ID once, within the bounds (see ListReading). */
+async function* paged(
+  name: string,
+  fetchPage: PageOf,
+  limits: ImportLimits,
+  list: ListReading,
+  onPage: (page: number, pages: number) => void,
+): AsyncGenerator<unknown[]> {
+  for (let page = 1, pages = 1; page <= pages; page++) {
+    if (page > limits.maxPages) {
+      list.cutShort = `the ${name} announces ${pages} pages: the first ${limits.maxPages} were read (--max-pages).`;
+      return;
+    }
+    const answer = await fetchPage(page);
+    if (!answer) return;
+    pages = answer.pages;
+    if (page === 1) list.announced = answer.total;
+    const fresh: unknown[] = [];
+    let repeated = 0;
+    for (const value of answer.values) {
+      const id = text((value as Raw | null)?.id) || undefined;
+      // An item created there while we page moves the later ones down a page: seen twice.
+      if (id !== undefined && list.ids.has(id)) {
+        repeated++;
+        continue;
+      }
+      if (list.taken >= limits.maxItems) {
+        list.cutShort = `the ${name} holds more than ${limits.maxItems} items: the first ${limits.maxItems} were taken (--max-items).`;
+        break;
+      }
+      if (id !== undefined) list.ids.add(id);
+      list.taken++;
+      fresh.push(value);
+    }
+    onPage(page, pages);
+    if (fresh.length) yield fresh;
+    if (list.cutShort || !answer.values.length) return;
+    if (repeated === answer.values.length) {
+      list.cutShort = `page ${page} of the ${name} holds only items of earlier pages: it was read no further.`;
+      return;
+    }
+  }
+}
+
+/** The items of a kind's list, page by page: what each page adds, and what could not be read. */
+export async function* readList(
+  site: TecSite,
+  kind: ItemKind,
+  limits: ImportLimits,
+  list: ListReading,
+  onPage: (page: number, pages: number) => void,
+): AsyncGenerator<{ items: ImportItem[]; unreadable: Unreadable[] }> {
+  const { route, key, query } = LISTS[kind];
+  const fetchPage: PageOf = async (page) => {
+    const url = endpoint(site, `${route}?${query}${query ? '&' : ''}per_page=${PER_PAGE}&page=${page}`);
     let answer: { body: unknown; headers: Headers };
     try {
       answer = await fetchJson(url, site.fetch);
     } catch (err) {
       // An empty list is a 404 "page not found" there, for page 1 as for any past the end: a list
       // that shrank while it was read (an item deleted there) ends early.
-      if (err instanceof SourceError && err.status === 404 && err.body.includes('page-not-found')) return;
+      if (err instanceof SourceError && err.status === 404 && err.body.includes('page-not-found')) return undefined;
       throw err;
     }
-    const body = answer.body as Record<string, unknown>;
-    const values = body[list.key];
-    if (!Array.isArray(values)) throw new SourceError(`${url.href}: no "${list.key}" list in the answer`);
-    total = Number(body.total_pages ?? answer.headers.get('x-tec-totalpages') ?? 1) || 1;
-    onPage(kind, page, total);
-    yield* values as unknown[];
+    const body = answer.body as Raw;
+    const values = body[key];
+    if (!Array.isArray(values)) throw new SourceError(`${url.href}: no "${key}" list in the answer`);
+    const header = (name: string) => answer.headers.get(name) ?? undefined;
+    return {
+      values,
+      pages: Number(body.total_pages ?? header('x-tec-totalpages') ?? 1) || 1,
+      total: Number(body.total ?? header('x-tec-total') ?? values.length) || 0,
+    };
+  };
+  for await (const values of paged(`${kind} list`, fetchPage, limits, list, onPage)) {
+    const items: ImportItem[] = [];
+    const unreadable: Unreadable[] = [];
+    for (const raw of values) {
+      const read = readItem(kind, raw, limits);
+      if ('reason' in read) unreadable.push(read);
+      else items.push(read);
+    }
+    yield { items, unreadable };
   }
 }
 
 export type OneItem = { found: ImportItem } | { gone: true } | { hidden: string } | Unreadable;
 
 /** One item by its ID there: found, gone (deleted or in the trash there), or not readable by us. */
-export async function readOne(site: TecSite, kind: ItemKind, externalId: string): Promise<OneItem> {
+export async function readOne(
+  site: TecSite,
+  kind: ItemKind,
+  externalId: string,
+  limits: ImportLimits,
+): Promise<OneItem> {
   const url = endpoint(site, `${LISTS[kind].route}/${encodeURIComponent(externalId)}`);
   try {
     const { body } = await fetchJson(url, site.fetch);
-    const read = readItem(kind, body);
+    const read = readItem(kind, body, limits);
     return 'reason' in read ? read : { found: read };
   } catch (err) {
     if (!(err instanceof SourceError)) throw err;
@@ -97,27 +165,36 @@ export async function readOne(site: TecSite, kind: ItemKind, externalId: string)
 }
 
 /**
- * The IDs of every event as WordPress lists its posts (hidden ones included), or why they could not
- * be listed: not every site offers the route.
+ * The IDs of every event as WordPress lists its posts (hidden ones included), page by page; where
+ * they cannot be listed (not every site offers the route), `unavailable` says why.
  */
-export async function listEventIds(site: TecSite, signedIn: boolean): Promise<string[] | { unavailable: string }> {
+export async function* eventIdPages(
+  site: TecSite,
+  signedIn: boolean,
+  limits: ImportLimits,
+  list: ListReading & { unavailable?: string },
+): AsyncGenerator<string[]> {
   const root = wordpressRoot(site.base);
-  if (!root) return { unavailable: 'the base URL does not end in /tribe/events/v1' };
-  const ids: string[] = [];
-  const statuses = signedIn ? '&status=publish,future,draft,pending,private' : '';
-  for (let page = 1, total = 1; page <= total; page++) {
-    const url = new URL(`wp/v2/tribe_events?per_page=100&page=${page}&_fields=id${statuses}`, root);
-    try {
-      const { body, headers } = await fetchJson(url, site.fetch);
-      if (!Array.isArray(body)) return { unavailable: `${url.href} did not answer a list` };
-      ids.push(...body.map((post) => String((post as { id?: unknown }).id)));
-      total = Number(headers.get('x-wp-totalpages') ?? 1) || 1;
-    } catch (err) {
-      if (err instanceof SourceError) return { unavailable: err.message };
-      throw err;
-    }
+  if (!root) {
+    list.unavailable = 'the base URL does not end in /tribe/events/v1';
+    return;
   }
-  return ids;
+  const statuses = signedIn ? '&status=publish,future,draft,pending,private' : '';
+  const fetchPage: PageOf = async (page) => {
+    const url = new URL(`wp/v2/tribe_events?per_page=100&page=${page}&_fields=id${statuses}`, root);
+    const { body, headers } = await fetchJson(url, site.fetch);
+    if (!Array.isArray(body)) throw new SourceError(`${url.href} did not answer a list`);
+    const count = (name: string) => Number(headers.get(name) ?? undefined);
+    return { values: body, pages: count('x-wp-totalpages') || 1, total: count('x-wp-total') || body.length };
+  };
+  try {
+    for await (const values of paged('list of WordPress posts', fetchPage, limits, list, () => undefined)) {
+      yield values.map((post) => text((post as Raw | null)?.id)).filter(Boolean);
+    }
+  } catch (err) {
+    if (!(err instanceof SourceError)) throw err;
+    list.unavailable = err.message;
+  }
 }
 
 /** `https://example.org/wp-json/` for `https://example.org/wp-json/tribe/events/v1`. */
@@ -134,7 +211,7 @@ function endpoint(site: TecSite, relative: string): URL {
 
 type Raw = Record<string, unknown>;
 
-function readItem(kind: ItemKind, value: unknown): ImportItem | Unreadable {
+function readItem(kind: ItemKind, value: unknown, limits: ImportLimits): ImportItem | Unreadable {
   const raw = (value && typeof value === 'object' ? value : {}) as Raw;
   const id = raw.id;
   if (typeof id !== 'number' && typeof id !== 'string') {
@@ -149,7 +226,7 @@ function readItem(kind: ItemKind, value: unknown): ImportItem | Unreadable {
     case 'organizer':
       return organizer(raw);
     case 'event':
-      return event(raw);
+      return event(raw, limits);
   }
 }
 
@@ -277,11 +354,20 @@ function cost(raw: Raw): string | string[] {
 const list = (value: unknown): Raw[] =>
   Array.isArray(value) ? (value as Raw[]) : value && typeof value === 'object' ? [value as Raw] : [];
 
-function event(raw: Raw): ImportItem {
+function event(raw: Raw, limits: ImportLimits): ImportItem {
   const title = plain(raw.title);
-  const venues = list(raw.venue).filter((v) => v.id !== undefined);
-  const organizers = list(raw.organizer).filter((o) => o.id !== undefined);
-  const terms = (value: unknown) => list(value).filter((t) => t.id !== undefined);
+  const remarks: string[] = [];
+  const linked = (value: unknown, what: string) =>
+    firstLinks(
+      list(value).filter((v) => v.id !== undefined),
+      limits.maxLinks,
+      what,
+      remarks,
+    );
+  const venues = linked(raw.venue, 'venues');
+  const organizers = linked(raw.organizer, 'organizers');
+  const categories = linked(raw.categories, 'categories');
+  const tags = linked(raw.tags, 'tags');
   return {
     kind: 'event',
     externalId: idOf(raw),
@@ -306,9 +392,10 @@ function event(raw: Raw): ImportItem {
     refs: [
       { field: 'venue', items: venues.map((v) => ref('venue', v.id)) },
       { field: 'organizer', items: organizers.map((o) => ref('organizer', o.id)) },
-      { field: 'categories', items: terms(raw.categories).map((t) => ref('category', t.id)) },
-      { field: 'tags', items: terms(raw.tags).map((t) => ref('tag', t.id)) },
+      { field: 'categories', items: categories.map((t) => ref('category', t.id)) },
+      { field: 'tags', items: tags.map((t) => ref('tag', t.id)) },
     ],
+    remarks,
     // Its venue and organizers come whole with it: a draft one the lists did not show is created.
     embedded: [...venues.map(venue), ...organizers.map(organizer)],
   };
@@ -326,7 +413,7 @@ function zoneName(zone: string): string {
 }
 
 /** Categories ordered so that each comes after its parent (a parent missing there: as they came). */
-function parentsFirst(categories: ImportItem[]): ImportItem[] {
+export function parentsFirst(categories: ImportItem[]): ImportItem[] {
   const byId = new Map(categories.map((c) => [c.externalId, c]));
   // A parent the site no longer has: the category comes over at the top level.
   for (const category of categories) {

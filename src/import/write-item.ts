@@ -34,33 +34,37 @@ export interface ImportRun {
    * The local IDs of items this run found or wrote, by refKey, once their transaction committed: an
    * event's venue, organizers and terms are looked up once per run, not once per event. A
    * transaction run again (services/retry.ts) reads afresh, in case one was deleted here meanwhile.
+   * Events, which no item names, are not kept: the run's memory grows with the items named, not
+   * with the calendar.
    */
   known?: Map<string, number>;
 }
+
+/** Whether items of this kind are named by others (and so kept in `known` and `planned`). */
+const named = (key: string) => !key.startsWith('event:');
 
 /** Writes the item (and, first, what it carries that was not imported yet); never throws a refusal. */
 export async function writeItem(
   run: ImportRun,
   item: ImportItem,
-): Promise<{ outcome: Outcome; carried: ImportItem[] }> {
-  let carried: ImportItem[] = [];
-  let found = new Map<string, number>();
-  let attempt = 0;
+): Promise<{ outcome: Outcome; carried: ImportItem[]; remarks: string[] }> {
+  let attempt: Attempt = { carried: [], found: new Map(), remarks: [] };
+  let tries = 0;
   try {
     const outcome = await inTransaction(run.ctx, (tx) => {
       // A transaction run again starts over, without what the run remembers.
-      carried = [];
-      found = new Map();
-      attempt++;
-      return write(tx, { ...run, known: attempt === 1 ? run.known : undefined }, item, { carried, found });
+      attempt = { carried: [], found: new Map(), remarks: [] };
+      tries++;
+      return write(tx, { ...run, known: tries === 1 ? run.known : undefined }, item, attempt);
     });
-    for (const [key, id] of found) run.known?.set(key, id);
-    return { outcome, carried: outcome.result === 'skipped' ? [] : carried };
+    for (const [key, id] of attempt.found) if (named(key)) run.known?.set(key, id);
+    const written = outcome.result !== 'skipped';
+    return { outcome, carried: written ? attempt.carried : [], remarks: written ? attempt.remarks : [] };
   } catch (err) {
     // What the API would answer with a 4xx: this item is skipped, the import goes on. Anything
     // else (the database gone) stops it.
     if (err instanceof DomainError || err instanceof ApiError) {
-      return { outcome: { result: 'skipped', reason: reasonOf(err) }, carried: [] };
+      return { outcome: { result: 'skipped', reason: reasonOf(err) }, carried: [], remarks: [] };
     }
     throw err;
   }
@@ -72,6 +76,8 @@ interface Attempt {
   carried: ImportItem[];
   /** Local IDs of items it found present or wrote, for ImportRun.known once it commits. */
   found: Map<string, number>;
+  /** What it changed of the item to take it, for the summary. */
+  remarks: string[];
 }
 
 async function write(tx: Tx, run: ImportRun, item: ImportItem, attempt: Attempt): Promise<Outcome> {
@@ -100,11 +106,11 @@ async function write(tx: Tx, run: ImportRun, item: ImportItem, attempt: Attempt)
   const problem = bodyProblem(item.kind, body, localId);
   if (problem) return { result: 'skipped', reason: problem };
   if (run.dryRun) {
-    run.planned?.add(refKey(item));
+    if (named(refKey(item))) run.planned?.add(refKey(item));
     return { result: localId === undefined ? 'created' : 'updated', localId: localId ?? 0 };
   }
   // Taken for one that was here already: recorded, and counted as unchanged.
-  const made = localId === undefined ? await create(tx, run, item, body) : undefined;
+  const made = localId === undefined ? await create(tx, run, item, body, attempt) : undefined;
   const id = made ? made.id : await update(tx, run.ctx, item, localId ?? 0, body);
   await saveMapping(tx, run.source, item, id, hash, !mapping);
   attempt.found.set(refKey(item), id);
@@ -167,13 +173,19 @@ async function create(
   run: ImportRun,
   item: ImportItem,
   body: Record<string, unknown>,
+  attempt: Attempt,
 ): Promise<{ id: number; found: boolean }> {
   const { ctx } = run;
   switch (item.kind) {
     case 'event': {
-      if (!item.occurrenceOf)
+      const series = item.occurrenceOf && (await findMapping(tx, run.source, item.occurrenceOf.series));
+      if (item.occurrenceOf && !series) {
+        // Its series was refused: this changed occurrence is an event of its own, as calendar apps show it.
+        attempt.remarks.push('a RECURRENCE-ID whose series was not imported: imported as an event of its own');
+      }
+      if (!item.occurrenceOf || !series)
         return { id: await insertEvent(tx, ctx, body as Parameters<typeof insertEvent>[2]), found: false };
-      const id = await occurrenceId(tx, run, item.occurrenceOf);
+      const id = await occurrenceId(tx, series.localId, item.occurrenceOf);
       return { id: await changeEvent(tx, ctx, { id }, body, 'this'), found: false };
     }
     case 'venue':
@@ -226,19 +238,17 @@ async function update(tx: Tx, ctx: ServiceContext, item: ImportItem, id: number,
 /** The occurrence of an imported series that an override replaces, by its original start. */
 async function occurrenceId(
   tx: Tx,
-  run: ImportRun,
-  { series, originalStart }: NonNullable<ImportItem['occurrenceOf']>,
+  seriesId: number,
+  { originalStart }: NonNullable<ImportItem['occurrenceOf']>,
 ): Promise<number> {
-  const mapping = await findMapping(tx, run.source, series);
-  if (!mapping) throw new InvalidInput({ 'recurrence-id': `its series ${series.externalId} was not imported` });
   // Original starts are wall-clock times in the series' zone, kept as if UTC (services/series.ts).
   const occurrence = await tx.event.findFirst({
-    where: { parentId: mapping.localId, originalStartLocal: new Date(`${originalStart.replace(' ', 'T')}Z`) },
+    where: { parentId: seriesId, originalStartLocal: new Date(`${originalStart.replace(' ', 'T')}Z`) },
     select: { id: true },
   });
   if (!occurrence) {
     throw new InvalidInput({
-      'recurrence-id': `the series has no occurrence starting ${originalStart} (not on its rule, or past its horizon)`,
+      'recurrence-id': `the series has no occurrence starting ${originalStart}: not on its rule, or past its horizon (RFC 5545 3.8.4.4: a RECURRENCE-ID names an occurrence of its series)`,
     });
   }
   return occurrence.id;

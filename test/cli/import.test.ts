@@ -80,19 +80,35 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
     expect(reader.stderr).toContain('may not createEvent');
   }, 120_000);
 
+  it('answers an option without its value, or an unknown one, with the usage, not a stack trace', async () => {
+    for (const args of [
+      ['ics', ICS, '--as'],
+      ['tec', site.base, '--user', '--dry-run'],
+      ['ics', ICS, '--no-such-option'],
+      ['tec', site.base, '--max-pages', '0'],
+      ['tec', site.base, '--max-items', 'many'],
+    ]) {
+      const wrong = await run('import', ...args);
+      expect(wrong.code, args.join(' ')).toBe(2);
+      expect(wrong.stderr).toContain('Usage: npm run import');
+      expect(wrong.stderr).not.toMatch(/^\s+at /m);
+    }
+    expect((await run('import', 'ics', ICS, '--as')).stderr).toMatch(/^Option '--as <value>' argument missing/);
+  }, 120_000);
+
   it('imports an iCalendar file, then again without creating anything', async () => {
     const dry = await run('import', 'ics', ICS, '--dry-run');
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain('dry run: nothing was written');
     const first = await run('import', 'ics', ICS);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/event\s+7\s+0\s+0\s+2/);
+    expect(first.stdout).toMatch(/event\s+8\s+0\s+0\s+1/);
     expect(first.stdout).toContain('broken-date@calendar.test');
     expect(first.stdout).toMatch(/venue\s+2\s+0\s+0\s+0/); // LOCATION: Atelier du Canal, Harbor Park
     expect(first.stdout).toMatch(/category\s+4\s+0\s+0\s+0/);
-    expect(first.stderr).toContain('written 14 of 14'); // plain progress lines: not a terminal
+    expect(first.stderr).toContain('done 16 of 16 items'); // plain progress lines: not a terminal
     const second = await run('import', 'ics', ICS);
-    expect(second.stdout).toMatch(/event\s+0\s+0\s+7\s+2/);
+    expect(second.stdout).toMatch(/event\s+0\s+0\s+8\s+1/);
   }, 120_000);
 
   it('imports a site of The Events Calendar, then again without creating anything', async () => {
@@ -114,6 +130,29 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
     expect(wrong.stderr).toContain('401');
   }, 120_000);
 
+  it('stops at once at Ctrl-C while it waits on a busy site (Retry-After)', async () => {
+    site.failNext(1000, 503, '120');
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/import.ts', 'tec', site.base], {
+        env: { ...process.env, ...env },
+      });
+      let stderr = '';
+      let asked = 0;
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (!asked && stderr.includes('trying again')) {
+          asked = performance.now();
+          child.kill('SIGINT');
+        }
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code, stderr).toBe(130);
+      expect(performance.now() - asked).toBeLessThan(5000);
+    } finally {
+      site.failNext(0);
+    }
+  }, 60_000);
+
   it('stops between two items at Ctrl-C, and the next run goes on from there without duplicates', async () => {
     addEvents(site, 300);
     const sign = ['--user', site.credentials.user, '--app-password', site.credentials.password];
@@ -123,11 +162,14 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      // Once it writes: the stop lands between two of its 300 and more items.
-      if (stderr.includes('writing ') && child.signalCode === null && !child.killed) child.kill('SIGINT');
-    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Once it has written its first pages of events: the stop lands between two of its 300 and more.
+    site.beforeAnswer = (url) => {
+      if (url.pathname.endsWith('/events') && url.searchParams.get('page') === '3' && !child.killed) {
+        child.kill('SIGINT');
+        site.beforeAnswer = undefined;
+      }
+    };
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code, stderr).toBe(130);
     const stopped = /Stopped after (\d+) of (\d+) items/.exec(stdout);

@@ -6,10 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { importIcs, readIcsText } from '../../src/import/commands.js';
-import { unfoldedText } from '../../src/import/ics-source.js';
+import { importIcs } from '../../src/import/commands.js';
 import { plainProgress } from '../../src/import/progress.js';
-import type { Summary } from '../../src/import/run-import.js';
+import { type Summary, summaryLines } from '../../src/import/run-import.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
 
@@ -25,7 +24,7 @@ async function bySlug(s: TestServer, slug: string) {
 
 describeEachDatabase('importing an iCalendar file', (s, kind) => {
   const progress = plainProgress({ write: () => undefined });
-  const run = (text: string, dryRun = false) =>
+  const run = (text: string | Uint8Array, dryRun = false) =>
     importIcs(
       {
         ctx: {
@@ -39,19 +38,26 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
       },
       text,
       progress,
-      () => false,
+      new AbortController().signal,
     );
 
   it('writes each VEVENT as an event, reports and skips the broken ones, and a second run changes nothing', async () => {
-    const text = await readIcsText(FILE);
+    const text = fs.readFileSync(FILE, 'utf8');
     const dry = await run(text, true);
-    expect(counts(dry)).toEqual({ created: 7, updated: 0, unchanged: 0, skipped: 2 });
+    expect(counts(dry)).toEqual({ created: 8, updated: 0, unchanged: 0, skipped: 1 });
     expect(await s.db.prisma.importedItem.count()).toBe(0);
 
     const first = await run(text);
-    expect(counts(first)).toEqual({ created: 7, updated: 0, unchanged: 0, skipped: 2 });
-    expect(first.skipped.map((x) => x.externalId).sort()).toEqual(['VEVENT #9', 'broken-date@calendar.test']);
-    expect(first.skipped.every((x) => x.reason.length > 0)).toBe(true);
+    expect(counts(first)).toEqual({ created: 8, updated: 0, unchanged: 0, skipped: 1 });
+    // A DTSTART that is no date cannot be an event; the refusal names the rule it broke.
+    expect(first.skipped).toEqual([
+      expect.objectContaining({
+        externalId: 'broken-date@calendar.test',
+        reason: expect.stringMatching(/RFC 5545 3\.3\./),
+      }),
+    ]);
+    // A VEVENT without UID (older exports) comes, identified by its DTSTART and SUMMARY.
+    expect((await bySlug(s, 'no-uid-at-all')).utc_start_date).toBe('2027-04-01 10:00:00');
     // LOCATION, ORGANIZER and CATEGORIES became venues, an organizer and categories, each once.
     expect([first.counts.venue.created, first.counts.organizer.created, first.counts.category.created]).toEqual([
       2, 1, 4,
@@ -116,16 +122,16 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
     });
 
     const second = await run(text);
-    expect(counts(second)).toEqual({ created: 0, updated: 0, unchanged: 7, skipped: 2 });
+    expect(counts(second)).toEqual({ created: 0, updated: 0, unchanged: 8, skipped: 1 });
     expect(second.counts.venue.created + second.counts.category.created).toBe(0);
     const all = await s.get('/events?status=publish,private&start_date=2027-01-01&end_date=2027-12-31&per_page=50');
-    expect(all.body.total).toBe(8); // three occurrences and five single events; the series itself is not listed
+    expect(all.body.total).toBe(9); // three occurrences and six single events; the series itself is not listed
   });
 
   it('a changed entry is updated in place, and a file that is not iCalendar is refused', async () => {
-    const text = (await readIcsText(FILE)).replace('SUMMARY:Board meeting', 'SUMMARY:Board meeting (moved online)');
+    const text = fs.readFileSync(FILE, 'utf8').replace('SUMMARY:Board meeting', 'SUMMARY:Board meeting (moved online)');
     const summary = await run(text);
-    expect(counts(summary)).toEqual({ created: 0, updated: 1, unchanged: 6, skipped: 2 });
+    expect(counts(summary)).toEqual({ created: 0, updated: 1, unchanged: 7, skipped: 1 });
     expect((await bySlug(s, 'board-meeting')).title).toBe('Board meeting (moved online)');
     await expect(run('this is not a calendar')).rejects.toThrow(/not an iCalendar file/);
     expect(fs.existsSync(FILE)).toBe(true);
@@ -194,7 +200,7 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
     const bytes = Buffer.from(lines.join('\r\n'), 'utf8');
     const at = bytes.indexOf(Buffer.from('\u00e9t\u00e9', 'utf8')) + 1;
     const folded = Buffer.concat([bytes.subarray(0, at), Buffer.from('\r\n '), bytes.subarray(at)]);
-    const summary = await run(unfoldedText(folded));
+    const summary = await run(Buffer.from(folded));
     expect(summary.skipped.map((x) => [x.externalId, x.reason])).toEqual([
       ['no-end@awkward.test', expect.stringContaining('END:VEVENT')],
       ['twice@awkward.test', expect.stringContaining('higher SEQUENCE')],
@@ -219,7 +225,49 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
     expect((await bySlug(s, 'twice-the-newer')).title).toBe('Twice, the newer');
     // A LOCATION longer than a venue's name may be: the venue's name is cut, the event comes.
     expect((await bySlug(s, 'somewhere-long')).venue.venue).toHaveLength(499);
-    const again = await run(unfoldedText(folded));
+    const again = await run(Buffer.from(folded));
     expect(counts(again)).toMatchObject({ created: 0, updated: 0, unchanged: 7 });
+  });
+
+  it('cleans a NUL byte or another control character out of an item, says so, and goes on', async () => {
+    const calendar = (title: string) =>
+      [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'BEGIN:VEVENT',
+        'UID:nul\u0000in-uid@dirty.test',
+        'DTSTART:20270501T100000Z',
+        `SUMMARY:${title}`,
+        'DESCRIPTION:A NUL \u0000 here\\, a bell \u0007 there',
+        'END:VEVENT',
+        'BEGIN:VEVENT',
+        'UID:dirty-links@dirty.test',
+        'DTSTART:20270502T100000Z',
+        'SUMMARY:Dirty links',
+        'LOCATION:Hall\u0000 B',
+        'CATEGORIES:Talks\u0000,Music\u001b[31m',
+        'ORGANIZER;CN=Ana\u0000:mailto:ana@example.com',
+        'END:VEVENT',
+        'BEGIN:VEVENT',
+        'UID:clean@dirty.test',
+        'DTSTART:20270503T100000Z',
+        'SUMMARY:Clean one after them',
+        'END:VEVENT',
+        'END:VCALENDAR',
+      ].join('\r\n');
+    const first = await run(calendar('Dirty\u0000 title'));
+    expect(first.skipped).toEqual([]);
+    expect(counts(first)).toMatchObject({ created: 3, skipped: 0 });
+    // The event, and its venue, organizer and categories, which are items of their own.
+    expect(summaryLines(first, false).join('\n')).toMatch(
+      /control characters removed[^:]*: 6 items \(.*venue venue:hall b.*event nulin-uid@dirty\.test/,
+    );
+    expect((await bySlug(s, 'dirty-title')).description).toBe('<p>A NUL  here, a bell  there</p>');
+    const links = await bySlug(s, 'dirty-links');
+    expect([links.venue.venue, links.organizer[0].organizer]).toEqual(['Hall B', 'Ana']);
+    expect(links.categories.map((c: any) => c.name).sort()).toEqual(['Music[31m', 'Talks']);
+    await bySlug(s, 'clean-one-after-them');
+    // Cleaned the same way every time: nothing to change on the next run.
+    expect(counts(await run(calendar('Dirty\u0000 title')))).toMatchObject({ created: 0, unchanged: 3 });
   });
 });

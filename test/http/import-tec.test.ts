@@ -2,11 +2,14 @@
 // answers (test/setup/tec-site.ts) is imported, checked field by field through our own API, imported
 // again (nothing duplicated), changed and imported once more (changes applied, a deletion there
 // reported); a dry run writes nothing; a busy site is waited for.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { importTec } from '../../src/import/commands.js';
 import { SourceError } from '../../src/import/fetch-source.js';
+import type { ImportLimits } from '../../src/import/limits.js';
 import { plainProgress } from '../../src/import/progress.js';
-import type { Summary } from '../../src/import/run-import.js';
+import { type Summary, summaryLines } from '../../src/import/run-import.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
 import { addEvents, fixture, startTecSite, type TecSite } from '../setup/tec-site.js';
@@ -45,7 +48,15 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
   let site: TecSite;
   const lines: string[] = [];
   const progress = plainProgress({ write: (text: string) => lines.push(text) });
-  const run = (options: { dryRun?: boolean; signedIn?: boolean; base?: string; shouldStop?: () => boolean } = {}) =>
+  const run = (
+    options: {
+      dryRun?: boolean;
+      signedIn?: boolean;
+      base?: string;
+      stop?: AbortSignal;
+      limits?: Partial<ImportLimits>;
+    } = {},
+  ) =>
     importTec(
       {
         ctx: {
@@ -62,9 +73,10 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
         base: options.base ?? site.base,
         ...(options.signedIn === false ? {} : { user: site.credentials.user, appPassword: site.credentials.password }),
         fetch: { minTimeoutMs: 1, retries: 3 },
+        limits: options.limits,
       },
       progress,
-      options.shouldStop ?? (() => false),
+      options.stop ?? new AbortController().signal,
     );
 
   beforeAll(async () => {
@@ -210,13 +222,53 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
     site.failNext(0);
   });
 
+  it('a stop asked for while it waits on Retry-After ends the wait at once', async () => {
+    site.failNext(100, 429, '100');
+    const stop = new AbortController();
+    const started = performance.now();
+    setTimeout(() => {
+      stop.abort();
+    }, 300);
+    try {
+      const summary = await run({ stop: stop.signal });
+      expect(summary.stopped).toBe(true);
+      expect(summary.done).toBe(0);
+      expect(performance.now() - started).toBeLessThan(5000);
+    } finally {
+      site.failNext(0);
+    }
+  }, 20_000);
+
+  it('fails a redirect loop at once, as final, without trying it again', async () => {
+    let requests = 0;
+    const looping = http.createServer((req, res) => {
+      requests++;
+      res.writeHead(302, {
+        location: req.url?.startsWith('/a/') ? '/b/wp-json/tribe/events/v1/' : '/a/wp-json/tribe/events/v1/',
+      });
+      res.end();
+    });
+    looping.listen(0, '127.0.0.1');
+    await new Promise((resolve) => looping.once('listening', resolve));
+    try {
+      const origin = `http://127.0.0.1:${(looping.address() as AddressInfo).port}`;
+      const failed = run({ base: `${origin}/a/wp-json/tribe/events/v1` });
+      await expect(failed).rejects.toBeInstanceOf(SourceError);
+      await expect(failed).rejects.toThrow(/redirect loop/);
+      expect(requests).toBeLessThanOrEqual(3); // /a/.../categories, /b/.../, /a/.../ again: seen, final
+    } finally {
+      looping.closeAllConnections();
+      looping.close();
+    }
+  });
+
   it('refuses anything but an http(s) URL', async () => {
     await expect(
       importTec(
         { ctx: { db: s.db.prisma, caller: null, siteZone: 'UTC', now: new Date() }, dryRun: true },
         { base: 'file:///etc/passwd' },
         progress,
-        () => false,
+        new AbortController().signal,
       ),
     ).rejects.toThrow(/Only http: and https:/);
   });
@@ -274,14 +326,14 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
     }
   });
 
-  it('stops while reading when asked, and writes nothing', async () => {
+  it('stops while reading when asked, reading no further', async () => {
     const other = await startTecSite();
     try {
-      let stop = false;
+      const stop = new AbortController();
       other.beforeAnswer = (url) => {
-        if (url.pathname.endsWith('/venues')) stop = true; // Ctrl-C while the venues are read
+        if (url.pathname.endsWith('/venues')) stop.abort(); // Ctrl-C while the venues are read (signed out, no terms)
       };
-      const summary = await run({ base: other.base, signedIn: false, shouldStop: () => stop });
+      const summary = await run({ base: other.base, signedIn: false, stop: stop.signal });
       expect(summary.stopped).toBe(true);
       expect(summary.done).toBe(0);
       expect(other.requests.some((r) => r.includes('/v1/events'))).toBe(false); // the events were never read
@@ -290,4 +342,74 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
       await other.close();
     }
   });
+
+  it('cleans NUL bytes and other control characters out of what a site sends, and goes on', async () => {
+    const other = await startTecSite();
+    try {
+      const jazz = other.events.find((e) => e.slug === 'winter-jazz-night')!;
+      jazz.title = 'Winter\u0000 Jazz\u001b Night';
+      jazz.modified_utc = '2026-11-23\u0000 10:00:00';
+      jazz.venue.venue = 'Blue\u0000 Note';
+      other.tags[0].name = 'Live\u0000 music';
+      const summary = await run({ base: other.base });
+      expect(summary.skipped).toEqual([]);
+      expect(summary.counts.event.created).toBe(8);
+      expect(summaryLines(summary, false).join('\n')).toMatch(/control characters removed[^:]*: \d items \(.*event /);
+      const mapped = await s.db.prisma.importedItem.findFirst({
+        where: { source: other.base, kind: 'event', externalId: String(jazz.id) },
+      });
+      const event = (await s.get(`/events/${mapped?.localId}`)).body;
+      expect(event.title).toBe('Winter Jazz Night');
+      expect(mapped?.sourceModified).toBe('2026-11-23 10:00:00');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('reads a site that claims a billion pages and answers each with its first one up to the first repeat', async () => {
+    const other = await startTecSite();
+    try {
+      other.hostile = 'repeat';
+      const summary = await run({ base: other.base });
+      // Its events list and WordPress's list of IDs each end at their second page, which repeats the first.
+      expect(summary.counts.event).toMatchObject({ created: 50, skipped: 0 });
+      expect(summary.notes.filter((note) => note.includes('holds only items of earlier pages'))).toHaveLength(2);
+      expect(other.requests.filter((r) => r.includes('/v1/events?')).length).toBe(2);
+      expect(other.requests.filter((r) => r.includes('/wp/v2/')).length).toBe(2);
+    } finally {
+      await other.close();
+    }
+  }, 60_000);
+
+  it('reads a site that invents new pages for ever up to its bounds, writing each page before the next', async () => {
+    for (const [limits, created, note] of [
+      [{ maxItems: 120 }, 120, 'the first 120 were taken (--max-items)'],
+      [{ maxPages: 2 }, 100, 'the first 2 were read (--max-pages)'],
+    ] as const) {
+      const other = await startTecSite();
+      try {
+        other.hostile = 'endless';
+        let writtenBeforePage2 = -1;
+        other.beforeAnswer = (url) => {
+          if (url.pathname.endsWith('/events') && url.searchParams.get('page') === '2') {
+            void s.db.prisma.importedItem
+              .count({ where: { source: other.base, kind: 'event' } })
+              .then((count) => (writtenBeforePage2 = count));
+          }
+        };
+        const summary = await run({ base: other.base, limits });
+        expect(summary.counts.event).toMatchObject({ created, skipped: 0 });
+        expect(summary.notes.join('\n')).toContain(note);
+        expect(writtenBeforePage2).toBe(50);
+        // Again with a lower bound: the events imported before that it does not reach are not
+        // looked for one by one (nor taken for deleted there).
+        const lower = await run({ base: other.base, limits: { maxItems: 60 } });
+        expect(lower.counts.event).toMatchObject({ unchanged: 60, skipped: 0 });
+        expect(lower.notes.join('\n')).toContain(`${created - 60} event items imported before were not looked for`);
+        expect(lower.deletedThere).toEqual([]);
+      } finally {
+        await other.close();
+      }
+    }
+  }, 60_000);
 });

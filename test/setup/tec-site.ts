@@ -4,6 +4,8 @@
 // 404 past the last page), single items by ID (drafts only to a signed-in reader, hidden events
 // only here), and WordPress's own list of event IDs (`wp/v2/tribe_events`). Tests change its items
 // between imports, and can make it fail a number of requests first (503 or 429 with Retry-After).
+// It can also be hostile (`hostile`): claim a billion pages and answer every page of the events
+// lists with the same items again, or with new ones for ever.
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,12 +35,17 @@ export interface TecSite {
   events: Item[];
   /** Basic credentials that see drafts. */
   credentials: { user: string; password: string };
-  /** The next `count` requests get `status` (with Retry-After: 0). */
-  failNext(count: number, status?: number): void;
+  /** The next `count` requests get `status` (with Retry-After: `retryAfter`, 0 by default). */
+  failNext(count: number, status?: number, retryAfter?: string): void;
   /** Every request's path and query, in order. */
   requests: string[];
   /** Whether `wp/v2/tribe_events` is there (not on every site). */
   wordpressRoute: boolean;
+  /**
+   * The events lists (theirs and WordPress's) claim a billion pages and answer each page with the
+   * first page again (`repeat`) or with new events for ever (`endless`).
+   */
+  hostile?: 'repeat' | 'endless';
   /** Called with each request before it is answered: tests change the site mid-import with it. */
   beforeAnswer?: (url: URL) => void;
   close(): Promise<void>;
@@ -50,27 +57,30 @@ export interface TecSite {
  */
 export function addEvents(site: TecSite, count: number): void {
   const models = site.events.filter((e) => e.status === 'publish' && !e.hide_from_listings);
-  const shift = (text: string, days: number) => {
+  for (let i = 0; i < count; i++) site.events.push(copyOf(models[i % models.length], 100_000 + i, 400 + i));
+}
+
+/** The model under a new ID and slug, `days` later. */
+function copyOf(model: Item, id: number, days: number): Item {
+  const shift = (text: string) => {
     const at = new Date(`${text.replace(' ', 'T')}Z`);
     at.setUTCDate(at.getUTCDate() + days);
     return at.toISOString().replace('T', ' ').slice(0, 19);
   };
-  for (let i = 0; i < count; i++) {
-    const model = models[i % models.length];
-    const days = 400 + i;
-    const id = 100_000 + i;
-    site.events.push({
-      ...structuredClone(model),
-      id,
-      slug: `${model.slug}-${id}`,
-      title: `${model.title} ${id}`,
-      start_date: shift(model.start_date, days),
-      end_date: shift(model.end_date, days),
-      utc_start_date: shift(model.utc_start_date, days),
-      utc_end_date: shift(model.utc_end_date, days),
-    });
-  }
+  return {
+    ...structuredClone(model),
+    id,
+    slug: `${model.slug}-${id}`,
+    title: `${model.title} ${id}`,
+    start_date: shift(model.start_date),
+    end_date: shift(model.end_date),
+    utc_start_date: shift(model.utc_start_date),
+    utc_end_date: shift(model.utc_end_date),
+  };
 }
+
+/** What a hostile site claims: a billion pages. */
+const HOSTILE_PAGES = 1_000_000_000;
 
 export async function startTecSite(): Promise<TecSite> {
   const list = (name: string, key: string) => structuredClone(fixture(name).body[key]) as Item[];
@@ -83,8 +93,9 @@ export async function startTecSite(): Promise<TecSite> {
     credentials: { user: 'admin', password: 'abcd efgh ijkl mnop qrst uvwx' },
     requests: [] as string[],
     wordpressRoute: true,
+    hostile: undefined as TecSite['hostile'],
   };
-  let failures: { count: number; status: number } = { count: 0, status: 503 };
+  let failures = { count: 0, status: 503, retryAfter: '0' };
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site.test');
@@ -98,7 +109,7 @@ export async function startTecSite(): Promise<TecSite> {
     };
     if (failures.count > 0) {
       failures.count--;
-      send(failures.status, { code: 'busy', message: 'Try again later.' }, { 'retry-after': '0' });
+      send(failures.status, { code: 'busy', message: 'Try again later.' }, { 'retry-after': failures.retryAfter });
       return;
     }
     const auth = req.headers.authorization;
@@ -178,6 +189,10 @@ export async function startTecSite(): Promise<TecSite> {
       answer: (page: unknown[], total: number, totalPages: number) => void,
     ) {
       const page = Number(pageUrl.searchParams.get('page') ?? 1);
+      if (site.hostile && (emptyIsNotFound || pageUrl.pathname.endsWith('/tribe_events'))) {
+        answer(hostilePage(page, perPage, !emptyIsNotFound), HOSTILE_PAGES * perPage, HOSTILE_PAGES);
+        return;
+      }
       const totalPages = Math.ceil(all.length / perPage);
       // The events list answers an empty page 1 with 404 as well, as any page past the end.
       if (page > Math.max(totalPages, 1) || (emptyIsNotFound && totalPages === 0)) {
@@ -190,6 +205,16 @@ export async function startTecSite(): Promise<TecSite> {
       }
       answer(all.slice((page - 1) * perPage, page * perPage), all.length, totalPages);
     }
+
+    /** A page of events (or only their IDs) that a hostile site makes up: page 1's again, or new ones. */
+    function hostilePage(page: number, perPage: number, idsOnly: boolean): unknown[] {
+      const models = site.events.filter((e) => e.status === 'publish' && !e.hide_from_listings);
+      const first = site.hostile === 'repeat' ? 0 : (page - 1) * perPage;
+      return Array.from({ length: perPage }, (_, i) => {
+        const id = 10_000_000 + first + i;
+        return idsOnly ? { id } : copyOf(models[i % models.length], id, (first + i) % 3000);
+      });
+    }
   });
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) =>
@@ -200,8 +225,8 @@ export async function startTecSite(): Promise<TecSite> {
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return Object.assign(site, {
     base: `${origin}${PREFIX}`,
-    failNext(count: number, status = 503) {
-      failures = { count, status };
+    failNext(count: number, status = 503, retryAfter = '0') {
+      failures = { count, status, retryAfter };
     },
     close: () =>
       new Promise<void>((resolve) => {

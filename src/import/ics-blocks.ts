@@ -1,0 +1,111 @@
+// An iCalendar file at the level of its bytes: lines unfolded in place, and where each VEVENT and
+// VTIMEZONE block begins and ends, without turning the file into text or lines. A file of any
+// size then costs its bytes and two numbers per block; each block is decoded when it is read
+// (ics-source.ts), and again when it is written.
+
+/** A block of the file: its byte range, and why it is not whole, when it is not. */
+export interface Block {
+  start: number;
+  end: number;
+  broken?: string;
+}
+
+export interface Blocks {
+  /** Whether the file says it is a calendar (BEGIN:VCALENDAR). */
+  calendar: boolean;
+  events: Block[];
+  timezones: Block[];
+}
+
+const CR = 13;
+const LF = 10;
+
+/**
+ * The bytes with their lines unfolded (a line break, CRLF, LF or a lone CR, then one space or tab,
+ * is removed), in place: the bytes are the caller's to give up. On the bytes, not the text, because
+ * a fold may fall inside a character's bytes. A byte order mark at the start goes too.
+ */
+export function unfold(bytes: Uint8Array): Uint8Array {
+  let n = 0;
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  for (let i = bom; i < bytes.length; i++) {
+    const size = bytes[i] === CR ? (bytes[i + 1] === LF ? 2 : 1) : bytes[i] === LF ? 1 : 0;
+    const next = bytes[i + size];
+    if (size && (next === 32 || next === 9)) {
+      i += size; // the line break, and the one space or tab after it (the loop's step)
+      continue;
+    }
+    bytes[n++] = bytes[i];
+  }
+  return bytes.subarray(0, n);
+}
+
+/** One line: where it starts, where its text ends, and where the next starts. */
+function* lines(bytes: Uint8Array): Generator<{ start: number; end: number; next: number }> {
+  for (let start = 0; start < bytes.length;) {
+    let end = start;
+    while (end < bytes.length && bytes[end] !== CR && bytes[end] !== LF) end++;
+    const next = bytes[end] === CR && bytes[end + 1] === LF ? end + 2 : end + 1;
+    yield { start, end, next };
+    start = next;
+  }
+}
+
+const decoder = new TextDecoder();
+
+/** The BEGIN or END a line holds, upper-cased (`BEGIN:VEVENT`), or undefined for any other line. */
+function marker(bytes: Uint8Array, start: number, end: number): { begins?: string; ends?: string } | undefined {
+  // Only a short line that starts with B or E (in any case) can be one: the others are not decoded.
+  const first = bytes[start] | 0x20;
+  if (end - start > 80 || (first !== 0x62 && first !== 0x65)) return undefined;
+  const line = decoder.decode(bytes.subarray(start, end)).trim().toUpperCase();
+  if (line.startsWith('BEGIN:')) return { begins: line.slice(6).trim() };
+  if (line.startsWith('END:')) return { ends: line.slice(4).trim() };
+  return undefined;
+}
+
+const TOP = new Set(['VEVENT', 'VTIMEZONE']);
+
+/**
+ * The VEVENT and VTIMEZONE blocks of unfolded bytes. A block that another begins in, or that the
+ * calendar's end closes, is broken (ical.js would read it without its END and swallow what follows).
+ */
+export function blocksOf(bytes: Uint8Array): Blocks {
+  const found: Blocks = { calendar: false, events: [], timezones: [] };
+  let current: { kind: string; start: number; open: string[] } | undefined;
+  const close = (end: number, broken?: string) => {
+    if (!current) return;
+    const block = { start: current.start, end, ...(broken ? { broken } : {}) };
+    (current.kind === 'VEVENT' ? found.events : found.timezones).push(block);
+    current = undefined;
+  };
+  let last = 0;
+  for (const line of lines(bytes)) {
+    last = line.next;
+    const { begins, ends } = marker(bytes, line.start, line.end) ?? {};
+    if (begins === 'VCALENDAR') found.calendar = true;
+    if (current && ((begins && TOP.has(begins)) || ends === 'VCALENDAR')) {
+      close(line.start, `it has no END:${current.open[0]} (RFC 5545 3.4: each BEGIN has its END)`);
+    }
+    if (!current) {
+      if (begins && TOP.has(begins)) current = { kind: begins, start: line.start, open: [begins] };
+      continue;
+    }
+    if (begins) current.open.push(begins);
+    else if (ends && current.open.includes(ends)) {
+      while (current.open.pop() !== ends); // an inner component left open ends with its parent
+      if (!current.open.length) close(line.next);
+    }
+  }
+  if (current) close(last, `it has no END:${current.open[0]} (RFC 5545 3.4: each BEGIN has its END)`);
+  return found;
+}
+
+/** A block's text, its lines joined with CRLF as ical.js reads them. */
+export function blockText(bytes: Uint8Array, block: Block): string {
+  return decoder
+    .decode(bytes.subarray(block.start, block.end))
+    .split(/\r\n|\r|\n/)
+    .filter((line) => line.trim())
+    .join('\r\n');
+}
