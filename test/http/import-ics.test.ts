@@ -102,9 +102,10 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
     });
     expect(jazz.organizer[0]).toMatchObject({ organizer: 'Ana Ribeiro', email: 'ana@example.com' });
 
-    // A zone name that is not IANA's, converted with the file's VTIMEZONE: 09:00 in Paris in June.
+    // Outlook's name of a zone, with its VTIMEZONE: the IANA zone CLDR gives it, 09:00 in June.
     expect(await bySlug(s, 'board-meeting')).toMatchObject({
-      timezone: 'UTC',
+      timezone: 'Europe/Berlin',
+      start_date: '2027-06-10 09:00:00',
       utc_start_date: '2027-06-10 07:00:00',
       utc_end_date: '2027-06-10 08:00:00',
     });
@@ -409,13 +410,44 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
       'DTEND;TZID=Europe/Paris:20280411T200000',
       'SUMMARY:Moved rehearsal',
       'END:VEVENT',
-      // A globally unique TZID, a RRULE with spaces, a line without a colon, an EXDATE without a rule.
+      // A globally unique TZID, a RRULE with spaces and a trailing semicolon, a line without a colon.
       'BEGIN:VEVENT',
       'UID:mozilla@lenient.test',
       'DTSTART;TZID=/mozilla.org/20070129_1/America/New_York:20280501T090000',
-      'RRULE:FREQ=WEEKLY;COUNT=3;BYDAY=MO, WE',
+      'RRULE:FREQ=WEEKLY;COUNT=3;BYDAY=MO, WE;',
       'this line is no property',
       'SUMMARY:Old Sunbird export',
+      'END:VEVENT',
+      // A weekly class in a zone of the file's own making: read in an IANA zone of the same rules.
+      'BEGIN:VTIMEZONE',
+      'TZID:Our office time',
+      'BEGIN:DAYLIGHT',
+      'TZOFFSETFROM:+0100',
+      'TZOFFSETTO:+0200',
+      'DTSTART:19700329T020000',
+      'RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU',
+      'END:DAYLIGHT',
+      'BEGIN:STANDARD',
+      'TZOFFSETFROM:+0200',
+      'TZOFFSETTO:+0100',
+      'DTSTART:19701025T030000',
+      'RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU',
+      'END:STANDARD',
+      'END:VTIMEZONE',
+      'BEGIN:VEVENT',
+      'UID:office-class@lenient.test',
+      'DTSTART;TZID=Our office time:20280320T190000',
+      'DURATION:PT1H',
+      'RRULE:FREQ=WEEKLY;COUNT=2',
+      'SUMMARY:Office class',
+      'END:VEVENT',
+      // Outlook's weekly meeting, its zone by its Windows name (and no VTIMEZONE).
+      'BEGIN:VEVENT',
+      'UID:outlook-weekly@lenient.test',
+      'DTSTART;TZID=Eastern Standard Time:20280508T090000',
+      'DTEND;TZID=Eastern Standard Time:20280508T093000',
+      'RRULE:FREQ=WEEKLY;COUNT=2',
+      'SUMMARY:Team sync',
       'END:VEVENT',
       // No start: no event. Refused, with the rule.
       'BEGIN:VEVENT',
@@ -431,7 +463,7 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
         reason: expect.stringContaining('RFC 5545 3.6.1'),
       }),
     ]);
-    expect(counts(first)).toMatchObject({ created: 5, skipped: 1 });
+    expect(counts(first)).toMatchObject({ created: 7, skipped: 1 });
     expect((await bySlug(s, 'no-title')).utc_start_date).toBe('2028-04-05 15:00:00');
     expect((await bySlug(s, 'anonymous-lecture')).utc_start_date).toBe('2028-04-06 15:00:00');
     expect(await bySlug(s, 'new-year')).toMatchObject({
@@ -449,12 +481,25 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
       'America/New_York',
       ['RRULE:FREQ=WEEKLY;COUNT=3;BYDAY=MO,WE'],
     ]);
+    const sync = await bySlug(s, 'team-sync');
+    expect([sync.timezone, sync.start_date, sync.recurrence]).toEqual([
+      'America/New_York',
+      '2028-05-08 09:00:00',
+      ['RRULE:FREQ=WEEKLY;COUNT=2'],
+    ]);
+    // 19:00 on both sides of the change to summer time, as its VTIMEZONE says.
+    const office = await bySlug(s, 'office-class');
+    const classes = await s.get(`/events?post_parent=${office.id}&start_date=2028-03-01&end_date=2028-04-30`);
+    expect(classes.body.events.map((e: any) => [e.start_date, e.utc_start_date])).toEqual([
+      ['2028-03-20 19:00:00', '2028-03-20 18:00:00'],
+      ['2028-03-27 19:00:00', '2028-03-27 17:00:00'],
+    ]);
     const notes = summaryLines(first, false).join('\n');
     expect(notes).toContain('no SUMMARY');
     expect(notes).toContain('no UID');
     expect(notes).toContain('a RECURRENCE-ID whose series is not in the file');
     // Again: the same events, nothing created twice.
-    expect(counts(await run(calendar))).toMatchObject({ created: 0, unchanged: 5, skipped: 1 });
+    expect(counts(await run(calendar))).toMatchObject({ created: 0, unchanged: 7, skipped: 1 });
   });
 
   it('reads a file of VEVENTs without their VCALENDAR, and says so', async () => {
