@@ -51,7 +51,9 @@ export function readEvent(block: string, zones: Zones, limits: ImportLimits): Ev
         `Its time zone ${zone.tzid} is not an IANA name, and no IANA zone keeps its offsets, which a recurring event needs: its rule is read in the zone's wall-clock time.`,
       );
     }
-    remarks.push(`a TZID that is no IANA name: its series is read in ${same}, which keeps the offsets of its VTIMEZONE`);
+    remarks.push(
+      `a TZID that is no IANA name: its series is read in ${same}, which keeps the offsets of its VTIMEZONE`,
+    );
     zone = { name: same, tzid: zone.tzid, converted: false };
   }
   const status = String(component.getFirstPropertyValue('status') ?? '').toUpperCase();
@@ -172,7 +174,10 @@ function lenient(line: string): string {
   const name = propertyName(line);
   if (name === 'RRULE') {
     const colon = line.indexOf(':');
-    const parts = line.slice(colon + 1).replace(/[ \t]+/g, '').split(';');
+    const parts = line
+      .slice(colon + 1)
+      .replace(/[ \t]+/g, '')
+      .split(';');
     return `${line.slice(0, colon + 1)}${parts.filter(Boolean).join(';')}`;
   }
   if (!DATED.has(name)) return line;
@@ -453,8 +458,7 @@ function ianaName(tzid: string, vtimezone: ICAL.Timezone | undefined, fields: Wa
   ];
   const agrees = (iana: string) =>
     !vtimezone ||
-    DateTime.fromObject(fields, { zone: iana }).toSeconds() ===
-      ICAL.Time.fromData(fields, vtimezone).toUnixTime();
+    DateTime.fromObject(fields, { zone: iana }).toSeconds() === ICAL.Time.fromData(fields, vtimezone).toUnixTime();
   return candidates.find((name) => eventZone(name) && agrees(name));
 }
 
