@@ -10,11 +10,33 @@ export interface Block {
   broken?: string;
 }
 
+/** Blocks of one kind, as plain numbers: a file may hold millions. */
+export class BlockList {
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+  private readonly broken = new Map<number, string>();
+
+  get length(): number {
+    return this.starts.length;
+  }
+
+  push(block: Block): void {
+    if (block.broken) this.broken.set(this.starts.length, block.broken);
+    this.starts.push(block.start);
+    this.ends.push(block.end);
+  }
+
+  at(index: number): Block {
+    const broken = this.broken.get(index);
+    return { start: this.starts[index], end: this.ends[index], ...(broken ? { broken } : {}) };
+  }
+}
+
 export interface Blocks {
   /** Whether the file says it is a calendar (BEGIN:VCALENDAR). */
   calendar: boolean;
-  events: Block[];
-  timezones: Block[];
+  events: BlockList;
+  timezones: BlockList;
 }
 
 const CR = 13;
@@ -71,7 +93,7 @@ const TOP = new Set(['VEVENT', 'VTIMEZONE']);
  * calendar's end closes, is broken (ical.js would read it without its END and swallow what follows).
  */
 export function blocksOf(bytes: Uint8Array): Blocks {
-  const found: Blocks = { calendar: false, events: [], timezones: [] };
+  const found: Blocks = { calendar: false, events: new BlockList(), timezones: new BlockList() };
   let current: { kind: string; start: number; open: string[] } | undefined;
   const close = (end: number, broken?: string) => {
     if (!current) return;

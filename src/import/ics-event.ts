@@ -4,15 +4,16 @@
 // and each thing taken leniently is a remark in the summary (items.ts, ImportItem.remarks).
 //
 // Times: a TZID that is an IANA name (or ends in one, as globally unique TZIDs such as
-// `/mozilla.org/20070129_1/America/New_York` do, or whose VTIMEZONE names one in X-LIC-LOCATION)
-// becomes the event's zone; another TZID with its VTIMEZONE in the file (Windows names) is converted
-// with it and the event kept in UTC (a series then cannot be, its rule being in wall-clock time); a
-// TZID neither IANA's nor in the file, and a floating time, are read in the site's zone; UTC stays
-// UTC. An all-day event ends the day before its DTEND (RFC 5545 ends are exclusive).
+// `/mozilla.org/20070129_1/America/New_York` do, or whose VTIMEZONE names one in X-LIC-LOCATION, or
+// a Windows name that CLDR maps to one) becomes the event's zone; another TZID with its VTIMEZONE
+// in the file is converted with it and the event kept in UTC (a series then cannot be, its rule
+// being in wall-clock time); a TZID neither IANA's nor in the file, and a floating time, are read in
+// the site's zone; UTC stays UTC. An all-day event ends the day before its DTEND (RFC 5545 ends are exclusive).
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { escapeUTF8 } from 'entities';
 import { DateTime } from 'luxon';
+import { findIana } from 'windows-iana';
 import { eventZone } from '../lib/event-times.js';
 import { firstLinks, type ImportItem, type ItemRef, type RefField } from './items.js';
 import type { ImportLimits } from './limits.js';
@@ -40,12 +41,20 @@ export function readEvent(block: string, zones: Zones, limits: ImportLimits): Ev
   const startAt = reading(start, zones, remarks);
   const allDay = start.isDate;
   const endAt = endOf(component, startAt, zones, remarks);
-  const zone = startAt.zone;
   const recurrence = recurrenceLines(component, remarks);
+  let zone = startAt.zone;
   if (recurrence.length && zone.converted) {
-    throw new Error(
-      `Its time zone ${zone.tzid} is not an IANA name, which a recurring event needs: its rule is read in the zone's wall-clock time.`,
+    // A series' rule is read in wall-clock time: it needs a zone of rules, not converted times.
+    const same = zoneLike(zones.get(zone.tzid), startAt.date.year);
+    if (!same) {
+      throw new Error(
+        `Its time zone ${zone.tzid} is not an IANA name, and no IANA zone keeps its offsets, which a recurring event needs: its rule is read in the zone's wall-clock time.`,
+      );
+    }
+    remarks.push(
+      `a TZID that is no IANA name: its series is read in ${same}, which keeps the offsets of its VTIMEZONE`,
     );
+    zone = { name: same, tzid: zone.tzid, converted: false };
   }
   const status = String(component.getFirstPropertyValue('status') ?? '').toUpperCase();
   const privacy = String(component.getFirstPropertyValue('class') ?? '').toUpperCase();
@@ -158,12 +167,19 @@ const DATED = new Set(['DTSTART', 'DTEND', 'RECURRENCE-ID', 'EXDATE', 'RDATE']);
 
 /**
  * A line as lenient readers take it: a date property whose values are all 8 digits, without
- * VALUE=DATE, holds dates (ical.js would read `2022-01-01T::`, an invalid time); spaces inside a
- * RRULE (`BYDAY=MO, TU`) go; an EXDATE or RDATE without values goes.
+ * VALUE=DATE, holds dates (ical.js would read `2022-01-01T::`, an invalid time); spaces and empty
+ * parts inside a RRULE (`BYDAY=MO, TU`, a trailing `;`) go; an EXDATE or RDATE without values goes.
  */
 function lenient(line: string): string {
   const name = propertyName(line);
-  if (name === 'RRULE') return line.replace(/[ \t]+/g, '');
+  if (name === 'RRULE') {
+    const colon = line.indexOf(':');
+    const parts = line
+      .slice(colon + 1)
+      .replace(/[ \t]+/g, '')
+      .split(';');
+    return `${line.slice(0, colon + 1)}${parts.filter(Boolean).join(';')}`;
+  }
   if (!DATED.has(name)) return line;
   const colon = line.indexOf(':');
   if (colon < 0) return line;
@@ -361,6 +377,16 @@ interface Zone {
   converted: boolean;
 }
 
+/** A date and time as written. */
+interface WallClock {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
 interface Reading {
   instant: Date;
   zone: Zone;
@@ -393,7 +419,7 @@ function reading(time: ICAL.Time, zones: Zones, remarks: string[]): Reading {
     };
   }
   const vtimezone = zones.get(tzid);
-  const iana = ianaName(tzid, vtimezone);
+  const iana = ianaName(tzid, vtimezone, fields);
   if (iana) {
     const at = DateTime.fromObject(fields, { zone: iana });
     return { instant: at.toJSDate(), zone: { name: iana, tzid, converted: false }, isDate: false, date };
@@ -415,18 +441,45 @@ function reading(time: ICAL.Time, zones: Zones, remarks: string[]): Reading {
 
 /**
  * The IANA zone a TZID names: itself; the end of a globally unique one (RFC 5545 3.8.3.1,
- * `/mozilla.org/20070129_1/America/New_York`); or its VTIMEZONE's X-LIC-LOCATION.
+ * `/mozilla.org/20070129_1/America/New_York`); its VTIMEZONE's X-LIC-LOCATION; or the zone CLDR
+ * gives a Windows name (Outlook's `W. Europe Standard Time`, windows-iana). A name found other than
+ * as written is taken only when it puts the time where the file's VTIMEZONE, if any, puts it.
  */
-function ianaName(tzid: string, vtimezone: ICAL.Timezone | undefined): string | undefined {
+function ianaName(tzid: string, vtimezone: ICAL.Timezone | undefined, fields: WallClock): string | undefined {
   if (eventZone(tzid)) return tzid;
   const parts = tzid.split('/').filter(Boolean);
-  for (let i = 1; i < parts.length; i++) {
-    const tail = parts.slice(i).join('/');
-    // Only region/city names: a last part alone (`CUSTOM`, `Berlin`) would be a guess.
-    if (tail.includes('/') && eventZone(tail)) return tail;
-  }
+  const tails = parts.slice(1).map((_, i) => parts.slice(i + 1).join('/'));
   const location = vtimezone?.component.getFirstPropertyValue('x-lic-location');
-  return typeof location === 'string' && eventZone(location) ? location : undefined;
+  const candidates = [
+    // Only region/city names: a last part alone (`CUSTOM`, `Berlin`) would be a guess.
+    ...tails.filter((tail) => tail.includes('/')),
+    ...(typeof location === 'string' ? [location] : []),
+    ...findIana(tzid).slice(0, 1),
+  ];
+  const agrees = (iana: string) =>
+    !vtimezone ||
+    DateTime.fromObject(fields, { zone: iana }).toSeconds() === ICAL.Time.fromData(fields, vtimezone).toUnixTime();
+  return candidates.find((name) => eventZone(name) && agrees(name));
+}
+
+/**
+ * The first IANA zone (by name) whose time is that of the VTIMEZONE on the 1st and the 15th of
+ * each month of the year: the same rules, for the series that starts that year.
+ */
+function zoneLike(vtimezone: ICAL.Timezone | undefined, year: number): string | undefined {
+  if (!vtimezone) return undefined;
+  const samples = Array.from({ length: 24 }, (_, i) => ({
+    year,
+    month: Math.floor(i / 2) + 1,
+    day: i % 2 ? 15 : 1,
+    hour: 12,
+    minute: 0,
+    second: 0,
+  }));
+  const seconds = samples.map((fields) => ICAL.Time.fromData(fields, vtimezone).toUnixTime());
+  return Intl.supportedValuesOf('timeZone').find((name) =>
+    samples.every((fields, i) => DateTime.fromObject(fields, { zone: name }).toSeconds() === seconds[i]),
+  );
 }
 
 /** The wall-clock time of an instant in a zone ('' and floating: the instant's UTC reading). */

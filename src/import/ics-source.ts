@@ -6,6 +6,7 @@
 // reads every VEVENT to find which of several with one UID counts, which series the file holds and
 // in which zone, and how many items there are; the batches read each VEVENT again as they are
 // written (ics-blocks.ts). Series and single events come first, then the changed occurrences.
+import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { blocksOf, blockText, unfold } from './ics-blocks.js';
 import { originalStartIn, readEvent, type EventRead, type Zones } from './ics-event.js';
@@ -27,14 +28,16 @@ export interface Calendar {
   batches(): Generator<ImportItem[]>;
 }
 
-/** Which VEVENT counts for a UID (and RECURRENCE-ID), and what its series needs to know of it. */
-interface Chosen {
-  index: number;
-  sequence: number;
-  override: boolean;
-  /** A series' zone, in which its changed occurrences are named. */
-  zone?: string;
-}
+/**
+ * The key under which a run remembers an ID: its digest, of a fixed size whatever the UID's, and
+ * not a piece of the VEVENT's text (V8 keeps a whole text alive for a substring of it).
+ */
+const keyOf = (id: string) => createHash('sha256').update(id).digest('base64');
+
+/** What the first pass notes of each VEVENT, by its place in the file: a few bytes each. */
+const NOT_CHOSEN = 0;
+const SINGLE_OR_SERIES = 1;
+const OVERRIDE = 2;
 
 /** Reads the file: the bytes are the calendar's to change (unfolded in place). */
 export function readCalendar(bytes: Uint8Array, limits: ImportLimits): Calendar {
@@ -46,7 +49,8 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits): Calendar 
     notes.push('The file has no BEGIN:VCALENDAR (RFC 5545 3.4): its VEVENTs were read all the same.');
   }
   const zones: Zones = new Map();
-  for (const block of blocks.timezones) {
+  for (let index = 0; index < blocks.timezones.length; index++) {
+    const block = blocks.timezones.at(index);
     if (block.broken) continue;
     try {
       const zone = new ICAL.Timezone(new ICAL.Component(ICAL.parse(blockText(text, block)) as unknown[]));
@@ -55,26 +59,30 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits): Calendar 
       // A broken VTIMEZONE matters only to the events that use it, which then say so.
     }
   }
-  let events = blocks.events;
-  if (events.length > limits.maxItems) {
-    notes.push(`The file holds ${events.length} VEVENTs: the first ${limits.maxItems} were read (--max-items).`);
-    events = events.slice(0, limits.maxItems);
+  const count = Math.min(blocks.events.length, limits.maxItems);
+  if (blocks.events.length > count) {
+    notes.push(`The file holds ${blocks.events.length} VEVENTs: the first ${count} were read (--max-items).`);
   }
   const read = (index: number): EventRead => {
-    const block = events[index];
+    const block = blocks.events.at(index);
     if (block.broken) throw new Error(`It is cut short: ${block.broken}.`);
     return readEvent(blockText(text, block), zones, limits);
   };
 
+  // The first pass: which VEVENT counts for each UID (and RECURRENCE-ID), and each series' zone.
   const unreadable: Unreadable[] = [];
-  const chosen = new Map<string, Chosen>();
+  const indexOf = new Map<string, number>();
+  const kinds = new Uint8Array(count);
+  const sequences = new Float64Array(count);
+  const seriesZones: (string | undefined)[] = [];
+  const zoneNames = new Map<string, string>();
   const related = new Set<string>();
-  for (let index = 0; index < events.length; index++) {
+  for (let index = 0; index < count; index++) {
     let event: EventRead;
     try {
       event = read(index);
     } catch (err) {
-      const uid = /^UID:(.*)$/im.exec(blockText(text, events[index]))?.[1]?.trim();
+      const uid = /^UID:(.*)$/im.exec(blockText(text, blocks.events.at(index)))?.[1]?.trim();
       unreadable.push({
         kind: 'event',
         externalId: uid || `VEVENT #${index + 1}`,
@@ -83,10 +91,11 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits): Calendar 
       continue;
     }
     const { item, sequence } = event;
-    for (const inner of event.related) related.add(refKey(inner));
+    for (const inner of event.related) related.add(keyOf(refKey(inner)));
     // One VEVENT per UID (and RECURRENCE-ID): the highest SEQUENCE, the later in the file on a tie.
-    const other = chosen.get(item.externalId);
-    if (other && other.sequence > sequence) {
+    const key = keyOf(item.externalId);
+    const other = indexOf.get(key);
+    if (other !== undefined && sequences[other] > sequence) {
       unreadable.push({
         kind: 'event',
         externalId: item.externalId,
@@ -94,35 +103,47 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits): Calendar 
       });
       continue;
     }
-    if (other) {
+    if (other !== undefined) {
+      kinds[other] = NOT_CHOSEN;
       unreadable.push({
         kind: 'event',
         externalId: item.externalId,
         reason: 'A later VEVENT of this UID replaces it (RFC 5545 3.8.7.4: the same SEQUENCE).',
       });
     }
-    const override = Boolean(item.occurrenceOf);
-    chosen.set(item.externalId, { index, sequence, override, zone: override ? undefined : String(item.body.timezone) });
+    indexOf.set(key, index);
+    sequences[index] = sequence;
+    kinds[index] = item.occurrenceOf ? OVERRIDE : SINGLE_OR_SERIES;
+    if (!item.occurrenceOf) {
+      // Few zones serve many series: each kept once (a piece of one text, not of every one).
+      const zone = String(item.body.timezone);
+      if (!zoneNames.has(zone)) zoneNames.set(zone, zone);
+      seriesZones[index] = zoneNames.get(zone);
+    }
   }
 
-  const byIndex = new Map([...chosen.values()].map((entry) => [entry.index, entry]));
+  const seriesZoneOf = (uid: string) => {
+    const index = indexOf.get(keyOf(uid));
+    return index === undefined ? undefined : seriesZones[index];
+  };
   // The venues, organizers and categories are handed over once, with the first event that names them.
   const handed = new Set<string>();
-  function* pass(overrides: boolean): Generator<ImportItem[]> {
+  function* pass(kind: number): Generator<ImportItem[]> {
     let batch: ImportItem[] = [];
-    let count = 0;
-    for (let index = 0; index < events.length; index++) {
-      if (byIndex.get(index)?.override !== overrides) continue;
+    let events = 0;
+    for (let index = 0; index < count; index++) {
+      if (kinds[index] !== kind) continue;
       // Read as in the first pass: the same text gives the same event.
       const { item, related: named } = read(index);
-      if (item.occurrenceOf) withItsSeries(item, chosen);
+      if (item.occurrenceOf) withItsSeries(item, seriesZoneOf);
       for (const inner of named) {
-        if (handed.has(refKey(inner))) continue;
-        handed.add(refKey(inner));
+        const key = keyOf(refKey(inner));
+        if (handed.has(key)) continue;
+        handed.add(key);
         batch.push(inner);
       }
       batch.push(item);
-      if (++count % BATCH === 0) {
+      if (++events % BATCH === 0) {
         yield batch;
         batch = [];
       }
@@ -130,12 +151,12 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits): Calendar 
     if (batch.length) yield batch;
   }
   return {
-    total: chosen.size + related.size,
+    total: kinds.reduce((sum, kind) => sum + (kind === NOT_CHOSEN ? 0 : 1), 0) + related.size,
     unreadable,
     notes,
     *batches() {
-      yield* pass(false);
-      yield* pass(true);
+      yield* pass(SINGLE_OR_SERIES);
+      yield* pass(OVERRIDE);
     },
   };
 }
@@ -145,11 +166,11 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits): Calendar 
  * whose series the file does not hold (or could not read) is an event of its own, as calendar apps
  * show it: there is no occurrence here for it to change.
  */
-function withItsSeries(item: ImportItem, chosen: Map<string, Chosen>) {
+function withItsSeries(item: ImportItem, seriesZoneOf: (uid: string) => string | undefined) {
   const of = item.occurrenceOf;
   if (!of) return;
-  const series = chosen.get(of.series.externalId);
-  if (!series) {
+  const zone = seriesZoneOf(of.series.externalId);
+  if (zone === undefined) {
     delete item.occurrenceOf;
     item.remarks = [
       ...(item.remarks ?? []),
@@ -157,5 +178,5 @@ function withItsSeries(item: ImportItem, chosen: Map<string, Chosen>) {
     ];
     return;
   }
-  if (of.instant && series.zone !== undefined) of.originalStart = originalStartIn(of.instant, series.zone);
+  if (of.instant) of.originalStart = originalStartIn(of.instant, zone);
 }

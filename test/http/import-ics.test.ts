@@ -4,6 +4,8 @@
 // time with a DURATION, and two broken entries. Checked through our API; imported again (nothing
 // duplicated) and with a changed entry (updated).
 import fs from 'node:fs';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { importIcs } from '../../src/import/commands.js';
@@ -100,9 +102,10 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
     });
     expect(jazz.organizer[0]).toMatchObject({ organizer: 'Ana Ribeiro', email: 'ana@example.com' });
 
-    // A zone name that is not IANA's, converted with the file's VTIMEZONE: 09:00 in Paris in June.
+    // Outlook's name of a zone, with its VTIMEZONE: the IANA zone CLDR gives it, 09:00 in June.
     expect(await bySlug(s, 'board-meeting')).toMatchObject({
-      timezone: 'UTC',
+      timezone: 'Europe/Berlin',
+      start_date: '2027-06-10 09:00:00',
       utc_start_date: '2027-06-10 07:00:00',
       utc_end_date: '2027-06-10 08:00:00',
     });
@@ -269,5 +272,243 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
     await bySlug(s, 'clean-one-after-them');
     // Cleaned the same way every time: nothing to change on the next run.
     expect(counts(await run(calendar('Dirty\u0000 title')))).toMatchObject({ created: 0, unchanged: 3 });
+  });
+
+  it('holds a small multiple of the file while it imports it, not its events', async () => {
+    // 6,000 short VEVENTs (about 1 MB): their parsed events held at once were 12 times the file.
+    const calendar = (from: number, count: number) =>
+      [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        ...Array.from({ length: count }, (_, n) => vevent(from + n)),
+        'END:VCALENDAR',
+      ].join('\r\n');
+    const vevent = (i: number) =>
+      [
+        'BEGIN:VEVENT',
+        `UID:memory-${i}@big.test`,
+        `DTSTART;TZID=Europe/Paris:2028${String((i % 12) + 1).padStart(2, '0')}${String((i % 28) + 1).padStart(2, '0')}T100000`,
+        'DURATION:PT1H',
+        `SUMMARY:Evening ${i}`,
+        `LOCATION:Hall ${i % 50}`,
+        `CATEGORIES:Topic ${i % 7}`,
+        'END:VEVENT',
+      ].join('\r\n');
+    const file = Buffer.from(calendar(0, 6000)); // bytes, as the command reads them
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const live = () => {
+      gc();
+      const memory = process.memoryUsage();
+      return memory.heapUsed + memory.external; // external holds the array buffers
+    };
+    await run(calendar(100_000, 500), true); // what is loaded and compiled once, before the measure
+    // What the warm-up left is released over a few turns of the event loop.
+    let before = Infinity;
+    for (let turn = 0; turn < 5; turn++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      before = Math.min(before, live());
+    }
+    let peak = 0;
+    const sampler = setInterval(() => (peak = Math.max(peak, live() - before)), 200);
+    try {
+      const summary = await run(file, true);
+      expect(counts(summary)).toMatchObject({ created: 6000, skipped: 0 });
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(peak, `${(peak / 2 ** 20).toFixed(1)} MB held for ${(file.length / 2 ** 20).toFixed(1)} MB`).toBeLessThan(
+      3 * file.length,
+    );
+  }, 120_000);
+
+  it('takes a series with more than 100 EXDATE lines, its dates packed as the API stores them', async () => {
+    // A daily series of 400 days, 150 of them (every other day from the second) excluded one line each.
+    const exdates = Array.from({ length: 150 }, (_, i) => {
+      const day = new Date(Date.UTC(2028, 0, 2 + 2 * i));
+      return `EXDATE;TZID=Europe/Paris:${day.toISOString().slice(0, 10).replaceAll('-', '')}T090000`;
+    });
+    const calendar = [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'BEGIN:VEVENT',
+      'UID:many-exdates@series.test',
+      'DTSTART;TZID=Europe/Paris:20280101T090000',
+      'DTEND;TZID=Europe/Paris:20280101T100000',
+      'RRULE:FREQ=DAILY;COUNT=400',
+      ...exdates,
+      'SUMMARY:Morning swim',
+      'END:VEVENT',
+      'END:VCALENDAR',
+    ].join('\r\n');
+    const summary = await run(calendar);
+    expect(summary.skipped).toEqual([]);
+    const series = await bySlug(s, 'morning-swim');
+    expect(
+      series.recurrence
+        .filter((line: string) => line.startsWith('EXDATE'))
+        .join(',')
+        .split(','),
+    ).toHaveLength(150);
+    const january = await s.get(
+      `/events?post_parent=${series.id}&start_date=2028-01-01&end_date=2028-01-10&per_page=50`,
+    );
+    expect(january.body.events.map((e: any) => e.start_date.slice(8, 10))).toEqual(['01', '03', '05', '07', '09']);
+    expect(counts(await run(calendar))).toMatchObject({ unchanged: 1 });
+  });
+
+  it('takes at most --max-links categories and organizers of one VEVENT, and says so', async () => {
+    const names = Array.from({ length: 11_000 }, (_, i) => `Tag number ${i}`);
+    const calendar = [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'BEGIN:VEVENT',
+      'UID:many-categories@links.test',
+      'DTSTART:20280301T180000Z',
+      'SUMMARY:Everything night',
+      `CATEGORIES:${names.join(',')}`,
+      ...Array.from({ length: 40 }, (_, i) => `ORGANIZER;CN=Host ${i}:mailto:host${i}@links.test`),
+      'END:VEVENT',
+      'END:VCALENDAR',
+    ].join('\r\n');
+    const before = await s.db.prisma.term.count();
+    const summary = await run(calendar);
+    expect(summary.skipped).toEqual([]);
+    expect(counts(summary)).toMatchObject({ created: 1 });
+    expect(await s.db.prisma.term.count()).toBe(before + 20);
+    const event = await bySlug(s, 'everything-night');
+    expect([event.categories.length, event.organizer.length]).toEqual([20, 20]);
+    expect(summaryLines(summary, false).join('\n')).toContain('more than 20 CATEGORIES: the first 20 were taken');
+  });
+
+  it('imports what calendar programs write against RFC 5545, and refuses only what cannot be an event, naming the rule', async () => {
+    const calendar = [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      // No SUMMARY: titled as calendar apps title it.
+      'BEGIN:VEVENT',
+      'UID:untitled@lenient.test',
+      'DTSTART:20280405T150000Z',
+      'END:VEVENT',
+      // No UID (older exports): identified by what names it, so that a second run finds it again.
+      'BEGIN:VEVENT',
+      'DTSTART:20280406T150000Z',
+      'SUMMARY:Anonymous lecture',
+      'END:VEVENT',
+      // A date written without VALUE=DATE: a holiday, all day.
+      'BEGIN:VEVENT',
+      'UID:new-year@lenient.test',
+      'DTSTART:20290101',
+      'DTEND:20290102',
+      'SUMMARY:New Year',
+      'END:VEVENT',
+      // A changed occurrence whose series is not in the file: an event of its own.
+      'BEGIN:VEVENT',
+      'UID:weekly-elsewhere@lenient.test',
+      'RECURRENCE-ID;TZID=Europe/Paris:20280410T190000',
+      'DTSTART;TZID=Europe/Paris:20280411T190000',
+      'DTEND;TZID=Europe/Paris:20280411T200000',
+      'SUMMARY:Moved rehearsal',
+      'END:VEVENT',
+      // A globally unique TZID, a RRULE with spaces and a trailing semicolon, a line without a colon.
+      'BEGIN:VEVENT',
+      'UID:mozilla@lenient.test',
+      'DTSTART;TZID=/mozilla.org/20070129_1/America/New_York:20280501T090000',
+      'RRULE:FREQ=WEEKLY;COUNT=3;BYDAY=MO, WE;',
+      'this line is no property',
+      'SUMMARY:Old Sunbird export',
+      'END:VEVENT',
+      // A weekly class in a zone of the file's own making: read in an IANA zone of the same rules.
+      'BEGIN:VTIMEZONE',
+      'TZID:Our office time',
+      'BEGIN:DAYLIGHT',
+      'TZOFFSETFROM:+0100',
+      'TZOFFSETTO:+0200',
+      'DTSTART:19700329T020000',
+      'RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU',
+      'END:DAYLIGHT',
+      'BEGIN:STANDARD',
+      'TZOFFSETFROM:+0200',
+      'TZOFFSETTO:+0100',
+      'DTSTART:19701025T030000',
+      'RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU',
+      'END:STANDARD',
+      'END:VTIMEZONE',
+      'BEGIN:VEVENT',
+      'UID:office-class@lenient.test',
+      'DTSTART;TZID=Our office time:20280320T190000',
+      'DURATION:PT1H',
+      'RRULE:FREQ=WEEKLY;COUNT=2',
+      'SUMMARY:Office class',
+      'END:VEVENT',
+      // Outlook's weekly meeting, its zone by its Windows name (and no VTIMEZONE).
+      'BEGIN:VEVENT',
+      'UID:outlook-weekly@lenient.test',
+      'DTSTART;TZID=Eastern Standard Time:20280508T090000',
+      'DTEND;TZID=Eastern Standard Time:20280508T093000',
+      'RRULE:FREQ=WEEKLY;COUNT=2',
+      'SUMMARY:Team sync',
+      'END:VEVENT',
+      // No start: no event. Refused, with the rule.
+      'BEGIN:VEVENT',
+      'UID:no-start@lenient.test',
+      'SUMMARY:Sometime',
+      'END:VEVENT',
+      'END:VCALENDAR',
+    ].join('\r\n');
+    const first = await run(calendar);
+    expect(first.skipped).toEqual([
+      expect.objectContaining({
+        externalId: 'no-start@lenient.test',
+        reason: expect.stringContaining('RFC 5545 3.6.1'),
+      }),
+    ]);
+    expect(counts(first)).toMatchObject({ created: 7, skipped: 1 });
+    expect((await bySlug(s, 'no-title')).utc_start_date).toBe('2028-04-05 15:00:00');
+    expect((await bySlug(s, 'anonymous-lecture')).utc_start_date).toBe('2028-04-06 15:00:00');
+    expect(await bySlug(s, 'new-year')).toMatchObject({
+      all_day: true,
+      start_date: '2029-01-01 00:00:00',
+      end_date: '2029-01-01 23:59:59',
+    });
+    expect(await bySlug(s, 'moved-rehearsal')).toMatchObject({
+      timezone: 'Europe/Paris',
+      start_date: '2028-04-11 19:00:00',
+      recurring_event_id: null,
+    });
+    const sunbird = await bySlug(s, 'old-sunbird-export');
+    expect([sunbird.timezone, sunbird.recurrence]).toEqual([
+      'America/New_York',
+      ['RRULE:FREQ=WEEKLY;COUNT=3;BYDAY=MO,WE'],
+    ]);
+    const sync = await bySlug(s, 'team-sync');
+    expect([sync.timezone, sync.start_date, sync.recurrence]).toEqual([
+      'America/New_York',
+      '2028-05-08 09:00:00',
+      ['RRULE:FREQ=WEEKLY;COUNT=2'],
+    ]);
+    // 19:00 on both sides of the change to summer time, as its VTIMEZONE says.
+    const office = await bySlug(s, 'office-class');
+    const classes = await s.get(`/events?post_parent=${office.id}&start_date=2028-03-01&end_date=2028-04-30`);
+    expect(classes.body.events.map((e: any) => [e.start_date, e.utc_start_date])).toEqual([
+      ['2028-03-20 19:00:00', '2028-03-20 18:00:00'],
+      ['2028-03-27 19:00:00', '2028-03-27 17:00:00'],
+    ]);
+    const notes = summaryLines(first, false).join('\n');
+    expect(notes).toContain('no SUMMARY');
+    expect(notes).toContain('no UID');
+    expect(notes).toContain('a RECURRENCE-ID whose series is not in the file');
+    // Again: the same events, nothing created twice.
+    expect(counts(await run(calendar))).toMatchObject({ created: 0, unchanged: 7, skipped: 1 });
+  });
+
+  it('reads a file of VEVENTs without their VCALENDAR, and says so', async () => {
+    const summary = await run(
+      ['BEGIN:VEVENT', 'UID:bare@lenient.test', 'DTSTART:20280601T100000Z', 'SUMMARY:Bare event', 'END:VEVENT'].join(
+        '\r\n',
+      ),
+    );
+    expect(counts(summary)).toMatchObject({ created: 1, skipped: 0 });
+    expect(summary.notes.join('\n')).toContain('no BEGIN:VCALENDAR');
   });
 });

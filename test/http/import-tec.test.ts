@@ -412,4 +412,25 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
       }
     }
   }, 60_000);
+
+  it('takes at most --max-links categories, tags and organizers of one event, and says so', async () => {
+    const other = await startTecSite();
+    try {
+      const jazz = other.events.find((e) => e.slug === 'winter-jazz-night')!;
+      jazz.categories = other.categories.slice(0, 3);
+      jazz.tags = other.tags.slice(0, 3);
+      const summary = await run({ base: other.base, limits: { maxLinks: 2 } });
+      expect(summary.skipped).toEqual([]);
+      const mapped = await s.db.prisma.importedItem.findFirst({
+        where: { source: other.base, kind: 'event', externalId: String(jazz.id) },
+      });
+      const event = (await s.get(`/events/${mapped?.localId}`)).body;
+      expect([event.categories.length, event.tags.length]).toEqual([2, 2]);
+      const notes = summaryLines(summary, false).join('\n');
+      expect(notes).toContain('more than 2 categories: the first 2 were taken (--max-links)');
+      expect(notes).toContain('more than 2 tags');
+    } finally {
+      await other.close();
+    }
+  });
 });
