@@ -73,7 +73,7 @@ function possibleOffset(text: string): boolean {
  * A wall-clock time that happens twice (the hour repeated when clocks go back) is read as its
  * first occurrence, still in summer time, as most calendars do.
  */
-const firstOccurrence = (d: DateTime) =>
+export const firstOccurrence = (d: DateTime) =>
   d.getPossibleOffsets().reduce((first, candidate) => (candidate.toMillis() < first.toMillis() ? candidate : first), d);
 
 // Years 1 to 9999, where the instant is too: `YYYY-MM-DD` cannot write year 10000 in any zone.

@@ -2,7 +2,7 @@
 // kept both as wall-clock times in that zone and as UTC instants, so that neither drifts across a
 // daylight-saving change. Luxon does all zone arithmetic.
 import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
-import { DAY_MS, hasOffset, parseDateInput, zoneOffset } from './dates.js';
+import { DAY_MS, firstOccurrence, hasOffset, parseDateInput, zoneOffset } from './dates.js';
 
 export interface EventZone {
   /** As stored and shown: the IANA name, or `UTC+5`, `UTC-3:30`. */
@@ -119,9 +119,13 @@ function writtenLength(
 /** The wall-clock reading of a zoned time, as a Date whose UTC fields carry it. */
 const wallClock = (t: DateTime) => new Date(Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second));
 
-/** A stored wall-clock Date back in its zone. */
+/**
+ * A stored wall-clock Date back in its zone; a time the zone has twice (the hour repeated in
+ * autumn) is the first of them, as RFC 5545 reads it and as date inputs are read (lib/dates.ts):
+ * Luxon alone gave the second in some zones (Europe/Berlin) and the first in others.
+ */
 export const fromWallClock = (local: Date, zone: EventZone) =>
-  DateTime.fromJSDate(local, { zone: 'UTC' }).setZone(zone.zone, { keepLocalTime: true });
+  firstOccurrence(DateTime.fromJSDate(local, { zone: 'UTC' }).setZone(zone.zone, { keepLocalTime: true }));
 
 // ICU knows each zone's abbreviation only in the locales that use it (EDT in en-US, CEST in en-GB,
 // AEST in en-AU, IST in en-IN, JST in ja-JP); elsewhere it answers "GMT+2".

@@ -75,6 +75,15 @@ describe('eventTimes', () => {
   });
 });
 
+describe('fromWallClock', () => {
+  it.each([
+    ['Europe/Berlin', Date.UTC(2026, 9, 25, 2, 30), '2026-10-25T02:30:00.000+02:00'],
+    ['America/New_York', Date.UTC(2026, 10, 1, 1, 30), '2026-11-01T01:30:00.000-04:00'],
+  ])('reads a time %s has twice as the first of them', (zone, ms, expected) => {
+    expect(fromWallClock(new Date(ms), eventZone(zone)!).toISO()).toBe(expected);
+  });
+});
+
 describe('dateDetails', () => {
   it('gives zero-padded strings', () => {
     expect(dateDetails(new Date('2027-01-05T07:08:09Z'))).toEqual({
