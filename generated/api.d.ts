@@ -76,7 +76,10 @@ export interface paths {
     };
     "/events/{id}": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
+                password?: components["parameters"]["EventPassword"];
+            };
             header?: never;
             path: {
                 /** @description The numeric ID (digits only; any other value matches no route). */
@@ -2243,7 +2246,7 @@ export interface components {
         Slug: string;
         /**
          * Timezone
-         * @description An IANA time zone name (`America/New_York`) or a UTC offset (`UTC+5`, `UTC-3:30`). Empty means the site time zone.
+         * @description An IANA time zone name (`America/New_York`) or a UTC offset (`UTC+5`, `UTC-3:30`, or in decimal hours as WordPress writes a manual offset, `UTC+5.5`, shown as written). Empty means the site time zone.
          * @example America/New_York
          */
         Timezone: string;
@@ -3337,6 +3340,8 @@ export interface components {
         IdempotencyKey: string;
         /** @description The numeric ID (digits only; any other value matches no route). */
         IdPath: number;
+        /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
+        EventPassword: string;
         /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
         IfMatch: string;
         /**
@@ -3764,6 +3769,8 @@ export interface operations {
     getEvent: {
         parameters: {
             query?: {
+                /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
+                password?: components["parameters"]["EventPassword"];
                 /** @description `1` or `true`: the answer is iCalendar (`text/calendar`) whatever `Accept` says, for calendar applications that subscribe to a URL and cannot send headers (`webcal://…/events?ical=1`). On the list, a feed is not a page (`page` and `per_page` do not apply): it holds every event that matches (at most 1,000, the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events under way or to come in the default window and those that ended in the last 30 days, so that a subscribed calendar neither drops an event when it starts nor forgets the recent past. */
                 ical?: components["parameters"]["Ical"];
                 /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
@@ -3813,6 +3820,8 @@ export interface operations {
     putEvent: {
         parameters: {
             query?: {
+                /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
+                password?: components["parameters"]["EventPassword"];
                 /**
                  * @description Which events of a series the write or delete means. On a series: `all` (the default), the series
                  *     and every occurrence not changed on its own. On an occurrence: `this` (the default) changes it alone
@@ -3870,6 +3879,8 @@ export interface operations {
     updateEvent: {
         parameters: {
             query?: {
+                /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
+                password?: components["parameters"]["EventPassword"];
                 /**
                  * @description Which events of a series the write or delete means. On a series: `all` (the default), the series
                  *     and every occurrence not changed on its own. On an occurrence: `this` (the default) changes it alone
@@ -3927,6 +3938,8 @@ export interface operations {
     deleteEvent: {
         parameters: {
             query?: {
+                /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
+                password?: components["parameters"]["EventPassword"];
                 /**
                  * @description Which events of a series the write or delete means. On a series: `all` (the default), the series
                  *     and every occurrence not changed on its own. On an occurrence: `this` (the default) changes it alone
@@ -3985,6 +3998,8 @@ export interface operations {
     patchEvent: {
         parameters: {
             query?: {
+                /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
+                password?: components["parameters"]["EventPassword"];
                 /**
                  * @description Which events of a series the write or delete means. On a series: `all` (the default), the series
                  *     and every occurrence not changed on its own. On an occurrence: `this` (the default) changes it alone

@@ -13,6 +13,7 @@ import type { Database } from './db/client.js';
 import { handlers } from './handlers/index.js';
 import { compileValidators, createBackend } from './http/backend.js';
 import { mayCall } from './auth/permissions.js';
+import type { Caller } from './auth/roles.js';
 import { callerOfResponse, registerSecurity } from './http/security.js';
 import { ifMatchPrecondition, noneMatch } from './http/conditional.js';
 import { bodyParserError, bodyParsers, requestBody } from './http/body.js';
@@ -60,7 +61,7 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   assertDocumentationBuilt();
   const api = createBackend(loadDocument());
   const rateLimits = createRateLimits(config.rateLimits, db.connectionString);
-  registerSecurity(api, { config, db, rateLimits });
+  const identify = registerSecurity(api, { config, db, rateLimits });
   registerHandlers(api, { config, db });
   const feedLag = () => selectFeedLag(db.prisma);
   const probes = health(db, feedLag);
@@ -96,7 +97,7 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   // The public pages that `url`s name (/event/<slug>/, /venue/<slug>/, /organizer/<slug>/).
   app.use(publicPages(config, db.prisma));
   app.use(`${config.restPrefix}/${NAMESPACE}`, (req, res, next) => {
-    dispatch(api, routes, config, rateLimits, req, res).catch(next);
+    dispatch(api, routes, { config, rateLimits, identify }, req, res).catch(next);
   });
   app.use((_req, _res, next) => {
     next(noRoute());
@@ -127,11 +128,27 @@ function operationsByRoute(api: OpenAPIBackend): Map<string, Operation[]> {
   return routes;
 }
 
+interface DispatchDeps {
+  config: Config;
+  rateLimits: RateLimits;
+  /** The caller of a request no operation answers (OPTIONS). */
+  identify: (req: Request, res: Response) => Promise<Caller>;
+}
+
+/** The methods of a route (by its operations) that this caller may use, in METHODS order. */
+function usableMethods(operations: Operation[], caller: Caller): string[] {
+  const usable = new Set(
+    operations
+      .filter((candidate) => mayCall(caller, candidate.operationId ?? ''))
+      .map((candidate) => candidate.method.toUpperCase()),
+  );
+  return METHODS.filter((m) => usable.has(m));
+}
+
 async function dispatch(
   api: OpenAPIBackend,
   routes: Map<string, Operation[]>,
-  config: Config,
-  rateLimits: RateLimits,
+  { config, rateLimits, identify }: DispatchDeps,
   req: Request,
   res: Response,
 ): Promise<void> {
@@ -155,9 +172,12 @@ async function dispatch(
       const locale = res.locals.locale as LocaleInfo;
       const document = localizedDocument(documentLanguage(locale.tag));
       const route = routeOfPath(document, template, requestUrls(req, config, locale.segment), config.siteTimezone);
-      const allow = ['OPTIONS', ...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', ');
-      // No security handler runs for it: a read of the client address.
-      await rateLimits.take('reads', keyOf(undefined, req.ip), res);
+      // No security handler runs for it: it finds its caller itself, and counts as a read. The body
+      // describes every endpoint, Allow only what this caller may use, as WordPress does.
+      const caller = await identify(req, res);
+      await rateLimits.take('reads', keyOf(caller?.id, req.ip), res);
+      const usable = usableMethods(routes.get(template) ?? [], caller);
+      const allow = ['OPTIONS', ...usable, ...(usable.includes('GET') ? ['HEAD'] : [])].join(', ');
       sendReply(req, res, { body: route, headers: { Allow: allow } });
       return;
     }
@@ -187,13 +207,7 @@ async function dispatch(
   } finally {
     // As WordPress: every answer of a route, errors included, says which of its methods this caller
     // may use (by the role each operation asks for; the objects' own rules are in `_links`).
-    const caller = callerOfResponse(res);
-    const usable = new Set(
-      (routes.get(operation.path) ?? [])
-        .filter((candidate) => mayCall(caller, candidate.operationId ?? ''))
-        .map((candidate) => candidate.method.toUpperCase()),
-    );
-    res.set('Allow', METHODS.filter((m) => usable.has(m)).join(', '));
+    res.set('Allow', usableMethods(routes.get(operation.path) ?? [], callerOfResponse(res)).join(', '));
   }
   // A body that takes work to build is built only for a client that does not hold it already.
   if (reply.build && (!reply.etag || noneMatch(req.headers['if-none-match'], reply.etag))) {

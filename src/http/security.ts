@@ -45,7 +45,11 @@ function callerOf(req: Request, res: Response, deps: Deps): Promise<Caller> {
   return caller;
 }
 
-export function registerSecurity(api: OpenAPIBackend, deps: Deps) {
+/**
+ * Registers the security handlers, and gives the caller of a request that no operation answers
+ * (OPTIONS, which describes a route): wrong credentials are refused there too.
+ */
+export function registerSecurity(api: OpenAPIBackend, deps: Deps): (req: Request, res: Response) => Promise<Caller> {
   const scheme = (name: 'basic' | 'bearer') => async (_c: Context, req: Request, res: Response) =>
     parseAuthorization(req.headers.authorization)?.scheme === name
       ? ((await callerOf(req, res, deps)) ?? false)
@@ -69,6 +73,7 @@ export function registerSecurity(api: OpenAPIBackend, deps: Deps) {
       throw forbidden(null);
     },
   });
+  return (req, res) => callerOf(req, res, deps);
 }
 
 /** The caller established by the security handlers for this request. */

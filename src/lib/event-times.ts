@@ -13,7 +13,9 @@ export interface EventZone {
 /** The zone of an event whose stored zone name no longer resolves. */
 export const UTC_ZONE: EventZone = { name: 'UTC', zone: FixedOffsetZone.utcInstance };
 
-const OFFSET = /^UTC\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?$/i;
+// `UTC+5`, `UTC+05:30`, `UTC+0530`, and WordPress's own manual offsets in decimal hours
+// (`UTC+5.5`, `UTC-9.5`, `UTC+5.75`), which the modelled service takes and shows as written.
+const OFFSET = /^UTC\s*([+-])\s*(\d{1,2})(?::?(\d{2})|\.(\d{1,2}))?$/i;
 
 // Every event read resolves its stored zone name; resolving means asking Intl, so each name is
 // resolved once. Only valid names are kept, so the cache holds at most the zones in use.
@@ -35,10 +37,15 @@ function resolveZone(name: string): EventZone | undefined {
   const offset = OFFSET.exec(text);
   if (offset) {
     const hours = Number(offset[2]);
-    const minutes = Number(offset.at(3) ?? 0); // at(): the group is optional
-    if (hours > 14 || minutes > 59) return undefined;
+    // at(): the groups are optional
+    const decimal = offset.at(4)?.replace(/0+$/, '');
+    // A decimal must name whole minutes: .5, .25, .75 (and .1, six minutes), not .33.
+    const minutes = decimal ? Math.round(Number(`0.${decimal}`) * 60 * 1000) / 1000 : Number(offset.at(3) ?? 0);
+    if (hours > 14 || minutes > 59 || hours * 60 + minutes > 14 * 60 || !Number.isInteger(minutes)) return undefined;
     const sign = offset[1] === '-' ? -1 : 1;
-    const label = `UTC${offset[1]}${hours}${minutes ? `:${String(minutes).padStart(2, '0')}` : ''}`;
+    const label = decimal
+      ? `UTC${offset[1]}${hours}.${decimal}`
+      : `UTC${offset[1]}${hours}${minutes ? `:${String(minutes).padStart(2, '0')}` : ''}`;
     return {
       name: hours === 0 && minutes === 0 ? 'UTC' : label,
       zone: FixedOffsetZone.instance(sign * (hours * 60 + minutes)),

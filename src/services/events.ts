@@ -674,7 +674,8 @@ function times(input: EventInput, current: StoredTimes | undefined, siteZone: st
   const zone = eventZone(zoneName);
   if (!zone)
     throw new InvalidInput({
-      timezone: 'timezone must be an IANA time zone such as Europe/Paris, or an offset such as UTC+2.',
+      timezone:
+        'timezone must be an IANA time zone such as Europe/Paris, or an offset such as UTC+2, UTC-3:30 or UTC+5.5.',
     });
   const allDay = input.all_day ?? current?.allDay ?? false;
   const stored = (time: (t: StoredTimes) => Date) => {

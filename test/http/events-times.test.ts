@@ -188,6 +188,13 @@ describeEachDatabase(
         'UTC+5:30',
         'UTC+5:30',
       ]);
+      // WordPress's manual offset in decimal hours, as the modelled service takes and shows it.
+      const wordpress = await create({
+        start_date: '2031-01-10 10:00',
+        end_date: '2031-01-10 11:00',
+        timezone: 'UTC+5.5',
+      });
+      expect(times(wordpress).slice(2)).toEqual(['2031-01-10 04:30:00', '2031-01-10 05:30:00', 'UTC+5.5', 'UTC+5.5']);
       const minus = await create({ start_date: '2031-01-10 10:00', end_date: '2031-01-10 11:00', timezone: 'UTC-3' });
       expect(times(minus).slice(2)).toEqual(['2031-01-10 13:00:00', '2031-01-10 14:00:00', 'UTC-3', 'UTC-3']);
 

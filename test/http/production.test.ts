@@ -83,7 +83,11 @@ describe('production HTTP behaviour', () => {
   });
 
   it('answers OPTIONS with the methods of the route, and HEAD like GET without a body', async () => {
-    const options = await raw(`${s.base}/venues/1`, {}, 'OPTIONS');
+    const options = await raw(
+      `${s.base}/venues/1`,
+      { authorization: `Bearer ${s.users.editor.appPassword}` },
+      'OPTIONS',
+    );
     expect(options.status).toBe(200);
     expect(options.headers.allow).toBe('OPTIONS, GET, POST, PUT, PATCH, DELETE, HEAD');
     expect((await raw(`${s.base}/no-such-thing`, {}, 'OPTIONS')).status).toBe(404);

@@ -163,6 +163,41 @@ describeEachDatabase('WordPress REST conventions', (s) => {
       index['/calendar/events/v1/tags'].endpoints[0].args.page.description,
     );
   });
+  it("takes the modelled service's event password on the event's routes, which changes nothing here", async () => {
+    const index = (await s.get('')).body.routes['/calendar/events/v1/events/(?P<id>\\d+)'];
+    for (const endpoint of index.endpoints) expect(endpoint.args.password?.type, endpoint.methods[0]).toBe('string');
+    const event = (
+      await s.post('/events', { title: 'Open rehearsal', start_date: '2031-02-01 10:00', end_date: '2031-02-01 11:00' })
+    ).body;
+    const read = await s.get(`/events/${event.id}?password=whatever`, { as: null });
+    expect(read.status).toBe(200);
+    expect(read.body.title).toBe('Open rehearsal');
+    const changed = await s.request('PATCH', `/events/${event.id}?password=whatever`, {
+      body: { title: 'Open rehearsal (full)' },
+    });
+    expect(changed.status).toBe(200);
+    expect((await s.get(`/events/${event.id}?password=${'x'.repeat(256)}`)).status).toBe(400);
+  });
+
+  it('says in the Allow of OPTIONS only the methods this caller may use, and lists every endpoint', async () => {
+    const allowOf = async (path: string, headers: Record<string, string> = {}) => {
+      const r = await fetch(`${s.base}${path}`, { method: 'OPTIONS', headers });
+      expect(r.status, path).toBe(200);
+      const route = (await r.json()) as { methods: string[] };
+      expect(route.methods, path).toContain('DELETE'); // the description is the route's, whoever asks
+      return r.headers.get('allow');
+    };
+    const as = (role: keyof typeof s.users) => ({ authorization: `Bearer ${s.users[role].appPassword}` });
+    expect(await allowOf('/events/7')).toBe('OPTIONS, GET, HEAD');
+    expect(await allowOf('/events/7', as('subscriber'))).toBe('OPTIONS, GET, HEAD');
+    expect(await allowOf('/events/7', as('contributor'))).toBe('OPTIONS, GET, POST, PUT, PATCH, DELETE, HEAD');
+    expect(await allowOf('/tags/3', as('author'))).toBe('OPTIONS, GET, HEAD');
+    expect(await allowOf('/tags/3', as('editor'))).toBe('OPTIONS, GET, POST, PUT, PATCH, DELETE, HEAD');
+    // Wrong credentials are refused here as on every route.
+    const wrong = await fetch(`${s.base}/events/7`, { method: 'OPTIONS', headers: { authorization: 'Bearer nope' } });
+    expect(wrong.status).toBe(401);
+  });
+
   it('takes any field name in _fields as a name, never as a way into the process (__proto__, constructor)', async () => {
     const tag = (await s.post('/tags', { name: `Guarded ${Math.random()}` })).body;
     for (const fields of ['__proto__.polluted,id', 'constructor.prototype.polluted,id', 'prototype.x,id']) {

@@ -20,8 +20,27 @@ describe('eventZone', () => {
     expect(eventZone('UTC+5')?.name).toBe('UTC+5');
     expect(eventZone('utc-3:30')?.name).toBe('UTC-3:30');
     expect(eventZone('UTC+0')?.name).toBe('UTC');
+    // WordPress's manual offsets, in decimal hours, keep their form and name their offset.
+    expect(eventZone('UTC+5.5')?.name).toBe('UTC+5.5');
+    expect(eventZone('UTC+5.5')?.zone.offset(0)).toBe(330);
+    expect(eventZone('UTC-9.5')?.zone.offset(0)).toBe(-570);
+    expect(eventZone('UTC+5.75')?.zone.offset(0)).toBe(345);
+    expect(eventZone('UTC+5.50')?.name).toBe('UTC+5.5');
+    expect(eventZone('UTC+5.0')?.name).toBe('UTC+5');
     expect(eventZone('UTC')?.zone.isUniversal).toBe(true);
-    for (const bad of ['Mars/Olympus', 'UTC+15', 'UTC+5:75', '', '+05:00', 'America/New_York\u0000', '../etc'])
+    for (const bad of [
+      'Mars/Olympus',
+      'UTC+15',
+      'UTC+5:75',
+      'UTC+5.33',
+      'UTC+14.5',
+      'UTC+5.',
+      'UTC+5.123',
+      '',
+      '+05:00',
+      'America/New_York\u0000',
+      '../etc',
+    ])
       expect(eventZone(bad), bad).toBeUndefined();
   });
 });
