@@ -7,7 +7,7 @@ import { ICS_SOURCE, readCalendar } from './ics-source.js';
 import { DEFAULT_LIMITS, type ImportLimits } from './limits.js';
 import { readSite } from './read-site.js';
 import { emptySummary, type Progress, startWriting, type Summary } from './run-import.js';
-import type { TecSite } from './tec-source.js';
+import type { TecSite } from './site-lists.js';
 import type { ImportRun } from './write-item.js';
 
 export interface TecOptions {
@@ -49,13 +49,15 @@ export async function importTec(
       },
       signal: stop,
     },
+    signedIn,
+    posts: {},
   };
   const source = tecSourceName(base);
   const summary = emptySummary();
   const writer = startWriting({ ...run, source }, summary, progress, stop);
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   try {
-    await readSite({ site, signedIn, db: run.ctx.db, source, limits, writer, summary, progress, stop });
+    await readSite({ site, db: run.ctx.db, source, limits, writer, summary, progress, stop });
   } catch (err) {
     if (!(err instanceof Stopped)) throw err;
     summary.stopped = true; // what was read before is written

@@ -9,19 +9,12 @@ import { type ImportItem, type ItemKind, KIND_ORDER } from './items.js';
 import { mappedItemPages } from './ledger.js';
 import type { ImportLimits } from './limits.js';
 import type { Progress, Summary, Writer } from './run-import.js';
-import {
-  eventIdPages,
-  type ListReading,
-  newReading,
-  parentsFirst,
-  readList,
-  readOne,
-  type TecSite,
-} from './tec-source.js';
+import { type ListReading, newReading, type TecSite } from './site-lists.js';
+import { parentsFirst, readList, readOne } from './tec-source.js';
+import { eventIdPages } from './wordpress-posts.js';
 
 export interface SiteRun {
   site: TecSite;
-  signedIn: boolean;
   db: Prisma;
   source: string;
   limits: ImportLimits;
@@ -58,12 +51,17 @@ export async function readSite(run: SiteRun): Promise<void> {
   }
   await readUnlistedEvents(run, lists.get('event') ?? newReading(), checkStop);
   await checkImportedBefore(run, lists, checkStop);
+  if (run.site.posts.unavailable) {
+    summary.notes.push(
+      `WordPress's records of the events could not be read (${run.site.posts.unavailable}): costs, websites and drafts' dates were taken from the plugin's answers.`,
+    );
+  }
 }
 
 /** Events the lists never show (hidden ones), by WordPress's own list of their IDs. */
 async function readUnlistedEvents(run: SiteRun, events: ListReading, checkStop: () => void) {
   const posts: ListReading & { unavailable?: string } = newReading();
-  for await (const ids of eventIdPages(run.site, run.signedIn, run.limits, posts)) {
+  for await (const ids of eventIdPages(run.site, run.limits, posts)) {
     const unlisted = ids.filter((id) => !events.ids.has(id));
     if (!unlisted.length) continue;
     run.progress.log(`reading ${unlisted.length} events that the lists do not show`);
@@ -113,7 +111,12 @@ async function checkImportedBefore(run: SiteRun, lists: Map<ItemKind, ListReadin
       const one = await readOne(run.site, kind, mapped.externalId, run.limits);
       if ('found' in one) found.push(one.found);
       else if ('gone' in one)
-        run.summary.deletedThere.push({ kind, externalId: mapped.externalId, localId: mapped.localId });
+        run.summary.deletedThere.push({
+          kind,
+          externalId: mapped.externalId,
+          localId: mapped.localId,
+          ...(one.gone === 'trashed' ? { trashed: true } : {}),
+        });
       else run.writer.skip(['hidden' in one ? { kind, externalId: mapped.externalId, reason: one.hidden } : one]);
     }
     run.writer.expect(found.length);

@@ -12,7 +12,7 @@ export interface Summary {
   /** Each item not written, with why. */
   skipped: { kind: ItemKind; externalId: string; label: string; reason: string }[];
   /** Items imported before that the source no longer has (kept here). */
-  deletedThere: { kind: ItemKind; externalId: string; localId: number }[];
+  deletedThere: { kind: ItemKind; externalId: string; localId: number; trashed?: true }[];
   /** What the reader could not do, and other things the user should know. */
   notes: string[];
   /** What was changed in items to take them (items.ts, ImportItem.remarks), by remark: how many, which. */
@@ -177,7 +177,11 @@ export function summaryLines(summary: Summary, dryRun: boolean): string[] {
   if (summary.deletedThere.length) {
     lines.push('Deleted at the source since an earlier import (kept here):');
     for (const d of summary.deletedThere) {
-      lines.push(printable(`  ${d.kind} ${d.externalId} (here: ${d.kind} ${d.localId})`));
+      lines.push(
+        printable(
+          `  ${d.kind} ${d.externalId}${d.trashed ? ', in the trash there' : ''} (here: ${d.kind} ${d.localId})`,
+        ),
+      );
     }
   }
   for (const note of summary.notes) lines.push(printable(`Note: ${note}`));

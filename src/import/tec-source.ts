@@ -6,12 +6,19 @@
 // hidden from listings; such items are still readable one by one. So the IDs that WordPress's own
 // route lists (`wp/v2/tribe_events`, when the site offers it) and the IDs imported by an earlier
 // run that the lists no longer show are read one by one: found, they are imported; gone, they are
-// reported as deleted there.
-import { trimEndChar } from '../lib/text.js';
+// reported as deleted there (or trashed there, as WordPress's record says: wordpress-posts.ts).
+//
+// Its answers are written for HTML: names, titles, addresses and URLs come with entities (`Rock
+// &#038; Roll`, `?a=1&amp;b=2`). They are decoded once, here, as they are read; descriptions and
+// excerpts are HTML and stay so. Events take what WordPress stores where the plugin shows only a
+// formatted value (the cost, the website, a draft's date): wordpress-posts.ts.
 import { decodeHTML } from 'entities';
-import { fetchJson, type FetchOptions, SourceError } from './fetch-source.js';
+import { costEntries, parseCost } from '../lib/cost.js';
+import { fetchJson, SourceError } from './fetch-source.js';
 import { firstLinks, type ImportItem, type ItemKind, type ItemRef, type RefField, type Unreadable } from './items.js';
 import type { ImportLimits } from './limits.js';
+import { type ListReading, type PageOf, paged, type Raw, type TecSite, text } from './site-lists.js';
+import { readStoredEvent, type StoredEvent, storedEvents } from './wordpress-posts.js';
 
 /** The largest page the modelled service gives. */
 const PER_PAGE = 50;
@@ -25,77 +32,6 @@ const LISTS: Record<ItemKind, { route: string; key: string; query: string }> = {
   // Its default window starts today: ask for every date it can hold.
   event: { route: 'events', key: 'events', query: 'start_date=1900-01-01%2000:00:00&end_date=2999-12-31%2023:59:59' },
 };
-
-export interface TecSite {
-  base: URL;
-  fetch: FetchOptions;
-}
-
-/**
- * How the reading of a list went: what it announced, the IDs it gave, and why it ended early. A list
- * ends at its last page, at an empty page or a 404 past its end, at a page that holds only items it
- * gave before (a site that answers every page number with the same page), or at a bound (limits.ts):
- * whatever it claims, it costs at most `maxPages` requests and `maxItems` IDs in memory.
- */
-export interface ListReading {
-  /** What it says it holds (its first page's total), once read. */
-  announced?: number;
-  /** The IDs it gave, each once. */
-  ids: Set<string>;
-  /** Items taken from it (those without an ID too). */
-  taken: number;
-  /** Why it was not read to its end, when a bound or a repeated page ended it: it may hold more. */
-  cutShort?: string;
-}
-
-export const newReading = (): ListReading => ({ ids: new Set(), taken: 0 });
-
-/** One page's values and what the list says about itself; undefined past its end. */
-type PageOf = (page: number) => Promise<{ values: unknown[]; pages: number; total?: number } | undefined>;
-
-/** The values of a list, page after page, each ID once, within the bounds (see ListReading). */
-async function* paged(
-  name: string,
-  fetchPage: PageOf,
-  limits: ImportLimits,
-  list: ListReading,
-  onPage: (page: number, pages: number) => void,
-): AsyncGenerator<unknown[]> {
-  for (let page = 1, pages = 1; page <= pages; page++) {
-    if (page > limits.maxPages) {
-      list.cutShort = `the ${name} announces ${pages} pages: the first ${limits.maxPages} were read (--max-pages).`;
-      return;
-    }
-    const answer = await fetchPage(page);
-    if (!answer) return;
-    pages = answer.pages;
-    if (page === 1) list.announced = answer.total;
-    const fresh: unknown[] = [];
-    let repeated = 0;
-    for (const value of answer.values) {
-      const id = text((value as Raw | null)?.id) || undefined;
-      // An item created there while we page moves the later ones down a page: seen twice.
-      if (id !== undefined && list.ids.has(id)) {
-        repeated++;
-        continue;
-      }
-      if (list.taken >= limits.maxItems) {
-        list.cutShort = `the ${name} holds more than ${limits.maxItems} items: the first ${limits.maxItems} were taken (--max-items).`;
-        break;
-      }
-      if (id !== undefined) list.ids.add(id);
-      list.taken++;
-      fresh.push(value);
-    }
-    onPage(page, pages);
-    if (fresh.length) yield fresh;
-    if (list.cutShort || !answer.values.length) return;
-    if (repeated === answer.values.length) {
-      list.cutShort = `page ${page} of the ${name} holds only items of earlier pages: it was read no further.`;
-      return;
-    }
-  }
-}
 
 /** The items of a kind's list, page by page: what each page adds, and what could not be read. */
 export async function* readList(
@@ -128,10 +64,18 @@ export async function* readList(
     };
   };
   for await (const values of paged(`${kind} list`, fetchPage, limits, list, onPage)) {
+    // One request for WordPress's records of the page's events.
+    const stored =
+      kind === 'event'
+        ? await storedEvents(
+            site,
+            values.map((v) => text((v as Raw | null)?.id)),
+          )
+        : undefined;
     const items: ImportItem[] = [];
     const unreadable: Unreadable[] = [];
     for (const raw of values) {
-      const read = readItem(kind, raw, limits);
+      const read = readItem(kind, raw, limits, stored?.get(text((raw as Raw | null)?.id)));
       if ('reason' in read) unreadable.push(read);
       else items.push(read);
     }
@@ -139,7 +83,7 @@ export async function* readList(
   }
 }
 
-export type OneItem = { found: ImportItem } | { gone: true } | { hidden: string } | Unreadable;
+export type OneItem = { found: ImportItem } | { gone: 'deleted' | 'trashed' } | { hidden: string } | Unreadable;
 
 /** One item by its ID there: found, gone (deleted or in the trash there), or not readable by us. */
 export async function readOne(
@@ -151,57 +95,24 @@ export async function readOne(
   const url = endpoint(site, `${LISTS[kind].route}/${encodeURIComponent(externalId)}`);
   try {
     const { body } = await fetchJson(url, site.fetch);
-    const read = readItem(kind, body, limits);
+    const stored = kind === 'event' ? (await storedEvents(site, [externalId])).get(externalId) : undefined;
+    const read = readItem(kind, body, limits, stored);
     return 'reason' in read ? read : { found: read };
   } catch (err) {
     if (!(err instanceof SourceError)) throw err;
     const { status } = err;
-    if (status === 401 || status === 403) return { hidden: `the site answered ${status}: sign in with --user` };
-    // The modelled service answers an unknown venue or organizer ID with 400, an event with 404,
-    // one in the trash with 410.
-    if (status === 400 || status === 404 || status === 410) return { gone: true };
-    throw err;
+    // The modelled service answers an unknown venue or organizer ID with 400, an event with 404.
+    if (status === 400 || status === 404) return { gone: 'deleted' };
+    if (status !== 401 && status !== 403 && status !== 410) throw err;
+    // It answers an event in the trash with a 403 (to its administrator too) or a 410: WordPress's
+    // record says which it is.
+    const record = kind === 'event' ? await readStoredEvent(site, externalId) : undefined;
+    if (record === 'gone') return { gone: 'deleted' };
+    if (record?.status === 'trash' || status === 410) return { gone: 'trashed' };
+    return {
+      hidden: `the site answered ${status}${site.signedIn ? ' to the signed-in user' : ': sign in with --user'}`,
+    };
   }
-}
-
-/**
- * The IDs of every event as WordPress lists its posts (hidden ones included), page by page; where
- * they cannot be listed (not every site offers the route), `unavailable` says why.
- */
-export async function* eventIdPages(
-  site: TecSite,
-  signedIn: boolean,
-  limits: ImportLimits,
-  list: ListReading & { unavailable?: string },
-): AsyncGenerator<string[]> {
-  const root = wordpressRoot(site.base);
-  if (!root) {
-    list.unavailable = 'the base URL does not end in /tribe/events/v1';
-    return;
-  }
-  const statuses = signedIn ? '&status=publish,future,draft,pending,private' : '';
-  const fetchPage: PageOf = async (page) => {
-    const url = new URL(`wp/v2/tribe_events?per_page=100&page=${page}&_fields=id${statuses}`, root);
-    const { body, headers } = await fetchJson(url, site.fetch);
-    if (!Array.isArray(body)) throw new SourceError(`${url.href} did not answer a list`);
-    const count = (name: string) => Number(headers.get(name) ?? undefined);
-    return { values: body, pages: count('x-wp-totalpages') || 1, total: count('x-wp-total') || body.length };
-  };
-  try {
-    for await (const values of paged('list of WordPress posts', fetchPage, limits, list, () => undefined)) {
-      yield values.map((post) => text((post as Raw | null)?.id)).filter(Boolean);
-    }
-  } catch (err) {
-    if (!(err instanceof SourceError)) throw err;
-    list.unavailable = err.message;
-  }
-}
-
-/** `https://example.org/wp-json/` for `https://example.org/wp-json/tribe/events/v1`. */
-function wordpressRoot(base: URL): URL | undefined {
-  const path = trimEndChar(base.pathname, '/');
-  if (!path.endsWith('/tribe/events/v1')) return undefined;
-  return new URL(path.slice(0, -'tribe/events/v1'.length), base);
 }
 
 function endpoint(site: TecSite, relative: string): URL {
@@ -209,9 +120,7 @@ function endpoint(site: TecSite, relative: string): URL {
   return new URL(relative, base);
 }
 
-type Raw = Record<string, unknown>;
-
-function readItem(kind: ItemKind, value: unknown, limits: ImportLimits): ImportItem | Unreadable {
+function readItem(kind: ItemKind, value: unknown, limits: ImportLimits, stored?: StoredEvent): ImportItem | Unreadable {
   const raw = (value && typeof value === 'object' ? value : {}) as Raw;
   const id = raw.id;
   if (typeof id !== 'number' && typeof id !== 'string') {
@@ -226,13 +135,12 @@ function readItem(kind: ItemKind, value: unknown, limits: ImportLimits): ImportI
     case 'organizer':
       return organizer(raw);
     case 'event':
-      return event(raw, limits);
+      return event(raw, limits, stored);
   }
 }
 
-/** Titles and names come with HTML entities (`&#8217;`, `&#038;`); ours are plain text. */
+/** Text written for HTML there (names, titles, addresses, URLs), as it was meant: decoded once. */
 const plain = (value: unknown) => decodeHTML(text(value));
-const text = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
 const flag = (value: unknown) => value === true || value === 'true' || value === '1' || value === 1 || value === 'yes';
 
 /** WordPress keeps slugs of other scripts percent-encoded (`caf%c3%a9`). */
@@ -257,7 +165,18 @@ const ref = (kind: ItemKind, id: unknown): ItemRef => ({ kind, externalId: text(
 
 /** Their `image` is false or an object with the URL; ours takes the URL, '' for none. */
 function image(value: unknown): string {
-  return value && typeof value === 'object' ? text((value as Raw).url) : '';
+  return value && typeof value === 'object' ? plain((value as Raw).url) : '';
+}
+
+/**
+ * The item's website. The plugin shows an event's own page there when it has none (drafts' too,
+ * `?post_type=tribe_events&p=28`): a website that is the item's `url` there is no website, or it
+ * would point at a page that goes with the old site and hide this service's own.
+ */
+function website(raw: Raw, given: string): string {
+  const page = plain(raw.url);
+  const withoutSlash = (url: string) => url.replace(/\/+$/, '');
+  return page && withoutSlash(given) === withoutSlash(page) ? '' : given;
 }
 
 /** Only what was given: the lists leave empty fields out, and an absent field keeps ours unchanged. */
@@ -308,7 +227,7 @@ function venue(raw: Raw): ImportItem {
       venue: name,
       ...post(raw),
       ...Object.fromEntries(VENUE_TEXT.map((field) => [field, plain(raw[field])])),
-      website: text(raw.website),
+      website: website(raw, plain(raw.website)),
       show_map: flag(raw.show_map),
       show_map_link: flag(raw.show_map_link),
       image: image(raw.image),
@@ -330,7 +249,7 @@ function organizer(raw: Raw): ImportItem {
       organizer: name,
       ...post(raw),
       phone: plain(raw.phone),
-      website: text(raw.website),
+      website: website(raw, plain(raw.website)),
       // The modelled service writes e-mail addresses with entities, differently on every read.
       email: plain(raw.email),
       image: image(raw.image),
@@ -340,21 +259,48 @@ function organizer(raw: Raw): ImportItem {
 }
 
 /**
- * Its shown cost loses the event's own currency symbol when there are several amounts ("15$ – 30$"
- * reads as no symbol of its own, src/lib/cost.ts): with a symbol, each amount is given with it.
+ * The cost as the source stored it, with its own currency: what WordPress stores (`_EventCost`,
+ * `_EventCurrencySymbol`, `_EventCurrencyPosition`) when it gives it and it holds every amount the
+ * plugin shows (other plugins, ticket sellers, add amounts of their own); else the amounts the plugin
+ * parsed (`cost_details.values`). Never its shown `cost`, which adds the site's default symbol to
+ * an amount that had none ("100" shows as "$100") and keeps only the lowest and highest of a list
+ * ("5, 10, 15" shows as "$5 – $15").
  */
-function cost(raw: Raw): string | string[] {
+function cost(raw: Raw, stored: StoredEvent | undefined): string | string[] {
   const details = (raw.cost_details ?? {}) as Raw;
-  const symbol = text(details.currency_symbol);
-  const values = Array.isArray(details.values) ? details.values.map(text).filter(Boolean) : [];
-  if (!symbol || !values.length) return text(raw.cost);
-  return values.map((value) => (details.currency_position === 'postfix' ? `${value}${symbol}` : `${symbol}${value}`));
+  const shown = Array.isArray(details.values) ? details.values.map(plain).filter(Boolean) : [];
+  const symbol = plain(details.currency_symbol) || stored?.meta?.currencySymbol || '';
+  // The plugin shows `prefix` or `postfix`; it stores `prefix` or `suffix`.
+  const position = text(details.currency_position) || stored?.meta?.currencyPosition;
+  const postfix = position === 'postfix' || position === 'suffix';
+  const amounts = (cost: string | string[]) => parseCost(cost).cost_details.values.filter(isAmount);
+  const withSymbol = (entry: string) =>
+    !symbol || !/\d/.test(entry) || entry.includes(symbol)
+      ? entry
+      : postfix
+        ? `${entry}${symbol}`
+        : `${symbol}${entry}`;
+  const storedCost = stored?.meta?.cost;
+  if (storedCost !== undefined) {
+    const entries = costEntries(storedCost);
+    const held = new Set(amounts(entries));
+    if (shown.filter(isAmount).every((amount) => held.has(normalAmount(amount)))) {
+      return symbol ? entries.map(withSymbol) : storedCost;
+    }
+  }
+  // Labels ("Free") come lower-cased in `values`: as shown, they are as written.
+  if (shown.length && !shown.every(isAmount)) return plain(raw.cost);
+  return symbol ? shown.map(withSymbol) : shown;
 }
+
+const isAmount = (value: string) => /^\d+(?:\.\d+)?$/.test(value);
+/** "12.50" as our cost reads it (lib/cost.ts keeps two decimals when there are any). */
+const normalAmount = (value: string) => parseCost(value).cost_details.values[0] ?? value;
 
 const list = (value: unknown): Raw[] =>
   Array.isArray(value) ? (value as Raw[]) : value && typeof value === 'object' ? [value as Raw] : [];
 
-function event(raw: Raw, limits: ImportLimits): ImportItem {
+function event(raw: Raw, limits: ImportLimits, stored: StoredEvent | undefined): ImportItem {
   const title = plain(raw.title);
   const remarks: string[] = [];
   const linked = (value: unknown, what: string) =>
@@ -368,6 +314,18 @@ function event(raw: Raw, limits: ImportLimits): ImportItem {
   const organizers = linked(raw.organizer, 'organizers');
   const categories = linked(raw.categories, 'categories');
   const tags = linked(raw.tags, 'tags');
+  const fields = post(raw);
+  // A draft or pending event has no publication date there (zeros): WordPress's record has its
+  // date; without it, its local `date` (the site's zone there, taken in ours here).
+  if (fields.date_utc === undefined) {
+    if (stored?.dateUtc) fields.date_utc = stored.dateUtc;
+    else if (time(raw.date)) fields.date = time(raw.date);
+  }
+  // This service has no event passwords: a protected event stays out of public sight, as private.
+  if (stored?.password && (fields.status === 'publish' || fields.status === 'future')) {
+    fields.status = 'private';
+    remarks.push('password-protected there: private here, which has no event passwords');
+  }
   return {
     kind: 'event',
     externalId: idOf(raw),
@@ -375,13 +333,13 @@ function event(raw: Raw, limits: ImportLimits): ImportItem {
     modified: time(raw.modified_utc),
     body: defined({
       title,
-      ...post(raw),
+      ...fields,
       start_date: text(raw.start_date) || undefined,
       end_date: text(raw.end_date) || undefined,
-      timezone: zoneName(text(raw.timezone)),
+      timezone: text(raw.timezone),
       all_day: flag(raw.all_day),
-      cost: cost(raw),
-      website: text(raw.website),
+      cost: cost(raw, stored),
+      website: website(raw, stored?.meta ? stored.meta.website : plain(raw.website)),
       image: image(raw.image),
       show_map: flag(raw.show_map),
       show_map_link: flag(raw.show_map_link),
@@ -399,17 +357,6 @@ function event(raw: Raw, limits: ImportLimits): ImportItem {
     // Its venue and organizers come whole with it: a draft one the lists did not show is created.
     embedded: [...venues.map(venue), ...organizers.map(organizer)],
   };
-}
-
-/**
- * WordPress names a site's manual offset in hours with decimals (`UTC+5.5`, `UTC-9.5`, `UTC+5.75`);
- * ours are hours and minutes (`UTC+5:30`).
- */
-function zoneName(zone: string): string {
-  const offset = /^UTC([+-])(\d{1,2})\.(\d{1,2})$/.exec(zone);
-  if (!offset) return zone;
-  const minutes = Math.round(Number(`0.${offset[3]}`) * 60);
-  return `UTC${offset[1]}${offset[2]}${minutes ? `:${String(minutes).padStart(2, '0')}` : ''}`;
 }
 
 /** Categories ordered so that each comes after its parent (a parent missing there: as they came). */

@@ -47,7 +47,7 @@ interface Entry {
 }
 
 export function parseCost(input: CostInput, currency: CurrencySettings = DEFAULT_CURRENCY): Cost {
-  const entries = entriesOf(input).map(readEntry);
+  const entries = costEntries(input).map(readEntry);
   const own = commonSymbol(entries);
   const symbol = own?.symbol ?? currency.symbol;
   const position = own?.position ?? (currency.position === 'suffix' ? 'postfix' : 'prefix');
@@ -69,7 +69,7 @@ export function parseCost(input: CostInput, currency: CurrencySettings = DEFAULT
  * The entries of a cost. The plugin stores nothing for a cost that PHP finds empty, which 0 and "0" are
  * (reference 9.4: "a cost of 0 is not stored at all"); "0.00", "0$" and [0] are stored and show as Free.
  */
-function entriesOf(input: CostInput): string[] {
+export function costEntries(input: CostInput): string[] {
   if (input === null || input === undefined || input === 0 || input === '0') return [];
   // The column is JSON: whatever it holds that is not a number is read as text.
   const items = Array.isArray(input) ? input.map(plain) : plain(input).split(ENTRY_SEPARATOR);

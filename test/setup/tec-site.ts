@@ -1,9 +1,11 @@
 // A stand-in for a WordPress site running The Events Calendar, built from real answers of it
-// (test/fixtures/tec-site/, copied from the reference captures): its five paged lists as that
-// service pages them (per_page, page, total and total_pages in the body and the X-TEC-* headers, a
-// 404 past the last page), single items by ID (drafts only to a signed-in reader, hidden events
-// only here), and WordPress's own list of event IDs (`wp/v2/tribe_events`). Tests change its items
-// between imports, and can make it fail a number of requests first (503 or 429 with Retry-After).
+// (test/fixtures/tec-site/, copied from the reference captures, and a varied site in their shape):
+// its five paged lists as that service pages them (per_page, page, total and total_pages in the
+// body and the X-TEC-* headers, a 404 past the last page), single items by ID (drafts only to a
+// signed-in reader, hidden events only here, a trashed event a 403 to anyone), and WordPress's own
+// records of the events (`wp/v2/tribe_events`: the list of IDs, `include=`, `_fields`, the edit
+// context to a signed-in reader only, trashed posts by ID). Tests change its items between imports,
+// and can make it fail a number of requests first (503 or 429 with Retry-After).
 // It can also be hostile (`hostile`): claim a billion pages and answer every page of the events
 // lists with the same items again, or with new ones for ever.
 import fs from 'node:fs';
@@ -31,8 +33,10 @@ export interface TecSite {
   tags: Item[];
   venues: Item[];
   organizers: Item[];
-  /** All events, hidden and draft ones included. */
+  /** All events, hidden, draft and trashed ones included. */
   events: Item[];
+  /** WordPress's records of the events by ID (wordpress-events.json): status and date follow the event. */
+  records: Map<number, Item>;
   /** Basic credentials that see drafts. */
   credentials: { user: string; password: string };
   /** The next `count` requests get `status` (with Retry-After: `retryAfter`, 0 by default). */
@@ -57,7 +61,13 @@ export interface TecSite {
  */
 export function addEvents(site: TecSite, count: number): void {
   const models = site.events.filter((e) => e.status === 'publish' && !e.hide_from_listings);
-  for (let i = 0; i < count; i++) site.events.push(copyOf(models[i % models.length], 100_000 + i, 400 + i));
+  for (let i = 0; i < count; i++) {
+    const model = models[i % models.length];
+    const copy = copyOf(model, 100_000 + i, 400 + i);
+    site.events.push(copy);
+    const record = site.records.get(model.id);
+    if (record) site.records.set(copy.id, { ...structuredClone(record), id: copy.id });
+  }
 }
 
 /** The model under a new ID and slug, `days` later. */
@@ -82,14 +92,24 @@ function copyOf(model: Item, id: number, days: number): Item {
 /** What a hostile site claims: a billion pages. */
 const HOSTILE_PAGES = 1_000_000_000;
 
-export async function startTecSite(): Promise<TecSite> {
+/** WordPress's answer for a post it does not have. */
+const NO_POST = { code: 'rest_post_invalid_id', message: 'Invalid post ID.', data: { status: 404 } };
+
+/** `varied`: the site also holds the events, venue and organizer of events-varied.json. */
+export async function startTecSite(options: { varied?: boolean } = {}): Promise<TecSite> {
   const list = (name: string, key: string) => structuredClone(fixture(name).body[key]) as Item[];
+  const varied = (key: string) => (options.varied ? list('events-varied', key) : []);
   const site = {
     categories: list('categories-list-all', 'categories'),
     tags: list('tags-list', 'tags'),
-    venues: list('venues-list', 'venues'),
-    organizers: list('organizers-list', 'organizers'),
-    events: [...list('events-list-auth', 'events'), structuredClone(fixture('event-get-hidden').body) as Item],
+    venues: [...list('venues-list', 'venues'), ...varied('venues')],
+    organizers: [...list('organizers-list', 'organizers'), ...varied('organizers')],
+    events: [
+      ...list('events-list-auth', 'events'),
+      structuredClone(fixture('event-get-hidden').body) as Item,
+      ...varied('events'),
+    ],
+    records: new Map((structuredClone(fixture('wordpress-events').body) as Item[]).map((r) => [r.id as number, r])),
     credentials: { user: 'admin', password: 'abcd efgh ijkl mnop qrst uvwx' },
     requests: [] as string[],
     wordpressRoute: true,
@@ -119,18 +139,10 @@ export async function startTecSite(): Promise<TecSite> {
       return;
     }
     const signedIn = auth === expected;
-    const visible = (item: Item) => signedIn || item.status === 'publish';
+    const visible = (item: Item) => item.status !== 'trash' && (signedIn || item.status === 'publish');
 
-    if (url.pathname === '/wp-json/wp/v2/tribe_events') {
-      if (!site.wordpressRoute) {
-        send(404, { code: 'rest_no_route', message: 'No route.', data: { status: 404 } });
-        return;
-      }
-      const wanted = (url.searchParams.get('status') ?? 'publish').split(',');
-      const ids = site.events.filter((e) => visible(e) && wanted.includes(e.status)).map((e) => ({ id: e.id }));
-      paged(url, ids, 100, false, (page, total, totalPages) => {
-        send(200, page, { 'x-wp-total': String(total), 'x-wp-totalpages': String(totalPages) });
-      });
+    if (url.pathname.startsWith('/wp-json/wp/v2/tribe_events')) {
+      answerPosts(url.pathname.slice('/wp-json/wp/v2/tribe_events'.length).replace(/^\//, ''));
       return;
     }
     if (!url.pathname.startsWith(`${PREFIX}/`)) {
@@ -152,6 +164,7 @@ export async function startTecSite(): Promise<TecSite> {
         else send(400, { code: 'rest_invalid_param', message: 'Invalid parameter(s): id', data: { status: 400 } });
         return;
       }
+      // The plugin answers an event in the trash with a 403, to its administrator too.
       if (!visible(item)) {
         send(403, { code: 'event-not-accessible', message: 'Not accessible.', data: { status: 403 } });
         return;
@@ -180,6 +193,53 @@ export async function startTecSite(): Promise<TecSite> {
         { 'x-tec-total': String(total), 'x-tec-totalpages': String(totalPages) },
       );
     });
+
+    /** WordPress's posts route: the list (`include`, `status`, `_fields`), or one post by ID. */
+    function answerPosts(id: string) {
+      if (!site.wordpressRoute) {
+        send(404, { code: 'rest_no_route', message: 'No route.', data: { status: 404 } });
+        return;
+      }
+      const edit = url.searchParams.get('context') === 'edit';
+      if (edit && !signedIn) {
+        send(401, {
+          code: 'rest_forbidden_context',
+          message: 'Sorry, you are not allowed to edit posts.',
+          data: { status: 401 },
+        });
+        return;
+      }
+      const fields = url.searchParams.get('_fields')?.split(',');
+      const shown = (event: Item) => {
+        const record = site.records.get(event.id) ?? {};
+        const post: Item = { ...record, id: event.id, status: event.status };
+        if (!edit) delete post.password;
+        return fields ? Object.fromEntries(Object.entries(post).filter(([key]) => fields.includes(key))) : post;
+      };
+      if (id) {
+        const event = site.events.find((e) => String(e.id) === id);
+        if (!event) send(404, NO_POST);
+        else if (event.status !== 'publish' && !signedIn)
+          send(401, { code: 'rest_forbidden', message: 'Sorry.', data: { status: 401 } });
+        else send(200, shown(event));
+        return;
+      }
+      const wanted = (url.searchParams.get('status') ?? 'publish').split(',');
+      const include = url.searchParams.get('include')?.split(',');
+      const posts = site.events
+        .filter((e) => (signedIn || e.status === 'publish') && wanted.includes(e.status))
+        .filter((e) => !include || include.includes(String(e.id)))
+        .map(shown);
+      paged(
+        url,
+        posts,
+        Math.min(Number(url.searchParams.get('per_page') ?? 10), 100),
+        false,
+        (page, total, totalPages) => {
+          send(200, page, { 'x-wp-total': String(total), 'x-wp-totalpages': String(totalPages) });
+        },
+      );
+    }
 
     function paged(
       pageUrl: URL,
