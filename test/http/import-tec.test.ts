@@ -218,6 +218,117 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
     expect(tags.find((t: any) => t.slug === 'kids').name).toBe('Children');
   });
 
+  it('brings a varied site over as its source meant it, and sees an event trashed there for what it is', async () => {
+    const other = await startTecSite({ varied: true });
+    try {
+      // Escaped twice there: decoded once, the escape that was meant stays.
+      other.tags[0].name = 'Rhythm &amp;amp; Blues';
+      const summary = await run({ base: other.base });
+      expect(summary.skipped).toEqual([]);
+      expect(summary.counts.event.created).toBe(14);
+      const ours = async (id: number) => {
+        const mapped = await s.db.prisma.importedItem.findFirst({
+          where: { source: other.base, kind: 'event', externalId: String(id) },
+        });
+        return (await s.get(`/events/${mapped?.localId}`)).body;
+      };
+      const costOf = (event: any) => [event.cost, event.cost_details];
+      const details = (values: string[], symbol = '', position = '') => ({
+        currency_symbol: symbol,
+        currency_code: '',
+        currency_position: position,
+        values,
+      });
+
+      const rock = await ours(40);
+      expect(rock.title).toBe('Rock & Roll Revival');
+      expect(rock.website).toBe('https://tickets.example.com/buy?event=40&lang=en');
+      // Stored "5, 10, 15" without a currency: all three amounts, no symbol of its own.
+      expect(costOf(rock)).toEqual(['$5 – $15', details(['5', '10', '15'])]);
+      expect(rock.venue).toMatchObject({
+        venue: 'Smith & Sons Hall',
+        address: '1 King & Queen St',
+        website: 'https://smith.example.com/visit?a=1&b=2',
+      });
+      expect(rock.organizer[0]).toMatchObject({
+        organizer: 'Ana & Bo Events',
+        website: 'https://ab.example.com/?x=1&y=2',
+        email: 'anabo@example.com',
+      });
+
+      const quay = await ours(41);
+      expect(quay.title).toBe('\u201cQuay\u201d Night Market');
+      // Stored "100": shown "$100" there, and here, with no symbol of its own.
+      expect(costOf(quay)).toEqual(['$100', details(['100'])]);
+      // Its website there was its own page there: here, its own page here.
+      expect(quay.website).toBe(quay.url);
+      expect(quay.website).not.toContain('example.org');
+
+      const slam = await ours(43);
+      expect(slam.status).toBe('pending');
+      expect(slam.date_utc).toBe('2026-11-20 14:15:00');
+      expect(costOf(slam)).toEqual(['20€', details(['20'], '€', 'postfix')]);
+      expect(slam.website).toBe(slam.url);
+
+      const preview = await ours(44);
+      expect([preview.title, preview.status, preview.cost]).toEqual(['Members\u2019 Preview', 'private', 'Free']);
+      expect((await s.get(`/events/${preview.id}`, { as: null })).status).not.toBe(200);
+      expect(summaryLines(summary, false).join('\n')).toContain('password-protected there: private here');
+
+      const curry = await ours(46);
+      expect([curry.title, curry.timezone, curry.utc_start_date]).toEqual([
+        'Curry & Jazz',
+        'UTC+5.5',
+        '2027-04-02 13:30:00',
+      ]);
+      expect(costOf(curry)).toEqual(['$10 – $25', details(['10', '25'])]);
+      const tags = (await s.get('/tags?hide_empty=false&per_page=50&search=Rhythm')).body.tags;
+      expect(tags.map((t: any) => t.name)).toEqual(['Rhythm &amp; Blues']);
+
+      // Trashed there: the plugin answers 403 even to its administrator; WordPress's record says trash.
+      const supper = await ours(45);
+      other.events.find((e) => e.id === 45)!.status = 'trash';
+      const again = await run({ base: other.base });
+      expect(again.skipped).toEqual([]);
+      expect(again.counts.event).toMatchObject({ created: 0, updated: 0, unchanged: 13 });
+      expect(again.deletedThere).toEqual([{ kind: 'event', externalId: '45', localId: supper.id, trashed: true }]);
+      expect(summaryLines(again, false).join('\n')).toContain(
+        `event 45, in the trash there (here: event ${supper.id})`,
+      );
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("takes the plugin's answers alone where WordPress's records cannot be read, and says so", async () => {
+    const other = await startTecSite({ varied: true });
+    try {
+      other.wordpressRoute = false;
+      const summary = await run({ base: other.base });
+      expect(summary.notes.join('\n')).toContain("WordPress's records of the events could not be read");
+      const ours = async (id: number) => {
+        const mapped = await s.db.prisma.importedItem.findFirst({
+          where: { source: other.base, kind: 'event', externalId: String(id) },
+        });
+        return (await s.get(`/events/${mapped?.localId}`)).body;
+      };
+      // The amounts the plugin parsed, without the default symbol it adds to show them.
+      const rock = await ours(40);
+      expect([rock.cost, rock.cost_details.values, rock.cost_details.currency_symbol]).toEqual([
+        '$5 – $15',
+        ['5', '10', '15'],
+        '',
+      ]);
+      expect(rock.website).toBe('https://tickets.example.com/buy?event=40&lang=en');
+      expect((await ours(41)).cost_details.currency_symbol).toBe('');
+      // A draft's local date there, read in this site's zone (UTC in the tests).
+      expect((await ours(43)).date_utc).toBe('2026-11-20 09:15:00');
+      expect((await ours(44)).cost).toBe('Free');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('waits for a busy site and gives up on one that stays busy', async () => {
     site.failNext(2, 503);
     const summary = await run();
