@@ -14,6 +14,7 @@
 // formatted value (the cost, the website, a draft's date): wordpress-posts.ts.
 import { decodeHTML } from 'entities';
 import { costEntries, parseCost } from '../lib/cost.js';
+import { trimEndChar } from '../lib/text.js';
 import { fetchJson, SourceError } from './fetch-source.js';
 import { firstLinks, type ImportItem, type ItemKind, type ItemRef, type RefField, type Unreadable } from './items.js';
 import type { ImportLimits } from './limits.js';
@@ -175,7 +176,7 @@ function image(value: unknown): string {
  */
 function website(raw: Raw, given: string): string {
   const page = plain(raw.url);
-  const withoutSlash = (url: string) => url.replace(/\/+$/, '');
+  const withoutSlash = (url: string) => trimEndChar(url, '/');
   return page && withoutSlash(given) === withoutSlash(page) ? '' : given;
 }
 

@@ -3,6 +3,7 @@
 // daylight-saving change. Luxon does all zone arithmetic.
 import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
 import { DAY_MS, firstOccurrence, hasOffset, parseDateInput, zoneOffset } from './dates.js';
+import { trimEndChar } from './text.js';
 
 export interface EventZone {
   /** As stored and shown: the IANA name, or `UTC+5`, `UTC-3:30`. */
@@ -38,7 +39,7 @@ function resolveZone(name: string): EventZone | undefined {
   if (offset) {
     const hours = Number(offset[2]);
     // at(): the groups are optional
-    const decimal = offset.at(4)?.replace(/0+$/, '');
+    const decimal = offset.at(4) === undefined ? undefined : trimEndChar(offset[4], '0');
     // A decimal must name whole minutes: .5, .25, .75 (and .1, six minutes), not .33.
     const minutes = decimal ? Math.round(Number(`0.${decimal}`) * 60 * 1000) / 1000 : Number(offset.at(3) ?? 0);
     if (hours > 14 || minutes > 59 || hours * 60 + minutes > 14 * 60 || !Number.isInteger(minutes)) return undefined;
