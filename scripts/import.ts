@@ -12,7 +12,7 @@ import { importIcs, importTec, readIcs } from '../src/import/commands.js';
 import { SourceError, Stopped } from '../src/import/fetch-source.js';
 import { DEFAULT_LIMITS, type ImportLimits } from '../src/import/limits.js';
 import { terminalProgress } from '../src/import/progress.js';
-import { summaryLines } from '../src/import/run-import.js';
+import { exitStatus, summaryLines } from '../src/import/run-import.js';
 
 const USAGE = `Usage: npm run import -- <source> [options]
 
@@ -29,7 +29,8 @@ const USAGE = `Usage: npm run import -- <source> [options]
   --max-links N      categories, tags or organizers taken of one item (default ${DEFAULT_LIMITS.maxLinks})
 
 Run it again to bring changes over: items imported before are updated, not created again.
-Exit status: 0 done (skipped items are listed), 1 failed, 2 wrong usage, 130 stopped (run it again to go on).
+Exit status: 0 done, every item taken; 3 done, some items skipped (they are listed); 1 failed, or not
+one event could be taken; 2 wrong usage; 130 stopped (run it again to go on).
 `;
 
 const OPTIONS = {
@@ -123,7 +124,7 @@ async function main(argv: string[]): Promise<number> {
             limits,
           );
     process.stdout.write(`${summaryLines(summary, run.dryRun).join('\n')}\n`);
-    return summary.stopped ? 130 : 0;
+    return exitStatus(summary);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

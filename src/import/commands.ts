@@ -67,8 +67,14 @@ export async function importTec(
   return summary;
 }
 
+/** An iCalendar file's bytes, and the charset its server declared for them (Content-Type). */
+export interface IcsFile {
+  bytes: Uint8Array;
+  charset?: string;
+}
+
 /** The bytes of an iCalendar file, or of an http(s) URL; any other scheme is refused. */
-export async function readIcs(location: string, fetch: FetchOptions = {}): Promise<Uint8Array> {
+export async function readIcs(location: string, fetch: FetchOptions = {}): Promise<IcsFile> {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) {
     const url = sourceUrl(location);
     const answer = await fetchSource(url, { ...fetch, accept: 'text/calendar, */*;q=0.5' });
@@ -79,10 +85,11 @@ export async function readIcs(location: string, fetch: FetchOptions = {}): Promi
         new TextDecoder().decode(answer.bytes.subarray(0, 500)),
       );
     }
-    return answer.bytes;
+    const charset = /;\s*charset="?([\w.:-]{1,40})/i.exec(answer.headers.get('content-type') ?? '')?.[1];
+    return { bytes: answer.bytes, ...(charset ? { charset } : {}) };
   }
   try {
-    return await readFile(location);
+    return { bytes: await readFile(location) };
   } catch (err) {
     throw new SourceError(`Cannot read ${location}: ${(err as Error).message}`);
   }
@@ -94,7 +101,7 @@ export async function readIcs(location: string, fetch: FetchOptions = {}): Promi
  */
 export async function importIcs(
   run: Omit<ImportRun, 'source'>,
-  calendar: Uint8Array | string,
+  calendar: IcsFile | Uint8Array | string,
   progress: Progress,
   stop: AbortSignal,
   limits: Partial<ImportLimits> = {},
@@ -102,8 +109,13 @@ export async function importIcs(
   const summary = emptySummary();
   let read: ReturnType<typeof readCalendar>;
   try {
-    const bytes = typeof calendar === 'string' ? Buffer.from(calendar, 'utf8') : calendar;
-    read = readCalendar(bytes, { ...DEFAULT_LIMITS, ...limits });
+    const file: IcsFile =
+      typeof calendar === 'string'
+        ? { bytes: Buffer.from(calendar, 'utf8') }
+        : 'bytes' in calendar
+          ? calendar
+          : { bytes: calendar };
+    read = readCalendar(file.bytes, { ...DEFAULT_LIMITS, ...limits }, file.charset);
   } catch (err) {
     throw new SourceError((err as Error).message);
   }

@@ -17,6 +17,7 @@ import { findIana } from 'windows-iana';
 import { eventZone } from '../lib/event-times.js';
 import { firstLinks, type ImportItem, type ItemRef, type RefField } from './items.js';
 import type { ImportLimits } from './limits.js';
+import { displayNameZones } from './zone-names.js';
 
 export interface EventRead {
   item: ImportItem;
@@ -107,6 +108,7 @@ export function readEvent(block: string, zones: Zones, limits: ImportLimits): Ev
         // In the override's own zone for now; ics-source.ts reads it in its series' zone.
         originalStart: original.isDate ? `${dateIn(original)} 00:00:00` : wallClock(original.instant, zone.name),
         ...(original.isDate ? {} : { instant: original.instant }),
+        day: dateIn(original),
       },
     };
     return { item, related, sequence };
@@ -441,8 +443,9 @@ function reading(time: ICAL.Time, zones: Zones, remarks: string[]): Reading {
 
 /**
  * The IANA zone a TZID names: itself; the end of a globally unique one (RFC 5545 3.8.3.1,
- * `/mozilla.org/20070129_1/America/New_York`); its VTIMEZONE's X-LIC-LOCATION; or the zone CLDR
- * gives a Windows name (Outlook's `W. Europe Standard Time`, windows-iana). A name found other than
+ * `/mozilla.org/20070129_1/America/New_York`); its VTIMEZONE's X-LIC-LOCATION; the zone CLDR
+ * gives a Windows name (Outlook's `W. Europe Standard Time`, windows-iana); or the zone a Windows
+ * display name stands for (`(UTC+01:00) Amsterdam, Berlin, ...`, zone-names.ts). A name found other than
  * as written is taken only when it puts the time where the file's VTIMEZONE, if any, puts it.
  */
 function ianaName(tzid: string, vtimezone: ICAL.Timezone | undefined, fields: WallClock): string | undefined {
@@ -455,6 +458,7 @@ function ianaName(tzid: string, vtimezone: ICAL.Timezone | undefined, fields: Wa
     ...tails.filter((tail) => tail.includes('/')),
     ...(typeof location === 'string' ? [location] : []),
     ...findIana(tzid).slice(0, 1),
+    ...displayNameZones(tzid, fields.year),
   ];
   const agrees = (iana: string) =>
     !vtimezone ||

@@ -9,17 +9,18 @@
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { blocksOf, blockText, unfold } from './ics-blocks.js';
+import { asUtf8, isUtf16 } from './ics-charset.js';
 import { originalStartIn, readEvent, type EventRead, type Zones } from './ics-event.js';
-import { type ImportItem, refKey, type Unreadable } from './items.js';
+import type { ImportItem, Unreadable } from './items.js';
 import type { ImportLimits } from './limits.js';
 
 export const ICS_SOURCE = 'ics';
 
-/** Events handed to the writer at a time, with the venues, organizers and categories they name first. */
+/** Events handed to the writer at a time. */
 const BATCH = 50;
 
 export interface Calendar {
-  /** The items the batches hold: events, and the venues, organizers and categories they name. */
+  /** The events the batches hold (each carries the venue, organizers and categories it names). */
   total: number;
   /** The VEVENTs that could not be read, or that another of their UID replaces. */
   unreadable: Unreadable[];
@@ -39,11 +40,16 @@ const NOT_CHOSEN = 0;
 const SINGLE_OR_SERIES = 1;
 const OVERRIDE = 2;
 
-/** Reads the file: the bytes are the calendar's to change (unfolded in place). */
-export function readCalendar(bytes: Uint8Array, limits: ImportLimits): Calendar {
-  const text = unfold(bytes);
+/**
+ * Reads the file: the bytes are the calendar's to change (unfolded in place). `charset` is what its
+ * server declared; a file that is not UTF-8 is converted (ics-charset.ts), and the notes say so.
+ */
+export function readCalendar(bytes: Uint8Array, limits: ImportLimits, charset?: string): Calendar {
+  const wide = isUtf16(bytes) ? asUtf8(bytes) : undefined;
+  const utf8 = wide ? { ...wide, bytes: unfold(wide.bytes) } : asUtf8(unfold(bytes), charset);
+  const text = utf8.bytes;
   const blocks = blocksOf(text);
-  const notes: string[] = [];
+  const notes: string[] = utf8.note ? [utf8.note] : [];
   if (!blocks.calendar) {
     if (!blocks.events.length) throw new Error('This is not an iCalendar file (no BEGIN:VCALENDAR, no VEVENT).');
     notes.push('The file has no BEGIN:VCALENDAR (RFC 5545 3.4): its VEVENTs were read all the same.');
@@ -75,8 +81,8 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits): Calendar 
   const kinds = new Uint8Array(count);
   const sequences = new Float64Array(count);
   const seriesZones: (string | undefined)[] = [];
+  const allDaySeries = new Uint8Array(count);
   const zoneNames = new Map<string, string>();
-  const related = new Set<string>();
   for (let index = 0; index < count; index++) {
     let event: EventRead;
     try {
@@ -91,7 +97,6 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits): Calendar 
       continue;
     }
     const { item, sequence } = event;
-    for (const inner of event.related) related.add(keyOf(refKey(inner)));
     // One VEVENT per UID (and RECURRENCE-ID): the highest SEQUENCE, the later in the file on a tie.
     const key = keyOf(item.externalId);
     const other = indexOf.get(key);
@@ -119,31 +124,27 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits): Calendar 
       const zone = String(item.body.timezone);
       if (!zoneNames.has(zone)) zoneNames.set(zone, zone);
       seriesZones[index] = zoneNames.get(zone);
+      allDaySeries[index] = item.body.all_day === true ? 1 : 0;
     }
   }
 
-  const seriesZoneOf = (uid: string) => {
+  const seriesOf = (uid: string): Series | undefined => {
     const index = indexOf.get(keyOf(uid));
-    return index === undefined ? undefined : seriesZones[index];
+    const zone = index === undefined ? undefined : seriesZones[index];
+    return index === undefined || zone === undefined ? undefined : { zone, allDay: allDaySeries[index] === 1 };
   };
-  // The venues, organizers and categories are handed over once, with the first event that names them.
-  const handed = new Set<string>();
   function* pass(kind: number): Generator<ImportItem[]> {
     let batch: ImportItem[] = [];
-    let events = 0;
     for (let index = 0; index < count; index++) {
       if (kinds[index] !== kind) continue;
       // Read as in the first pass: the same text gives the same event.
-      const { item, related: named } = read(index);
-      if (item.occurrenceOf) withItsSeries(item, seriesZoneOf);
-      for (const inner of named) {
-        const key = keyOf(refKey(inner));
-        if (handed.has(key)) continue;
-        handed.add(key);
-        batch.push(inner);
-      }
+      const { item, related } = read(index);
+      if (item.occurrenceOf) withItsSeries(item, seriesOf);
+      // Its venue, organizers and categories are created with it, in its transaction: an event
+      // that is skipped leaves none behind (write-item.ts).
+      item.embedded = related;
       batch.push(item);
-      if (++events % BATCH === 0) {
+      if (batch.length === BATCH) {
         yield batch;
         batch = [];
       }
@@ -151,7 +152,7 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits): Calendar 
     if (batch.length) yield batch;
   }
   return {
-    total: kinds.reduce((sum, kind) => sum + (kind === NOT_CHOSEN ? 0 : 1), 0) + related.size,
+    total: kinds.reduce((sum, kind) => sum + (kind === NOT_CHOSEN ? 0 : 1), 0),
     unreadable,
     notes,
     *batches() {
@@ -166,11 +167,11 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits): Calendar 
  * whose series the file does not hold (or could not read) is an event of its own, as calendar apps
  * show it: there is no occurrence here for it to change.
  */
-function withItsSeries(item: ImportItem, seriesZoneOf: (uid: string) => string | undefined) {
+function withItsSeries(item: ImportItem, seriesOf: (uid: string) => Series | undefined) {
   const of = item.occurrenceOf;
   if (!of) return;
-  const zone = seriesZoneOf(of.series.externalId);
-  if (zone === undefined) {
+  const series = seriesOf(of.series.externalId);
+  if (series === undefined) {
     delete item.occurrenceOf;
     item.remarks = [
       ...(item.remarks ?? []),
@@ -178,5 +179,16 @@ function withItsSeries(item: ImportItem, seriesZoneOf: (uid: string) => string |
     ];
     return;
   }
-  if (of.instant) of.originalStart = originalStartIn(of.instant, zone);
+  // Exchange names an occurrence of an all-day series by its midnight in the organizer's zone
+  // (`RECURRENCE-ID;TZID=W. Europe Standard Time:20270122T000000`): the day written is the one meant.
+  if (series.allDay && of.day) {
+    of.originalStart = `${of.day} 00:00:00`;
+    delete of.instant;
+  } else if (of.instant) of.originalStart = originalStartIn(of.instant, series.zone);
+}
+
+/** What a changed occurrence needs of its series: its zone, and whether it is all-day. */
+interface Series {
+  zone: string;
+  allDay: boolean;
 }

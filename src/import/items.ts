@@ -34,7 +34,13 @@ export interface ImportItem extends ItemRef {
   /** What the source changed to take the item (a title given, links cut), for the summary. */
   remarks?: string[];
   /** An override of one occurrence of a series (iCalendar RECURRENCE-ID): which series, which start. */
-  occurrenceOf?: { series: ItemRef; originalStart: string; instant?: Date };
+  occurrenceOf?: {
+    series: ItemRef;
+    originalStart: string;
+    instant?: Date;
+    /** The RECURRENCE-ID's date as written (`YYYY-MM-DD`): the occurrence's day in an all-day series. */
+    day?: string;
+  };
 }
 
 /** An item that could not be read: reported and skipped, nothing written for it. */

@@ -14,7 +14,7 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
   const bar = new SingleBar(
     {
       stream,
-      format: 'writing {bar} {percentage}% | {value}/{total} | {eta_formatted} left | {label}',
+      format: 'writing {bar} {percentage}% | {value}/{total} | {skipped} skipped | {eta_formatted} left | {label}',
       hideCursor: true,
       etaBuffer: 200,
     },
@@ -22,16 +22,18 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
   );
   let running = false;
   let total = 0;
+  let skipped = 0;
   return {
     expect(count) {
       total += count;
       if (running) bar.setTotal(total);
-      else bar.start(total, 0, { label: '' });
+      else bar.start(total, 0, { label: '', skipped });
       running = true;
     },
-    tick(label) {
+    tick(label, skip) {
+      if (skip) skipped++;
       const shown = printable(label);
-      bar.increment({ label: shown.length > 40 ? `${shown.slice(0, 39)}…` : shown });
+      bar.increment({ label: shown.length > 40 ? `${shown.slice(0, 39)}…` : shown, skipped });
     },
     log(line) {
       // Above the bar, which is drawn again under it.
@@ -49,9 +51,11 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
 export function plainProgress(stream: { write(text: string): unknown }): Progress {
   let total = 0;
   let done = 0;
+  let skipped = 0;
   let told = -1;
+  // Skipped items are done too, but not written: the line says how many.
   const tell = () => {
-    stream.write(`done ${done} of ${total} items\n`);
+    stream.write(`done ${done} of ${total} items${skipped ? ` (${skipped} skipped)` : ''}\n`);
     told = done;
   };
   return {
@@ -59,8 +63,9 @@ export function plainProgress(stream: { write(text: string): unknown }): Progres
       if (!total) stream.write('writing\n');
       total += count;
     },
-    tick() {
+    tick(_label, skip) {
       done++;
+      if (skip) skipped++;
       if (done % PLAIN_EVERY === 0) tell();
     },
     log(line) {

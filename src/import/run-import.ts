@@ -27,8 +27,8 @@ export interface Summary {
 export interface Progress {
   /** More items to come: the total grows (a source that writes as it reads learns it as it goes). */
   expect(count: number): void;
-  /** One item written, found unchanged or skipped. */
-  tick(label: string): void;
+  /** One item written or found unchanged, or skipped. */
+  tick(label: string, skipped?: boolean): void;
   /** A line to show now (kept above a progress bar). */
   log(line: string): void;
   stop(): void;
@@ -80,7 +80,7 @@ export function startWriting(run: ImportRun, summary: Summary, progress: Progres
         summary.counts[item.kind].skipped++;
         summary.skipped.push({ ...item, label: '' });
         summary.done++;
-        progress.tick('');
+        progress.tick('', true);
       }
     },
     async write(items) {
@@ -119,7 +119,7 @@ async function writeOne(run: ImportRun, given: ImportItem, summary: Summary, pro
     progress.log(`skipped ${item.kind} ${item.externalId} "${item.label}": ${outcome.reason}`);
   }
   summary.done++;
-  progress.tick(item.label);
+  progress.tick(item.label, outcome.result === 'skipped');
 }
 
 /** Examples of items a remark is about that the summary names. */
@@ -151,14 +151,34 @@ export const printable = (text: string) =>
     return code < 0x20 || (code >= 0x7f && code < 0xa0) ? '?' : c;
   }).join('');
 
+/** Events were there, and not one of them could be taken. */
+const nothingTaken = (summary: Summary) => {
+  const events = summary.counts.event;
+  return events.skipped > 0 && events.created + events.updated + events.unchanged === 0;
+};
+
+/**
+ * The command's exit status: 0 everything taken; 3 done, some items skipped (listed); 1 no event
+ * could be taken; 130 stopped.
+ */
+export function exitStatus(summary: Summary): number {
+  if (summary.stopped) return 130;
+  if (nothingTaken(summary)) return 1;
+  return KIND_ORDER.some((kind) => summary.counts[kind].skipped > 0) ? 3 : 0;
+}
+
 /** The summary as the lines the command ends with. */
 export function summaryLines(summary: Summary, dryRun: boolean): string[] {
   const lines: string[] = [];
   const would = dryRun ? ' (dry run: nothing was written)' : '';
+  const skipped = KIND_ORDER.reduce((sum, kind) => sum + summary.counts[kind].skipped, 0);
+  const ofThem = skipped ? `, ${skipped} of them skipped` : '';
   lines.push(
     summary.stopped
-      ? `Stopped after ${summary.done} of ${summary.total} items${would}; run the same command again to go on.`
-      : `Done: ${summary.done} items${would}.`,
+      ? `Stopped after ${summary.done} of ${summary.total} items${ofThem}${would}; run the same command again to go on.`
+      : nothingTaken(summary)
+        ? `Nothing imported: all ${summary.counts.event.skipped} events were skipped${would}.`
+        : `Done: ${summary.done} items${ofThem}${would}.`,
   );
   const width = Math.max(...KIND_ORDER.map((kind) => kind.length));
   lines.push(`  ${''.padEnd(width)}  created  updated  unchanged  skipped`);

@@ -51,11 +51,14 @@ export async function writeItem(
   let attempt: Attempt = { carried: [], found: new Map(), remarks: [] };
   let tries = 0;
   try {
-    const outcome = await inTransaction(run.ctx, (tx) => {
+    const outcome = await inTransaction(run.ctx, async (tx) => {
       // A transaction run again starts over, without what the run remembers.
       attempt = { carried: [], found: new Map(), remarks: [] };
       tries++;
-      return write(tx, { ...run, known: tries === 1 ? run.known : undefined }, item, attempt);
+      const written = await write(tx, { ...run, known: tries === 1 ? run.known : undefined }, item, attempt);
+      // A skipped item leaves nothing behind: not the venue or organizers it carried.
+      if (written.result === 'skipped' && attempt.carried.length) throw new SkippedWithCarried(written.reason);
+      return written;
     });
     for (const [key, id] of attempt.found) if (named(key)) run.known?.set(key, id);
     const written = outcome.result !== 'skipped';
@@ -63,10 +66,19 @@ export async function writeItem(
   } catch (err) {
     // What the API would answer with a 4xx: this item is skipped, the import goes on. Anything
     // else (the database gone) stops it.
+    if (err instanceof SkippedWithCarried)
+      return { outcome: { result: 'skipped', reason: err.reason }, carried: [], remarks: [] };
     if (err instanceof DomainError || err instanceof ApiError) {
       return { outcome: { result: 'skipped', reason: reasonOf(err) }, carried: [], remarks: [] };
     }
     throw err;
+  }
+}
+
+/** Rolls back what a skipped item's transaction created for it. */
+class SkippedWithCarried extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
   }
 }
 

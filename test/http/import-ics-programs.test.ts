@@ -1,0 +1,136 @@
+// Calendars as other programs write them (test/fixtures/ics/, written for these tests in the shapes
+// those programs write): Outlook and Exchange (a Windows zone with its VTIMEZONE, a Windows display
+// name without one, an all-day series whose moved occurrences Exchange names by midnight in its
+// zone or by a date), recurrence parts (RDATE periods, an RDATE before the start, a changed
+// occurrence whose series is elsewhere), text that is not UTF-8 (Latin-1, UTF-16 with a byte order
+// mark), and a file whose every event is refused: the summary, the progress and the exit status say
+// what happened, and nothing is left behind of a refused event.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { importIcs } from '../../src/import/commands.js';
+import { plainProgress } from '../../src/import/progress.js';
+import { exitStatus, summaryLines } from '../../src/import/run-import.js';
+import { describeEachDatabase } from '../setup/each-database.js';
+import type { TestServer } from '../setup/server.js';
+
+const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'ics', name));
+
+async function bySlug(s: TestServer, slug: string) {
+  const r = await s.get(`/events/by-slug/${slug}`);
+  expect(r.status, `${slug}: ${r.text}`).toBe(200);
+  return r.body;
+}
+
+/** The occurrences of a series between two dates: start (local), UTC start, title. */
+async function occurrences(s: TestServer, series: { id: number }, from: string, to: string) {
+  const r = await s.get(`/events?post_parent=${series.id}&start_date=${from}&end_date=${to}&per_page=50`);
+  expect(r.status, r.text).toBe(200);
+  return r.body.events.map((e: any) => [e.start_date, e.utc_start_date, e.title]);
+}
+
+describeEachDatabase('importing calendars as other programs write them', (s, kind) => {
+  const lines: string[] = [];
+  const run = (name: string) =>
+    importIcs(
+      {
+        ctx: {
+          db: s.db.prisma,
+          caller: { id: s.users.administrator.id, login: 'administrator', role: 'administrator' },
+          siteZone: 'UTC',
+          now: new Date('2026-11-24T08:00:00Z'),
+        },
+        dryRun: false,
+        concurrency: kind === 'postgresql' ? 4 : 1,
+      },
+      fixture(name),
+      plainProgress({ write: (text: string) => lines.push(text) }),
+      new AbortController().signal,
+    );
+
+  it('takes Outlook and Exchange: Windows zones, display names, moved all-day occurrences', async () => {
+    const summary = await run('outlook-exchange.ics');
+    expect(summary.skipped).toEqual([]);
+    expect(exitStatus(summary)).toBe(0);
+
+    const sync = await bySlug(s, 'team-sync');
+    expect([sync.timezone, sync.start_date, sync.utc_start_date]).toEqual([
+      'Europe/Berlin',
+      '2027-01-05 10:00:00',
+      '2027-01-05 09:00:00',
+    ]);
+    expect((await occurrences(s, sync, '2027-07-01', '2027-07-10'))[0]).toEqual([
+      '2027-07-06 10:00:00',
+      '2027-07-06 08:00:00',
+      'Team sync',
+    ]);
+
+    // `(UTC+01:00) Amsterdam, Berlin, ...` without a VTIMEZONE: a zone of those cities and that offset.
+    const named = await bySlug(s, 'display-name-zone');
+    expect(named.timezone).toBe('Europe/Amsterdam');
+    expect(named.utc_start_date).toBe('2027-01-04 08:00:00');
+    expect(summaryLines(summary, false).join('\n')).not.toContain('read in the site');
+
+    // Exchange names a moved occurrence of an all-day series by a date, or by midnight in its zone.
+    const fridays = await bySlug(s, 'all-day-friday');
+    expect(await occurrences(s, fridays, '2027-01-01', '2027-03-01')).toEqual([
+      ['2027-01-08 00:00:00', '2027-01-08 00:00:00', 'All-day Friday'],
+      ['2027-01-16 00:00:00', '2027-01-16 00:00:00', 'All-day Friday (moved)'],
+      ['2027-01-23 00:00:00', '2027-01-23 00:00:00', 'All-day Friday (moved Exchange)'],
+      ['2027-01-29 00:00:00', '2027-01-29 00:00:00', 'All-day Friday'],
+      ['2027-02-05 00:00:00', '2027-02-05 00:00:00', 'All-day Friday'],
+    ]);
+  });
+
+  it('takes RDATE periods and dates before the start, and a changed occurrence whose series is elsewhere', async () => {
+    const summary = await run('recurrence-parts.ics');
+    expect(summary.skipped).toEqual([]);
+    const periods = await bySlug(s, 'rule-and-periods');
+    expect((await occurrences(s, periods, '2027-03-01', '2027-05-01')).map((o: string[]) => o[0])).toEqual([
+      '2027-03-01 10:00:00',
+      '2027-03-08 10:00:00',
+      '2027-03-15 10:00:00',
+      '2027-04-02 10:00:00',
+      '2027-04-09 10:00:00',
+    ]);
+    // RFC 5545 3.8.5.2: RDATEs add occurrences, before DTSTART too.
+    const dates = await bySlug(s, 'dates-before-and-after');
+    expect((await occurrences(s, dates, '2027-04-01', '2027-06-01')).map((o: string[]) => o[0])).toEqual([
+      '2027-04-20 18:00:00',
+      '2027-05-01 18:00:00',
+      '2027-05-10 18:00:00',
+    ]);
+    const moved = await bySlug(s, 'moved-series-elsewhere');
+    expect([moved.start_date, moved.recurring_event_id]).toEqual(['2027-06-12 20:00:00', null]);
+    expect(summaryLines(summary, false).join('\n')).toContain('a RECURRENCE-ID whose series is not in the file');
+  });
+
+  it('reads a Latin-1 file and a UTF-16 one as what they say, and says it converted them', async () => {
+    const latin = await run('latin1.ics');
+    expect(latin.notes.join('\n')).toMatch(/not UTF-8 .*read as windows-1252 \(found by chardet\)/);
+    const two = await bySlug(s, 'tva-dagar-i-vasteras');
+    expect(two.title).toBe('Två dagar i Västerås');
+    expect(two.venue.venue).toBe('Köpenhamn');
+    expect(two.description).toBe('<p>Café och möte</p>');
+
+    const wide = await run('utf16.ics');
+    expect(wide.notes.join('\n')).toContain('read as utf-16le (found by its byte order mark)');
+    const meeting = (await s.db.prisma.importedItem.findFirst({ where: { externalId: 'utf16@calendar.test' } }))!;
+    expect((await s.get(`/events/${meeting.localId}`)).body.title).toBe('Réunion à Zürich – 東京');
+  });
+
+  it('leaves nothing behind of refused events, and says that nothing was imported', async () => {
+    lines.length = 0;
+    const summary = await run('all-refused.ics');
+    expect(summary.counts.event).toMatchObject({ created: 0, skipped: 2 });
+    expect([summary.counts.venue.created, summary.counts.organizer.created, summary.counts.category.created]).toEqual([
+      0, 0, 0,
+    ]);
+    expect((await s.get('/venues?search=Nowhere')).body.venues).toEqual([]);
+    expect((await s.get('/organizers?search=Nobody')).body.organizers).toEqual([]);
+    expect((await s.get('/categories?search=Never&hide_empty=false')).body.categories).toEqual([]);
+    expect(summaryLines(summary, false)[0]).toBe('Nothing imported: all 2 events were skipped.');
+    expect(exitStatus(summary)).toBe(1);
+    expect(lines).toContain('done 2 of 2 items (2 skipped)\n');
+  });
+});
