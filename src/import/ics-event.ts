@@ -39,10 +39,11 @@ export function readEvent(block: string, zones: Zones, limits: ImportLimits): Ev
   if (!start) throw new Error('It has no DTSTART (RFC 5545 3.6.1 requires one in a calendar without METHOD).');
   const title = fit(textOf(component, 'summary').trim());
   if (!title) remarks.push(`no SUMMARY: titled "${NO_TITLE}"`);
-  const startAt = reading(start, zones, remarks);
-  const allDay = start.isDate;
-  const endAt = endOf(component, startAt, zones, remarks);
-  const recurrence = recurrenceLines(component, remarks);
+  const dated = outlookAllDay(component, start);
+  const startAt = dated(reading(start, zones, remarks));
+  const allDay = startAt.isDate;
+  const endAt = dated(endOf(component, startAt, zones, remarks));
+  const recurrence = recurrenceLines(component, zones, allDay, remarks);
   let zone = startAt.zone;
   if (recurrence.length && zone.converted) {
     // A series' rule is read in wall-clock time: it needs a zone of rules, not converted times.
@@ -115,6 +116,21 @@ export function readEvent(block: string, zones: Zones, limits: ImportLimits): Ev
   }
   const item: ImportItem = { kind: 'event', externalId: uid, label, body: { ...body, recurrence }, refs, remarks };
   return { item, related, sequence };
+}
+
+/**
+ * Outlook and Exchange write an all-day event as midnight to midnight in their zone, flagged
+ * `X-MICROSOFT-CDO-ALLDAYEVENT:TRUE` (or `X-MICROSOFT-MSNCALENDAR-ALLDAYEVENT`), as calendar apps
+ * read it: the days written are its days. Other readings are left as they are.
+ */
+function outlookAllDay(component: ICAL.Component, start: ICAL.Time): (r: Reading) => Reading {
+  const flag = ['x-microsoft-cdo-alldayevent', 'x-microsoft-msncalendar-alldayevent'].some(
+    (name) => String(component.getFirstPropertyValue(name) ?? '').toUpperCase() === 'TRUE',
+  );
+  const midnight = (time: ICAL.Time | undefined) =>
+    !time || (time.hour === 0 && time.minute === 0 && time.second === 0);
+  if (start.isDate || !flag || !midnight(start) || !midnight(timeOf(component, 'dtend'))) return (r) => r;
+  return (r) => ({ ...r, isDate: true });
 }
 
 /** The start of a changed occurrence's original start in its series' zone (ics-source.ts). */
@@ -258,10 +274,10 @@ const MAX_LINES = 100;
  * 100 lines of 2,000 characters. An RDATE period counts from its start; EXDATEs without a rule or
  * RDATE exclude nothing (RFC 5545 3.8.5.1) and are left out.
  */
-function recurrenceLines(component: ICAL.Component, remarks: string[]): string[] {
+function recurrenceLines(component: ICAL.Component, zones: Zones, allDay: boolean, remarks: string[]): string[] {
   const rules = component.getAllProperties('rrule').map((property) => property.toICALString());
-  const rdates = datesOf(component, 'rdate', remarks);
-  let exdates = datesOf(component, 'exdate', remarks);
+  const rdates = datesOf(component, 'rdate', zones, allDay, remarks);
+  let exdates = datesOf(component, 'exdate', zones, allDay, remarks);
   if (exdates.length && !rules.length && !rdates.length) {
     remarks.push('EXDATE without RRULE or RDATE (RFC 5545 3.8.5.1) was left out');
     exdates = [];
@@ -275,23 +291,45 @@ function recurrenceLines(component: ICAL.Component, remarks: string[]): string[]
   return lines;
 }
 
-/** Each EXDATE or RDATE value as a line of its own (`EXDATE;TZID=Europe/Paris:20270324T190000`). */
-function datesOf(component: ICAL.Component, name: 'exdate' | 'rdate', remarks: string[]): string[] {
+/**
+ * Each EXDATE or RDATE value as a line of its own, in a form the API reads: its TZID as the IANA
+ * zone it names (Outlook writes `TZID=Eastern Standard Time`, which the API does not know), in UTC
+ * when its zone has no IANA name, a date for an all-day series (Exchange writes its midnights),
+ * and an RDATE period as its start.
+ */
+function datesOf(
+  component: ICAL.Component,
+  name: 'exdate' | 'rdate',
+  zones: Zones,
+  allDay: boolean,
+  remarks: string[],
+): string[] {
+  const upper = name.toUpperCase();
   return component.getAllProperties(name).flatMap((property) =>
     property.getValues().map((value: unknown) => {
-      const single = new ICAL.Property(name);
-      const params = (property.toJSON() as [string, Record<string, string>])[1];
-      for (const [key, param] of Object.entries(params)) {
-        if (key !== 'value' || !(value instanceof ICAL.Period)) single.setParameter(key, param);
-      }
+      let time = value as ICAL.Time;
       if (value instanceof ICAL.Period) {
         remarks.push('RDATE periods were taken as their starts');
-        single.setValue(value.start);
-      } else single.setValue(value);
-      return single.toICALString();
+        time = value.start;
+      }
+      const at = reading(time, zones, []);
+      const written = wallClockOf(at.date, time);
+      if (allDay || time.isDate) return `${upper};VALUE=DATE:${written.slice(0, 8)}`;
+      if (at.zone.name === '') return `${upper}:${written}`;
+      if (at.zone.name === 'UTC') return `${upper}:${utcBasic(at.instant)}`;
+      return `${upper};TZID=${at.zone.name}:${written}`;
     }),
   );
 }
+
+/** A value's date and time as written, in RFC 5545's basic form (`20270118T000000`). */
+function wallClockOf(date: Reading['date'], time: ICAL.Time): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${date.year}${two(date.month)}${two(date.day)}T${two(time.hour)}${two(time.minute)}${two(time.second)}`;
+}
+
+/** An instant in RFC 5545's basic UTC form (`20270118T050000Z`). */
+const utcBasic = (instant: Date) => `${instant.toISOString().replace(/[-:]/g, '').slice(0, 15)}Z`;
 
 /** Date lines of one property and parameters joined, values comma-separated, up to MAX_LINE characters. */
 function packed(lines: string[]): string[] {

@@ -80,6 +80,20 @@ describeEachDatabase('importing calendars as other programs write them', (s, kin
       ['2027-01-29 00:00:00', '2027-01-29 00:00:00', 'All-day Friday'],
       ['2027-02-05 00:00:00', '2027-02-05 00:00:00', 'All-day Friday'],
     ]);
+
+    // Exchange's own all-day series: midnight to midnight in a Windows zone, flagged all-day, its
+    // EXDATE and its moved occurrence at midnight too.
+    const closed = await bySlug(s, 'office-closed');
+    expect([closed.all_day, closed.timezone, closed.recurrence]).toEqual([
+      true,
+      'America/New_York',
+      ['RRULE:FREQ=WEEKLY;COUNT=4;BYDAY=MO', 'EXDATE;VALUE=DATE:20270118'],
+    ]);
+    expect((await occurrences(s, closed, '2027-01-01', '2027-03-01')).map((o: string[]) => [o[0], o[2]])).toEqual([
+      ['2027-01-11 00:00:00', 'Office closed'],
+      ['2027-01-26 00:00:00', 'Office closed (moved)'],
+      ['2027-02-01 00:00:00', 'Office closed'],
+    ]);
   });
 
   it('takes RDATE periods and dates before the start, and a changed occurrence whose series is elsewhere', async () => {
