@@ -11,6 +11,7 @@
 // the site's zone; UTC stays UTC. An all-day event ends the day before its DTEND (RFC 5545 ends are exclusive).
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { escapeUTF8 } from 'entities';
 import { DateTime } from 'luxon';
 import { findIana } from 'windows-iana';
@@ -43,7 +44,7 @@ export function readEvent(block: string, zones: Zones, limits: ImportLimits): Ev
   const startAt = dated(reading(start, zones, remarks));
   const allDay = startAt.isDate;
   const endAt = dated(endOf(component, startAt, zones, remarks));
-  const recurrence = recurrenceLines(component, zones, allDay, remarks);
+  const recurrence = recurrenceLines(component, zones, startAt, remarks);
   let zone = startAt.zone;
   if (recurrence.length && zone.converted) {
     // A series' rule is read in wall-clock time: it needs a zone of rules, not converted times.
@@ -74,7 +75,7 @@ export function readEvent(block: string, zones: Zones, limits: ImportLimits): Ev
     website: /^https?:\/\/\S+$/i.test(url) ? url : '',
   };
   const venue = place(component, remarks);
-  const people = firstLinks(organizers(component), limits.maxLinks, 'ORGANIZER lines', remarks);
+  const people = firstLinks(organizers(component, remarks), limits.maxLinks, 'ORGANIZER lines', remarks);
   const names = component
     .getAllProperties('categories')
     .flatMap((property) => property.getValues().map((value) => fit(String(value))))
@@ -188,7 +189,8 @@ const DATED = new Set(['DTSTART', 'DTEND', 'RECURRENCE-ID', 'EXDATE', 'RDATE']);
  * VALUE=DATE, holds dates (ical.js would read `2022-01-01T::`, an invalid time); spaces and empty
  * parts inside a RRULE (`BYDAY=MO, TU`, a trailing `;`) go; an EXDATE or RDATE without values goes.
  */
-function lenient(line: string): string {
+function lenient(given: string): string {
+  const line = closedQuote(given);
   const name = propertyName(line);
   if (name === 'RRULE') {
     const colon = line.indexOf(':');
@@ -206,6 +208,21 @@ function lenient(line: string): string {
   if ((name === 'EXDATE' || name === 'RDATE') && !value) return '';
   if (/VALUE=/i.test(params) || !/^[0-9]{8}(?:,[0-9]{8})*$/.test(value)) return line;
   return `${name}${params};VALUE=DATE:${value}`;
+}
+
+/**
+ * Outlook sometimes closes a quoted TZID after the value (`DTSTART;TZID="W. Europe Standard
+ * Time:20200609T090000"`): the quote is put back before the value's colon.
+ */
+function closedQuote(line: string): string {
+  if (!line.endsWith('"')) return line;
+  const open = line.lastIndexOf('"', line.length - 2);
+  if (open < 0 || line.slice(0, open).includes(':')) return line;
+  const inner = line.slice(open + 1, -1);
+  const colon = inner.lastIndexOf(':');
+  const value = inner.slice(colon + 1);
+  if (colon < 0 || !/^[0-9]{8}(?:T[0-9]{6}Z?)?$/.test(value)) return line;
+  return `${line.slice(0, open + 1)}${inner.slice(0, colon)}":${value}`;
 }
 
 /**
@@ -274,10 +291,10 @@ const MAX_LINES = 100;
  * 100 lines of 2,000 characters. An RDATE period counts from its start; EXDATEs without a rule or
  * RDATE exclude nothing (RFC 5545 3.8.5.1) and are left out.
  */
-function recurrenceLines(component: ICAL.Component, zones: Zones, allDay: boolean, remarks: string[]): string[] {
+function recurrenceLines(component: ICAL.Component, zones: Zones, start: Reading, remarks: string[]): string[] {
   const rules = component.getAllProperties('rrule').map((property) => property.toICALString());
-  const rdates = datesOf(component, 'rdate', zones, allDay, remarks);
-  let exdates = datesOf(component, 'exdate', zones, allDay, remarks);
+  const rdates = datesOf(component, 'rdate', zones, start, remarks);
+  let exdates = datesOf(component, 'exdate', zones, start, remarks);
   if (exdates.length && !rules.length && !rdates.length) {
     remarks.push('EXDATE without RRULE or RDATE (RFC 5545 3.8.5.1) was left out');
     exdates = [];
@@ -294,17 +311,27 @@ function recurrenceLines(component: ICAL.Component, zones: Zones, allDay: boolea
 /**
  * Each EXDATE or RDATE value as a line of its own, in a form the API reads: its TZID as the IANA
  * zone it names (Outlook writes `TZID=Eastern Standard Time`, which the API does not know), in UTC
- * when its zone has no IANA name, a date for an all-day series (Exchange writes its midnights),
+ * when its zone has no IANA name, a date for an all-day series (Exchange writes its midnights), a
+ * date of a series with times at its time of day (as calendar apps read `EXDATE:20200116` there),
  * and an RDATE period as its start.
  */
 function datesOf(
   component: ICAL.Component,
   name: 'exdate' | 'rdate',
   zones: Zones,
-  allDay: boolean,
+  start: Reading,
   remarks: string[],
 ): string[] {
   const upper = name.toUpperCase();
+  const allDay = start.isDate;
+  // The series' time of day, `HHmmss`, in its zone ('' floating: as written; converted: UTC).
+  const clock = wallClock(start.instant, start.zone.name).slice(11).replaceAll(':', '');
+  const atClock = (date: string) => {
+    remarks.push(`an ${upper} date of a series with times was taken at the series' time of day`);
+    const zone = start.zone.name;
+    if (zone === '') return `${upper}:${date}T${clock}`;
+    return zone === 'UTC' ? `${upper}:${date}T${clock}Z` : `${upper};TZID=${zone}:${date}T${clock}`;
+  };
   return component.getAllProperties(name).flatMap((property) =>
     property.getValues().map((value: unknown) => {
       let time = value as ICAL.Time;
@@ -314,7 +341,8 @@ function datesOf(
       }
       const at = reading(time, zones, []);
       const written = wallClockOf(at.date, time);
-      if (allDay || time.isDate) return `${upper};VALUE=DATE:${written.slice(0, 8)}`;
+      if (allDay) return `${upper};VALUE=DATE:${written.slice(0, 8)}`;
+      if (time.isDate) return atClock(written.slice(0, 8));
       if (at.zone.name === '') return `${upper}:${written}`;
       if (at.zone.name === 'UTC') return `${upper}:${utcBasic(at.instant)}`;
       return `${upper};TZID=${at.zone.name}:${written}`;
@@ -554,15 +582,35 @@ function html(text: string): string {
 }
 
 /** ORGANIZER;CN=Ana Ribeiro:mailto:ana@example.com as an organizer named Ana Ribeiro with that address. */
-function organizers(component: ICAL.Component): ImportItem[] {
+function organizers(component: ICAL.Component, remarks: string[]): ImportItem[] {
   return component.getAllProperties('organizer').flatMap((property) => {
-    const address = String(property.getFirstValue() ?? '')
-      .replace(/^mailto:/i, '')
-      .trim();
+    const address = unwrapped(String(property.getFirstValue() ?? ''));
     const cn = property.getParameter('cn');
     const name = fit((typeof cn === 'string' ? cn : '').trim() || address);
     if (!name) return [];
-    const email = /^[^\s@]+@[^\s@]+$/.test(address) ? address : '';
+    // The address only when the API would take it as one (its own check, ajv-formats' email): a
+    // wrong one costs the organizer its address, not the event its organizer.
+    const email = address.length <= MAX_EMAIL && EMAIL.test(address) ? address : '';
+    if (address && !email && address.includes('@')) {
+      remarks.push('an ORGANIZER address that is no e-mail address was left out');
+    }
     return [named('organizer', name, { organizer: name, ...(email ? { email } : {}) })];
   });
+}
+
+/** The longest e-mail address the API takes (openapi/components/schemas/Email.yaml). */
+const MAX_EMAIL = 254;
+const EMAIL = fullFormats.email as RegExp;
+
+/** `mailto:ana@example.com` as written, also quoted or in angle brackets (`"mailto:..."`, `<...>`). */
+function unwrapped(value: string): string {
+  let text = value.trim();
+  for (;;) {
+    const before = text;
+    if (/^["'<]/.test(text)) text = text.slice(1);
+    if (/["'>]$/.test(text)) text = text.slice(0, -1);
+    if (text.toLowerCase().startsWith('mailto:')) text = text.slice('mailto:'.length);
+    text = text.trim();
+    if (text === before) return text;
+  }
 }

@@ -81,6 +81,17 @@ describeEachDatabase('importing calendars as other programs write them', (s, kin
       ['2027-02-05 00:00:00', '2027-02-05 00:00:00', 'All-day Friday'],
     ]);
 
+    // A TZID whose quote Outlook closed after the value; an address in quotes; one that is none.
+    const quoted = await bySlug(s, 'quote-after-the-value');
+    expect([quoted.timezone, quoted.utc_start_date]).toEqual(['Europe/Berlin', '2027-06-10 07:00:00']);
+    expect(quoted.organizer[0]).toMatchObject({ organizer: 'Ana Ribeiro', email: 'ana.ribeiro@example.com' });
+    const desk = await bySlug(s, 'organizer-without-an-address');
+    const front = (await s.get(`/organizers/${desk.organizer[0].id}`)).body;
+    expect([front.organizer, front.email]).toEqual(['Front desk', '']);
+    expect(summaryLines(summary, false).join('\n')).toContain(
+      'an ORGANIZER address that is no e-mail address was left out',
+    );
+
     // Exchange's own all-day series: midnight to midnight in a Windows zone, flagged all-day, its
     // EXDATE and its moved occurrence at midnight too.
     const closed = await bySlug(s, 'office-closed');
@@ -113,6 +124,14 @@ describeEachDatabase('importing calendars as other programs write them', (s, kin
       '2027-04-20 18:00:00',
       '2027-05-01 18:00:00',
       '2027-05-10 18:00:00',
+    ]);
+    // `EXDATE:20270702` on a series with times: that day's occurrence, as calendar apps read it.
+    const swim = await bySlug(s, 'early-swim');
+    expect(swim.recurrence).toEqual(['RRULE:FREQ=DAILY;COUNT=4', 'EXDATE:20270702T070000Z']);
+    expect((await occurrences(s, swim, '2027-07-01', '2027-07-10')).map((o: string[]) => o[1])).toEqual([
+      '2027-07-01 07:00:00',
+      '2027-07-03 07:00:00',
+      '2027-07-04 07:00:00',
     ]);
     const moved = await bySlug(s, 'moved-series-elsewhere');
     expect([moved.start_date, moved.recurring_event_id]).toEqual(['2027-06-12 20:00:00', null]);
