@@ -94,12 +94,14 @@ export interface MetricsSettings {
 }
 
 /**
- * How far ahead a series' occurrences exist as rows, and how many one write or housekeeping round
- * adds; an unpublished series (draft, pending) gets only a glimpse of its dates, and housekeeping
- * leaves it be until it is published (services/series.ts).
+ * How far ahead a series' occurrences exist as rows, how far back (before now, or before the last
+ * start of a series that ended), and how many one write or housekeeping round adds; an unpublished
+ * series (draft, pending) gets only a glimpse of its dates, and housekeeping leaves it be until it is
+ * published (services/series.ts).
  */
 export interface RecurrenceLimits {
   horizonDays: number;
+  pastDays: number;
   maxOccurrences: number;
   draftHorizonDays: number;
   draftMaxOccurrences: number;
@@ -107,6 +109,7 @@ export interface RecurrenceLimits {
 
 export const DEFAULT_RECURRENCE: RecurrenceLimits = {
   horizonDays: 730,
+  pastDays: 365,
   maxOccurrences: 1000,
   draftHorizonDays: 31,
   draftMaxOccurrences: 50,
@@ -186,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     changesRetentionDays: positiveInteger(env, 'CHANGES_RETENTION_DAYS', 30),
     recurrence: {
       horizonDays: positiveInteger(env, 'RECURRENCE_HORIZON_DAYS', DEFAULT_RECURRENCE.horizonDays),
+      pastDays: nonNegativeInteger(env, 'RECURRENCE_PAST_DAYS', DEFAULT_RECURRENCE.pastDays),
       maxOccurrences: positiveInteger(env, 'RECURRENCE_MAX_OCCURRENCES', DEFAULT_RECURRENCE.maxOccurrences),
       draftHorizonDays: positiveInteger(env, 'RECURRENCE_DRAFT_HORIZON_DAYS', DEFAULT_RECURRENCE.draftHorizonDays),
       draftMaxOccurrences: positiveInteger(

@@ -40,7 +40,7 @@ const FREQUENCIES = new Set(['HOURLY', 'DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY']);
 
 export interface Recurrence {
   /** Each rule, and its text as stored: `RRULE:` and the parts upper-cased, without parameters or spaces. */
-  rules: { rule: Rule; count?: number; text: string }[];
+  rules: { rule: Rule; count?: number; text: string; parts: ReadonlyMap<string, string> }[];
   /** Wall-clock starts to add (RDATE) and to leave out (EXDATE, as times in ms). */
   rdates: Date[];
   exdates: Set<number>;
@@ -123,6 +123,7 @@ function readRule(value: string, zone: EventZone, fail: (why: string) => never) 
       rule: new RRule({ ...options, dtstart: null, count: null }),
       count: options.count ?? undefined,
       text: `RRULE:${rule}`,
+      parts,
     };
   } catch (err) {
     if (err instanceof RecurrenceError) throw err;
@@ -165,15 +166,11 @@ const WEEKDAYS = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'];
  */
 function neverOccurs(parts: Map<string, string>): boolean {
   const numbers = (key: string) => parts.get(key)?.split(',').map(Number);
-  const months = numbers('BYMONTH');
   const monthDays = numbers('BYMONTHDAY');
-  const yearDays = numbers('BYYEARDAY');
-  const weekNos = numbers('BYWEEKNO');
   const weekdays = parts
     .get('BYDAY')
     ?.split(',')
     .map((d) => WEEKDAYS.indexOf(d.slice(-2)));
-  const weekStart = WEEKDAYS.indexOf(parts.get('WKST') ?? 'MO');
   const setPositions = numbers('BYSETPOS');
   if (setPositions) {
     // How many days of a period can be starts: its BY parts' days, else the one DTSTART gives.
@@ -189,40 +186,114 @@ function neverOccurs(parts: Map<string, string>): boolean {
     const times = ['BYHOUR', 'BYMINUTE', 'BYSECOND'].reduce((n, key) => n * (numbers(key)?.length ?? 1), 1);
     if (setPositions.every((p) => Math.abs(p) > period * times)) return true;
   }
-  if (!months && !monthDays && !yearDays && !weekNos && !weekdays) return false;
+  const matches = dayMatcher(parts);
+  if (!matches) return false;
+  for (let day = CYCLE_START; day < CYCLE_START + CYCLE_DAYS; day++) if (matches(day)) return false;
+  return true;
+}
+
+/** The days of a whole cycle of the calendar (400 years), from 2000-01-01 (days since 1970). */
+const CYCLE_DAYS = 146_097;
+const CYCLE_START = Date.UTC(2000, 0, 1) / DAY;
+
+/**
+ * Whether a day (days since 1970) has all the rule's day parts (BYMONTH, BYDAY by its weekday,
+ * BYMONTHDAY, BYYEARDAY, BYWEEKNO by WKST); undefined when the rule has none.
+ */
+function dayMatcher(parts: ReadonlyMap<string, string>): ((day: number) => boolean) | undefined {
+  const numbers = (key: string) => parts.get(key)?.split(',').map(Number);
+  const months = numbers('BYMONTH');
+  const monthDays = numbers('BYMONTHDAY');
+  const yearDays = numbers('BYYEARDAY');
+  const weekNos = numbers('BYWEEKNO');
+  const weekdays = parts
+    .get('BYDAY')
+    ?.split(',')
+    .map((d) => WEEKDAYS.indexOf(d.slice(-2)));
+  const weekStart = WEEKDAYS.indexOf(parts.get('WKST') ?? 'MO');
+  if (!months && !monthDays && !yearDays && !weekNos && !weekdays) return undefined;
   /** The week number of a day (as days since 1970) and how many weeks its year has, by WKST. */
   const weekOf = (day: number) => {
     const weekBegins = day - ((new Date(day * DAY).getUTCDay() - weekStart + 7) % 7);
     const year = new Date((weekBegins + 3) * DAY).getUTCFullYear(); // the year that holds its 4th day
     return { year, week: Math.floor((weekBegins + 3 - Date.UTC(year, 0, 1) / DAY) / 7) + 1 };
   };
-  const start = Date.UTC(2000, 0, 1) / DAY;
-  const end = Date.UTC(2400, 0, 1) / DAY;
-  for (let day = start; day < end; day++) {
+  return (day) => {
     const date = new Date(day * DAY);
     const year = date.getUTCFullYear();
     const month = date.getUTCMonth() + 1;
-    if (months && !months.includes(month)) continue;
-    if (weekdays && !weekdays.includes(date.getUTCDay())) continue;
+    if (months && !months.includes(month)) return false;
+    if (weekdays && !weekdays.includes(date.getUTCDay())) return false;
     if (monthDays) {
       const inMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
       const d = date.getUTCDate();
-      if (!monthDays.includes(d) && !monthDays.includes(d - inMonth - 1)) continue;
+      if (!monthDays.includes(d) && !monthDays.includes(d - inMonth - 1)) return false;
     }
     if (yearDays) {
       const inYear = (Date.UTC(year + 1, 0, 1) - Date.UTC(year, 0, 1)) / DAY;
       const d = day - Date.UTC(year, 0, 1) / DAY + 1;
-      if (!yearDays.includes(d) && !yearDays.includes(d - inYear - 1)) continue;
+      if (!yearDays.includes(d) && !yearDays.includes(d - inYear - 1)) return false;
     }
     if (weekNos) {
       const { year: weekYear, week } = weekOf(day);
       // Dec 28 is in the last week of its year, whatever day weeks begin on.
       const weeks = weekOf(Date.UTC(weekYear, 11, 28) / DAY).week;
-      if (!weekNos.includes(week) && !weekNos.includes(week - weeks - 1)) continue;
+      if (!weekNos.includes(week) && !weekNos.includes(week - weeks - 1)) return false;
     }
-    return false;
+    return true;
+  };
+}
+
+const HOUR_MS = 3_600_000;
+/** Hours in a cycle of the calendar: an hourly, daily or weekly walk repeats itself after it. */
+const CYCLE_HOURS = CYCLE_DAYS * 24;
+const gcd = (a: number, b: number): number => (b ? gcd(b, a % b) : a);
+const walks = new WeakMap<ReadonlyMap<string, string>, Map<number, boolean>>();
+
+/**
+ * Whether the walk of a rule from `dtstart` ever gives a start. Day parts that some day has (checked
+ * when read) may still never meet the walk's steps: `FREQ=DAILY;INTERVAL=7;BYDAY=MO` from a Saturday
+ * never lands on a Monday, and `FREQ=HOURLY;INTERVAL=3;BYHOUR=1` from midnight never on 1 o'clock.
+ * rrule would walk the first until the year 9999 (two seconds of CPU) and the second for ever, as
+ * it checks a rule's end only on the starts it finds. Hourly, daily and weekly walks repeat after a
+ * cycle of the calendar, so that many steps settle it; monthly and yearly ones reach the year 9999
+ * within milliseconds.
+ */
+export function reaches(parts: ReadonlyMap<string, string>, dtstart: Date): boolean {
+  const freq = parts.get('FREQ');
+  const unit = freq === 'HOURLY' ? 1 : freq === 'DAILY' ? 24 : freq === 'WEEKLY' ? 168 : 0;
+  if (!unit) return true;
+  const known = walks.get(parts)?.get(dtstart.getTime());
+  if (known !== undefined) return known;
+  const step = unit * Number(parts.get('INTERVAL') ?? 1);
+  const first = Math.floor(dtstart.getTime() / HOUR_MS);
+  const hours = freq === 'HOURLY' ? parts.get('BYHOUR')?.split(',').map(Number) : undefined;
+  const hourOf = (hour: number) => ((hour % 24) + 24) % 24;
+  // The hours of the day a walk of `step` hours lands on are those of the start's, modulo gcd(step, 24).
+  const aligned = gcd(step, 24);
+  let found = !hours || hours.some((h) => hourOf(h - first) % aligned === 0);
+  if (found) {
+    const dayOk = dayMatcher(parts) ?? (() => true);
+    // A weekly rule without BYDAY gives the start's weekday; with it, the days of each week it names.
+    const weekdays = freq === 'WEEKLY' && !parts.has('BYDAY') ? [new Date(first * HOUR_MS).getUTCDay()] : undefined;
+    const weekStart = WEEKDAYS.indexOf(parts.get('WKST') ?? 'MO');
+    const steps = CYCLE_HOURS / gcd(step, CYCLE_HOURS);
+    found = false;
+    for (let k = 0; k < steps && !found; k++) {
+      const hour = first + k * step;
+      const day = Math.floor(hour / 24);
+      if (freq !== 'WEEKLY') found = (!hours || hours.includes(hourOf(hour))) && dayOk(day);
+      else {
+        const weekBegins = day - ((new Date(day * DAY).getUTCDay() - weekStart + 7) % 7);
+        for (let d = weekBegins; d < weekBegins + 7 && !found; d++) {
+          found = (!weekdays || weekdays.includes(new Date(d * DAY).getUTCDay())) && dayOk(d);
+        }
+      }
+    }
   }
-  return true;
+  const memo = walks.get(parts) ?? new Map<number, boolean>();
+  walks.set(parts, memo.set(dtstart.getTime(), found));
+  return found;
 }
 
 /** The values of an EXDATE or RDATE line, as ical.js reads them (each with its TZID, if any). */
@@ -291,11 +362,18 @@ export function expand(recurrence: Recurrence, dtstart: Date, { after, until, li
   };
   if (dtstart <= until) take(dtstart);
   else ended = false;
-  for (const { rule, count } of recurrence.rules) {
+  for (const { rule, count, parts } of recurrence.rules) {
+    if (!reaches(parts, dtstart)) continue; // it gives no start, and rrule would search for one for ever
     // The iteration stops at the window's end, where rrule stops looking: a rule that never gives a
     // start (BYMONTH=2;BYMONTHDAY=30) would otherwise be searched for until the year 9999.
     const own = rule.origOptions.until ?? undefined;
-    const bound = new RRule({ ...rule.origOptions, dtstart, count: null, until: own && own < until ? own : until });
+    const from = count === undefined ? walkFrom(rule, dtstart, after) : dtstart;
+    const bound = new RRule({
+      ...rule.origOptions,
+      dtstart: from,
+      count: null,
+      until: own && own < until ? own : until,
+    });
     // DTSTART is the first of COUNT even when the rule would not give it.
     let left = count === undefined ? Infinity : count - (matches(bound, dtstart) ? 0 : 1);
     let taken = 0;
@@ -315,8 +393,8 @@ export function expand(recurrence: Recurrence, dtstart: Date, { after, until, li
     // More may follow the window unless the rule ran out of its COUNT or ended by its UNTIL.
     if (stopped.byLimit || (left > 0 && !(own && own <= until))) ended = false;
   }
+  // An RDATE before DTSTART is an occurrence all the same: RFC 5545 makes the set of both.
   for (const date of recurrence.rdates) {
-    if (date < dtstart) continue;
     if (date > until) ended = false;
     else take(date);
   }
@@ -328,6 +406,54 @@ export function expand(recurrence: Recurrence, dtstart: Date, { after, until, li
 }
 
 const matches = (rule: Rule, date: Date) => rule.between(date, date, true).length > 0;
+
+/** The fixed length of one period of the rules whose periods all have one (wall-clock time has no DST). */
+const PERIOD_MS = new Map<number, number>([
+  [RRule.HOURLY, 3_600_000],
+  [RRule.DAILY, DAY],
+  [RRule.WEEKLY, 7 * DAY],
+]);
+
+/**
+ * Where the walk of a rule without COUNT may begin so as to give what it gives after `after`: a
+ * whole number of its periods (FREQ times INTERVAL) past DTSTART, one period short of `after`. An
+ * hourly, daily or weekly rule gives the same starts from there, its BY parts and weeks aligned as
+ * from DTSTART, so a series that began years ago costs only the window's starts. Monthly and yearly
+ * rules walk from DTSTART: a few hundred periods a century, and their months have no fixed length.
+ */
+function walkFrom(rule: Rule, dtstart: Date, after: Date | undefined): Date {
+  const length = PERIOD_MS.get(rule.origOptions.freq ?? -1);
+  if (!length || !after || after <= dtstart) return dtstart;
+  const period = length * (rule.origOptions.interval ?? 1);
+  const periods = Math.floor((after.getTime() - dtstart.getTime()) / period) - 1;
+  return periods > 0 ? new Date(dtstart.getTime() + periods * period) : dtstart;
+}
+
+/**
+ * The last start of a series whose every rule ends, or undefined when one goes on for ever. A rule's
+ * UNTIL stands for its last start, which it bounds; a COUNT is walked.
+ */
+export function lastStart(recurrence: Recurrence, dtstart: Date): Date | undefined {
+  let last = dtstart.getTime();
+  for (const { rule, count, parts } of recurrence.rules) {
+    const until = rule.origOptions.until;
+    if (!reaches(parts, dtstart)) continue; // no start but DTSTART
+    if (until) last = Math.max(last, until.getTime());
+    else if (count === undefined) return undefined;
+    else {
+      // DTSTART is the first of COUNT even when the rule would not give it: one start less then.
+      const given = count - (matches(new RRule({ ...rule.origOptions, dtstart, count: null }), dtstart) ? 0 : 1);
+      const starts = given > 0 ? new RRule({ ...rule.origOptions, dtstart, count: given }).all() : [];
+      if (starts.length) last = Math.max(last, starts[starts.length - 1].getTime());
+    }
+  }
+  for (const date of recurrence.rdates) last = Math.max(last, date.getTime());
+  return new Date(last);
+}
+
+/** The earliest start of a series: DTSTART, or an RDATE before it. */
+export const firstStart = (recurrence: Recurrence, dtstart: Date): Date =>
+  new Date(Math.min(dtstart.getTime(), ...recurrence.rdates.map((d) => d.getTime())));
 
 /** A wall-clock time or an instant in RFC 5545's basic format: `20261201T190000`, `...Z`, or `20261201`. */
 const basic = (date: Date, form: 'local' | 'utc' | 'date') => {
@@ -439,8 +565,8 @@ export function splitLines(
   const until = allDay ? basic(last, 'date') : basic(fromWallClock(last, zone).toJSDate(), 'utc');
   const before: string[] = [];
   const after: string[] = [];
-  for (const { rule, count, text } of rules) {
-    const alone: Recurrence = { rules: [{ rule, count, text }], rdates: [], exdates: new Set() };
+  for (const { rule, count, text, parts } of rules) {
+    const alone: Recurrence = { rules: [{ rule, count, text, parts }], rdates: [], exdates: new Set() };
     const own = rule.origOptions.until ?? undefined;
     // Starts up to the cut, counted without iterating past it.
     const had = count === undefined ? 0 : expand(alone, dtstart, { until: last, limit: count }).starts.length;

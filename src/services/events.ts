@@ -705,7 +705,7 @@ function recurrenceFor(
   if (input.recurrence !== undefined || !current) {
     const lines = input.recurrence?.map((line) => line.trim()).filter(Boolean) ?? [];
     if (!lines.length) return [];
-    readRecurrence(lines, zone, allDay); // a 400 naming the line
+    readRecurrence(lines, zone, allDay, startLocal); // a 400 naming the line
     return canonicalLines(lines, zone, allDay);
   }
   if (!current.recurrence.length || (current.timezone === timezone && current.allDay === allDay)) return undefined;

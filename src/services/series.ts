@@ -16,7 +16,10 @@ import type { PostStatus } from '../domain/posts.js';
 import { type EventZone, eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
 import {
   expand,
+  firstStart,
+  lastStart,
   parseRecurrence,
+  reaches,
   RecurrenceError,
   type Recurrence,
   shiftLines,
@@ -58,10 +61,21 @@ const SERIES_COLUMNS = {
   expandedUntilLocal: true,
 } as const;
 
-/** The lines of a write, read for an event in `zone`: 400 naming `recurrence` when they are wrong. */
-export function readRecurrence(lines: readonly string[], zone: EventZone, allDay: boolean): Recurrence {
+/**
+ * The lines of a write, read for an event in `zone` starting at `start` (wall clock): 400 naming
+ * `recurrence` when they are wrong, or when a rule's steps from that start never land on what its
+ * BY parts name (lib/recurrence.ts, reaches).
+ */
+export function readRecurrence(lines: readonly string[], zone: EventZone, allDay: boolean, start: Date): Recurrence {
   try {
-    return parseRecurrence(lines, zone, allDay);
+    const recurrence = parseRecurrence(lines, zone, allDay);
+    const stray = recurrence.rules.find(({ parts }) => !reaches(parts, start));
+    if (stray) {
+      throw new RecurrenceError(
+        `${stray.text} never gives a start after the event's start: its INTERVAL steps from there never land on the hours or days its BY parts name.`,
+      );
+    }
+    return recurrence;
   } catch (err) {
     if (err instanceof RecurrenceError) throw new InvalidInput({ recurrence: err.message });
     throw err;
@@ -108,20 +122,31 @@ export type SeriesWriter = Pick<ServiceContext, 'recurrence' | 'quotas'> & { cal
 /** Unpublished series get only a glimpse of their dates (config.ts RecurrenceLimits). */
 const unpublished = (status: PostStatus) => status === 'draft' || status === 'pending' || status === 'trash';
 
-/** The limits of a series of this status: the horizon in days and the occurrences one expansion adds. */
+/**
+ * The limits of a series of this status: the horizon in days, the days of the past it shows, and the
+ * occurrences one expansion adds.
+ */
 function limitsOf(status: PostStatus, limits: RecurrenceLimits) {
   return unpublished(status)
-    ? { days: limits.draftHorizonDays, occurrences: Math.min(limits.draftMaxOccurrences, limits.maxOccurrences) }
-    : { days: limits.horizonDays, occurrences: limits.maxOccurrences };
+    ? {
+        days: limits.draftHorizonDays,
+        past: limits.pastDays,
+        occurrences: Math.min(limits.draftMaxOccurrences, limits.maxOccurrences),
+      }
+    : { days: limits.horizonDays, past: limits.pastDays, occurrences: limits.maxOccurrences };
 }
 
 /** Whether a status change lets a series reach further (published again): the write extends it then. */
 export const reachesFurther = (before: PostStatus, after: PostStatus) => unpublished(before) && !unpublished(after);
 
 /**
- * Adds the occurrences of the series up to the horizon. `rebuild` expands from its first start (and
- * removes what the rule no longer gives); `extend` goes on from where the last expansion stopped.
- * Either adds at most `limits.maxOccurrences`; housekeeping extends the rest later.
+ * Adds the occurrences of the series from the start of its window to the horizon. The window starts
+ * `pastDays` before now (or before the last start of a series that ended), or at the series' first
+ * start when that is later: a daily series that began in 2012 has this week's occurrences, and the
+ * limit of one expansion counts from where occurrences are wanted, not from 2012. `rebuild` expands
+ * the whole window (and removes what the rule no longer gives, earlier rows too); `extend` goes on
+ * from where the last expansion stopped, or from the window when that stopped before it. Either adds
+ * at most `limits.maxOccurrences`; housekeeping extends the rest later.
  */
 export async function expandSeries(
   tx: Tx,
@@ -136,24 +161,37 @@ export async function expandSeries(
   const limits = limitsOf(series.status, writer.recurrence ?? DEFAULT_RECURRENCE);
   // Two years (by default) ahead of now, or of the series' start when that is later: a series in a
   // later year has its first occurrences all the same.
-  const ahead = limits.days * 86_400_000;
+  const reach = limits.days * 86_400_000;
   const horizon = new Date(
-    Math.max(wallClockAt(new Date(now.getTime() + ahead), zone).getTime(), series.startLocal.getTime() + ahead),
+    Math.max(wallClockAt(new Date(now.getTime() + reach), zone).getTime(), series.startLocal.getTime() + reach),
   );
   if (mode === 'extend' && series.expandedUntilLocal && series.expandedUntilLocal >= horizon) return;
-  const after = mode === 'extend' ? (series.expandedUntilLocal ?? undefined) : undefined;
   const recurrence = parseRecurrence(series.recurrence, zone, series.allDay);
-  const { starts, through, ended } = expand(recurrence, series.startLocal, {
-    after,
+  const { needed, past } = windowOf(recurrence, series.startLocal, wallClockAt(now, zone), limits.past);
+  const done = mode === 'extend' ? series.expandedUntilLocal : null;
+  // The window's past, before `needed`: all its starts, so that a rebuild keeps the rows the rule
+  // still gives, and the latest of them to add (the limit counts from where occurrences are needed).
+  const behind =
+    done && done >= needed
+      ? []
+      : expand(recurrence, series.startLocal, {
+          after: latest(past, done),
+          until: new Date(needed.getTime() - 1),
+          limit: Infinity,
+        }).starts;
+  const ahead = expand(recurrence, series.startLocal, {
+    after: latest(new Date(needed.getTime() - 1), done),
     until: horizon,
     limit: limits.occurrences,
   });
+  const { through, ended } = ahead;
+  const starts = [...behind.slice(-limits.occurrences), ...ahead.starts];
   // Wall-clock times as epoch milliseconds: the two drivers read a timestamp without zone differently.
   const rows = await tx.$queryRaw<{ id: number; ms: number; exception: boolean }[]>`
     SELECT id, (extract(epoch FROM original_start_local) * 1000)::float8 AS ms, is_exception AS exception
     FROM events WHERE parent_id = ${seriesId}::int`;
   const existing = rows.map((r) => ({ id: r.id, original: new Date(r.ms), exception: r.exception }));
-  const wanted = new Set(starts.map((d) => d.getTime()));
+  const wanted = new Set([...behind, ...ahead.starts].map((d) => d.getTime()));
   const have = new Set(existing.map((o) => o.original.getTime()));
   if (mode === 'rebuild') {
     // Rows past where this expansion stopped (the limit of one write) stay when the rule still
@@ -166,10 +204,21 @@ export async function expandSeries(
           limit: beyond.length,
         }).starts.map((d) => d.getTime())
       : [];
-    const still = new Set([...wanted, ...later]);
+    // Rows before the window, from when it started earlier, stay too when the rule still gives them.
+    const earlier = existing.filter((o) => !o.exception && past && o.original <= past);
+    const before =
+      past && earlier.length
+        ? expand(recurrence, series.startLocal, {
+            after: new Date(Math.min(...earlier.map((o) => o.original.getTime())) - 1),
+            until: past,
+            limit: Infinity,
+          }).starts.map((d) => d.getTime())
+        : [];
+    const still = new Set([...wanted, ...later, ...before]);
     const gone = existing.filter((o) => !o.exception && !still.has(o.original.getTime())).map((o) => o.id);
     if (gone.length) await tx.$executeRaw`DELETE FROM events WHERE id = ANY(${gone}::int[])`;
-    const kept = existing.filter((o) => !o.exception && wanted.has(o.original.getTime()));
+    const moved = new Set([...wanted, ...before]);
+    const kept = existing.filter((o) => !o.exception && moved.has(o.original.getTime()));
     await moveOccurrences(tx, series, zone, kept);
   }
   const added = starts.filter((d) => !have.has(d.getTime()));
@@ -187,6 +236,21 @@ export async function expandSeries(
   const reached = kept.length < added.length ? kept.at(-1) : ended ? ENDED : through;
   if (reached) await tx.event.update({ where: { id: seriesId }, data: { expandedUntilLocal: reached } });
 }
+
+/**
+ * The series' window: `needed`, from when its occurrences are wanted in full (now, or its last start
+ * when it ended earlier), and `past`, the last wall-clock time before the `pastDays` it shows of what
+ * lies before that (undefined when those take in its first start).
+ */
+function windowOf(recurrence: Recurrence, dtstart: Date, nowLocal: Date, pastDays: number) {
+  const needed = new Date(Math.min(nowLocal.getTime(), lastStart(recurrence, dtstart)?.getTime() ?? Infinity));
+  const from = needed.getTime() - pastDays * 86_400_000;
+  return { needed, past: from > firstStart(recurrence, dtstart).getTime() ? new Date(from - 1) : undefined };
+}
+
+/** The later of two times, either of which may be missing. */
+const latest = (a: Date | null | undefined, b: Date | null | undefined) =>
+  a && b ? (a > b ? a : b) : (a ?? b ?? undefined);
 
 /** Times of an occurrence starting at a wall-clock time: the series' length, in its zone. */
 function occurrenceTimes(series: SeriesRow, zone: EventZone, start: Date) {

@@ -27,6 +27,10 @@ describeEachDatabase('recurring events at their edges', (s) => {
       'RRULE:FREQ=YEARLY;BYWEEKNO=1;BYMONTH=6',
       'RRULE:FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=5',
       'RRULE:FREQ=HOURLY;BYMINUTE=0,15,30,45', // finer than hourly
+      // Steps that never land on what the BY parts name, from this start (a Saturday, 10:00):
+      // rrule would walk the first for ever and the second until the year 9999.
+      'RRULE:FREQ=HOURLY;INTERVAL=3;BYHOUR=0',
+      'RRULE:FREQ=DAILY;INTERVAL=7;BYDAY=MO',
     ]) {
       const r = await s.post('/events', {
         title: 'Never',
@@ -45,6 +49,18 @@ describeEachDatabase('recurring events at their edges', (s) => {
       const made = await series({ start_date: '2032-01-10 10:00', end_date: '2032-01-10 11:00', recurrence: [rule] });
       expect(await occurrencesOf(s, made.id), rule).toHaveLength(2);
     }
+    // A start moved off the rule's steps leaves the series its first start, at once.
+    const mondays = await series({
+      start_date: '2032-01-12 10:00',
+      end_date: '2032-01-12 11:00',
+      recurrence: ['RRULE:FREQ=DAILY;INTERVAL=7;BYDAY=MO'],
+    });
+    const moved = await s.post(`/events/${mondays.id}`, {
+      start_date: '2032-01-10 10:00',
+      end_date: '2032-01-10 11:00',
+    });
+    expect(moved.status, moved.text).toBe(200);
+    expect((await occurrencesOf(s, mondays.id)).map((o) => o.start_date)).toEqual(['2032-01-10 10:00:00']);
   }, 30_000);
 
   it('stores lines in one form, refuses dates out of range, and keeps one EXDATE per date', async () => {
