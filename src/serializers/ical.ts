@@ -67,8 +67,9 @@ export async function eventsCalendar(
   let full = false;
   await eachInSlices(rows, (row) => {
     if (full) return;
-    const event = calendar.createEvent(vevent(row, options, overrides.get(row.id)));
-    const text = foldLines(event.toString());
+    const override = overrides.get(row.id);
+    const event = calendar.createEvent(vevent(row, options, override));
+    const text = foldLines(withDateRecurrenceId(event.toString(), override));
     const zone = event.timezone();
     const timezone = zone && !zones.has(zone) ? vtimezone(zone) : null;
     const size = Buffer.byteLength(text) + (timezone ? Buffer.byteLength(timezone) + 2 : 0);
@@ -82,12 +83,28 @@ export async function eventsCalendar(
     if (zone && timezone) zones.add(zone);
   });
   const timezones = [...zones].map((zone) => `${vtimezone(zone)}\r\n`);
-  return `${frame}${timezones.join('')}${events.join('')}END:VCALENDAR`;
+  // RFC 5545 ends every content line with CRLF, the last one too.
+  return `${frame}${timezones.join('')}${events.join('')}END:VCALENDAR\r\n`;
+}
+
+const END_VEVENT = 'END:VEVENT\r\n';
+
+/**
+ * An override of an all-day series names its occurrence by its date (`RECURRENCE-ID;VALUE=DATE:`),
+ * as the series' DTSTART is a date: ical-generator writes a date-time, which calendar apps match to
+ * no occurrence and show on the old day.
+ */
+function withDateRecurrenceId(text: string, override: Override | undefined): string {
+  if (!override?.allDay || !text.endsWith(END_VEVENT)) return text;
+  const day = override.original.toISOString().slice(0, 10).replaceAll('-', '');
+  return `${text.slice(0, -END_VEVENT.length)}RECURRENCE-ID;VALUE=DATE:${day}\r\n${END_VEVENT}`;
 }
 
 interface Override {
   series: number;
   original: Date;
+  /** The series' DTSTART is a date, so RECURRENCE-ID is one too. */
+  allDay: boolean;
 }
 
 /**
@@ -111,7 +128,7 @@ function overridesOf(rows: EventRecord[]): Map<number, Override> {
     const original = row.originalStartLocal;
     if (!row.isException || !master || !original) continue;
     if (givesStart(master.rule, master.row.startLocal, original))
-      overrides.set(row.id, { series: master.row.id, original });
+      overrides.set(row.id, { series: master.row.id, original, allDay: master.row.allDay });
   }
   return overrides;
 }
@@ -132,7 +149,7 @@ function vevent(row: EventRecord, { urls, caller }: CalendarOptions, override: O
     id: globalId(urls.site, override ? override.series : row.id),
     ...times(row, zone.zone),
     ...(row.recurrence.length ? { repeating: calendarLines(row.recurrence, zone, row.allDay).join('\r\n') } : {}),
-    ...(override ? { recurrenceId: recurrenceId(override.original, row.allDay, zone) } : {}),
+    ...(override && !override.allDay ? { recurrenceId: recurrenceId(override.original, zone) } : {}),
     summary: clean(row.title),
     description: clean(plainText(row.description)) || undefined,
     location: venues[0] ? location(venues[0]) : undefined,
@@ -167,9 +184,8 @@ function times(row: EventRecord, zone: Zone) {
   return { start: row.startUtc, end: row.endUtc };
 }
 
-/** The start the series gave an occurrence, written as its DTSTART would be. */
-function recurrenceId(original: Date, allDay: boolean, zone: EventZone) {
-  if (allDay) return DateTime.fromJSDate(original, { zone: 'UTC' }).toJSDate();
+/** The start the series gave an occurrence, written as its DTSTART would be (all-day: withDateRecurrenceId). */
+function recurrenceId(original: Date, zone: EventZone) {
   return zone.zone instanceof IANAZone ? fromWallClock(original, zone) : fromWallClock(original, zone).toJSDate();
 }
 

@@ -40,6 +40,7 @@ import { inTransaction, retryOnConflict } from './retry.js';
 import { assertSeriesRoom, chargeCreate, chargeCreateIn } from './quotas.js';
 import {
   endSeries,
+  exactLength,
   expandSeries,
   lockSeries,
   reachesFurther,
@@ -487,13 +488,12 @@ async function splitSeries(
 /** A copy of the series starting at `from`, with its links and these lines; no occurrences yet. */
 async function copySeries(tx: Tx, series: EventRow, from: Date, lines: string[]): Promise<EventRow> {
   const zone = eventZone(series.timezone) ?? UTC_ZONE;
-  const length = series.endLocal.getTime() - series.startLocal.getTime();
-  const when = eventTimes(
-    fromWallClock(from, zone),
-    fromWallClock(new Date(from.getTime() + length), zone),
-    zone,
-    series.allDay,
-  );
+  // As its occurrences are (services/series.ts occurrenceTimes): the exact length, whole days all-day.
+  const start = fromWallClock(from, zone);
+  const end = series.allDay
+    ? fromWallClock(new Date(from.getTime() + series.endLocal.getTime() - series.startLocal.getTime()), zone)
+    : start.plus(exactLength(series, zone));
+  const when = eventTimes(start, end, zone, series.allDay);
   if ('field' in when) throw new InvalidInput({ [when.field]: when.message });
   const { id: _id, slug, parentId: _p, originalStartLocal: _o, isException: _e, ...fields } = series;
   const copy = await tx.event.create({

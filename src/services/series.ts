@@ -252,13 +252,25 @@ function windowOf(recurrence: Recurrence, dtstart: Date, nowLocal: Date, pastDay
 const latest = (a: Date | null | undefined, b: Date | null | undefined) =>
   a && b ? (a > b ? a : b) : (a ?? b ?? undefined);
 
-/** Times of an occurrence starting at a wall-clock time: the series' length, in its zone. */
+/**
+ * Times of an occurrence starting at a wall-clock time: the series' exact length, as RFC 5545 gives
+ * every occurrence of a component with a DTEND, so that a 24-hour event stays 24 hours across a
+ * change of offset (Lord Howe's half hour too) and calendar apps reading the rule agree; an all-day
+ * series' occurrences cover as many days as it does.
+ */
 function occurrenceTimes(series: SeriesRow, zone: EventZone, start: Date) {
-  const end = new Date(start.getTime() + (series.endLocal.getTime() - series.startLocal.getTime()));
-  const times = eventTimes(fromWallClock(start, zone), fromWallClock(end, zone), zone, series.allDay, { start, end });
+  const from = fromWallClock(start, zone);
+  const wallEnd = new Date(start.getTime() + (series.endLocal.getTime() - series.startLocal.getTime()));
+  const times = series.allDay
+    ? eventTimes(from, fromWallClock(wallEnd, zone), zone, true)
+    : eventTimes(from, from.plus(exactLength(series, zone)), zone, false);
   if ('field' in times) throw new Error(`occurrence times: ${times.message}`);
   return times;
 }
+
+/** How long the series' first occurrence lasts, in milliseconds, its zone's offsets counted. */
+export const exactLength = (series: { startLocal: Date; endLocal: Date }, zone: EventZone) =>
+  fromWallClock(series.endLocal, zone).toMillis() - fromWallClock(series.startLocal, zone).toMillis();
 
 const iso = (dates: Date[]) => dates.map((d) => d.toISOString());
 

@@ -337,4 +337,55 @@ describeEachDatabase('recurring events at their edges', (s) => {
     );
     expect(anonymous).toEqual([{ uid: expect.stringContaining(`id=${shown.id}`), summary: 'Shown alone', rid: null }]);
   });
+
+  it('names a moved occurrence of an all-day series by its date, and keeps every occurrence as long as the first', async () => {
+    // An all-day series with its third day moved: the override's RECURRENCE-ID is a date, which
+    // ical.js (as calendar apps do) matches to the occurrence it replaces.
+    const days = await series({
+      title: 'Harvest days',
+      all_day: true,
+      start_date: '2032-09-06',
+      end_date: '2032-09-06',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=4'],
+    });
+    const [, , third] = await occurrencesOf(s, days.id);
+    expect((await s.post(`/events/${third.id}`, { start_date: '2032-09-12', end_date: '2032-09-12' })).status).toBe(
+      200,
+    );
+    const text = (
+      await s.get('/events?single_events=false&search=Harvest days&start_date=2032-09-01&end_date=2032-09-30', {
+        headers: { accept: 'text/calendar' },
+      })
+    ).text;
+    expect(text.endsWith('END:VCALENDAR\r\n')).toBe(true);
+    expect(text).toContain('RECURRENCE-ID;VALUE=DATE:20320908\r\n');
+    const calendar = new ICAL.Component(ICAL.parse(text));
+    const [master, moved] = calendar.getAllSubcomponents('vevent').map((v) => new ICAL.Event(v));
+    master.relateException(moved);
+    const shown: string[] = [];
+    for (let it = master.iterator(), next = it.next(); next; next = it.next()) {
+      shown.push(master.getOccurrenceDetails(next).startDate.toString());
+    }
+    expect(shown).toEqual(['2032-09-06', '2032-09-07', '2032-09-12', '2032-09-09']);
+
+    // Lord Howe Island goes back half an hour on 2033-04-03 at 02:00: a 24-hour event each day stays
+    // 24 hours (RFC 5545 gives every occurrence the exact length of the first), ending at 09:30.
+    const watch = await series({
+      title: 'Island watch',
+      timezone: 'Australia/Lord_Howe',
+      start_date: '2033-04-01 10:00',
+      end_date: '2033-04-02 10:00',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=4'],
+    });
+    const watches = await occurrencesOf(s, watch.id);
+    expect(watches.map((o) => [o.start_date, o.end_date])).toEqual([
+      ['2033-04-01 10:00:00', '2033-04-02 10:00:00'],
+      ['2033-04-02 10:00:00', '2033-04-03 09:30:00'],
+      ['2033-04-03 10:00:00', '2033-04-04 10:00:00'],
+      ['2033-04-04 10:00:00', '2033-04-05 10:00:00'],
+    ]);
+    expect(
+      watches.map((o) => (Date.parse(`${o.utc_end_date}Z`) - Date.parse(`${o.utc_start_date}Z`)) / 3_600_000),
+    ).toEqual([24, 24, 24, 24]);
+  });
 });
