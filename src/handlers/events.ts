@@ -42,13 +42,26 @@ export async function listEvents(call: Call<'listEvents'>): Promise<Reply> {
     // Calendar applications poll it: an unchanged feed is answered from its ETag, unread.
     const index = await feedIndex(call.context, filters);
     const { caller } = call.context;
-    const calendar = { urls: call.urls, caller, name: 'Events', series: !filters.single_events };
+    const calendar = {
+      urls: call.urls,
+      caller,
+      name: 'Events',
+      series: !filters.single_events,
+      zone: call.context.siteZone,
+    };
     return {
       body: undefined,
       etag: entityTag(
         JSON.stringify([FEED_FORMAT, index.digest, call.urls, caller && [caller.id, caller.role], calendar.series]),
       ),
-      build: async () => eventsCalendar(await feedEvents(call.context, index), calendar, FEED_MAX_BYTES),
+      build: async () => {
+        const rows = await feedEvents(call.context, index);
+        return eventsCalendar(
+          rows,
+          { ...calendar, uids: await events.importedUids(call.context, rows) },
+          FEED_MAX_BYTES,
+        );
+      },
       contentType: ICALENDAR,
       headers: { ...listHeaders(index.total, FEED_MAX_EVENTS, { rest_url: '' }), Vary: 'Accept' },
     };
@@ -79,9 +92,16 @@ async function getEvent(call: Call<Read>): Promise<Reply> {
   if (wantsCalendar(call)) {
     // A series is its rule and the occurrences changed on their own.
     const overrides = row.recurrence.length ? await events.seriesOverrides(call.context, row) : [];
-    const calendar = { urls: call.urls, caller: call.context.caller, name: row.title, series: true };
+    const calendar = {
+      urls: call.urls,
+      caller: call.context.caller,
+      name: row.title,
+      series: true,
+      zone: call.context.siteZone,
+    };
+    const uids = await events.importedUids(call.context, [row, ...overrides]);
     return {
-      body: await eventsCalendar([row, ...overrides], calendar),
+      body: await eventsCalendar([row, ...overrides], { ...calendar, uids }),
       contentType: ICALENDAR,
       headers: { Vary: 'Accept' },
       ...validators(row),

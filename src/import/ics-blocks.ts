@@ -37,6 +37,8 @@ export interface Blocks {
   calendar: boolean;
   events: BlockList;
   timezones: BlockList;
+  /** The calendar's X-WR-TIMEZONE (Google and Apple write it), which dates and floating times are in. */
+  zone?: string;
 }
 
 const CR = 13;
@@ -88,6 +90,17 @@ function marker(bytes: Uint8Array, start: number, end: number): { begins?: strin
 
 const TOP = new Set(['VEVENT', 'VTIMEZONE']);
 
+const X_WR_TIMEZONE = 'X-WR-TIMEZONE';
+
+/** The value of a calendar's `X-WR-TIMEZONE:` line (short lines starting with X only are decoded). */
+function calendarZone(bytes: Uint8Array, start: number, end: number): string | undefined {
+  if ((bytes[start] | 0x20) !== 0x78 || end - start > 200) return undefined;
+  const line = decoder.decode(bytes.subarray(start, end));
+  const colon = line.indexOf(':');
+  if (colon < 0 || line.slice(0, colon).split(';')[0].trim().toUpperCase() !== X_WR_TIMEZONE) return undefined;
+  return line.slice(colon + 1).trim() || undefined;
+}
+
 /**
  * The VEVENT and VTIMEZONE blocks of unfolded bytes. A block that another begins in, or that the
  * calendar's end closes, is broken (ical.js would read it without its END and swallow what follows).
@@ -111,6 +124,7 @@ export function blocksOf(bytes: Uint8Array): Blocks {
     }
     if (!current) {
       if (begins && TOP.has(begins)) current = { kind: begins, start: line.start, open: [begins] };
+      else if (!begins && !ends) found.zone ??= calendarZone(bytes, line.start, line.end);
       continue;
     }
     if (begins) current.open.push(begins);

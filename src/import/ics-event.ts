@@ -28,7 +28,14 @@ export interface EventRead {
 }
 
 /** The file's VTIMEZONEs by TZID. */
-export type Zones = Map<string, ICAL.Timezone>;
+/**
+ * The file's VTIMEZONEs by TZID, and `floating`: the IANA zone its dates and floating times are in
+ * (its X-WR-TIMEZONE), or '' for the site's.
+ */
+export type Zones = Map<string, ICAL.Timezone> & { floating?: string };
+
+/** The IANA zone an all-day event was in, as this service writes it beside its dates (serializers/ical.ts). */
+export const DATES_ZONE = 'X-CALENDAR-EVENTS-TZID';
 
 /** The title of a VEVENT without SUMMARY (RFC 5545 does not require one), as calendar apps show it. */
 export const NO_TITLE = '(No title)';
@@ -45,7 +52,9 @@ export function readEvent(block: string, zones: Zones, limits: ImportLimits): Ev
   const allDay = startAt.isDate;
   const endAt = dated(endOf(component, startAt, zones, remarks));
   const recurrence = recurrenceLines(component, zones, startAt, remarks);
-  let zone = startAt.zone;
+  // This service writes the zone of an all-day event beside its dates, which carry none.
+  const datesZone = textOf(component, DATES_ZONE.toLowerCase()).trim();
+  let zone = allDay && eventZone(datesZone) ? { ...startAt.zone, name: datesZone } : startAt.zone;
   if (recurrence.length && zone.converted) {
     // A series' rule is read in wall-clock time: it needs a zone of rules, not converted times.
     const same = zoneLike(zones.get(zone.tzid), startAt.date.year);
@@ -277,7 +286,15 @@ function place(component: ICAL.Component, remarks: string[]): ImportItem | undef
   const [lat, lng] = Array.isArray(geo) && geo.length === 2 ? geo.map(Number) : [NaN, NaN];
   const valid = Math.abs(lat) <= 90 && Math.abs(lng) <= 180;
   if (geo !== null && !valid) remarks.push('a GEO that is no latitude and longitude (RFC 5545 3.8.1.6) was left out');
-  return named('venue', location, { venue: location, ...(valid ? { geo_lat: lat, geo_lng: lng } : {}) });
+  // Apple's calendars, and this service's export, write the place's name on the first line and its
+  // address on the next (`Blue Note Hall\n131 W 3rd St, New York`).
+  const [name, ...rest] = location.split('\n').map((line) => line.trim());
+  const address = rest.filter(Boolean).join(', ');
+  return named('venue', name || location, {
+    venue: name || location,
+    ...(name && address ? { address } : {}),
+    ...(valid ? { geo_lat: lat, geo_lng: lng } : {}),
+  });
 }
 
 /** The longest line of a recurrence the API takes (openapi/components/schemas/Recurrence.yaml). */
@@ -467,13 +484,17 @@ interface Reading {
 function reading(time: ICAL.Time, zones: Zones, remarks: string[]): Reading {
   const date = { year: time.year, month: time.month, day: time.day };
   const fields = { ...date, hour: time.hour, minute: time.minute, second: time.second };
-  const floating = (): Reading => ({
-    // Read in the site's zone when it is written (by the service, from '').
-    instant: new Date(Date.UTC(fields.year, fields.month - 1, fields.day, fields.hour, fields.minute, fields.second)),
-    zone: { name: '', tzid: '', converted: false },
-    isDate: time.isDate,
-    date,
-  });
+  const floating = (): Reading => {
+    // In the calendar's zone (X-WR-TIMEZONE), else the site's when it is written (by the service, from '').
+    const zone = zones.floating ?? '';
+    const wall = Date.UTC(fields.year, fields.month - 1, fields.day, fields.hour, fields.minute, fields.second);
+    return {
+      instant: zone ? DateTime.fromObject(fields, { zone }).toJSDate() : new Date(wall),
+      zone: { name: zone, tzid: '', converted: false },
+      isDate: time.isDate,
+      date,
+    };
+  };
   // ical.js keeps the TZID parameter as `timezone`; a UTC value has the UTC zone and no TZID.
   const zoneId = (time.zone as ICAL.Timezone | undefined)?.tzid;
   const tzid = (time as ICAL.Time & { timezone?: string }).timezone ?? (zoneId === 'UTC' ? 'UTC' : '');

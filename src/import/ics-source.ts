@@ -8,13 +8,14 @@
 // written (ics-blocks.ts). Series and single events come first, then the changed occurrences.
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
+import { eventZone } from '../lib/event-times.js';
 import { blocksOf, blockText, unfold } from './ics-blocks.js';
 import { asUtf8, isUtf16 } from './ics-charset.js';
 import { originalStartIn, readEvent, type EventRead, type Zones } from './ics-event.js';
 import type { ImportItem, Unreadable } from './items.js';
 import type { ImportLimits } from './limits.js';
 
-export const ICS_SOURCE = 'ics';
+export { ICS_SOURCE } from '../domain/import-sources.js';
 
 /** Events handed to the writer at a time. */
 const BATCH = 50;
@@ -55,6 +56,12 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits, charset?: 
     notes.push('The file has no BEGIN:VCALENDAR (RFC 5545 3.4): its VEVENTs were read all the same.');
   }
   const zones: Zones = new Map();
+  // Dates and floating times are in the calendar's zone when it names one the service knows.
+  if (blocks.zone && eventZone(blocks.zone)) zones.floating = blocks.zone;
+  else if (blocks.zone)
+    notes.push(
+      `X-WR-TIMEZONE "${blocks.zone}" is no IANA zone: dates and floating times were read in the site's zone.`,
+    );
   for (let index = 0; index < blocks.timezones.length; index++) {
     const block = blocks.timezones.at(index);
     if (block.broken) continue;

@@ -10,6 +10,7 @@ import { decodeHTML } from 'entities';
 
 /** Tags that end a line: `<br>` and the ends of blocks. */
 const LINE_BREAK = /^(?:br\s*\/?|\/(?:p|div|li|h[1-6])\s*)$/i;
+const BR = /^br\s*\/?$/i;
 
 export function plainText(html: string): string {
   return tidyLines(decodeHTML(withoutTags(html)));
@@ -26,8 +27,16 @@ function withoutTags(html: string): string {
     // No `>` anywhere after: the rest is text (and no later `<` can close either).
     if (close < 0) break;
     out += html.slice(at, open);
-    if (LINE_BREAK.test(html.slice(open + 1, close))) out += '\n';
+    const tag = html.slice(open + 1, close);
     at = close + 1;
+    if (LINE_BREAK.test(tag)) out += '\n';
+    // The line break written after a `<br>` in the source is the same break, not a second one:
+    // `a<br />\nb` is two lines, not a blank line between them, which would grow on each round trip
+    // through iCalendar (the importer writes a line break so). `</p>\n<p>` stays a blank line.
+    if (BR.test(tag)) {
+      if (html.startsWith('\r\n', at)) at += 2;
+      else if (html[at] === '\n') at += 1;
+    }
   }
   return out + html.slice(at);
 }

@@ -29,7 +29,14 @@ export interface CalendarOptions {
    * overrides of their series (its UID and RECURRENCE-ID). Else every row is an event of its own.
    */
   series?: boolean;
+  /** The UIDs events were imported with (services/events.ts importedUids), which they keep. */
+  uids?: ReadonlyMap<number, string>;
+  /** The site's zone, written as the calendar's (X-WR-TIMEZONE), which readers take dates in. */
+  zone?: string;
 }
+
+/** The IANA zone of an all-day event, beside its dates, which carry none (import/ics-event.ts reads it). */
+const DATES_ZONE = 'X-CALENDAR-EVENTS-TZID';
 
 const STATUS: Record<string, ICalEventStatus> = {
   publish: ICalEventStatus.CONFIRMED,
@@ -58,6 +65,7 @@ export async function eventsCalendar(
     prodId: { company: 'Calendar Events Service', product: 'calendar/events/v1', language: 'EN' },
     // Events in a zone are written with its TZID (their VTIMEZONEs are added below).
     timezone: { name: null, generator: vtimezone },
+    ...(options.zone && IANAZone.isValidZone(options.zone) ? { x: [{ key: 'X-WR-TIMEZONE', value: options.zone }] } : {}),
   });
   const frame = foldLines(calendar.toString()).replace(/END:VCALENDAR$/, '');
   const overrides = options.series ? overridesOf(rows) : new Map<number, Override>();
@@ -139,14 +147,18 @@ const vtimezone = (zone: string) => {
   return component ? foldLines(component.trim().replace(/\r?\n/g, '\r\n')) : null;
 };
 
-function vevent(row: EventRecord, { urls, caller }: CalendarOptions, override: Override | undefined): ICalEventData {
+function vevent(
+  row: EventRecord,
+  { urls, caller, uids }: CalendarOptions,
+  override: Override | undefined,
+): ICalEventData {
   const zone = eventZone(row.timezone) ?? UTC_ZONE;
   const { venues, organizers } = readableLinks(row, caller);
   const url = eventPermalink(row.slug, urls);
   // ORGANIZER is one calendar address: the first organizer that has an e-mail address.
   const organizer = organizers.find((o) => o.email);
   return {
-    id: globalId(urls.site, override ? override.series : row.id),
+    id: uidOf(override ? override.series : row.id, urls, uids),
     ...times(row, zone.zone),
     ...(row.recurrence.length ? { repeating: calendarLines(row.recurrence, zone, row.allDay).join('\r\n') } : {}),
     ...(override && !override.allDay ? { recurrenceId: recurrenceId(override.original, zone) } : {}),
@@ -158,13 +170,22 @@ function vevent(row: EventRecord, { urls, caller }: CalendarOptions, override: O
       .map((link) => clean(link.term.name))
       .sort((a, b) => a.localeCompare(b))
       .map((name) => ({ name })),
-    url,
+    // The event's own website when it has one (as JSON's `website` is), else its page here.
+    url: row.website || url,
     lastModified: row.modifiedAt,
     // The moment this version of the event was written, so that the same event gives the same text.
     stamp: row.modifiedAt,
     status: STATUS[row.status],
+    ...(row.allDay && zone.zone instanceof IANAZone ? { x: [{ key: DATES_ZONE, value: zone.name }] } : {}),
   };
 }
+
+/**
+ * An event's UID: the one it was imported with, else its GUID. An occurrence listed as an event of
+ * its own has the GUID of its row; an override has its series' UID.
+ */
+const uidOf = (id: number, urls: Urls, uids: ReadonlyMap<number, string> | undefined) =>
+  uids?.get(id) ?? globalId(urls.site, id);
 
 /**
  * All-day events are dates, the end exclusive (the day after the last one). Others carry their zone

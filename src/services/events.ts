@@ -9,6 +9,7 @@ import type { Prisma, Tx } from '../db/client.js';
 import { InvalidInput, NotFound } from '../domain/errors.js';
 import { describeKey, type Key } from '../domain/posts.js';
 import { CATEGORY, type EventRecord, ORGANIZER, TAG, VENUE, type VenueOrOrganizerKind } from '../domain/records.js';
+import { ICS_SOURCE } from '../domain/import-sources.js';
 import { type EventZone, eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
 import {
   canonicalLines,
@@ -755,4 +756,19 @@ async function takenSlugs(tx: Tx, base: string, self: number | undefined): Promi
     select: { slug: true },
   });
   return rows.map((r) => r.slug);
+}
+
+/**
+ * The UIDs these events, and the series of those that are occurrences, were imported with from
+ * iCalendar, by ID: an exported event keeps its UID, so that importing the export again, or a
+ * calendar app that had the original, finds the same event (serializers/ical.ts).
+ */
+export async function importedUids(ctx: ServiceContext, rows: EventRecord[]): Promise<Map<number, string>> {
+  const ids = [...new Set(rows.flatMap((r) => (r.parentId === null ? [r.id] : [r.id, r.parentId])))];
+  if (!ids.length) return new Map();
+  const found = await ctx.db.importedItem.findMany({
+    where: { localId: { in: ids }, kind: 'event', source: ICS_SOURCE },
+    select: { localId: true, externalId: true },
+  });
+  return new Map(found.map((r) => [r.localId, r.externalId]));
 }

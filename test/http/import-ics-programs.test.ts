@@ -3,7 +3,7 @@
 // name without one, an all-day series whose moved occurrences Exchange names by midnight in its
 // zone or by a date), recurrence parts (RDATE periods, an RDATE before the start, a changed
 // occurrence whose series is elsewhere), text that is not UTF-8 (Latin-1, UTF-16 with a byte order
-// mark), and a file whose every event is refused: the summary, the progress and the exit status say
+// mark), a Google calendar's zone for its dates and floating times, and a file whose every event is refused: the summary, the progress and the exit status say
 // what happened, and nothing is left behind of a refused event.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -136,6 +136,26 @@ describeEachDatabase('importing calendars as other programs write them', (s, kin
     const moved = await bySlug(s, 'moved-series-elsewhere');
     expect([moved.start_date, moved.recurring_event_id]).toEqual(['2027-06-12 20:00:00', null]);
     expect(summaryLines(summary, false).join('\n')).toContain('a RECURRENCE-ID whose series is not in the file');
+  });
+
+  it("takes dates and floating times in the calendar's X-WR-TIMEZONE, and a LOCATION's name and address lines", async () => {
+    const summary = await run('google-calendar-zone.ics');
+    expect(summary.skipped).toEqual([]);
+    const fair = await bySlug(s, 'club-fair');
+    expect([fair.all_day, fair.timezone, fair.start_date, fair.end_date]).toEqual([
+      true,
+      'Europe/Berlin',
+      '2027-03-01 00:00:00',
+      '2027-03-02 23:59:59',
+    ]);
+    const evening = await bySlug(s, 'club-evening');
+    expect([evening.timezone, evening.start_date, evening.utc_start_date]).toEqual([
+      'Europe/Berlin',
+      '2027-03-05 19:00:00',
+      '2027-03-05 18:00:00',
+    ]);
+    expect([evening.venue.venue, evening.venue.address]).toEqual(['Blue Note Hall', '131 W 3rd St, New York']);
+    expect(evening.description).toBe('<p>First line<br />\nsecond line</p>\n<p>New paragraph</p>');
   });
 
   it('reads a Latin-1 file and a UTF-16 one as what they say, and says it converted them', async () => {

@@ -9,6 +9,8 @@ describe('plainText', () => {
   it.each([
     ['<p>One</p><p>Two</p>', 'One\nTwo'],
     ['Line<br>break<br/>and<BR />more', 'Line\nbreak\nand\nmore'],
+    // The source's line break after a <br> is the same break (as the iCalendar importer writes one).
+    ['<p>one<br />\ntwo<br>\r\nthree</p>\n<p>four</p>', 'one\ntwo\nthree\n\nfour'],
     ['<div>a</div >b<li>c</li><h2>d</h2>', 'a\nbc\nd'],
     ['<strong>bold</strong> &amp; <em>em</em>', 'bold & em'],
     ['&lt;p&gt; stays text', '<p> stays text'],
