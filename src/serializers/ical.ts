@@ -65,7 +65,9 @@ export async function eventsCalendar(
     prodId: { company: 'Calendar Events Service', product: 'calendar/events/v1', language: 'EN' },
     // Events in a zone are written with its TZID (their VTIMEZONEs are added below).
     timezone: { name: null, generator: vtimezone },
-    ...(options.zone && IANAZone.isValidZone(options.zone) ? { x: [{ key: 'X-WR-TIMEZONE', value: options.zone }] } : {}),
+    ...(options.zone && IANAZone.isValidZone(options.zone)
+      ? { x: [{ key: 'X-WR-TIMEZONE', value: options.zone }] }
+      : {}),
   });
   const frame = foldLines(calendar.toString()).replace(/END:VCALENDAR$/, '');
   const overrides = options.series ? overridesOf(rows) : new Map<number, Override>();
