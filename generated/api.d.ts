@@ -646,7 +646,7 @@ export interface components {
          */
         RouteArg: {
             required: boolean;
-            type?: string | unknown[];
+            type?: string | string[];
             description?: string;
         } & {
             [key: string]: unknown;
@@ -679,7 +679,7 @@ export interface components {
             /** @description The arguments by name; an empty array when there are none. */
             args: {
                 [key: string]: components["schemas"]["RouteArg"];
-            } | unknown[];
+            } | components["schemas"]["RouteArg"][];
         };
         /**
          * Link
@@ -890,7 +890,11 @@ export interface components {
                 [key: string]: string;
             } | string[];
             /** @description Nested details of the validation failure. */
-            details?: unknown[] | Record<string, never>;
+            details?: {
+                [key: string]: unknown;
+            }[] | {
+                [key: string]: unknown;
+            };
         } & {
             [key: string]: unknown;
         };
@@ -959,11 +963,11 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * Flag
-         * @description A boolean. In a query or form body, `true`, `false`, `1` and `0` are accepted.
+         * QueryFlag
+         * @description A boolean in a query string, where `1` and `0` mean `true` and `false` as well.
          * @example true
          */
-        Flag: boolean;
+        QueryFlag: boolean | ("1" | "0");
         /**
          * DateInput
          * @description A date and time. Accepted forms: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD HH:MM`, `YYYY-MM-DD`,
@@ -1364,7 +1368,11 @@ export interface components {
          *     }
          */
         Embedded: {
-            [key: string]: (Record<string, never> | unknown[])[];
+            [key: string]: ({
+                [key: string]: unknown;
+            } | {
+                [key: string]: unknown;
+            }[])[];
         };
         /**
          * Venue
@@ -1974,7 +1982,11 @@ export interface components {
             venue: components["schemas"]["Venue"] | components["schemas"]["Venue"][];
             organizer: components["schemas"]["Organizer"][];
             /** @description Additional fields; an empty array when there are none. */
-            custom_fields: unknown[] | Record<string, never>;
+            custom_fields: {
+                [key: string]: unknown;
+            }[] | {
+                [key: string]: unknown;
+            };
             /** @description A series' RFC 5545 lines (`RRULE`, `EXDATE`, `RDATE`); an empty array for every other event. */
             recurrence: string[];
             /** @description An occurrence's series (also its `post_parent`); null for every other event, and when the caller may not read the series. */
@@ -2251,6 +2263,12 @@ export interface components {
          */
         Timezone: string;
         /**
+         * Flag
+         * @description A boolean. In a query or form body, `true`, `false`, `1` and `0` are accepted.
+         * @example true
+         */
+        Flag: boolean;
+        /**
          * ImageInput
          * @description The featured image, given as the ID of an uploaded image or as its URL; an empty string or `0` removes it.
          * @example https://example.org/images/poster.jpg
@@ -2273,7 +2291,7 @@ export interface components {
          * @description An absolute http or https URL, or an empty string to clear the value.
          * @example https://bluenotehall.example.com
          */
-        Url: string | unknown | unknown;
+        Url: string;
         /**
          * Recurrence
          * @description A series' RFC 5545 lines, as Google Calendar takes them: `RRULE:` (FREQ of HOURLY, DAILY, WEEKLY,
@@ -2398,7 +2416,7 @@ export interface components {
          * @description An e-mail address, or an empty string to clear the value.
          * @example hello@harborarts.example.com
          */
-        Email: string | unknown | unknown;
+        Email: string;
         /**
          * OrganizerFields
          * @description The writable fields of an organizer; every one optional (an update).
@@ -3272,7 +3290,7 @@ export interface components {
         /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
         ViewContext: "view" | "embed" | "edit";
         /** @description `1` or `true`: the answer is iCalendar (`text/calendar`) whatever `Accept` says, for calendar applications that subscribe to a URL and cannot send headers (`webcal://…/events?ical=1`). On the list, a feed is not a page (`page` and `per_page` do not apply): it holds every event that matches (at most 1,000, the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events under way or to come in the default window and those that ended in the last 30 days, so that a subscribed calendar neither drops an event when it starts nor forgets the recent past. */
-        Ical: components["schemas"]["Flag"];
+        Ical: components["schemas"]["QueryFlag"];
         /** @description The page of results to return. */
         Page: number;
         /** @description How many items to return per page; values above 50 are treated as 50. */
@@ -3292,7 +3310,7 @@ export interface components {
         /** @description Events that end after this date and time (site time zone). Unless `strict_dates` is true, only its date counts: after the end of that day. Replaces the default window, as `starts_before` does. */
         EventEndsAfter: components["schemas"]["DateInput"];
         /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given, and takes a bare `end_date` at its midnight. `start_date` is always taken as given (the specification's meaning: events that start after this date and time). */
-        EventStrictDates: boolean;
+        EventStrictDates: boolean | ("1" | "0");
         /** @description Events whose title or description holds every word of this text, in any order, whatever their case and accents (`night jazz` finds "Jazz Night", `unicode` finds "Ünïcødé"); each word may begin a longer one (`harb` finds "Harbor"), and a word with punctuation (`100%`) must also occur as typed. At most 8 words count. */
         EventSearch: string;
         /** @description What the list is sorted by: the start (the default), the end, the title, the last modification, the ID, or `relevance` with `search` (events whose title holds every word first, then by start). Ties go by start, then ID. */
@@ -3308,14 +3326,14 @@ export interface components {
         /** @description Events by any of these organizers. */
         EventOrganizer: components["schemas"]["IdList"];
         /** @description Only featured events (true) or only the others (false). */
-        EventFeatured: boolean;
+        EventFeatured: components["schemas"]["QueryFlag"];
         /**
          * @description Limit the results to these statuses. Anonymous callers may ask for `publish` only; without it they
          *     get published items, and callers who may edit get every status except `trash`.
          */
         PostStatusFilter: components["schemas"]["StatusFilter"];
         /** @description Only events whose venue has coordinates (true) or has none (false). */
-        EventGeoloc: boolean;
+        EventGeoloc: components["schemas"]["QueryFlag"];
         /** @description Latitude of a point; only events whose venue lies within 25 miles (40 km) of it are listed. Give it together with `geoloc_lng`. */
         EventGeolocLat: number;
         /** @description Longitude of a point; only events whose venue lies within 25 miles (40 km) of it are listed. Give it together with `geoloc_lat`. */
@@ -3329,9 +3347,9 @@ export interface components {
          *     themselves not. `false`: each series once (it is in the window when one of its occurrences is, and
          *     shows its `recurrence`), with the occurrences changed on their own, instead of its occurrences.
          */
-        EventSingleEvents: boolean;
+        EventSingleEvents: boolean | ("1" | "0");
         /** @description Only events with tickets (true) or only those without (false). This service sells no tickets: true gives an empty list, false every event. */
-        EventTicketed: boolean;
+        EventTicketed: components["schemas"]["QueryFlag"];
         /**
          * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
          *     24 hours a request with the same key and body gets the first answer again (with
@@ -3357,7 +3375,7 @@ export interface components {
          */
         Scope: "this" | "following" | "all";
         /** @description Delete for good instead of moving to the trash (editors and administrators). */
-        Force: boolean;
+        Force: boolean | ("1" | "0");
         /** @description The slug (any non-empty text without a slash). */
         SlugPath: components["schemas"]["Slug"];
         /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; each word may begin a longer one, and the parts of an e-mail or web address are words of their own. At most 8 words count. */
@@ -3379,7 +3397,7 @@ export interface components {
         /** @description The term attribute to sort by; `include` keeps the order of the `include` list. */
         TermOrderBy: "id" | "include" | "name" | "slug" | "include_slugs" | "term_group" | "description" | "count";
         /** @description Hide the terms that no published event carries. */
-        HideEmpty: boolean;
+        HideEmpty: boolean | ("1" | "0");
         /** @description Limit the results to the children of this category (0 for top-level categories). */
         TermParent: number;
         /** @description Limit the results to the terms of this event. */

@@ -27,7 +27,7 @@ import { health } from './http/health.js';
 import { idempotent } from './http/idempotency.js';
 import type { Call, Handler, Reply } from './http/handler.js';
 import { type LocaleInfo, localeMiddleware } from './http/locale.js';
-import { normalizeQuery } from './http/query.js';
+import { decodeFlags, normalizeQuery } from './http/query.js';
 import { hostCheck, NAMESPACE, requestUrls } from './http/urls.js';
 import { countOtherReads, createRateLimits, keyOf, type RateLimits } from './http/rate-limits.js';
 import { validationError } from './http/validation.js';
@@ -232,7 +232,10 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
     return {
       // Validation coerced the values ("2" to 2); re-parsing the path would undo that.
       params: coerced?.params ?? (c.request.params as Call['params']),
-      query: coerced?.query ?? (c.request.query as Call['query']),
+      query: decodeFlags(
+        coerced?.query ?? (c.request.query as Call['query']),
+        c.operation.parameters as OpenAPIV3_1.ParameterObject[],
+      ),
       body: c.request.requestBody as Call['body'],
       urls: requestUrls(req, deps.config, locale.segment),
       // The locale segment decides; without one, the languages the client accepts (Accept-Language).

@@ -58,6 +58,10 @@ function describeSchema(document: Document, raw: Schema, description?: string): 
   const schema = resolve(document, raw);
   const arg: Record<string, unknown> = {};
   for (const keyword of KEYWORDS) if (schema[keyword] !== undefined) arg[keyword] = schema[keyword];
+  // A query flag (a boolean, or `1` or `0`: schemas/QueryFlag.yaml) is a boolean argument, as
+  // WordPress lists one, which takes those words too.
+  const branches = (schema.anyOf ?? []).map((branch) => resolve(document, branch as Schema));
+  if (arg.type === undefined && branches.some((branch) => branch.type === 'boolean')) arg.type = 'boolean';
   if (description) arg.description = description;
   // OpenAPI 3.1 schemas (JSON Schema) may have an array type without `items`, whatever openapi-types says.
   const items = (schema as { items?: Schema }).items;

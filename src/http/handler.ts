@@ -2,6 +2,7 @@
 // request, call a service and return a Reply; `respond` in app.ts is the one place that writes it.
 import type { operations } from '../../generated/api.js';
 import type { Config } from '../config.js';
+import type { DecodedQuery } from '../domain/query-flags.js';
 import type { ServiceContext } from '../services/context.js';
 import type { Urls } from './urls.js';
 
@@ -44,7 +45,7 @@ export interface Call<K extends OperationId = OperationId> {
   /** Path parameters, validated and typed by the document. */
   params: Params<K, 'path'>;
   /** Query parameters, validated, coerced and with the document's defaults filled in. */
-  query: WithDefaults<Params<K, 'query'>>;
+  query: WithDefaults<DecodedQuery<Params<K, 'query'>>>;
   body: Body<K>;
   urls: Urls;
   /** The language tag of the locale segment; without one, the best of Accept-Language we have, or `en`. */

@@ -33,10 +33,30 @@ export function normalizeQuery(search: string, parameters: Parameter[] = []): Ra
         .filter((v) => v !== '');
     } else {
       const last = list[list.length - 1];
-      query[key] = schema?.type === 'boolean' ? (BOOLEAN_WORDS.get(last.toLowerCase()) ?? last) : last;
+      query[key] = isFlag(schema) ? (BOOLEAN_WORDS.get(last.toLowerCase()) ?? last) : last;
     }
   }
   return query;
+}
+
+/** A boolean, or the document's query flag (a boolean, or `1` or `0`: openapi/components/schemas/QueryFlag.yaml). */
+const isFlag = (schema: OpenAPIV3_1.SchemaObject | undefined) =>
+  schema?.type === 'boolean' ||
+  (schema?.anyOf ?? []).some((branch) => (branch as OpenAPIV3_1.SchemaObject).type === 'boolean');
+
+/**
+ * The flags of a validated query as booleans: validation leaves a flag's `true` a string, as Ajv
+ * coerces no value inside an anyOf (domain/query-flags.ts: the code reads booleans).
+ */
+export function decodeFlags<Q extends Record<string, unknown>>(query: Q, parameters: Parameter[] = []): Q {
+  const decoded: Record<string, unknown> = { ...query };
+  for (const parameter of parameters) {
+    const value = decoded[parameter.name];
+    if (parameter.in === 'query' && isFlag(parameter.schema as OpenAPIV3_1.SchemaObject) && value !== undefined) {
+      decoded[parameter.name] = value === true || value === 'true' || value === '1';
+    }
+  }
+  return decoded as Q;
 }
 
 /**

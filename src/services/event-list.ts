@@ -8,6 +8,7 @@ import { type ListScope, listScope } from '../auth/permissions.js';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import type { Prisma } from '../db/client.js';
 import { InvalidInput } from '../domain/errors.js';
+import type { DecodedQuery } from '../domain/query-flags.js';
 import { type AppliedFilters, appliedFilters, type Page } from '../domain/paging.js';
 import { CATEGORY, type EventRecord, ORGANIZER, TAG, VENUE } from '../domain/records.js';
 import { formatDateTime, parseDateInput } from '../lib/dates.js';
@@ -19,7 +20,10 @@ import { assertVenuesOrOrganizersExist, termIdsForFilter } from './event-links.j
 import { modifiedAfter, readableEvent } from './posts.js';
 
 /** The filters of the list, as the document defines them. */
-export type EventListQuery = Omit<NonNullable<operations['listEvents']['parameters']['query']>, 'page' | 'per_page'>;
+export type EventListQuery = Omit<
+  DecodedQuery<NonNullable<operations['listEvents']['parameters']['query']>>,
+  'page' | 'per_page'
+>;
 
 /** The filters page links repeat as they were given, after the normalized dates. */
 const sql = PrismaNS.sql;

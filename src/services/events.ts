@@ -641,8 +641,7 @@ function columns(input: EventInput): EventColumns {
   // Null, though the schema has none, clears the cost as an empty one does.
   const cost = input.cost as EventInput['cost'] | null;
   const emptyCost = cost === '' || (Array.isArray(cost) && cost.length === 0);
-  // The Url schema is a string ('' clears it); openapi-typescript reads its anyOf as unknown.
-  const website = input.website as string | undefined;
+  const website = input.website;
   return {
     description: text(input.description),
     excerpt: text(input.excerpt),
