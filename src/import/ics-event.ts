@@ -18,6 +18,7 @@ import { findIana } from 'windows-iana';
 import { eventZone } from '../lib/event-times.js';
 import { firstLinks, type ImportItem, type ItemRef, type RefField } from './items.js';
 import type { ImportLimits } from './limits.js';
+import { tidyLines } from '../lib/plain-text.js';
 import { displayNameZones } from './zone-names.js';
 
 export interface EventRead {
@@ -594,8 +595,9 @@ function lastDay(start: Reading, end: Reading): string {
 
 /** Plain text as the HTML our descriptions are: escaped, paragraphs and line breaks kept. */
 function html(text: string): string {
-  const paragraphs = text
-    .replace(/\r\n?/g, '\n')
+  // Lines as the export gives them back (lib/plain-text.ts): no spaces at their ends, a line of
+  // spaces an empty one, so that a round trip through iCalendar leaves the text as it was.
+  const paragraphs = tidyLines(text.replace(/\r\n?/g, '\n'))
     .split(/\n{2,}/)
     .map((paragraph) => paragraph.trim())
     .filter(Boolean);
@@ -631,6 +633,8 @@ function unwrapped(value: string): string {
     if (/^["'<]/.test(text)) text = text.slice(1);
     if (/["'>]$/.test(text)) text = text.slice(0, -1);
     if (text.toLowerCase().startsWith('mailto:')) text = text.slice('mailto:'.length);
+    // `ORGANIZER;CN=:mailto` (seen in real files): a scheme with no address is none.
+    if (text.toLowerCase() === 'mailto') text = '';
     text = text.trim();
     if (text === before) return text;
   }

@@ -9,6 +9,7 @@ import { DomainError, DuplicateTermName, DuplicateTermSlug, InvalidInput } from 
 import { CATEGORY, ORGANIZER, TAG, VENUE } from '../domain/records.js';
 import { ApiError } from '../http/errors.js';
 import type { ServiceContext } from '../services/context.js';
+import { occurrenceAt } from '../services/series.js';
 import { changeEvent, insertEvent } from '../services/events.js';
 import { inTransaction } from '../services/retry.js';
 import { changeTerm, insertTerm, type TermInput } from '../services/terms.js';
@@ -197,7 +198,7 @@ async function create(
       }
       if (!item.occurrenceOf || !series)
         return { id: await insertEvent(tx, ctx, body as Parameters<typeof insertEvent>[2]), found: false };
-      const id = await occurrenceId(tx, series.localId, item.occurrenceOf);
+      const id = await occurrenceId(tx, ctx, series.localId, item.occurrenceOf);
       return { id: await changeEvent(tx, ctx, { id }, body, 'this'), found: false };
     }
     case 'venue':
@@ -247,21 +248,22 @@ async function update(tx: Tx, ctx: ServiceContext, item: ImportItem, id: number,
   }
 }
 
-/** The occurrence of an imported series that an override replaces, by its original start. */
+/**
+ * The occurrence of an imported series that an override replaces, by its original start: added when
+ * the rule gives it but it lies outside the series' window (services/series.ts occurrenceAt).
+ */
 async function occurrenceId(
   tx: Tx,
+  ctx: ServiceContext,
   seriesId: number,
   { originalStart }: NonNullable<ImportItem['occurrenceOf']>,
 ): Promise<number> {
   // Original starts are wall-clock times in the series' zone, kept as if UTC (services/series.ts).
-  const occurrence = await tx.event.findFirst({
-    where: { parentId: seriesId, originalStartLocal: new Date(`${originalStart.replace(' ', 'T')}Z`) },
-    select: { id: true },
-  });
-  if (!occurrence) {
+  const id = await occurrenceAt(tx, ctx, seriesId, new Date(`${originalStart.replace(' ', 'T')}Z`));
+  if (id === undefined) {
     throw new InvalidInput({
-      'recurrence-id': `the series has no occurrence starting ${originalStart}: not on its rule, or past its horizon (RFC 5545 3.8.4.4: a RECURRENCE-ID names an occurrence of its series)`,
+      'recurrence-id': `the series has no occurrence starting ${originalStart}: its rule does not give that start (RFC 5545 3.8.4.4: a RECURRENCE-ID names an occurrence of its series)`,
     });
   }
-  return occurrence.id;
+  return id;
 }

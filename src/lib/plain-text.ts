@@ -42,7 +42,7 @@ function withoutTags(html: string): string {
 }
 
 /** No spaces or tabs before a line break, at most one empty line in a row, nothing around. */
-function tidyLines(text: string): string {
+export function tidyLines(text: string): string {
   const lines: string[] = [];
   let empty = 0;
   for (const line of text.split('\n')) {

@@ -94,7 +94,17 @@ function readRule(value: string, zone: EventZone, fail: (why: string) => never) 
     const upper = key.trim().toUpperCase();
     if (!RULE_PARTS.has(upper)) fail(`${key || '(empty)'} is not a part of an RFC 5545 rule.`);
     if (parts.has(upper)) fail(`${upper} is given twice.`);
-    parts.set(upper, val.trim().toUpperCase());
+    const value = val.trim().toUpperCase();
+    // `+1TU` is `1TU` (rrule writes the sign, most programs do not): stored in one form.
+    parts.set(
+      upper,
+      upper === 'BYDAY'
+        ? value
+            .split(',')
+            .map((day) => (day.startsWith('+') ? day.slice(1) : day))
+            .join(',')
+        : value,
+    );
   }
   const freq = parts.get('FREQ');
   if (!freq) fail('the rule needs FREQ.');

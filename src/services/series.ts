@@ -17,6 +17,7 @@ import { type EventZone, eventTimes, eventZone, fromWallClock, UTC_ZONE } from '
 import {
   expand,
   firstStart,
+  givesStart,
   lastStart,
   parseRecurrence,
   reaches,
@@ -235,6 +236,38 @@ export async function expandSeries(
   }
   const reached = kept.length < added.length ? kept.at(-1) : ended ? ENDED : through;
   if (reached) await tx.event.update({ where: { id: seriesId }, data: { expandedUntilLocal: reached } });
+}
+
+/**
+ * The occurrence of the series that starts at this wall-clock time, added when its rule gives that
+ * start but no row holds it (before the series' window, or past its horizon): an override in an
+ * imported calendar may change an occurrence of 2012 of a series that began then. Undefined when the
+ * rule does not give the start. The series row is locked first, as every write of its occurrences
+ * does; the unique (parent_id, original_start_local) index keeps the row single all the same.
+ */
+export async function occurrenceAt(
+  tx: Tx,
+  writer: SeriesWriter,
+  seriesId: number,
+  original: Date,
+): Promise<number | undefined> {
+  await lockSeries(tx, seriesId);
+  const existing = await tx.event.findFirst({
+    where: { parentId: seriesId, originalStartLocal: original },
+    select: { id: true },
+  });
+  if (existing) return existing.id;
+  const series = await tx.event.findUnique({ where: { id: seriesId }, select: SERIES_COLUMNS });
+  if (!series?.recurrence.length) return undefined;
+  const zone = eventZone(series.timezone) ?? UTC_ZONE;
+  const recurrence = parseRecurrence(series.recurrence, zone, series.allDay);
+  if (!givesStart(recurrence, series.startLocal, original)) return undefined;
+  if ((await occurrenceRoom(tx, writer, series.authorId)) < 1 && writer.caller !== undefined) {
+    throw new QuotaExceeded('occurrences', (writer.quotas ?? DEFAULT_QUOTAS).occurrences);
+  }
+  const [id] = await insertOccurrences(tx, series, zone, [original]);
+  await copyLinks(tx, seriesId, [id], false);
+  return id;
 }
 
 /**

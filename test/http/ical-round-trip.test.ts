@@ -2,6 +2,8 @@
 // zones (all-day events in theirs, not UTC), venues with their address, organizers, categories,
 // descriptions with their line breaks, series with their EXDATEs and moved occurrences (all-day ones
 // too), and the UIDs, so that importing the export of the copy again changes nothing.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { importIcs } from '../../src/import/commands.js';
 import { plainProgress } from '../../src/import/progress.js';
@@ -11,8 +13,8 @@ import { startServer, type TestServer } from '../setup/server.js';
 const WINDOW = 'start_date=2031-01-01&end_date=2031-12-31';
 
 /** The calendar of the window, series as their rule (single_events=false), as an administrator reads it. */
-async function exported(s: TestServer): Promise<Buffer> {
-  const r = await s.get(`/events?ical=1&single_events=false&${WINDOW}`, { as: null });
+async function exported(s: TestServer, window = WINDOW): Promise<Buffer> {
+  const r = await s.get(`/events?ical=1&single_events=false&${window}`, { as: null });
   expect(r.status, r.text).toBe(200);
   return Buffer.from(r.text);
 }
@@ -21,10 +23,10 @@ async function exported(s: TestServer): Promise<Buffer> {
  * Every event of the window, occurrences included, by title and start, in the fields a calendar
  * carries. An event without a website links to its page (URL), which is the original's in a copy.
  */
-async function calendarOf(s: TestServer, pages: string) {
+async function calendarOf(s: TestServer, pages: string, search = 'RT', window = WINDOW) {
   const events: any[] = [];
   for (let page = 1; ; page++) {
-    const r = await s.get(`/events?${WINDOW}&search=RT&per_page=50&page=${page}`);
+    const r = await s.get(`/events?${window}&search=${search}&per_page=50&page=${page}`);
     expect(r.status, r.text).toBe(200);
     events.push(...r.body.events);
     if (!r.body.next_rest_url) break;
@@ -160,5 +162,27 @@ describeEachDatabase('a calendar exported and imported again', (s, kind) => {
     await importInto(copy, Buffer.from(text));
     expect(await copy.db.prisma.event.count()).toBe(before);
     expect(await calendarOf(copy, s.origin)).toEqual(original);
+  }, 120_000);
+
+  it('keeps a calendar written elsewhere as its first import read it', async () => {
+    // A monthly series of 2012 with a moved occurrence of 2012 (before the series' window: its row
+    // is added for the override) and an RDATE; a description with lines of spaces and spaces at
+    // line ends, as TripIt writes them; an ORGANIZER with no name and no address.
+    const elsewhere = fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'ics', 'written-elsewhere.ics'));
+    const window = 'start_date=2012-01-01&end_date=2032-12-31';
+    const first = await importInto(s, elsewhere);
+    expect(first.skipped).toEqual([]);
+    const original = await calendarOf(s, s.origin, 'EL', window);
+    expect(original.find((e) => e.title === 'EL monthly board (moved)')?.start.slice(0, 2)).toEqual([
+      '2012-10-03 15:00:00',
+      '2012-10-03 16:00:00',
+    ]);
+    const flight = original.find((e) => e.title === 'EL flight to Lisbon');
+    expect(flight?.description).toBe('<p>Confirmation 1234</p>\n<p>[Flight] BXQ9WH<br />\nBooked by Ana</p>');
+    expect(flight?.organizers).toEqual([]);
+
+    const again = await importInto(copy, await exported(s, `${window}&search=EL`));
+    expect(again.skipped).toEqual([]);
+    expect(await calendarOf(copy, s.origin, 'EL', window)).toEqual(original);
   }, 120_000);
 });
