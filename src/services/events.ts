@@ -764,10 +764,16 @@ async function takenSlugs(tx: Tx, base: string, self: number | undefined): Promi
  */
 export async function importedUids(ctx: ServiceContext, rows: EventRecord[]): Promise<Map<number, string>> {
   const ids = [...new Set(rows.flatMap((r) => (r.parentId === null ? [r.id] : [r.id, r.parentId])))];
-  if (!ids.length) return new Map();
-  const found = await ctx.db.importedItem.findMany({
-    where: { localId: { in: ids }, kind: 'event', source: ICS_SOURCE },
-    select: { localId: true, externalId: true },
-  });
-  return new Map(found.map((r) => [r.localId, r.externalId]));
+  const uids = new Map<number, string>();
+  // A feed's thousand events a hundred at a time: on the embedded database a statement holds the
+  // event loop while it runs (services/event-list.ts reads the feed so too).
+  for (let from = 0; from < ids.length; from += UIDS_READ) {
+    const found = await ctx.db.$queryRaw<{ id: number; uid: string }[]>`
+      SELECT local_id AS id, external_id AS uid FROM imported_items
+      WHERE local_id = ANY(${ids.slice(from, from + UIDS_READ)}::int[]) AND kind = 'event' AND source = ${ICS_SOURCE}`;
+    for (const row of found) uids.set(row.id, row.uid);
+  }
+  return uids;
 }
+
+const UIDS_READ = 100;
