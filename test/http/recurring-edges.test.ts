@@ -49,6 +49,15 @@ describeEachDatabase('recurring events at their edges', (s) => {
       const made = await series({ start_date: '2032-01-10 10:00', end_date: '2032-01-10 11:00', recurrence: [rule] });
       expect(await occurrencesOf(s, made.id), rule).toHaveLength(2);
     }
+    // A COUNT is walked from the start on the event loop: 5,000 at most (an UNTIL goes further).
+    const counted = await s.post('/events', {
+      title: 'Too many',
+      start_date: '1990-01-01 00:00',
+      end_date: '1990-01-01 00:30',
+      recurrence: ['RRULE:FREQ=HOURLY;COUNT=999999'],
+    });
+    expect(counted.status, counted.text).toBe(400);
+    expect(counted.body.data.params.recurrence).toMatch(/COUNT may be at most 5000/);
     // A start moved off the rule's steps leaves the series its first start, at once.
     const mondays = await series({
       start_date: '2032-01-12 10:00',
