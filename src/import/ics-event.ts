@@ -15,6 +15,7 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { escapeUTF8 } from 'entities';
 import { DateTime } from 'luxon';
 import { findIana } from 'windows-iana';
+import { DATES_ZONE } from '../domain/import-sources.js';
 import { eventZone } from '../lib/event-times.js';
 import { firstLinks, type ImportItem, type ItemRef, type RefField } from './items.js';
 import type { ImportLimits } from './limits.js';
@@ -28,15 +29,11 @@ export interface EventRead {
   sequence: number;
 }
 
-/** The file's VTIMEZONEs by TZID. */
 /**
  * The file's VTIMEZONEs by TZID, and `floating`: the IANA zone its dates and floating times are in
  * (its X-WR-TIMEZONE), or '' for the site's.
  */
 export type Zones = Map<string, ICAL.Timezone> & { floating?: string };
-
-/** The IANA zone an all-day event was in, as this service writes it beside its dates (serializers/ical.ts). */
-export const DATES_ZONE = 'X-CALENDAR-EVENTS-TZID';
 
 /** The title of a VEVENT without SUMMARY (RFC 5545 does not require one), as calendar apps show it. */
 export const NO_TITLE = '(No title)';

@@ -13,6 +13,7 @@ import { foldLines } from '../lib/ical-fold.js';
 import { eachInSlices } from '../lib/slices.js';
 import { textOf } from '../lib/text.js';
 import { plainText } from '../lib/plain-text.js';
+import { DATES_ZONE } from '../domain/import-sources.js';
 import type { EventRecord, VenueOrOrganizerRecord } from '../domain/records.js';
 import { eventPermalink, readableLinks } from './events.js';
 import { globalId } from './posts.js';
@@ -34,9 +35,6 @@ export interface CalendarOptions {
   /** The site's zone, written as the calendar's (X-WR-TIMEZONE), which readers take dates in. */
   zone?: string;
 }
-
-/** The IANA zone of an all-day event, beside its dates, which carry none (import/ics-event.ts reads it). */
-const DATES_ZONE = 'X-CALENDAR-EVENTS-TZID';
 
 const STATUS: Record<string, ICalEventStatus> = {
   publish: ICalEventStatus.CONFIRMED,
