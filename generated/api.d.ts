@@ -74,6 +74,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Events as an iCalendar feed
+         * @description Every event that matches, as one iCalendar (RFC 5545) document: the URL calendar applications
+         *     subscribe to (`webcal://…/events.ics`). A feed is not a page: it holds every match (at most 1,000,
+         *     the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events
+         *     under way or to come in the default window and those that ended in the last 30 days, so that a
+         *     subscribed calendar neither drops an event when it starts nor forgets the recent past. The filters
+         *     are the list's. A series is one `VEVENT` with its rule, and the occurrences changed on their own,
+         *     unless `single_events` asks for every occurrence. An unchanged feed answers 304 to `If-None-Match`.
+         */
+        get: operations["getEventsCalendar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/{id}": {
         parameters: {
             query?: {
@@ -116,6 +142,34 @@ export interface paths {
         patch: operations["patchEvent"];
         trace?: never;
     };
+    "/events/{id}.ics": {
+        parameters: {
+            query?: {
+                /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
+                password?: components["parameters"]["EventPassword"];
+            };
+            header?: never;
+            path: {
+                /** @description The numeric ID (digits only; any other value matches no route). */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * An event by ID as iCalendar
+         * @description One event as an iCalendar (RFC 5545) document, for calendar applications (`webcal://…`): a
+         *     series is one `VEVENT` with its rule, followed by its occurrences that were changed on their own.
+         *     Anonymous callers may read published events only.
+         */
+        get: operations["getEventCalendar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/by-slug/{slug}": {
         parameters: {
             query?: never;
@@ -153,6 +207,34 @@ export interface paths {
          * @description Changes the fields that are sent; the others keep their values. POST, PUT and PATCH behave the same.
          */
         patch: operations["patchEventBySlug"];
+        trace?: never;
+    };
+    "/events/by-slug/{slug}.ics": {
+        parameters: {
+            query?: {
+                /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
+                password?: components["parameters"]["EventPassword"];
+            };
+            header?: never;
+            path: {
+                /** @description The slug (any non-empty text without a slash). */
+                slug: components["parameters"]["SlugPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * An event by slug as iCalendar
+         * @description One event as an iCalendar (RFC 5545) document, for calendar applications (`webcal://…`): a
+         *     series is one `VEVENT` with its rule, followed by its occurrences that were changed on their own.
+         *     Anonymous callers may read published events only.
+         */
+        get: operations["getEventCalendarBySlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/venues": {
@@ -2218,25 +2300,6 @@ export interface components {
             total_pages: number;
         };
         /**
-         * ICalendar
-         * @description An iCalendar (RFC 5545) `VCALENDAR` with one `VEVENT` per event: `UID` is the event's `global_id`;
-         *     `DTSTART`/`DTEND` carry the event's time zone (`TZID`, with its `VTIMEZONE`), or UTC for a fixed
-         *     offset; all-day events are dates, the end exclusive. `SUMMARY`, `DESCRIPTION` (plain text),
-         *     `LOCATION` (the venue), `ORGANIZER` (the first organizer with an e-mail address), `CATEGORIES`
-         *     (categories and tags), `URL`, `LAST-MODIFIED` and `STATUS` follow the event.
-         * @example BEGIN:VCALENDAR
-         *     VERSION:2.0
-         *     PRODID:-//Calendar Events Service//calendar/events/v1//EN
-         *     BEGIN:VEVENT
-         *     UID:example.org?id=9
-         *     DTSTART;TZID=America/New_York:20261212T193000
-         *     DTEND;TZID=America/New_York:20261212T223000
-         *     SUMMARY:Winter Jazz Night
-         *     END:VEVENT
-         *     END:VCALENDAR
-         */
-        ICalendar: string;
-        /**
          * Name
          * @description A non-empty name or title; it may not be blank or contain the NUL character.
          * @example Winter Jazz Night
@@ -2542,6 +2605,25 @@ export interface components {
          *     }
          */
         EventInput: WithRequired<components["schemas"]["EventFields"], "title" | "start_date" | "end_date">;
+        /**
+         * ICalendar
+         * @description An iCalendar (RFC 5545) `VCALENDAR` with one `VEVENT` per event: `UID` is the event's `global_id`;
+         *     `DTSTART`/`DTEND` carry the event's time zone (`TZID`, with its `VTIMEZONE`), or UTC for a fixed
+         *     offset; all-day events are dates, the end exclusive. `SUMMARY`, `DESCRIPTION` (plain text),
+         *     `LOCATION` (the venue), `ORGANIZER` (the first organizer with an e-mail address), `CATEGORIES`
+         *     (categories and tags), `URL`, `LAST-MODIFIED` and `STATUS` follow the event.
+         * @example BEGIN:VCALENDAR
+         *     VERSION:2.0
+         *     PRODID:-//Calendar Events Service//calendar/events/v1//EN
+         *     BEGIN:VEVENT
+         *     UID:example.org?id=9
+         *     DTSTART;TZID=America/New_York:20261212T193000
+         *     DTEND;TZID=America/New_York:20261212T223000
+         *     SUMMARY:Winter Jazz Night
+         *     END:VEVENT
+         *     END:VCALENDAR
+         */
+        ICalendar: string;
         /**
          * VenueList
          * @description A page of venues.
@@ -3189,6 +3271,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The iCalendar form of this answer is at another URL (`ical=1`, or an `Accept` that prefers `text/calendar` to JSON): `Location` names it, with the same filters. Calendar applications follow it; a JSON answer here is always JSON, so clients generated from this document get one type. */
+        SeeCalendar: {
+            headers: {
+                /** @description The iCalendar URL (`….ics`) with the request's filters. */
+                Location: string;
+                Vary: components["headers"]["Vary"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The caller may not do this: its role does not allow it, or (`rest_quota_exceeded`) an account below editor holds as many recurring events, or occurrences of them, as it may (`data.quota` is `series` or `occurrences`). */
         Forbidden: {
             headers: {
@@ -3289,7 +3381,7 @@ export interface components {
         Envelope: string;
         /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
         ViewContext: "view" | "embed" | "edit";
-        /** @description `1` or `true`: the answer is iCalendar (`text/calendar`) whatever `Accept` says, for calendar applications that subscribe to a URL and cannot send headers (`webcal://…/events?ical=1`). On the list, a feed is not a page (`page` and `per_page` do not apply): it holds every event that matches (at most 1,000, the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events under way or to come in the default window and those that ended in the last 30 days, so that a subscribed calendar neither drops an event when it starts nor forgets the recent past. */
+        /** @description `1` or `true`: answer 303 See Other to this URL's iCalendar form (`/events.ics`, `/events/{id}.ics`, `/events/by-slug/{slug}.ics`) with the same filters, as an `Accept` that prefers `text/calendar` does. For the subscribe links of the modelled service (`?ical=1`); calendar applications follow the redirect. */
         Ical: components["schemas"]["QueryFlag"];
         /** @description The page of results to return. */
         Page: number;
@@ -3536,6 +3628,8 @@ export interface components {
         XWpTotalPages: number;
         /** @description Links to the neighbouring pages: `<url>; rel="next"`, `<url>; rel="prev"`. */
         PageLinks: string;
+        /** @description `Accept`: the same URL answers JSON, or sends an iCalendar client to the `.ics` URL. */
+        Vary: string;
         /** @description The URL of the created object. */
         Location: string;
         /** @description When the object last changed (HTTP date). */
@@ -3634,7 +3728,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description `1` or `true`: the answer is iCalendar (`text/calendar`) whatever `Accept` says, for calendar applications that subscribe to a URL and cannot send headers (`webcal://…/events?ical=1`). On the list, a feed is not a page (`page` and `per_page` do not apply): it holds every event that matches (at most 1,000, the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events under way or to come in the default window and those that ended in the last 30 days, so that a subscribed calendar neither drops an event when it starts nor forgets the recent past. */
+                /** @description `1` or `true`: answer 303 See Other to this URL's iCalendar form (`/events.ics`, `/events/{id}.ics`, `/events/by-slug/{slug}.ics`) with the same filters, as an `Accept` that prefers `text/calendar` does. For the subscribe links of the modelled service (`?ical=1`); calendar applications follow the redirect. */
                 ical?: components["parameters"]["Ical"];
                 /** @description The page of results to return. */
                 page?: components["parameters"]["Page"];
@@ -3713,7 +3807,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of events as JSON, or (with `ical=1` or `Accept: text/calendar`) every matching event as an iCalendar feed. */
+            /** @description A page of events. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -3728,9 +3822,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventList"];
-                    "text/calendar": components["schemas"]["ICalendar"];
                 };
             };
+            303: components["responses"]["SeeCalendar"];
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -3784,12 +3878,103 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getEventsCalendar: {
+        parameters: {
+            query?: {
+                /** @description Only items modified after this instant (site time zone unless it carries an offset; to the millisecond), for simple polling: keep the newest `modified_utc` seen and ask again with it (as `2026-11-24T10:00:00Z`). On the event list it replaces the default window. Polling by time can miss a write that commits after a later one; the change feed (`/changes`) cannot. */
+                modified_after?: components["parameters"]["ModifiedAfter"];
+                /** @description Events that start at or after this date and time (site time zone). Default: the current time. */
+                start_date?: components["parameters"]["EventStartDate"];
+                /** @description Events that start at or before this date and time (site time zone); a date without a time means the end of that day (its midnight when `strict_dates` is true). Default: two years after the current time. This is the specification's meaning; for events that end before a date, use `ends_before`. */
+                end_date?: components["parameters"]["EventEndDate"];
+                /** @description Events that start before this date and time (site time zone). Unless `strict_dates` is true, only its date counts, up to the end of that day. Any of `starts_before`, `starts_after`, `ends_before` and `ends_after` replaces the default window; `start_date` and `end_date` still apply when given. */
+                starts_before?: components["parameters"]["EventStartsBefore"];
+                /** @description Events that start after this date and time (site time zone). Unless `strict_dates` is true, only its date counts: after the end of that day. Replaces the default window, as `starts_before` does. */
+                starts_after?: components["parameters"]["EventStartsAfter"];
+                /** @description Events that end before this date and time (site time zone). Unless `strict_dates` is true, only its date counts, up to the end of that day. Replaces the default window, as `starts_before` does. */
+                ends_before?: components["parameters"]["EventEndsBefore"];
+                /** @description Events that end after this date and time (site time zone). Unless `strict_dates` is true, only its date counts: after the end of that day. Replaces the default window, as `starts_before` does. */
+                ends_after?: components["parameters"]["EventEndsAfter"];
+                /** @description How `starts_before`, `starts_after`, `ends_before` and `ends_after` are read: false (the default) takes only their date and compares with the end of that day; true compares with the date and time as given, and takes a bare `end_date` at its midnight. `start_date` is always taken as given (the specification's meaning: events that start after this date and time). */
+                strict_dates?: components["parameters"]["EventStrictDates"];
+                /** @description Events whose title or description holds every word of this text, in any order, whatever their case and accents (`night jazz` finds "Jazz Night", `unicode` finds "Ünïcødé"); each word may begin a longer one (`harb` finds "Harbor"), and a word with punctuation (`100%`) must also occur as typed. At most 8 words count. */
+                search?: components["parameters"]["EventSearch"];
+                /** @description What the list is sorted by: the start (the default), the end, the title, the last modification, the ID, or `relevance` with `search` (events whose title holds every word first, then by start). Ties go by start, then ID. */
+                orderby?: components["parameters"]["EventOrderBy"];
+                /** @description Sort ascending (the default) or descending. */
+                order?: components["parameters"]["EventOrder"];
+                /** @description Events in any of these categories (IDs or slugs), or in their child categories. */
+                categories?: components["parameters"]["EventCategories"];
+                /** @description Events with any of these tags (IDs or slugs). */
+                tags?: components["parameters"]["EventTags"];
+                /** @description Events at any of these venues. */
+                venue?: components["parameters"]["EventVenue"];
+                /** @description Events by any of these organizers. */
+                organizer?: components["parameters"]["EventOrganizer"];
+                /** @description Only featured events (true) or only the others (false). */
+                featured?: components["parameters"]["EventFeatured"];
+                /**
+                 * @description Limit the results to these statuses. Anonymous callers may ask for `publish` only; without it they
+                 *     get published items, and callers who may edit get every status except `trash`.
+                 */
+                status?: components["parameters"]["PostStatusFilter"];
+                /** @description Only events whose venue has coordinates (true) or has none (false). */
+                geoloc?: components["parameters"]["EventGeoloc"];
+                /** @description Latitude of a point; only events whose venue lies within 25 miles (40 km) of it are listed. Give it together with `geoloc_lng`. */
+                geoloc_lat?: components["parameters"]["EventGeolocLat"];
+                /** @description Longitude of a point; only events whose venue lies within 25 miles (40 km) of it are listed. Give it together with `geoloc_lat`. */
+                geoloc_lng?: components["parameters"]["EventGeolocLng"];
+                /** @description Only the events with these IDs; the date filters are then ignored. */
+                include?: components["parameters"]["EventInclude"];
+                /** @description Only the events whose parent is this event. */
+                post_parent?: components["parameters"]["EventPostParent"];
+                /**
+                 * @description How recurring events are listed. `true` (the default): each occurrence as an event, the series
+                 *     themselves not. `false`: each series once (it is in the window when one of its occurrences is, and
+                 *     shows its `recurrence`), with the occurrences changed on their own, instead of its occurrences.
+                 */
+                single_events?: components["parameters"]["EventSingleEvents"];
+                /** @description Only events with tickets (true) or only those without (false). This service sells no tickets: true gives an empty list, false every event. */
+                ticketed?: components["parameters"]["EventTicketed"];
+            };
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The matching events as one iCalendar document. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-TEC-Total": components["headers"]["XTecTotal"];
+                    "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                    "X-WP-Total": components["headers"]["XWpTotal"];
+                    "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": components["schemas"]["ICalendar"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getEvent: {
         parameters: {
             query?: {
                 /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
                 password?: components["parameters"]["EventPassword"];
-                /** @description `1` or `true`: the answer is iCalendar (`text/calendar`) whatever `Accept` says, for calendar applications that subscribe to a URL and cannot send headers (`webcal://…/events?ical=1`). On the list, a feed is not a page (`page` and `per_page` do not apply): it holds every event that matches (at most 1,000, the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events under way or to come in the default window and those that ended in the last 30 days, so that a subscribed calendar neither drops an event when it starts nor forgets the recent past. */
+                /** @description `1` or `true`: answer 303 See Other to this URL's iCalendar form (`/events.ics`, `/events/{id}.ics`, `/events/by-slug/{slug}.ics`) with the same filters, as an `Accept` that prefers `text/calendar` does. For the subscribe links of the modelled service (`?ical=1`); calendar applications follow the redirect. */
                 ical?: components["parameters"]["Ical"];
                 /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
                 context?: components["parameters"]["ViewContext"];
@@ -3812,7 +3997,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event, as JSON or (with `ical=1` or `Accept: text/calendar`) as iCalendar. */
+            /** @description The event. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -3823,9 +4008,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
-                    "text/calendar": components["schemas"]["ICalendar"];
                 };
             };
+            303: components["responses"]["SeeCalendar"];
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4072,10 +4257,50 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getEventCalendar: {
+        parameters: {
+            query?: {
+                /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
+                password?: components["parameters"]["EventPassword"];
+            };
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The numeric ID (digits only; any other value matches no route). */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event as an iCalendar document. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": components["schemas"]["ICalendar"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getEventBySlug: {
         parameters: {
             query?: {
-                /** @description `1` or `true`: the answer is iCalendar (`text/calendar`) whatever `Accept` says, for calendar applications that subscribe to a URL and cannot send headers (`webcal://…/events?ical=1`). On the list, a feed is not a page (`page` and `per_page` do not apply): it holds every event that matches (at most 1,000, the nearest first; `X-TEC-Total` tells how many match), and without dates it holds the events under way or to come in the default window and those that ended in the last 30 days, so that a subscribed calendar neither drops an event when it starts nor forgets the recent past. */
+                /** @description `1` or `true`: answer 303 See Other to this URL's iCalendar form (`/events.ics`, `/events/{id}.ics`, `/events/by-slug/{slug}.ics`) with the same filters, as an `Accept` that prefers `text/calendar` does. For the subscribe links of the modelled service (`?ical=1`); calendar applications follow the redirect. */
                 ical?: components["parameters"]["Ical"];
                 /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
                 context?: components["parameters"]["ViewContext"];
@@ -4098,7 +4323,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event, as JSON or (with `ical=1` or `Accept: text/calendar`) as iCalendar. */
+            /** @description The event. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -4109,9 +4334,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
-                    "text/calendar": components["schemas"]["ICalendar"];
                 };
             };
+            303: components["responses"]["SeeCalendar"];
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4346,6 +4571,46 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEventCalendarBySlug: {
+        parameters: {
+            query?: {
+                /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
+                password?: components["parameters"]["EventPassword"];
+            };
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The slug (any non-empty text without a slash). */
+                slug: components["parameters"]["SlugPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event as an iCalendar document. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": components["schemas"]["ICalendar"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

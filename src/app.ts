@@ -237,6 +237,7 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
         c.operation.parameters as OpenAPIV3_1.ParameterObject[],
       ),
       body: c.request.requestBody as Call['body'],
+      search: req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '',
       urls: requestUrls(req, deps.config, locale.segment),
       // The locale segment decides; without one, the languages the client accepts (Accept-Language).
       locale: locale.segment ? locale.tag : req.acceptsLanguages(documentLanguages()) || 'en',

@@ -7,7 +7,7 @@ describe('the contract', () => {
   const operations = createBackend(loadDocument()).router.getOperations();
 
   it('has operations for every route and method of the specification, the change feed and webhooks', () => {
-    expect(operations.length).toBe(61);
+    expect(operations.length).toBe(64);
     expect(operations.map((op) => op.operationId)).toEqual(
       expect.arrayContaining([
         'listChanges',
@@ -45,9 +45,10 @@ describe('the contract', () => {
         const resolved = (ref ? document.components.responses[ref.split('/').at(-1) ?? ''] : answer) as {
           content?: Record<string, { examples?: Record<string, unknown> }>;
         };
-        return Object.keys(resolved.content?.['application/json']?.examples ?? {});
+        const json = resolved.content?.['application/json'];
+        return json ? [Object.keys(json.examples ?? {}).length] : [];
       });
-      expect(examples.length, op.operationId).toBeGreaterThan(0);
+      expect(examples.every((count) => count > 0), op.operationId).toBe(true);
     }
     const sampled = operations.filter((op) => (op as { 'x-codeSamples'?: unknown[] })['x-codeSamples']?.length);
     expect(sampled.map((op) => op.operationId)).toEqual(

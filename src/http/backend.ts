@@ -49,11 +49,16 @@ function compileRoutes(api: OpenAPIBackend) {
   const operations = router.getOperations();
   const templates = operations
     .map((operation) => {
-      const segments = operation.path.split('/').map((segment) => (/^\{[^{}]+\}$/.test(segment) ? VARIABLE : segment));
-      if (segments.some((segment) => segment !== VARIABLE && segment.includes('{'))) {
-        throw new Error(`${operation.path}: a path variable must be a whole segment`);
+      const segments = operation.path.split('/').map((segment): Segment => {
+        const variable = /^\{[^{}]+\}([^{}]*)$/.exec(segment);
+        return variable ? { suffix: variable[1] } : segment;
+      });
+      if (segments.some((segment) => typeof segment === 'string' && segment.includes('{'))) {
+        throw new Error(`${operation.path}: a path variable must be a whole segment, or one with a suffix ({id}.ics)`);
       }
-      const specificity = segments.filter((segment) => segment !== VARIABLE).join('/').length;
+      const specificity = segments
+        .map((segment) => (typeof segment === 'string' ? segment : segment.suffix))
+        .join('/').length;
       return { operation, segments, specificity };
     })
     .sort((a, b) => b.specificity - a.specificity); // stable: equal ones keep the document's order
@@ -80,13 +85,18 @@ function compileRoutes(api: OpenAPIBackend) {
   }) as typeof router.matchOperation;
 }
 
-const VARIABLE = Symbol('path variable');
+/** A literal segment, or a variable with the literal that ends its segment (`.ics` of `{id}.ics`, often none). */
+type Segment = string | { suffix: string };
 
-/** A path matches a template segment by segment: literals exactly, a variable any non-empty segment. */
-function matchesTemplate(segments: (string | typeof VARIABLE)[], path: string): boolean {
+/** A path matches a template segment by segment: literals exactly, a variable any non-empty value before its suffix. */
+function matchesTemplate(segments: Segment[], path: string): boolean {
   const parts = path.split('/');
   return (
     parts.length === segments.length &&
-    segments.every((segment, i) => (segment === VARIABLE ? parts[i] !== '' : segment === parts[i]))
+    segments.every((segment, i) =>
+      typeof segment === 'string'
+        ? segment === parts[i]
+        : parts[i].length > segment.suffix.length && parts[i].endsWith(segment.suffix),
+    )
   );
 }

@@ -47,6 +47,8 @@ export interface Call<K extends OperationId = OperationId> {
   /** Query parameters, validated, coerced and with the document's defaults filled in. */
   query: WithDefaults<DecodedQuery<Params<K, 'query'>>>;
   body: Body<K>;
+  /** The request's query string as sent, without its `?`: for a redirect that keeps the filters. */
+  search: string;
   urls: Urls;
   /** The language tag of the locale segment; without one, the best of Accept-Language we have, or `en`. */
   locale: string;

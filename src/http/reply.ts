@@ -23,6 +23,12 @@ export function sendReply(req: Request, res: Response, reply: Reply) {
     if (name.toLowerCase() === 'link') res.append('Link', value);
     else res.set(name, value);
   }
+  if (status >= 300 && status < 400 && data === undefined) {
+    // A redirect (303 to an event's iCalendar URL) says all in its status and Location.
+    res.removeHeader('Content-Type');
+    res.end();
+    return;
+  }
   if (succeeded) {
     const etag = reply.etag ?? entityTag(body, reply.version);
     res.set('ETag', etag);

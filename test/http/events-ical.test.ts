@@ -189,6 +189,44 @@ describeEachDatabase('events as iCalendar', (s) => {
     expect((await s.get(`/events/${jazz.id}?ical=0`)).body.id).toBe(jazz.id);
   });
 
+  // The JSON URLs answer JSON only, so that a client generated from the document gets one type; the
+  // calendar has URLs of its own, where ical=1 or an Accept for text/calendar sends a client.
+  it('sends ical=1 and an Accept for text/calendar to the .ics URL with the same filters, and nothing else', async () => {
+    const sent = await s.get(
+      '/events?ical=1&categories=concerts-2039&page=2&per_page=5&_embed=venue&search=caf%C3%A9+%26+bar&start_date=2039-01-01',
+      { noRedirect: true },
+    );
+    expect(sent.status).toBe(303);
+    expect(sent.text).toBe('');
+    expect(sent.headers.get('vary')).toMatch(/Accept/);
+    expect(sent.headers.get('location')).toBe(
+      `${s.base}/events.ics?categories=concerts-2039&search=caf%C3%A9+%26+bar&start_date=2039-01-01`,
+    );
+    for (const [path, accept, target] of [
+      [`/events/${jazz.id}`, 'text/calendar', `/events/${jazz.id}.ics`],
+      [
+        `/events/by-slug/${jazz.slug}?password=x`,
+        'text/calendar, application/json;q=0.5',
+        `/events/by-slug/${jazz.slug}.ics?password=x`,
+      ],
+      ['/fr/events?ical=true', 'application/json', '/events.ics'],
+    ]) {
+      const locale = path.startsWith('/fr/') ? '/fr' : '';
+      const r = await s.get(path.slice(locale.length), { headers: { accept }, noRedirect: true, locale });
+      expect(r.status, path).toBe(303);
+      const origin = new URL(s.base).origin;
+      expect(r.headers.get('location'), path).toBe(`${origin}${locale}${new URL(s.base).pathname}${target}`);
+    }
+    // The calendar URLs answer iCalendar whatever Accept says, and a JSON-only URL has no text/calendar.
+    const direct = await s.get(`/events/${jazz.id}.ics`, { headers: { accept: 'application/json' } });
+    expect(direct.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
+    expect(parse(direct.text).events.map((e) => e.event.uid)).toEqual([jazz.global_id]);
+    const feed = await s.get('/events.ics?start_date=2039-01-01&end_date=2039-12-31&categories=concerts-2039');
+    expect(parse(feed.text).events.map((e) => e.event.summary)).toEqual([festival.title, jazz.title]);
+    expect((await s.get('/events/999999.ics')).status).toBe(404);
+    expect((await s.get('/events/abc.ics')).status).toBe(404);
+  });
+
   it('holds a whole window in one feed, past the 50 events of a page', async () => {
     const day = '2041-03-';
     for (let i = 0; i < 60; i++) {

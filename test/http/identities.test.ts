@@ -65,7 +65,7 @@ describeEachDatabase('Identities by default', (s) => {
     expect(viaAddress.rest_url).toBe(`http://127.0.0.1:${port}/wp-json/calendar/events/v1/events/${event.id}`);
     const [uidByName, uidByAddress] = await Promise.all(
       [`localhost:${port}`, `127.0.0.1:${port}`].map(async (host) =>
-        uidOf((await getWithHost(s, `/events/${event.id}`, host, 'text/calendar')).text),
+        uidOf((await getWithHost(s, `/events/${event.id}.ics`, host, 'text/calendar')).text),
       ),
     );
     expect(uidByName).toBe(viaName.global_id);
@@ -85,7 +85,7 @@ describeEachDatabase(
         expect(body.url).toBe(`https://events.example.org/calendar/event/${event.slug}/`);
         expect(body.venue.url).toBe(`https://events.example.org/calendar/venue/${event.venue.slug}/`);
         expect(body.rest_url).toBe(`http://${host}/wp-json/calendar/events/v1/events/${event.id}`);
-        const calendar = (await getWithHost(s, `/events/${event.id}`, host, 'text/calendar')).text;
+        const calendar = (await getWithHost(s, `/events/${event.id}.ics`, host, 'text/calendar')).text;
         expect(uidOf(calendar)).toBe(`events.example.org?id=${event.id}`);
       }
       const root = (await (await fetch(`${s.origin}/wp-json/`)).json()) as { url: string; home: string };

@@ -54,6 +54,12 @@ export function assertConforms(r: CheckedResponse): void {
     throw new Error(`${where}: status ${r.status} is not documented for ${operation.operationId}`);
   }
   const contentType = r.headers.get('content-type') ?? '';
+  // The answer's media type must be one the document gives this status (none: no body).
+  const declared = Object.keys(responses[String(r.status)].content ?? {});
+  const mediaType = contentType.split(';')[0].trim().toLowerCase();
+  if (declared.length ? !declared.includes(mediaType) : mediaType && r.body !== '') {
+    throw new Error(`${where}: ${contentType || 'no Content-Type'} is not documented (${declared.join(', ') || 'no body'})`);
+  }
   if (contentType.startsWith('application/json')) {
     const result = api.validator.validateResponse(r.body, operation, r.status);
     if (result.errors?.length) throw new Error(`${where}: body does not match the document: ${format(result.errors)}`);

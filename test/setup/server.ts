@@ -26,6 +26,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Path prefix before the REST prefix, e.g. `/fr`. */
   locale?: string;
+  /** Answer a 303 as it is instead of following it. */
+  noRedirect?: boolean;
   /** Whose application password to send (Bearer); `null` sends none. Default: the administrator. */
   as?: Role | null;
 }
@@ -104,21 +106,30 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
       data = JSON.stringify(options.body);
     }
     const prefix = `${options.locale ?? ''}${namespacePath}`;
-    const url = new URL(`${origin}${prefix}${path}`);
-    const response = await fetch(url, { method, headers, body: data });
-    const text = await response.text();
-    const body = text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
-    // The path as sent: URL parsing resolves `..` segments (`/events/by-slug/..` is `/events/`).
-    const sent = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname;
-    assertConforms({
-      method,
-      path: sent || '/',
-      search: url.search,
-      status: response.status,
-      headers: response.headers,
-      body,
-    });
-    return { status: response.status, headers: response.headers, body, text };
+    let url = new URL(`${origin}${prefix}${path}`);
+    // Redirects are followed as a client would (GET's 303 to an event's iCalendar URL), each answer
+    // checked against the document on its own.
+    for (;;) {
+      const response = await fetch(url, { method, headers, body: data, redirect: 'manual' });
+      const text = await response.text();
+      const body = text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
+      // The path as sent: URL parsing resolves `..` segments (`/events/by-slug/..` is `/events/`).
+      const sent = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname;
+      assertConforms({
+        method,
+        path: sent || '/',
+        search: url.search,
+        status: response.status,
+        headers: response.headers,
+        body,
+      });
+      const location = response.headers.get('location');
+      if (response.status === 303 && location && !options.noRedirect) {
+        url = new URL(location, url);
+        continue;
+      }
+      return { status: response.status, headers: response.headers, body, text };
+    }
   }
 
   return {
