@@ -955,6 +955,45 @@ export interface components {
             };
         };
         /**
+         * Part
+         * @description The answer with `_fields`: only the fields asked for, of the object the operation answers as `application/json` (of each item, on a list, whose links and totals stay). Its own media type, so that a client generated from this document keeps one type for the whole answer.
+         * @example {
+         *       "id": 9,
+         *       "title": "Winter Jazz Night",
+         *       "start_date": "2026-12-12 19:30:00"
+         *     }
+         */
+        Part: {
+            [key: string]: unknown;
+        };
+        /**
+         * Envelope
+         * @description The answer with `_envelope`, always with status 200: what the status, the headers and the body would have been, for clients that cannot read statuses or headers (WordPress's global parameter).
+         * @example {
+         *       "body": {
+         *         "code": "rest_post_invalid_id",
+         *         "message": "Invalid event ID.",
+         *         "data": {
+         *           "status": 404
+         *         }
+         *       },
+         *       "status": 404,
+         *       "headers": {
+         *         "Allow": "GET, POST, PUT, PATCH, DELETE"
+         *       }
+         *     }
+         */
+        Envelope: {
+            /** @description The answer's body as JSON (with `_fields`, the part asked for); absent when the answer has none. */
+            body?: unknown;
+            /** @description The status the answer would have had. */
+            status: number;
+            /** @description The answer's own headers (`Location`, `Allow`, `Link`, the totals of a list, ...). */
+            headers: {
+                [key: string]: string;
+            };
+        };
+        /**
          * ErrorData
          * @description Details of an error; `status` repeats the HTTP status.
          * @example {
@@ -3281,6 +3320,15 @@ export interface components {
             };
             content?: never;
         };
+        /** @description With `_envelope`, every answer of this operation, its errors too, comes with status 200 in an envelope. */
+        Enveloped: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+            };
+        };
         /** @description The caller may not do this: its role does not allow it, or (`rest_quota_exceeded`) an account below editor holds as many recurring events, or occurrences of them, as it may (`data.quota` is `series` or `occurrences`). */
         Forbidden: {
             headers: {
@@ -3673,6 +3721,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NamespaceIndex"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -3716,6 +3766,8 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["OpenApiDocument"];
                     "text/html": string;
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -3822,6 +3874,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventList"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             303: components["responses"]["SeeCalendar"];
@@ -3865,6 +3919,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3876,6 +3931,7 @@ export interface operations {
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Enveloped"];
         };
     };
     getEventsCalendar: {
@@ -4008,6 +4064,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             303: components["responses"]["SeeCalendar"];
@@ -4065,6 +4123,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4124,6 +4184,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4185,6 +4247,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4243,6 +4307,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4334,6 +4400,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             303: components["responses"]["SeeCalendar"];
@@ -4389,6 +4457,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4446,6 +4516,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4505,6 +4577,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4561,6 +4635,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4670,6 +4746,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VenueList"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -4712,6 +4790,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Venue"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4723,6 +4802,7 @@ export interface operations {
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Enveloped"];
         };
     };
     getVenue: {
@@ -4760,6 +4840,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Venue"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -4802,6 +4884,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Venue"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4847,6 +4931,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Venue"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4894,6 +4980,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Venue"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4938,6 +5026,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Venue"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4987,6 +5077,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Venue"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -5029,6 +5121,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Venue"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5074,6 +5168,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Venue"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5121,6 +5217,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Venue"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5165,6 +5263,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Venue"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5234,6 +5334,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrganizerList"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -5276,6 +5378,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Organizer"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5287,6 +5390,7 @@ export interface operations {
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Enveloped"];
         };
     };
     getOrganizer: {
@@ -5324,6 +5428,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Organizer"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -5366,6 +5472,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Organizer"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5411,6 +5519,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Organizer"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5458,6 +5568,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Organizer"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5502,6 +5614,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Organizer"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5551,6 +5665,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Organizer"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -5593,6 +5709,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Organizer"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5638,6 +5756,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Organizer"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5685,6 +5805,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Organizer"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5729,6 +5851,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Organizer"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5805,6 +5929,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CategoryList"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -5847,6 +5973,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Category"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5858,6 +5985,7 @@ export interface operations {
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Enveloped"];
         };
     };
     getCategory: {
@@ -5894,6 +6022,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Category"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -5935,6 +6065,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Category"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5980,6 +6112,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Category"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6025,6 +6159,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Category"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6068,6 +6204,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Category"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6142,6 +6280,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TagList"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -6184,6 +6324,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6195,6 +6336,7 @@ export interface operations {
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Enveloped"];
         };
     };
     getTag: {
@@ -6231,6 +6373,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -6272,6 +6416,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6317,6 +6463,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6362,6 +6510,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6405,6 +6555,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6449,6 +6601,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChangeList"];
+                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             304: components["responses"]["NotModified"];
