@@ -1,3 +1,5 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { handlers } from '../src/handlers/index.js';
 import { createBackend } from '../src/http/backend.js';
@@ -48,12 +50,56 @@ describe('the contract', () => {
         const json = resolved.content?.['application/json'];
         return json ? [Object.keys(json.examples ?? {}).length] : [];
       });
-      expect(examples.every((count) => count > 0), op.operationId).toBe(true);
+      expect(
+        examples.every((count) => count > 0),
+        op.operationId,
+      ).toBe(true);
     }
     const sampled = operations.filter((op) => (op as { 'x-codeSamples'?: unknown[] })['x-codeSamples']?.length);
     expect(sampled.map((op) => op.operationId)).toEqual(
       expect.arrayContaining(['listEvents', 'createEvent', 'getEvent', 'patchEvent', 'deleteEvent', 'listVenues']),
     );
+  });
+
+  // The rendered reference shows each error tab with its own example, and generated clients learn
+  // that any operation may answer 500 or 503 and that every error carries the RateLimit fields.
+  it('gives every error answer an example of its own that its schema takes, with its status', () => {
+    const document = loadDocument() as unknown as {
+      components: {
+        responses: Record<string, { description: string; headers?: object; content?: Record<string, JsonContent> }>;
+      };
+    };
+    const ajv = new Ajv2020({ strict: false });
+    addFormats.default(ajv);
+    const errorSchema = createBackend(loadDocument()).definition.components!.schemas!.RestError as object;
+    const validate = ajv.compile(errorSchema);
+    const statuses = new Map<string, Set<string>>();
+    for (const op of operations) {
+      for (const [status, answer] of Object.entries(op.responses ?? {})) {
+        // The operations hold the answers resolved: a component is known by its description.
+        const name = (answer as { description?: string }).description ?? '';
+        statuses.set(name, (statuses.get(name) ?? new Set()).add(status));
+      }
+    }
+    const seen = new Set<string>();
+    for (const [name, answer] of Object.entries(document.components.responses)) {
+      const json = answer.content?.['application/json'];
+      if (!json) continue;
+      const examples = Object.values(json.examples ?? {});
+      expect(examples.length, name).toBeGreaterThan(0);
+      for (const example of examples) {
+        expect(validate(example.value), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+        expect([...(statuses.get(answer.description) ?? [])], name).toContain(String(example.value.data.status));
+        seen.add(example.value.code);
+      }
+      expect(Object.keys(answer.headers ?? {}), name).toEqual(
+        expect.arrayContaining(['RateLimit', 'RateLimit-Policy']),
+      );
+    }
+    expect(seen.size).toBeGreaterThanOrEqual(14);
+    for (const op of operations) {
+      expect(Object.keys(op.responses ?? {}), op.operationId).toEqual(expect.arrayContaining(['500', '503']));
+    }
   });
 
   // What makes a document pleasant to generate clients from: readable type names and examples.
@@ -83,3 +129,7 @@ describe('the contract', () => {
     expect(inline).toEqual([]);
   });
 });
+
+interface JsonContent {
+  examples?: Record<string, { value: { code: string; data: { status: number } } }>;
+}

@@ -11,7 +11,7 @@ import { loadDocument } from '../../src/openapi.js';
 const api = createBackend(loadDocument());
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
-const validateError = ajv.compile((api.definition.components!.schemas as Record<string, object>).Error);
+const validateError = ajv.compile((api.definition.components!.schemas as Record<string, object>).RestError);
 
 const format = (errors: ErrorObject[] | null | undefined) =>
   (errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ');
