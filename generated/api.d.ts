@@ -108,7 +108,10 @@ export interface paths {
             };
             header?: never;
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -150,7 +153,10 @@ export interface paths {
             };
             header?: never;
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -175,7 +181,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -217,7 +226,10 @@ export interface paths {
             };
             header?: never;
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -266,7 +278,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -305,7 +320,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -368,7 +386,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -407,7 +428,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -470,7 +494,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -533,7 +560,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -616,7 +646,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -647,7 +680,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -670,7 +706,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -693,7 +732,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -3533,7 +3575,10 @@ export interface components {
          *     `Idempotent-Replayed: true`) and creates nothing new; the same key with another body is 422.
          */
         IdempotencyKey: string;
-        /** @description The numeric ID (digits only; any other value matches no route). */
+        /**
+         * @description The numeric ID (digits only; any other value matches no route).
+         * @example 12
+         */
         IdPath: number;
         /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
         EventPassword: string;
@@ -3553,7 +3598,10 @@ export interface components {
         Scope: "this" | "following" | "all";
         /** @description Delete for good instead of moving to the trash (editors and administrators). */
         Force: boolean | ("1" | "0");
-        /** @description The slug (any non-empty text without a slash). */
+        /**
+         * @description The slug (any non-empty text without a slash).
+         * @example winter-jazz-night
+         */
         SlugPath: components["schemas"]["Slug"];
         /** @description Items whose name, description or other text fields (a venue's address, an organizer's phone, e-mail and website) hold every word of this text, in any order, whatever their case and accents; each word may begin a longer one, and the parts of an e-mail or web address are words of their own. At most 8 words count. */
         WordSearch: string;
@@ -4088,7 +4136,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -4150,7 +4201,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -4212,7 +4266,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -4276,7 +4333,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -4337,7 +4397,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -4381,7 +4444,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -4430,7 +4496,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -4490,7 +4559,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -4550,7 +4622,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -4612,7 +4687,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -4671,7 +4749,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -4715,7 +4796,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -4878,7 +4962,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -4925,7 +5012,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -4973,7 +5063,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -5023,7 +5116,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -5070,7 +5166,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -5120,7 +5219,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -5167,7 +5269,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -5215,7 +5320,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -5265,7 +5373,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -5312,7 +5423,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -5478,7 +5592,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -5525,7 +5642,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -5573,7 +5693,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -5623,7 +5746,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -5670,7 +5796,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -5720,7 +5849,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -5767,7 +5899,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -5815,7 +5950,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -5865,7 +6003,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -5912,7 +6053,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The slug (any non-empty text without a slash). */
+                /**
+                 * @description The slug (any non-empty text without a slash).
+                 * @example winter-jazz-night
+                 */
                 slug: components["parameters"]["SlugPath"];
             };
             cookie?: never;
@@ -6085,7 +6229,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6130,7 +6277,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6178,7 +6328,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6226,7 +6379,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6272,7 +6428,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6443,7 +6602,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6488,7 +6650,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6536,7 +6701,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6584,7 +6752,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6630,7 +6801,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6778,7 +6952,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6811,7 +6988,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6844,7 +7024,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6879,7 +7062,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6912,7 +7098,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;
@@ -6955,7 +7144,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The numeric ID (digits only; any other value matches no route). */
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
                 id: components["parameters"]["IdPath"];
             };
             cookie?: never;

@@ -7,9 +7,12 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { addCodeSamples } from './lib/code-samples.mjs';
 import { LANGUAGES, readTranslations, translateDocument } from './lib/translate.mjs';
 
 const SERVER_PLACEHOLDER = 'https://calendar-events.invalid/base-url';
+/** The base URL the document's examples and samples are written with (its `servers`). */
+const WRITTEN_BASE = 'http://127.0.0.1:8080/wp-json/calendar/events/v1';
 const REDOC_BADGE = 'https://redocly.com/redoc/';
 const NO_IMAGE = 'data:image/svg+xml,%3Csvg%20xmlns=%22http://www.w3.org/2000/svg%22/%3E';
 
@@ -19,12 +22,18 @@ const bundle = JSON.parse(fs.readFileSync(path.join(root, 'generated', 'openapi.
 fs.mkdirSync(outDir, { recursive: true });
 
 for (const language of ['en', ...LANGUAGES]) {
-  const document = language === 'en' ? bundle : translateDocument(bundle, readTranslations(root, language));
+  const translated = language === 'en' ? bundle : translateDocument(bundle, readTranslations(root, language));
+  const document = addCodeSamples(structuredClone(translated), WRITTEN_BASE);
   const json = path.join(outDir, `openapi.${language}.json`);
   fs.writeFileSync(json, JSON.stringify(document, null, 2) + '\n');
 
   const forPage = path.join(outDir, `page-source.${language}.json`);
-  fs.writeFileSync(forPage, JSON.stringify({ ...document, servers: [{ url: SERVER_PLACEHOLDER }] }));
+  // On the page every URL of the service, in examples and samples too, is the reader's (src/openapi.ts).
+  const pageSource = JSON.stringify({ ...document, servers: [{ url: SERVER_PLACEHOLDER }] }).replaceAll(
+    WRITTEN_BASE,
+    SERVER_PLACEHOLDER,
+  );
+  fs.writeFileSync(forPage, pageSource);
   const html = path.join(outDir, `doc.${language}.html`);
   execFileSync(
     path.join(root, 'node_modules', '.bin', 'redocly'),

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
@@ -100,6 +101,26 @@ describe('the contract', () => {
     for (const op of operations) {
       expect(Object.keys(op.responses ?? {}), op.operationId).toEqual(expect.arrayContaining(['500', '503']));
     }
+  });
+
+  it("renders a curl command and a typed call for every operation, with the reader's URL in every sample and example", () => {
+    const rendered = JSON.parse(fs.readFileSync('generated/doc/openapi.en.json', 'utf8')) as {
+      paths: Record<string, Record<string, { operationId?: string; 'x-codeSamples'?: { label: string }[] }>>;
+    };
+    const labels = Object.values(rendered.paths).flatMap((item) =>
+      Object.values(item)
+        .filter((op) => op.operationId)
+        .map((op) => [op.operationId, (op['x-codeSamples'] ?? []).map((sample) => sample.label)] as const),
+    );
+    expect(labels).toHaveLength(operations.length);
+    for (const [id, names] of labels) expect(names, id).toEqual(expect.arrayContaining(['curl', 'openapi-fetch']));
+    // The page's URLs are a placeholder the service fills in with each request's (src/openapi.ts).
+    const page = fs.readFileSync('generated/doc/doc.en.html', 'utf8');
+    expect(page).not.toContain('127.0.0.1:8080/wp-json/calendar/events/v1');
+    const manifest = JSON.parse(fs.readFileSync('generated/doc/manifest.json', 'utf8')) as {
+      serverPlaceholder: string;
+    };
+    expect(page).toContain(manifest.serverPlaceholder);
   });
 
   // What makes a document pleasant to generate clients from: readable type names and examples.
