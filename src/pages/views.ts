@@ -71,7 +71,7 @@ ${image}
 ${details.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join('\n')}
 </dl>
 ${paragraphs(event.description)}
-<p class="actions">${link(`${event.rest_url}?ical=1`, 'Add to calendar (.ics)')}${link(event.rest_url, 'This event as JSON')}</p>
+<p class="actions">${link(`${event.rest_url}.ics`, 'Add to calendar (.ics)')}${link(event.rest_url, 'This event as JSON')}</p>
 </article>`;
   return page(event.title, body, event.json_ld ? jsonLd(event.json_ld) : '');
 }
