@@ -12,15 +12,23 @@ import {
   type OrganizerInput,
 } from './generated/api.js';
 
-// Fields the document means as strings come out as strings, in answers and in request bodies.
-export const stringFields: [
-  IsString<Event['website']>,
-  IsString<Event['url']>,
-  IsString<Organizer['email']>,
-  IsString<Organizer['website']>,
-  IsString<EventInput['website']>,
-  IsString<OrganizerInput['email']>,
-] = [true, true, true, true, true, true];
+// Fields the document means as strings come out as strings, in answers and in request bodies (a
+// field that came out unknown or any fails to compile here, named).
+export const stringFields: {
+  eventWebsite: IsString<Event['website']>;
+  eventUrl: IsString<Event['url']>;
+  organizerEmail: IsString<Organizer['email']>;
+  organizerWebsite: IsString<Organizer['website']>;
+  eventInputWebsite: IsString<EventInput['website']>;
+  organizerInputEmail: IsString<OrganizerInput['email']>;
+} = {
+  eventWebsite: true,
+  eventUrl: true,
+  organizerEmail: true,
+  organizerWebsite: true,
+  eventInputWebsite: true,
+  organizerInputEmail: true,
+};
 
 const { baseUrl, appPassword } = target();
 const api = new Api<string>({
