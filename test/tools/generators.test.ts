@@ -17,15 +17,28 @@ import { startServer, type TestServer } from '../setup/server.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'node_modules', '.bin');
+
+/**
+ * The script of a package's command, read from its package.json: node_modules/.bin is no guide, as
+ * two packages may claim one name there (openapi-typescript-codegen's and Redocly CLI's `openapi`).
+ */
+function bin(pkg: string, command: string): string {
+  const directory = path.join(ROOT, 'node_modules', pkg);
+  const manifest = JSON.parse(fs.readFileSync(path.join(directory, 'package.json'), 'utf8')) as {
+    bin: string | Record<string, string>;
+  };
+  const script = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin[command];
+  if (!script) throw new Error(`${pkg} has no command ${command}`);
+  return path.join(directory, script);
+}
 const CLIENTS = path.join(import.meta.dirname, 'clients');
 
 interface Generator {
   name: string;
   /** The program's files in clients/ besides checks.ts; the first is the program. */
   files: string[];
-  /** The commands that write the client into `generated/` of the current directory. */
-  commands(doc: string, dir: string): [string, string[]][];
+  /** The commands (package, command, arguments) that write the client into `generated/` of the current directory. */
+  commands(doc: string, dir: string): [string, string, string[]][];
   /** Whether the client tells the status of answers that succeed. */
   tellsSuccessStatus: boolean;
 }
@@ -35,13 +48,19 @@ const GENERATORS: Generator[] = [
     name: 'openapi-typescript',
     files: ['openapi-typescript.ts'],
     // Written as .ts rather than .d.ts so that the type check (skipLibCheck) covers it too.
-    commands: (doc) => [['openapi-typescript', [doc, '-o', 'generated/api.ts']]],
+    commands: (doc) => [['openapi-typescript', 'openapi-typescript', [doc, '-o', 'generated/api.ts']]],
     tellsSuccessStatus: true,
   },
   {
     name: '@hey-api/openapi-ts',
     files: ['hey-api.ts'],
-    commands: (doc) => [['openapi-ts', ['-i', doc, '-o', 'generated', '-c', '@hey-api/client-fetch', '--no-log-file']]],
+    commands: (doc) => [
+      [
+        '@hey-api/openapi-ts',
+        'openapi-ts',
+        ['-i', doc, '-o', 'generated', '-c', '@hey-api/client-fetch', '--no-log-file'],
+      ],
+    ],
     tellsSuccessStatus: true,
   },
   {
@@ -60,7 +79,7 @@ const GENERATORS: Generator[] = [
         },
       };
       fs.writeFileSync(path.join(dir, 'orval.config.cjs'), `module.exports = ${JSON.stringify(config)};\n`);
-      return [['orval', ['--config', 'orval.config.cjs']]];
+      return [['orval', 'orval', ['--config', 'orval.config.cjs']]];
     },
     tellsSuccessStatus: true,
   },
@@ -69,15 +88,24 @@ const GENERATORS: Generator[] = [
     files: ['swagger-typescript-api.ts'],
     // Its default HTTP client is fetch (in 13.13, `--http-client fetch` writes the axios client).
     commands: (doc) => [
-      ['swagger-typescript-api', ['generate', '-p', doc, '-o', 'generated', '-n', 'api.ts', '--silent']],
+      [
+        'swagger-typescript-api',
+        'swagger-typescript-api',
+        ['generate', '-p', doc, '-o', 'generated', '-n', 'api.ts', '--silent'],
+      ],
     ],
     tellsSuccessStatus: true,
   },
   {
     name: 'openapi-typescript-codegen',
     files: ['openapi-typescript-codegen.ts'],
-    // Its command is named `openapi`.
-    commands: (doc) => [['openapi', ['--input', doc, '--output', 'generated', '--client', 'fetch', '--useOptions']]],
+    commands: (doc) => [
+      [
+        'openapi-typescript-codegen',
+        'openapi',
+        ['--input', doc, '--output', 'generated', '--client', 'fetch', '--useOptions'],
+      ],
+    ],
     tellsSuccessStatus: false,
   },
 ];
@@ -149,9 +177,9 @@ describe('clients generated from the served document', () => {
       for (const file of ['checks.ts', ...generator.files])
         fs.copyFileSync(path.join(CLIENTS, file), path.join(dir, file));
 
-      for (const [bin, args] of generator.commands(doc, dir)) {
-        const generated = await command(path.join(BIN, bin), args, dir);
-        expect(generated.code, `${bin} ${args.join(' ')}\n${generated.stdout}\n${generated.stderr}`).toBe(0);
+      for (const [pkg, name, args] of generator.commands(doc, dir)) {
+        const generated = await command(process.execPath, [bin(pkg, name), ...args], dir);
+        expect(generated.code, `${name} ${args.join(' ')}\n${generated.stdout}\n${generated.stderr}`).toBe(0);
       }
       expect(fs.readdirSync(path.join(dir, 'generated')).length).toBeGreaterThan(0);
 
@@ -178,7 +206,7 @@ describe('clients generated from the served document', () => {
       const program = generator.files[0];
       for (const { kind, server } of servers) {
         const user = server.users.author;
-        const ran = await command(path.join(BIN, 'tsx'), [program], dir, {
+        const ran = await command(process.execPath, [bin('tsx', 'tsx'), program], dir, {
           CALENDAR_URL: server.base,
           CALENDAR_LOGIN: user.login,
           CALENDAR_APP_PASSWORD: user.appPassword,
