@@ -161,7 +161,21 @@ describe('clients generated from the served document', () => {
   });
 
   afterAll(async () => {
-    console.log(`generated clients:\n${JSON.stringify(summary, null, 2)}`);
+    fs.mkdirSync(path.join(ROOT, 'test-artifacts'), { recursive: true });
+    fs.writeFileSync(path.join(ROOT, 'test-artifacts', 'generators.json'), JSON.stringify(summary, null, 2));
+    console.log(
+      Object.entries(summary)
+        .map(([name, { compileErrors, runs }]) =>
+          [
+            `${name}: ${compileErrors.length} type errors`,
+            ...compileErrors.slice(0, 5).map((line) => `    ${line.slice(0, 200)}`),
+            ...Object.entries(runs).map(
+              ([kind, run]) => `  on ${kind}: ${(typeof run === 'string' ? run : JSON.stringify(run)).slice(0, 400)}`,
+            ),
+          ].join('\n'),
+        )
+        .join('\n'),
+    );
     for (const { server } of servers) await server.close();
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
