@@ -8,6 +8,7 @@
 //   CALENDAR_URL=http://127.0.0.1:8080/wp-json/calendar/events/v1 npx tsx examples/mirror.ts
 import createClient from 'openapi-fetch';
 import type { components, paths } from '../generated/api.js';
+import { plain } from './plain.js';
 
 type Change = components['schemas']['Change'];
 
@@ -20,16 +21,21 @@ export type Copy = Map<string, NonNullable<Change['object']>>;
  * start again with an empty copy and no cursor.
  */
 export async function follow(baseUrl: string, copy: Copy, since?: string, token?: string): Promise<string> {
-  const client = createClient<paths, 'application/json'>({
+  const client = createClient<paths>({
     baseUrl,
     headers: token ? { Authorization: `Bearer ${token}` } : {},
   });
   let cursor = since;
   for (;;) {
-    const { data, error, response } = await client.GET('/changes', {
+    const {
+      data: answer,
+      error,
+      response,
+    } = await client.GET('/changes', {
       params: { query: { per_page: 500, ...(cursor ? { since: cursor } : {}) } },
     });
-    if (!data) throw new Error(`${response.status}: ${JSON.stringify(error)}`);
+    if (!answer) throw new Error(`${response.status}: ${JSON.stringify(error)}`);
+    const data = plain(answer);
     for (const change of data.changes) {
       const key = `${change.type}:${change.id}`;
       const before = copy.get(key);
@@ -42,7 +48,7 @@ export async function follow(baseUrl: string, copy: Copy, since?: string, token?
   }
 }
 
-type Client = ReturnType<typeof createClient<paths, 'application/json'>>;
+type Client = ReturnType<typeof createClient<paths>>;
 type Event = components['schemas']['Event'];
 
 const isSeries = (object: Change['object'] | undefined): object is Event =>
@@ -54,10 +60,15 @@ async function copyOccurrences(client: Client, copy: Copy, series: number): Prom
     if ('recurring_event_id' in object && object.recurring_event_id === series) copy.delete(key);
   }
   for (let page = 1; ; page++) {
-    const { data, error, response } = await client.GET('/events', {
+    const {
+      data: answer,
+      error,
+      response,
+    } = await client.GET('/events', {
       params: { query: { post_parent: series, start_date: '0001-01-01', end_date: '9999-12-30', per_page: 50, page } },
     });
-    if (!data) throw new Error(`${response.status}: ${JSON.stringify(error)}`);
+    if (!answer) throw new Error(`${response.status}: ${JSON.stringify(error)}`);
+    const data = plain(answer);
     for (const event of data.events) copy.set(`event:${event.id}`, event);
     if (!data.next_rest_url) return;
   }

@@ -758,6 +758,33 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * Enveloped
+         * @description The answer with `_envelope`, always with status 200: what the status, the headers and the body would have been, for clients that cannot read statuses or headers (WordPress's global parameter).
+         * @example {
+         *       "body": {
+         *         "code": "rest_post_invalid_id",
+         *         "message": "Invalid event ID.",
+         *         "data": {
+         *           "status": 404
+         *         }
+         *       },
+         *       "status": 404,
+         *       "headers": {
+         *         "Allow": "GET, POST, PUT, PATCH, DELETE"
+         *       }
+         *     }
+         */
+        Enveloped: {
+            /** @description The answer's body as JSON (with `_fields`, the part asked for); absent when the answer has none. */
+            body?: unknown;
+            /** @description The status the answer would have had. */
+            status: number;
+            /** @description The answer's own headers (`Location`, `Allow`, `Link`, the totals of a list, ...). */
+            headers: {
+                [key: string]: string;
+            };
+        };
+        /**
          * RouteArg
          * @description One argument of an endpoint, with its JSON-schema keywords.
          * @example {
@@ -994,45 +1021,6 @@ export interface components {
             };
             _links: {
                 [key: string]: components["schemas"]["Link"][];
-            };
-        };
-        /**
-         * Part
-         * @description The answer with `_fields`: only the fields asked for, of the object the operation answers as `application/json` (of each item, on a list, whose links and totals stay). Its own media type, so that a client generated from this document keeps one type for the whole answer.
-         * @example {
-         *       "id": 9,
-         *       "title": "Winter Jazz Night",
-         *       "start_date": "2026-12-12 19:30:00"
-         *     }
-         */
-        Part: {
-            [key: string]: unknown;
-        };
-        /**
-         * Envelope
-         * @description The answer with `_envelope`, always with status 200: what the status, the headers and the body would have been, for clients that cannot read statuses or headers (WordPress's global parameter).
-         * @example {
-         *       "body": {
-         *         "code": "rest_post_invalid_id",
-         *         "message": "Invalid event ID.",
-         *         "data": {
-         *           "status": 404
-         *         }
-         *       },
-         *       "status": 404,
-         *       "headers": {
-         *         "Allow": "GET, POST, PUT, PATCH, DELETE"
-         *       }
-         *     }
-         */
-        Envelope: {
-            /** @description The answer's body as JSON (with `_fields`, the part asked for); absent when the answer has none. */
-            body?: unknown;
-            /** @description The status the answer would have had. */
-            status: number;
-            /** @description The answer's own headers (`Location`, `Allow`, `Link`, the totals of a list, ...). */
-            headers: {
-                [key: string]: string;
             };
         };
         /**
@@ -3288,6 +3276,1740 @@ export interface components {
             total: number;
             total_pages: number;
         };
+        /**
+         * NamespaceIndexPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "namespace": "calendar/events/v1",
+         *       "routes": {
+         *         "/calendar/events/v1/tags/(?P<id>\\d+)": {
+         *           "namespace": "calendar/events/v1",
+         *           "methods": [
+         *             "GET",
+         *             "POST",
+         *             "PUT",
+         *             "PATCH",
+         *             "DELETE"
+         *           ],
+         *           "endpoints": [
+         *             {
+         *               "methods": [
+         *                 "GET"
+         *               ],
+         *               "args": {
+         *                 "id": {
+         *                   "type": "integer",
+         *                   "minimum": 1,
+         *                   "maximum": 2147483647,
+         *                   "description": "The numeric ID (digits only; any other value matches no route).",
+         *                   "required": true
+         *                 }
+         *               }
+         *             },
+         *             {
+         *               "methods": [
+         *                 "POST",
+         *                 "PUT",
+         *                 "PATCH"
+         *               ],
+         *               "args": {
+         *                 "id": {
+         *                   "type": "integer",
+         *                   "minimum": 1,
+         *                   "maximum": 2147483647,
+         *                   "description": "The numeric ID (digits only; any other value matches no route).",
+         *                   "required": true
+         *                 },
+         *                 "name": {
+         *                   "description": "The term's name, unique within its taxonomy.",
+         *                   "type": "string",
+         *                   "required": false
+         *                 },
+         *                 "description": {
+         *                   "description": "A description of the term.",
+         *                   "type": "string",
+         *                   "required": false
+         *                 },
+         *                 "slug": {
+         *                   "description": "A URL-safe name, unique within its resource. When it is not given it is derived from the name\n(lower case, accents removed, other letters kept, words joined by hyphens) and numbered\n(`my-venue`, `my-venue-2`) to stay unique.\n",
+         *                   "type": "string",
+         *                   "required": false
+         *                 }
+         *               }
+         *             },
+         *             {
+         *               "methods": [
+         *                 "DELETE"
+         *               ],
+         *               "args": {
+         *                 "id": {
+         *                   "type": "integer",
+         *                   "minimum": 1,
+         *                   "maximum": 2147483647,
+         *                   "description": "The numeric ID (digits only; any other value matches no route).",
+         *                   "required": true
+         *                 }
+         *               }
+         *             }
+         *           ]
+         *         }
+         *       },
+         *       "_links": {
+         *         "up": [
+         *           {
+         *             "href": "https://example.org/wp-json/"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        NamespaceIndexPart: {
+            /** @constant */
+            namespace?: "calendar/events/v1";
+            routes?: {
+                [key: string]: components["schemas"]["RouteDescriptionPart"];
+            };
+            _links?: {
+                [key: string]: components["schemas"]["LinkPart"][];
+            };
+        };
+        /**
+         * RouteDescriptionPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "namespace": "calendar/events/v1",
+         *       "methods": [
+         *         "GET",
+         *         "POST",
+         *         "PUT",
+         *         "PATCH",
+         *         "DELETE"
+         *       ],
+         *       "endpoints": [
+         *         {
+         *           "methods": [
+         *             "GET"
+         *           ],
+         *           "args": {
+         *             "id": {
+         *               "type": "integer",
+         *               "minimum": 1,
+         *               "maximum": 2147483647,
+         *               "description": "The numeric ID (digits only; any other value matches no route).",
+         *               "required": true
+         *             }
+         *           }
+         *         },
+         *         {
+         *           "methods": [
+         *             "POST",
+         *             "PUT",
+         *             "PATCH"
+         *           ],
+         *           "args": {
+         *             "id": {
+         *               "type": "integer",
+         *               "minimum": 1,
+         *               "maximum": 2147483647,
+         *               "description": "The numeric ID (digits only; any other value matches no route).",
+         *               "required": true
+         *             },
+         *             "name": {
+         *               "description": "The term's name, unique within its taxonomy.",
+         *               "type": "string",
+         *               "required": false
+         *             },
+         *             "description": {
+         *               "description": "A description of the term.",
+         *               "type": "string",
+         *               "required": false
+         *             },
+         *             "slug": {
+         *               "description": "A URL-safe name, unique within its resource. When it is not given it is derived from the name\n(lower case, accents removed, other letters kept, words joined by hyphens) and numbered\n(`my-venue`, `my-venue-2`) to stay unique.\n",
+         *               "type": "string",
+         *               "required": false
+         *             }
+         *           }
+         *         },
+         *         {
+         *           "methods": [
+         *             "DELETE"
+         *           ],
+         *           "args": {
+         *             "id": {
+         *               "type": "integer",
+         *               "minimum": 1,
+         *               "maximum": 2147483647,
+         *               "description": "The numeric ID (digits only; any other value matches no route).",
+         *               "required": true
+         *             }
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        RouteDescriptionPart: {
+            namespace?: string;
+            methods?: string[];
+            endpoints?: components["schemas"]["RouteEndpointPart"][];
+            _links?: {
+                [key: string]: components["schemas"]["LinkPart"][];
+            };
+        };
+        /**
+         * RouteEndpointPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "methods": [
+         *         "DELETE"
+         *       ],
+         *       "args": {
+         *         "id": {
+         *           "type": "integer",
+         *           "minimum": 1,
+         *           "description": "The numeric ID.",
+         *           "required": true
+         *         },
+         *         "force": {
+         *           "default": false,
+         *           "type": "boolean",
+         *           "description": "Delete for good instead of moving to the trash.",
+         *           "required": false
+         *         }
+         *       }
+         *     }
+         */
+        RouteEndpointPart: {
+            methods?: string[];
+            /** @description The arguments by name; an empty array when there are none. */
+            args?: {
+                [key: string]: components["schemas"]["RouteArgPart"];
+            } | components["schemas"]["RouteArgPart"][];
+        };
+        /**
+         * RouteArgPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "default": 1,
+         *       "type": "integer",
+         *       "minimum": 1,
+         *       "description": "The page of results to return.",
+         *       "required": false
+         *     }
+         */
+        RouteArgPart: {
+            required?: boolean;
+            type?: string | string[];
+            description?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * LinkPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "href": "https://example.org/wp-json/"
+         *     }
+         */
+        LinkPart: {
+            /** Format: uri */
+            href?: string;
+        };
+        /**
+         * OpenApiDocumentPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "openapi": "3.1.0",
+         *       "info": {
+         *         "title": "Calendar Events Service",
+         *         "version": "1.1.0"
+         *       },
+         *       "servers": [
+         *         {
+         *           "url": "https://example.org/wp-json/calendar/events/v1"
+         *         }
+         *       ],
+         *       "paths": {}
+         *     }
+         */
+        OpenApiDocumentPart: {
+            openapi?: string;
+            info?: Record<string, never>;
+            servers?: components["schemas"]["ServerUrlPart"][];
+            paths?: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * ServerUrlPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "url": "https://example.org/wp-json/calendar/events/v1"
+         *     }
+         */
+        ServerUrlPart: {
+            /** Format: uri */
+            url?: string;
+        };
+        /**
+         * EventListPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "events": [
+         *         {
+         *           "id": 3,
+         *           "global_id": "example.org?id=3",
+         *           "global_id_lineage": [
+         *             "example.org?id=3"
+         *           ],
+         *           "author": "2",
+         *           "status": "publish",
+         *           "date": "2026-11-22 02:23:27",
+         *           "date_utc": "2026-11-22 07:23:27",
+         *           "modified": "2026-11-22 02:23:27",
+         *           "modified_utc": "2026-11-22 07:23:27",
+         *           "url": "https://example.org/event/winter-jazz-night/",
+         *           "rest_url": "https://example.org/wp-json/calendar/events/v1/events/3",
+         *           "title": "Winter Jazz Night",
+         *           "description": "<p>An evening of standards and new work with the Harbor Quartet.</p>",
+         *           "excerpt": "<p>Standards and new work.</p>",
+         *           "slug": "winter-jazz-night",
+         *           "image": false,
+         *           "all_day": false,
+         *           "start_date": "2026-12-12 19:30:00",
+         *           "start_date_details": {
+         *             "year": "2026",
+         *             "month": "12",
+         *             "day": "12",
+         *             "hour": "19",
+         *             "minutes": "30",
+         *             "seconds": "00"
+         *           },
+         *           "end_date": "2026-12-12 22:30:00",
+         *           "end_date_details": {
+         *             "year": "2026",
+         *             "month": "12",
+         *             "day": "12",
+         *             "hour": "22",
+         *             "minutes": "30",
+         *             "seconds": "00"
+         *           },
+         *           "utc_start_date": "2026-12-13 00:30:00",
+         *           "utc_start_date_details": {
+         *             "year": "2026",
+         *             "month": "12",
+         *             "day": "13",
+         *             "hour": "00",
+         *             "minutes": "30",
+         *             "seconds": "00"
+         *           },
+         *           "utc_end_date": "2026-12-13 03:30:00",
+         *           "utc_end_date_details": {
+         *             "year": "2026",
+         *             "month": "12",
+         *             "day": "13",
+         *             "hour": "03",
+         *             "minutes": "30",
+         *             "seconds": "00"
+         *           },
+         *           "timezone": "America/New_York",
+         *           "timezone_abbr": "EST",
+         *           "cost": "10$ – 25$",
+         *           "cost_details": {
+         *             "currency_symbol": "$",
+         *             "currency_code": "",
+         *             "currency_position": "postfix",
+         *             "values": [
+         *               "10",
+         *               "25"
+         *             ]
+         *           },
+         *           "website": "https://bluenotehall.example.com/winter-jazz-night",
+         *           "show_map": false,
+         *           "show_map_link": false,
+         *           "hide_from_listings": false,
+         *           "sticky": false,
+         *           "featured": false,
+         *           "categories": [
+         *             {
+         *               "name": "Concerts",
+         *               "slug": "concerts",
+         *               "term_group": 0,
+         *               "term_taxonomy_id": 1,
+         *               "taxonomy": "tribe_events_cat",
+         *               "description": "Live music of every kind.",
+         *               "parent": 0,
+         *               "count": 1,
+         *               "filter": "raw",
+         *               "id": 1,
+         *               "urls": {
+         *                 "self": "https://example.org/wp-json/calendar/events/v1/categories/1",
+         *                 "collection": "https://example.org/wp-json/calendar/events/v1/categories"
+         *               }
+         *             },
+         *             {
+         *               "name": "Jazz",
+         *               "slug": "jazz",
+         *               "term_group": 0,
+         *               "term_taxonomy_id": 2,
+         *               "taxonomy": "tribe_events_cat",
+         *               "description": "Jazz concerts and jam sessions.",
+         *               "parent": 1,
+         *               "count": 1,
+         *               "filter": "raw",
+         *               "id": 2,
+         *               "urls": {
+         *                 "self": "https://example.org/wp-json/calendar/events/v1/categories/2",
+         *                 "collection": "https://example.org/wp-json/calendar/events/v1/categories",
+         *                 "up": "https://example.org/wp-json/calendar/events/v1/categories/1"
+         *               }
+         *             }
+         *           ],
+         *           "tags": [
+         *             {
+         *               "name": "Live music",
+         *               "slug": "live-music",
+         *               "term_group": 0,
+         *               "term_taxonomy_id": 3,
+         *               "taxonomy": "post_tag",
+         *               "description": "Events with live performers.",
+         *               "parent": 0,
+         *               "count": 1,
+         *               "filter": "raw",
+         *               "id": 3,
+         *               "urls": {
+         *                 "self": "https://example.org/wp-json/calendar/events/v1/tags/3",
+         *                 "collection": "https://example.org/wp-json/calendar/events/v1/tags"
+         *               }
+         *             }
+         *           ],
+         *           "venue": {
+         *             "id": 1,
+         *             "author": "2",
+         *             "status": "publish",
+         *             "date": "2026-11-22 02:23:26",
+         *             "date_utc": "2026-11-22 07:23:26",
+         *             "modified": "2026-11-22 02:23:26",
+         *             "modified_utc": "2026-11-22 07:23:26",
+         *             "url": "https://example.org/venue/blue-note-hall/",
+         *             "rest_url": "https://example.org/wp-json/calendar/events/v1/venues/1",
+         *             "venue": "Blue Note Hall",
+         *             "description": "<p>Intimate jazz club in Greenwich Village.</p>",
+         *             "slug": "blue-note-hall",
+         *             "image": {
+         *               "url": "https://bluenotehall.example.com/front.jpg",
+         *               "extension": "jpg"
+         *             },
+         *             "address": "131 W 3rd St",
+         *             "city": "New York",
+         *             "country": "United States",
+         *             "state": "NY",
+         *             "zip": "10012",
+         *             "phone": "+1 212-555-0148",
+         *             "website": "https://bluenotehall.example.com",
+         *             "stateprovince": "NY",
+         *             "geo_lat": 40.7306,
+         *             "geo_lng": -73.9866,
+         *             "show_map": true,
+         *             "show_map_link": true,
+         *             "global_id": "example.org?id=1",
+         *             "global_id_lineage": [
+         *               "example.org?id=1"
+         *             ]
+         *           },
+         *           "organizer": [
+         *             {
+         *               "id": 2,
+         *               "author": "2",
+         *               "status": "publish",
+         *               "date": "2026-11-22 02:23:26",
+         *               "date_utc": "2026-11-22 07:23:26",
+         *               "modified": "2026-11-22 02:23:26",
+         *               "modified_utc": "2026-11-22 07:23:26",
+         *               "url": "https://example.org/organizer/harbor-arts-collective/",
+         *               "rest_url": "https://example.org/wp-json/calendar/events/v1/organizers/2",
+         *               "organizer": "Harbor Arts Collective",
+         *               "description": "<p>Presenting live music since 2004.</p>",
+         *               "slug": "harbor-arts-collective",
+         *               "phone": "+1 212-555-0199",
+         *               "website": "https://harborarts.example.com",
+         *               "email": "hello@harborarts.example.com",
+         *               "global_id": "example.org?id=2",
+         *               "global_id_lineage": [
+         *                 "example.org?id=2"
+         *               ]
+         *             }
+         *           ],
+         *           "custom_fields": [],
+         *           "recurrence": [],
+         *           "recurring_event_id": null,
+         *           "original_start_date": null
+         *         }
+         *       ],
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/events/?page=1&per_page=1&start_date=2026-12-01+00%3A00%3A00&end_date=2026-12-31+23%3A59%3A59",
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        EventListPart: {
+            events?: components["schemas"]["EventPart"][];
+            /**
+             * Format: uri
+             * @description This page's URL, with every filter.
+             */
+            rest_url?: string;
+            /**
+             * Format: uri
+             * @description The next page's URL; absent on the last page.
+             */
+            next_rest_url?: string;
+            /**
+             * Format: uri
+             * @description The previous page's URL; absent on the first page.
+             */
+            previous_rest_url?: string;
+            total?: number;
+            total_pages?: number;
+        };
+        /**
+         * EventPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 3,
+         *       "global_id": "example.org?id=3",
+         *       "global_id_lineage": [
+         *         "example.org?id=3"
+         *       ],
+         *       "author": "2",
+         *       "status": "publish",
+         *       "date": "2026-11-22 02:23:27",
+         *       "date_utc": "2026-11-22 07:23:27",
+         *       "modified": "2026-11-22 02:23:27",
+         *       "modified_utc": "2026-11-22 07:23:27",
+         *       "url": "https://example.org/event/winter-jazz-night/",
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/events/3",
+         *       "title": "Winter Jazz Night",
+         *       "description": "<p>An evening of standards and new work with the Harbor Quartet.</p>",
+         *       "excerpt": "<p>Standards and new work.</p>",
+         *       "slug": "winter-jazz-night",
+         *       "image": false,
+         *       "all_day": false,
+         *       "start_date": "2026-12-12 19:30:00",
+         *       "start_date_details": {
+         *         "year": "2026",
+         *         "month": "12",
+         *         "day": "12",
+         *         "hour": "19",
+         *         "minutes": "30",
+         *         "seconds": "00"
+         *       },
+         *       "end_date": "2026-12-12 22:30:00",
+         *       "end_date_details": {
+         *         "year": "2026",
+         *         "month": "12",
+         *         "day": "12",
+         *         "hour": "22",
+         *         "minutes": "30",
+         *         "seconds": "00"
+         *       },
+         *       "utc_start_date": "2026-12-13 00:30:00",
+         *       "utc_start_date_details": {
+         *         "year": "2026",
+         *         "month": "12",
+         *         "day": "13",
+         *         "hour": "00",
+         *         "minutes": "30",
+         *         "seconds": "00"
+         *       },
+         *       "utc_end_date": "2026-12-13 03:30:00",
+         *       "utc_end_date_details": {
+         *         "year": "2026",
+         *         "month": "12",
+         *         "day": "13",
+         *         "hour": "03",
+         *         "minutes": "30",
+         *         "seconds": "00"
+         *       },
+         *       "timezone": "America/New_York",
+         *       "timezone_abbr": "EST",
+         *       "cost": "10$ – 25$",
+         *       "cost_details": {
+         *         "currency_symbol": "$",
+         *         "currency_code": "",
+         *         "currency_position": "postfix",
+         *         "values": [
+         *           "10",
+         *           "25"
+         *         ]
+         *       },
+         *       "website": "https://bluenotehall.example.com/winter-jazz-night",
+         *       "show_map": false,
+         *       "show_map_link": false,
+         *       "hide_from_listings": false,
+         *       "sticky": false,
+         *       "featured": false,
+         *       "categories": [
+         *         {
+         *           "name": "Concerts",
+         *           "slug": "concerts",
+         *           "term_group": 0,
+         *           "term_taxonomy_id": 1,
+         *           "taxonomy": "tribe_events_cat",
+         *           "description": "Live music of every kind.",
+         *           "parent": 0,
+         *           "count": 1,
+         *           "filter": "raw",
+         *           "id": 1,
+         *           "urls": {
+         *             "self": "https://example.org/wp-json/calendar/events/v1/categories/1",
+         *             "collection": "https://example.org/wp-json/calendar/events/v1/categories"
+         *           }
+         *         },
+         *         {
+         *           "name": "Jazz",
+         *           "slug": "jazz",
+         *           "term_group": 0,
+         *           "term_taxonomy_id": 2,
+         *           "taxonomy": "tribe_events_cat",
+         *           "description": "Jazz concerts and jam sessions.",
+         *           "parent": 1,
+         *           "count": 1,
+         *           "filter": "raw",
+         *           "id": 2,
+         *           "urls": {
+         *             "self": "https://example.org/wp-json/calendar/events/v1/categories/2",
+         *             "collection": "https://example.org/wp-json/calendar/events/v1/categories",
+         *             "up": "https://example.org/wp-json/calendar/events/v1/categories/1"
+         *           }
+         *         }
+         *       ],
+         *       "tags": [
+         *         {
+         *           "name": "Live music",
+         *           "slug": "live-music",
+         *           "term_group": 0,
+         *           "term_taxonomy_id": 3,
+         *           "taxonomy": "post_tag",
+         *           "description": "Events with live performers.",
+         *           "parent": 0,
+         *           "count": 1,
+         *           "filter": "raw",
+         *           "id": 3,
+         *           "urls": {
+         *             "self": "https://example.org/wp-json/calendar/events/v1/tags/3",
+         *             "collection": "https://example.org/wp-json/calendar/events/v1/tags"
+         *           }
+         *         }
+         *       ],
+         *       "venue": {
+         *         "id": 1,
+         *         "author": "2",
+         *         "status": "publish",
+         *         "date": "2026-11-22 02:23:26",
+         *         "date_utc": "2026-11-22 07:23:26",
+         *         "modified": "2026-11-22 02:23:26",
+         *         "modified_utc": "2026-11-22 07:23:26",
+         *         "url": "https://example.org/venue/blue-note-hall/",
+         *         "rest_url": "https://example.org/wp-json/calendar/events/v1/venues/1",
+         *         "venue": "Blue Note Hall",
+         *         "description": "<p>Intimate jazz club in Greenwich Village.</p>",
+         *         "slug": "blue-note-hall",
+         *         "image": {
+         *           "url": "https://bluenotehall.example.com/front.jpg",
+         *           "extension": "jpg"
+         *         },
+         *         "address": "131 W 3rd St",
+         *         "city": "New York",
+         *         "country": "United States",
+         *         "state": "NY",
+         *         "zip": "10012",
+         *         "phone": "+1 212-555-0148",
+         *         "website": "https://bluenotehall.example.com",
+         *         "stateprovince": "NY",
+         *         "geo_lat": 40.7306,
+         *         "geo_lng": -73.9866,
+         *         "json_ld": {
+         *           "@type": "Place",
+         *           "name": "Blue Note Hall",
+         *           "description": "Intimate jazz club in Greenwich Village.",
+         *           "url": "",
+         *           "address": {
+         *             "@type": "PostalAddress",
+         *             "streetAddress": "131 W 3rd St",
+         *             "addressLocality": "New York",
+         *             "addressRegion": "NY",
+         *             "postalCode": "10012",
+         *             "addressCountry": "United States"
+         *           },
+         *           "geo": {
+         *             "@type": "GeoCoordinates",
+         *             "latitude": 40.7306,
+         *             "longitude": -73.9866
+         *           },
+         *           "telephone": "+1 212-555-0148",
+         *           "sameAs": "https://bluenotehall.example.com"
+         *         },
+         *         "show_map": true,
+         *         "show_map_link": true,
+         *         "global_id": "example.org?id=1",
+         *         "global_id_lineage": [
+         *           "example.org?id=1"
+         *         ]
+         *       },
+         *       "organizer": [
+         *         {
+         *           "id": 2,
+         *           "author": "2",
+         *           "status": "publish",
+         *           "date": "2026-11-22 02:23:26",
+         *           "date_utc": "2026-11-22 07:23:26",
+         *           "modified": "2026-11-22 02:23:26",
+         *           "modified_utc": "2026-11-22 07:23:26",
+         *           "url": "https://example.org/organizer/harbor-arts-collective/",
+         *           "rest_url": "https://example.org/wp-json/calendar/events/v1/organizers/2",
+         *           "organizer": "Harbor Arts Collective",
+         *           "description": "<p>Presenting live music since 2004.</p>",
+         *           "slug": "harbor-arts-collective",
+         *           "phone": "+1 212-555-0199",
+         *           "website": "https://harborarts.example.com",
+         *           "email": "hello@harborarts.example.com",
+         *           "json_ld": {
+         *             "@type": "Person",
+         *             "name": "Harbor Arts Collective",
+         *             "description": "Presenting live music since 2004.",
+         *             "url": "https://harborarts.example.com",
+         *             "telephone": "+1 212-555-0199",
+         *             "email": "hello@harborarts.example.com",
+         *             "sameAs": "https://harborarts.example.com"
+         *           },
+         *           "global_id": "example.org?id=2",
+         *           "global_id_lineage": [
+         *             "example.org?id=2"
+         *           ]
+         *         }
+         *       ],
+         *       "custom_fields": [],
+         *       "recurrence": [],
+         *       "recurring_event_id": null,
+         *       "original_start_date": null,
+         *       "json_ld": {
+         *         "@context": "http://schema.org",
+         *         "@type": "Event",
+         *         "name": "Winter Jazz Night",
+         *         "description": "Standards and new work.",
+         *         "url": "https://example.org/event/winter-jazz-night/",
+         *         "eventAttendanceMode": "https://schema.org/OfflineEventAttendanceMode",
+         *         "eventStatus": "https://schema.org/EventScheduled",
+         *         "startDate": "2026-12-12T19:30:00-05:00",
+         *         "endDate": "2026-12-12T22:30:00-05:00",
+         *         "location": {
+         *           "@type": "Place",
+         *           "name": "Blue Note Hall",
+         *           "description": "Intimate jazz club in Greenwich Village.",
+         *           "url": "",
+         *           "address": {
+         *             "@type": "PostalAddress",
+         *             "streetAddress": "131 W 3rd St",
+         *             "addressLocality": "New York",
+         *             "addressRegion": "NY",
+         *             "postalCode": "10012",
+         *             "addressCountry": "United States"
+         *           },
+         *           "geo": {
+         *             "@type": "GeoCoordinates",
+         *             "latitude": 40.7306,
+         *             "longitude": -73.9866
+         *           },
+         *           "telephone": "+1 212-555-0148",
+         *           "sameAs": "https://bluenotehall.example.com"
+         *         },
+         *         "organizer": {
+         *           "@type": "Person",
+         *           "name": "Harbor Arts Collective",
+         *           "description": "Presenting live music since 2004.",
+         *           "url": "https://harborarts.example.com",
+         *           "telephone": "+1 212-555-0199",
+         *           "email": "hello@harborarts.example.com",
+         *           "sameAs": "https://harborarts.example.com"
+         *         },
+         *         "offers": {
+         *           "@type": "Offer",
+         *           "price": "10 – 25",
+         *           "priceCurrency": "USD",
+         *           "url": "https://example.org/event/winter-jazz-night/",
+         *           "category": "primary",
+         *           "availability": "inStock",
+         *           "validFrom": "2026-11-22T00:00:00+00:00"
+         *         },
+         *         "performer": "Organization"
+         *       }
+         *     }
+         */
+        EventPart: {
+            id?: components["schemas"]["Id"];
+            /** @example example.org?id=9 */
+            global_id?: string;
+            global_id_lineage?: components["schemas"]["GlobalIdLineage"];
+            /** @description The author's user ID, as a string. */
+            author?: string;
+            status?: components["schemas"]["PostStatus"];
+            /** @description Publication date in the site time zone. */
+            date?: components["schemas"]["DateTimeString"];
+            date_utc?: components["schemas"]["DateTimeString"];
+            modified?: components["schemas"]["DateTimeString"];
+            modified_utc?: components["schemas"]["DateTimeString"];
+            /**
+             * Format: uri
+             * @description The event's page on the site.
+             */
+            url?: string;
+            /**
+             * Format: uri
+             * @description The event's REST URL.
+             */
+            rest_url?: string;
+            title?: string;
+            description?: string;
+            excerpt?: string;
+            slug?: string;
+            /** @description The featured image, or `false` when there is none. */
+            image?: false | components["schemas"]["ImagePart"];
+            all_day?: boolean;
+            start_date?: components["schemas"]["DateTimeString"];
+            start_date_details?: components["schemas"]["DateDetailsPart"];
+            end_date?: components["schemas"]["DateTimeString"];
+            end_date_details?: components["schemas"]["DateDetailsPart"];
+            utc_start_date?: components["schemas"]["DateTimeString"];
+            utc_start_date_details?: components["schemas"]["DateDetailsPart"];
+            utc_end_date?: components["schemas"]["DateTimeString"];
+            utc_end_date_details?: components["schemas"]["DateDetailsPart"];
+            /** @example America/New_York */
+            timezone?: string;
+            /** @example EST */
+            timezone_abbr?: string;
+            /** @description The cost as displayed, e.g. `$10 – $25`; empty when none. */
+            cost?: string;
+            cost_details?: components["schemas"]["CostDetailsPart"];
+            /** @description The event's website, or its page on the site when none was given. */
+            website?: string;
+            show_map?: boolean;
+            show_map_link?: boolean;
+            hide_from_listings?: boolean;
+            sticky?: boolean;
+            featured?: boolean;
+            categories?: components["schemas"]["EmbeddedTermPart"][];
+            tags?: components["schemas"]["EmbeddedTermPart"][];
+            /** @description The venue, or an empty array when there is none (an array of venues when there are several). */
+            venue?: components["schemas"]["VenuePart"] | components["schemas"]["VenuePart"][];
+            organizer?: components["schemas"]["OrganizerPart"][];
+            /** @description Additional fields; an empty array when there are none. */
+            custom_fields?: {
+                [key: string]: unknown;
+            }[] | {
+                [key: string]: unknown;
+            };
+            /** @description A series' RFC 5545 lines (`RRULE`, `EXDATE`, `RDATE`); an empty array for every other event. */
+            recurrence?: string[];
+            /** @description An occurrence's series (also its `post_parent`); null for every other event, and when the caller may not read the series. */
+            recurring_event_id?: number | null;
+            /** @description The start the series' rule gave an occurrence (in the series' time zone), which names it in the series even when it was moved; null for every other event. */
+            original_start_date?: string | null;
+            json_ld?: components["schemas"]["EventJsonLdPart"];
+            _links?: components["schemas"]["LinksPart"];
+            _embedded?: components["schemas"]["Embedded"];
+        };
+        /**
+         * ImagePart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "url": "https://bluenotehall.example.com/front.jpg",
+         *       "extension": "jpg"
+         *     }
+         */
+        ImagePart: {
+            /** @description The full-size URL. */
+            url?: string;
+            /** @description The image's ID, when it is an uploaded image. */
+            id?: number;
+            /** @description The file extension, e.g. `jpg`. */
+            extension?: string;
+            width?: number;
+            height?: number;
+            filesize?: number;
+            sizes?: {
+                [key: string]: components["schemas"]["ImageSizePart"];
+            };
+        };
+        /**
+         * ImageSizePart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "width": 300,
+         *       "height": 200,
+         *       "mime-type": "image/jpeg",
+         *       "url": "https://example.org/images/poster-300x200.jpg"
+         *     }
+         */
+        ImageSizePart: {
+            width?: number;
+            height?: number;
+            "mime-type"?: string;
+            filesize?: number;
+            url?: string;
+        };
+        /**
+         * DateDetailsPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "year": "2026",
+         *       "month": "12",
+         *       "day": "12",
+         *       "hour": "19",
+         *       "minutes": "30",
+         *       "seconds": "00"
+         *     }
+         */
+        DateDetailsPart: {
+            /** @example 2026 */
+            year?: string;
+            /** @example 12 */
+            month?: string;
+            /** @example 12 */
+            day?: string;
+            /** @example 19 */
+            hour?: string;
+            /** @example 30 */
+            minutes?: string;
+            /** @example 00 */
+            seconds?: string;
+        };
+        /**
+         * CostDetailsPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "currency_symbol": "$",
+         *       "currency_code": "",
+         *       "currency_position": "postfix",
+         *       "values": [
+         *         "10",
+         *         "25"
+         *       ]
+         *     }
+         */
+        CostDetailsPart: {
+            /** @example $ */
+            currency_symbol?: string;
+            /** @example USD */
+            currency_code?: string;
+            /** @enum {string} */
+            currency_position?: "prefix" | "postfix" | "";
+            /** @description Each cost as a numeric string (or its label when it is not numeric), in ascending order. */
+            values?: string[];
+        };
+        /**
+         * EmbeddedTermPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "name": "Jazz",
+         *       "slug": "jazz",
+         *       "term_group": 0,
+         *       "term_taxonomy_id": 2,
+         *       "taxonomy": "tribe_events_cat",
+         *       "description": "Jazz concerts and jam sessions.",
+         *       "parent": 1,
+         *       "count": 1,
+         *       "filter": "raw",
+         *       "id": 2,
+         *       "urls": {
+         *         "self": "https://example.org/wp-json/calendar/events/v1/categories/2",
+         *         "collection": "https://example.org/wp-json/calendar/events/v1/categories",
+         *         "up": "https://example.org/wp-json/calendar/events/v1/categories/1"
+         *       }
+         *     }
+         */
+        EmbeddedTermPart: {
+            name?: string;
+            slug?: string;
+            term_group?: number;
+            term_taxonomy_id?: number;
+            /** @enum {string} */
+            taxonomy?: "tribe_events_cat" | "post_tag";
+            description?: string;
+            parent?: number;
+            count?: number;
+            /** @constant */
+            filter?: "raw";
+            id?: components["schemas"]["Id"];
+            urls?: components["schemas"]["TermUrlsPart"];
+        };
+        /**
+         * TermUrlsPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "self": "https://example.org/wp-json/calendar/events/v1/categories/2",
+         *       "collection": "https://example.org/wp-json/calendar/events/v1/categories",
+         *       "up": "https://example.org/wp-json/calendar/events/v1/categories/1"
+         *     }
+         */
+        TermUrlsPart: {
+            /** Format: uri */
+            self?: string;
+            /** Format: uri */
+            collection?: string;
+            /** Format: uri */
+            up?: string;
+        };
+        /**
+         * VenuePart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 1,
+         *       "author": "2",
+         *       "status": "publish",
+         *       "date": "2026-11-22 02:23:26",
+         *       "date_utc": "2026-11-22 07:23:26",
+         *       "modified": "2026-11-22 02:23:26",
+         *       "modified_utc": "2026-11-22 07:23:26",
+         *       "url": "https://example.org/venue/blue-note-hall/",
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/venues/1",
+         *       "venue": "Blue Note Hall",
+         *       "description": "<p>Intimate jazz club in Greenwich Village.</p>",
+         *       "slug": "blue-note-hall",
+         *       "image": {
+         *         "url": "https://bluenotehall.example.com/front.jpg",
+         *         "extension": "jpg"
+         *       },
+         *       "address": "131 W 3rd St",
+         *       "city": "New York",
+         *       "country": "United States",
+         *       "state": "NY",
+         *       "zip": "10012",
+         *       "phone": "+1 212-555-0148",
+         *       "website": "https://bluenotehall.example.com",
+         *       "stateprovince": "NY",
+         *       "geo_lat": 40.7306,
+         *       "geo_lng": -73.9866,
+         *       "json_ld": {
+         *         "@type": "Place",
+         *         "name": "Blue Note Hall",
+         *         "description": "Intimate jazz club in Greenwich Village.",
+         *         "url": "",
+         *         "address": {
+         *           "@type": "PostalAddress",
+         *           "streetAddress": "131 W 3rd St",
+         *           "addressLocality": "New York",
+         *           "addressRegion": "NY",
+         *           "postalCode": "10012",
+         *           "addressCountry": "United States"
+         *         },
+         *         "geo": {
+         *           "@type": "GeoCoordinates",
+         *           "latitude": 40.7306,
+         *           "longitude": -73.9866
+         *         },
+         *         "telephone": "+1 212-555-0148",
+         *         "sameAs": "https://bluenotehall.example.com"
+         *       },
+         *       "show_map": true,
+         *       "show_map_link": true,
+         *       "global_id": "example.org?id=1",
+         *       "global_id_lineage": [
+         *         "example.org?id=1"
+         *       ]
+         *     }
+         */
+        VenuePart: {
+            id?: components["schemas"]["Id"];
+            /** @description The author's user ID, as a string. */
+            author?: string;
+            status?: components["schemas"]["PostStatus"];
+            /** @description Publication date in the site time zone. */
+            date?: components["schemas"]["DateTimeString"];
+            /** @description Publication date in UTC. */
+            date_utc?: components["schemas"]["DateTimeString"];
+            /** @description Last change in the site time zone. */
+            modified?: components["schemas"]["DateTimeString"];
+            /** @description Last change in UTC. */
+            modified_utc?: components["schemas"]["DateTimeString"];
+            /**
+             * Format: uri
+             * @description The venue's page on the site.
+             */
+            url?: string;
+            /**
+             * Format: uri
+             * @description The venue's REST URL.
+             */
+            rest_url?: string;
+            /** @description The venue's name. */
+            venue?: string;
+            description?: string;
+            excerpt?: string;
+            slug?: string;
+            image?: components["schemas"]["ImagePart"];
+            address?: string;
+            city?: string;
+            country?: string;
+            province?: string;
+            state?: string;
+            zip?: string;
+            phone?: string;
+            website?: string;
+            stateprovince?: string;
+            geo_lat?: number;
+            geo_lng?: number;
+            json_ld?: components["schemas"]["PlaceJsonLdPart"];
+            show_map?: boolean;
+            show_map_link?: boolean;
+            /** @example example.org?id=5 */
+            global_id?: string;
+            global_id_lineage?: components["schemas"]["GlobalIdLineage"];
+            _links?: components["schemas"]["LinksPart"];
+            _embedded?: components["schemas"]["Embedded"];
+        };
+        /**
+         * PlaceJsonLdPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "@type": "Place",
+         *       "name": "Blue Note Hall",
+         *       "description": "Intimate jazz club in Greenwich Village.",
+         *       "url": "",
+         *       "address": {
+         *         "@type": "PostalAddress",
+         *         "streetAddress": "131 W 3rd St",
+         *         "addressLocality": "New York",
+         *         "addressRegion": "NY",
+         *         "postalCode": "10012",
+         *         "addressCountry": "United States"
+         *       },
+         *       "geo": {
+         *         "@type": "GeoCoordinates",
+         *         "latitude": 40.7306,
+         *         "longitude": -73.9866
+         *       },
+         *       "telephone": "+1 212-555-0148",
+         *       "sameAs": "https://bluenotehall.example.com"
+         *     }
+         */
+        PlaceJsonLdPart: {
+            /** @constant */
+            "@type"?: "Place";
+            name?: string;
+            description?: string;
+            /** Format: uri */
+            image?: string;
+            /** @constant */
+            url?: "";
+            address?: components["schemas"]["PostalAddressJsonLdPart"];
+            geo?: components["schemas"]["GeoCoordinatesJsonLdPart"];
+            telephone?: string;
+            sameAs?: string;
+        };
+        /**
+         * PostalAddressJsonLdPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "@type": "PostalAddress",
+         *       "streetAddress": "131 W 3rd St",
+         *       "addressLocality": "New York",
+         *       "addressRegion": "NY",
+         *       "postalCode": "10012",
+         *       "addressCountry": "United States"
+         *     }
+         */
+        PostalAddressJsonLdPart: {
+            /** @constant */
+            "@type"?: "PostalAddress";
+            streetAddress?: string;
+            addressLocality?: string;
+            addressRegion?: string;
+            postalCode?: string;
+            addressCountry?: string;
+        };
+        /**
+         * GeoCoordinatesJsonLdPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "@type": "GeoCoordinates",
+         *       "latitude": 40.7306,
+         *       "longitude": -73.9866
+         *     }
+         */
+        GeoCoordinatesJsonLdPart: {
+            /** @constant */
+            "@type"?: "GeoCoordinates";
+            latitude?: number;
+            longitude?: number;
+        };
+        /**
+         * LinksPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "self": [
+         *         {
+         *           "href": "https://example.org/wp-json/calendar/events/v1/events/9",
+         *           "targetHints": {
+         *             "allow": [
+         *               "GET"
+         *             ]
+         *           }
+         *         }
+         *       ],
+         *       "collection": [
+         *         {
+         *           "href": "https://example.org/wp-json/calendar/events/v1/events"
+         *         }
+         *       ],
+         *       "venue": [
+         *         {
+         *           "embeddable": true,
+         *           "href": "https://example.org/wp-json/calendar/events/v1/venues/5"
+         *         }
+         *       ],
+         *       "wp:term": [
+         *         {
+         *           "taxonomy": "tribe_events_cat",
+         *           "embeddable": true,
+         *           "href": "https://example.org/wp-json/calendar/events/v1/categories?event=9&hide_empty=false&per_page=50"
+         *         },
+         *         {
+         *           "taxonomy": "post_tag",
+         *           "embeddable": true,
+         *           "href": "https://example.org/wp-json/calendar/events/v1/tags?event=9&hide_empty=false&per_page=50"
+         *         }
+         *       ],
+         *       "curies": [
+         *         {
+         *           "name": "wp",
+         *           "href": "https://api.w.org/{rel}",
+         *           "templated": true
+         *         }
+         *       ]
+         *     }
+         */
+        LinksPart: {
+            [key: string]: components["schemas"]["HalLinkPart"][];
+        };
+        /**
+         * HalLinkPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "href": "https://example.org/wp-json/calendar/events/v1/venues/5",
+         *       "embeddable": true
+         *     }
+         */
+        HalLinkPart: {
+            /** @description Where the link points: a URL of this API (in `curies`, a URI template). */
+            href?: string;
+            /** @description `_embed` includes what the link answers, under `_embedded`. */
+            embeddable?: boolean;
+            /**
+             * @description On `wp:term` links: the taxonomy of the terms listed.
+             * @enum {string}
+             */
+            taxonomy?: "tribe_events_cat" | "post_tag";
+            targetHints?: components["schemas"]["TargetHints"];
+            /** @description In `curies`: the prefix that the template expands. */
+            name?: string;
+            /** @description In `curies`: `href` is a URI template. */
+            templated?: boolean;
+        };
+        /**
+         * OrganizerPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 2,
+         *       "author": "2",
+         *       "status": "publish",
+         *       "date": "2026-11-22 02:23:26",
+         *       "date_utc": "2026-11-22 07:23:26",
+         *       "modified": "2026-11-22 02:23:26",
+         *       "modified_utc": "2026-11-22 07:23:26",
+         *       "url": "https://example.org/organizer/harbor-arts-collective/",
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/organizers/2",
+         *       "organizer": "Harbor Arts Collective",
+         *       "description": "<p>Presenting live music since 2004.</p>",
+         *       "slug": "harbor-arts-collective",
+         *       "phone": "+1 212-555-0199",
+         *       "website": "https://harborarts.example.com",
+         *       "email": "hello@harborarts.example.com",
+         *       "json_ld": {
+         *         "@type": "Person",
+         *         "name": "Harbor Arts Collective",
+         *         "description": "Presenting live music since 2004.",
+         *         "url": "https://harborarts.example.com",
+         *         "telephone": "+1 212-555-0199",
+         *         "email": "hello@harborarts.example.com",
+         *         "sameAs": "https://harborarts.example.com"
+         *       },
+         *       "global_id": "example.org?id=2",
+         *       "global_id_lineage": [
+         *         "example.org?id=2"
+         *       ]
+         *     }
+         */
+        OrganizerPart: {
+            id?: components["schemas"]["Id"];
+            /** @description The author's user ID, as a string. */
+            author?: string;
+            status?: components["schemas"]["PostStatus"];
+            date?: components["schemas"]["DateTimeString"];
+            date_utc?: components["schemas"]["DateTimeString"];
+            modified?: components["schemas"]["DateTimeString"];
+            modified_utc?: components["schemas"]["DateTimeString"];
+            /** Format: uri */
+            url?: string;
+            /** Format: uri */
+            rest_url?: string;
+            /** @description The organizer's name. */
+            organizer?: string;
+            description?: string;
+            excerpt?: string;
+            slug?: string;
+            image?: components["schemas"]["ImagePart"];
+            phone?: string;
+            website?: string;
+            email?: string;
+            json_ld?: components["schemas"]["PersonJsonLdPart"];
+            global_id?: string;
+            global_id_lineage?: components["schemas"]["GlobalIdLineage"];
+            _links?: components["schemas"]["LinksPart"];
+            _embedded?: components["schemas"]["Embedded"];
+        };
+        /**
+         * PersonJsonLdPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "@type": "Person",
+         *       "name": "Harbor Arts Collective",
+         *       "description": "Presenting live music since 2004.",
+         *       "url": "https://harborarts.example.com",
+         *       "telephone": "+1 212-555-0199",
+         *       "email": "hello@harborarts.example.com",
+         *       "sameAs": "https://harborarts.example.com"
+         *     }
+         */
+        PersonJsonLdPart: {
+            /** @constant */
+            "@type"?: "Person";
+            name?: string;
+            description?: string;
+            /** Format: uri */
+            image?: string;
+            url?: string;
+            telephone?: string;
+            email?: string;
+            sameAs?: string;
+        };
+        /**
+         * EventJsonLdPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "@context": "http://schema.org",
+         *       "@type": "Event",
+         *       "name": "Winter Jazz Night",
+         *       "description": "Standards and new work.",
+         *       "url": "https://example.org/event/winter-jazz-night/",
+         *       "eventAttendanceMode": "https://schema.org/OfflineEventAttendanceMode",
+         *       "eventStatus": "https://schema.org/EventScheduled",
+         *       "startDate": "2026-12-12T19:30:00-05:00",
+         *       "endDate": "2026-12-12T22:30:00-05:00",
+         *       "offers": {
+         *         "@type": "Offer",
+         *         "price": "10 – 25",
+         *         "priceCurrency": "USD",
+         *         "url": "https://example.org/event/winter-jazz-night/",
+         *         "category": "primary",
+         *         "availability": "inStock",
+         *         "validFrom": "2026-11-22T00:00:00+00:00"
+         *       },
+         *       "performer": "Organization"
+         *     }
+         */
+        EventJsonLdPart: {
+            /** @constant */
+            "@context"?: "http://schema.org";
+            /** @constant */
+            "@type"?: "Event";
+            name?: string;
+            description?: string;
+            /** Format: uri */
+            image?: string;
+            /** Format: uri */
+            url?: string;
+            /** @constant */
+            eventAttendanceMode?: "https://schema.org/OfflineEventAttendanceMode";
+            /** @constant */
+            eventStatus?: "https://schema.org/EventScheduled";
+            startDate?: components["schemas"]["IsoDateTime"];
+            endDate?: components["schemas"]["IsoDateTime"];
+            location?: components["schemas"]["PlaceJsonLdPart"];
+            organizer?: components["schemas"]["PersonJsonLdPart"];
+            offers?: components["schemas"]["OfferJsonLdPart"];
+            /** @constant */
+            performer?: "Organization";
+        };
+        /**
+         * OfferJsonLdPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "@type": "Offer",
+         *       "price": "10 – 25",
+         *       "priceCurrency": "USD",
+         *       "url": "https://example.org/event/winter-jazz-night/",
+         *       "category": "primary",
+         *       "availability": "inStock",
+         *       "validFrom": "2026-11-22T00:00:00+00:00"
+         *     }
+         */
+        OfferJsonLdPart: {
+            /** @constant */
+            "@type"?: "Offer";
+            price?: string;
+            priceCurrency?: string;
+            /** Format: uri */
+            url?: string;
+            /** @constant */
+            category?: "primary";
+            /** @constant */
+            availability?: "inStock";
+            validFrom?: components["schemas"]["IsoDateTime"];
+        };
+        /**
+         * VenueListPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "venues": [
+         *         {
+         *           "id": 1,
+         *           "author": "2",
+         *           "status": "publish",
+         *           "date": "2026-11-22 02:23:26",
+         *           "date_utc": "2026-11-22 07:23:26",
+         *           "modified": "2026-11-22 02:23:26",
+         *           "modified_utc": "2026-11-22 07:23:26",
+         *           "url": "https://example.org/venue/blue-note-hall/",
+         *           "rest_url": "https://example.org/wp-json/calendar/events/v1/venues/1",
+         *           "venue": "Blue Note Hall",
+         *           "description": "<p>Intimate jazz club in Greenwich Village.</p>",
+         *           "slug": "blue-note-hall",
+         *           "image": {
+         *             "url": "https://bluenotehall.example.com/front.jpg",
+         *             "extension": "jpg"
+         *           },
+         *           "address": "131 W 3rd St",
+         *           "city": "New York",
+         *           "country": "United States",
+         *           "state": "NY",
+         *           "zip": "10012",
+         *           "phone": "+1 212-555-0148",
+         *           "website": "https://bluenotehall.example.com",
+         *           "stateprovince": "NY",
+         *           "geo_lat": 40.7306,
+         *           "geo_lng": -73.9866,
+         *           "show_map": true,
+         *           "show_map_link": true,
+         *           "global_id": "example.org?id=1",
+         *           "global_id_lineage": [
+         *             "example.org?id=1"
+         *           ]
+         *         }
+         *       ],
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/venues/?page=1&per_page=1",
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        VenueListPart: {
+            venues?: components["schemas"]["VenuePart"][];
+            /**
+             * Format: uri
+             * @description This page's URL, with its filters.
+             */
+            rest_url?: string;
+            /**
+             * Format: uri
+             * @description The next page's URL; absent on the last page.
+             */
+            next_rest_url?: string;
+            /**
+             * Format: uri
+             * @description The previous page's URL; absent on the first page.
+             */
+            previous_rest_url?: string;
+            total?: number;
+            total_pages?: number;
+        };
+        /**
+         * OrganizerListPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "organizers": [
+         *         {
+         *           "id": 2,
+         *           "author": "2",
+         *           "status": "publish",
+         *           "date": "2026-11-22 02:23:26",
+         *           "date_utc": "2026-11-22 07:23:26",
+         *           "modified": "2026-11-22 02:23:26",
+         *           "modified_utc": "2026-11-22 07:23:26",
+         *           "url": "https://example.org/organizer/harbor-arts-collective/",
+         *           "rest_url": "https://example.org/wp-json/calendar/events/v1/organizers/2",
+         *           "organizer": "Harbor Arts Collective",
+         *           "description": "<p>Presenting live music since 2004.</p>",
+         *           "slug": "harbor-arts-collective",
+         *           "phone": "+1 212-555-0199",
+         *           "website": "https://harborarts.example.com",
+         *           "email": "hello@harborarts.example.com",
+         *           "global_id": "example.org?id=2",
+         *           "global_id_lineage": [
+         *             "example.org?id=2"
+         *           ]
+         *         }
+         *       ],
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/organizers/?page=1&per_page=1",
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        OrganizerListPart: {
+            organizers?: components["schemas"]["OrganizerPart"][];
+            /** Format: uri */
+            rest_url?: string;
+            /** Format: uri */
+            next_rest_url?: string;
+            /** Format: uri */
+            previous_rest_url?: string;
+            total?: number;
+            total_pages?: number;
+        };
+        /**
+         * CategoryListPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/categories/?page=1&per_page=1&include=2&order=asc&orderby=name&hide_empty=true",
+         *       "total": 1,
+         *       "total_pages": 1,
+         *       "categories": [
+         *         {
+         *           "id": 2,
+         *           "count": 1,
+         *           "description": "Jazz concerts and jam sessions.",
+         *           "name": "Jazz",
+         *           "slug": "jazz",
+         *           "taxonomy": "tribe_events_cat",
+         *           "parent": 1,
+         *           "meta": [],
+         *           "url": "https://example.org/events/category/concerts/jazz/",
+         *           "urls": {
+         *             "self": "https://example.org/wp-json/calendar/events/v1/categories/2",
+         *             "collection": "https://example.org/wp-json/calendar/events/v1/categories",
+         *             "up": "https://example.org/wp-json/calendar/events/v1/categories/1"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        CategoryListPart: {
+            /**
+             * Format: uri
+             * @description This page's URL.
+             */
+            rest_url?: string;
+            /** @description How many categories match. */
+            total?: number;
+            /** @description How many pages there are (0 when nothing matches). */
+            total_pages?: number;
+            categories?: components["schemas"]["CategoryPart"][];
+            /**
+             * Format: uri
+             * @description The next page's URL; absent on the last page.
+             */
+            next_rest_url?: string;
+            /**
+             * Format: uri
+             * @description The previous page's URL; absent on the first page.
+             */
+            previous_rest_url?: string;
+        };
+        /**
+         * CategoryPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 2,
+         *       "count": 1,
+         *       "description": "Jazz concerts and jam sessions.",
+         *       "name": "Jazz",
+         *       "slug": "jazz",
+         *       "taxonomy": "tribe_events_cat",
+         *       "parent": 1,
+         *       "meta": [],
+         *       "url": "https://example.org/events/category/concerts/jazz/",
+         *       "urls": {
+         *         "self": "https://example.org/wp-json/calendar/events/v1/categories/2",
+         *         "collection": "https://example.org/wp-json/calendar/events/v1/categories",
+         *         "up": "https://example.org/wp-json/calendar/events/v1/categories/1"
+         *       }
+         *     }
+         */
+        CategoryPart: {
+            id?: components["schemas"]["Id"];
+            /** @description How many published events carry the category. */
+            count?: number;
+            description?: string;
+            name?: string;
+            slug?: string;
+            /** @constant */
+            taxonomy?: "tribe_events_cat";
+            /** @description The parent category's ID, or 0. */
+            parent?: number;
+            meta?: unknown[];
+            /**
+             * Format: uri
+             * @description The category's page on the site.
+             */
+            url?: string;
+            urls?: components["schemas"]["TermUrlsPart"];
+            _links?: components["schemas"]["LinksPart"];
+            _embedded?: components["schemas"]["Embedded"];
+        };
+        /**
+         * TagListPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "rest_url": "https://example.org/wp-json/calendar/events/v1/tags/?page=1&per_page=1&order=asc&orderby=name&hide_empty=true",
+         *       "total": 1,
+         *       "total_pages": 1,
+         *       "tags": [
+         *         {
+         *           "id": 3,
+         *           "count": 1,
+         *           "description": "Events with live performers.",
+         *           "name": "Live music",
+         *           "slug": "live-music",
+         *           "taxonomy": "post_tag",
+         *           "meta": [],
+         *           "url": "https://example.org/tag/live-music/",
+         *           "urls": {
+         *             "self": "https://example.org/wp-json/calendar/events/v1/tags/3",
+         *             "collection": "https://example.org/wp-json/calendar/events/v1/tags"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        TagListPart: {
+            /**
+             * Format: uri
+             * @description This page's URL.
+             */
+            rest_url?: string;
+            /** @description How many tags match. */
+            total?: number;
+            /** @description How many pages there are (0 when nothing matches). */
+            total_pages?: number;
+            tags?: components["schemas"]["TagPart"][];
+            /**
+             * Format: uri
+             * @description The next page's URL; absent on the last page.
+             */
+            next_rest_url?: string;
+            /**
+             * Format: uri
+             * @description The previous page's URL; absent on the first page.
+             */
+            previous_rest_url?: string;
+        };
+        /**
+         * TagPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 3,
+         *       "count": 1,
+         *       "description": "Events with live performers.",
+         *       "name": "Live music",
+         *       "slug": "live-music",
+         *       "taxonomy": "post_tag",
+         *       "meta": [],
+         *       "url": "https://example.org/tag/live-music/",
+         *       "urls": {
+         *         "self": "https://example.org/wp-json/calendar/events/v1/tags/3",
+         *         "collection": "https://example.org/wp-json/calendar/events/v1/tags"
+         *       }
+         *     }
+         */
+        TagPart: {
+            id?: components["schemas"]["Id"];
+            /** @description How many published events carry the tag. */
+            count?: number;
+            description?: string;
+            name?: string;
+            slug?: string;
+            /** @constant */
+            taxonomy?: "post_tag";
+            meta?: unknown[];
+            /**
+             * Format: uri
+             * @description The tag's page on the site.
+             */
+            url?: string;
+            urls?: components["schemas"]["TermUrlsPart"];
+            _links?: components["schemas"]["LinksPart"];
+            _embedded?: components["schemas"]["Embedded"];
+        };
+        /**
+         * ChangeListPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "changes": [],
+         *       "next_cursor": "769-9223372036854775807",
+         *       "more": false
+         *     }
+         */
+        ChangeListPart: {
+            changes?: components["schemas"]["ChangePart"][];
+            /** @description The `since` of the next read: after the last change of this page, or, when the page holds every change there is, as far as the feed is complete (valid when the page is empty, too). */
+            next_cursor?: components["schemas"]["Cursor"];
+            /** @description True when more changes are ready: read again at once with `next_cursor`. False: poll later. */
+            more?: boolean;
+        };
+        /**
+         * ChangePart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "cursor": "768-4",
+         *       "type": "event",
+         *       "id": 3,
+         *       "action": "created",
+         *       "modified_utc": "2026-11-24 03:30:45",
+         *       "version": "mwu50dg1",
+         *       "tombstone": true,
+         *       "object": null
+         *     }
+         */
+        ChangePart: {
+            cursor?: components["schemas"]["Cursor"];
+            /**
+             * @description The kind of object that changed.
+             * @enum {string}
+             */
+            type?: "event" | "venue" | "organizer" | "category" | "tag";
+            id?: components["schemas"]["Id"];
+            /**
+             * @description What the write did: `created`, `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them. A change of a recurring event (a series) stands for its occurrences that are not changed on their own: they come, move, change and go with it without changes of their own; read them again with `post_parent`.
+             * @enum {string}
+             */
+            action?: "created" | "updated" | "trashed" | "deleted";
+            /** @description The object's modification time (UTC) when it changed; a change of what an event shows keeps the event's time. */
+            modified_utc?: components["schemas"]["DateTimeString"];
+            /** @description The object's version when it changed: the version that leads its `ETag`. */
+            version?: string;
+            /** @description True when the object no longer exists or the caller may not read it (a draft, a trashed event to anonymous readers): a copy removes it. */
+            tombstone?: boolean;
+            /** @description The object as its own route answers it now (so several changes of one object show the same state), or null for a tombstone. */
+            object?: components["schemas"]["EventPart"] | components["schemas"]["VenuePart"] | components["schemas"]["OrganizerPart"] | components["schemas"]["CategoryPart"] | components["schemas"]["TagPart"] | null;
+        };
     };
     responses: {
         /** @description The representation has not changed since the ETag in `If-None-Match`; no body. */
@@ -3380,15 +5102,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content?: never;
-        };
-        /** @description With `_envelope`, every answer of this operation, its errors too, comes with status 200 in an envelope. */
-        Enveloped: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
-            };
         };
         /** @description The caller may not do this: its role does not allow it, or (`rest_quota_exceeded`) an account below editor holds as many recurring events, or occurrences of them, as it may (`data.quota` is `series` or `occurrences`). */
         Forbidden: {
@@ -3636,96 +5349,7 @@ export interface components {
         /** @description How many changes to return at most. */
         ChangesPerPage: number;
     };
-    requestBodies: {
-        /** @description The new event, as JSON or as a form. */
-        EventCreate: {
-            content: {
-                "application/json": components["schemas"]["EventInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["EventInput"];
-            };
-        };
-        /** @description The fields to change; fields that are not sent keep their values. */
-        EventUpdate: {
-            content: {
-                "application/json": components["schemas"]["EventFields"];
-                "application/x-www-form-urlencoded": components["schemas"]["EventFields"];
-            };
-        };
-        /** @description The new venue, as JSON or as a form. */
-        VenueCreate: {
-            content: {
-                "application/json": components["schemas"]["VenueInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["VenueInput"];
-            };
-        };
-        /** @description The fields to change; fields that are not sent keep their values. */
-        VenueUpdate: {
-            content: {
-                "application/json": components["schemas"]["VenueFields"];
-                "application/x-www-form-urlencoded": components["schemas"]["VenueFields"];
-            };
-        };
-        /** @description The new organizer, as JSON or as a form. */
-        OrganizerCreate: {
-            content: {
-                "application/json": components["schemas"]["OrganizerInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["OrganizerInput"];
-            };
-        };
-        /** @description The fields to change; fields that are not sent keep their values. */
-        OrganizerUpdate: {
-            content: {
-                "application/json": components["schemas"]["OrganizerFields"];
-                "application/x-www-form-urlencoded": components["schemas"]["OrganizerFields"];
-            };
-        };
-        /** @description The new category, as JSON or as a form. */
-        CategoryCreate: {
-            content: {
-                "application/json": components["schemas"]["CategoryInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["CategoryInput"];
-            };
-        };
-        /** @description The fields to change; fields that are not sent keep their values. */
-        CategoryUpdate: {
-            content: {
-                "application/json": components["schemas"]["CategoryFields"];
-                "application/x-www-form-urlencoded": components["schemas"]["CategoryFields"];
-            };
-        };
-        /** @description The new tag, as JSON or as a form. */
-        TagCreate: {
-            content: {
-                "application/json": components["schemas"]["TagInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["TagInput"];
-            };
-        };
-        /** @description The fields to change; fields that are not sent keep their values. */
-        TagUpdate: {
-            content: {
-                "application/json": components["schemas"]["TermFields"];
-                "application/x-www-form-urlencoded": components["schemas"]["TermFields"];
-            };
-        };
-        /** @description The new subscription. */
-        WebhookCreate: {
-            content: {
-                "application/json": components["schemas"]["WebhookInput"];
-            };
-        };
-        /** @description The fields to change. */
-        WebhookUpdate: {
-            content: {
-                "application/json": components["schemas"]["WebhookUpdate"];
-            };
-        };
-        /** @description How long the secrets before the new one stay valid. */
-        WebhookSecretRotation: {
-            content: {
-                "application/json": components["schemas"]["WebhookSecretRotation"];
-            };
-        };
-    };
+    requestBodies: never;
     headers: {
         /**
          * @description A strong validator of this representation. Send it back in `If-None-Match` to get 304 when nothing
@@ -3805,9 +5429,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NamespaceIndex"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["NamespaceIndex"] | components["schemas"]["NamespaceIndexPart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -3850,10 +5472,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenApiDocument"];
+                    "application/json": components["schemas"]["OpenApiDocument"] | components["schemas"]["OpenApiDocumentPart"] | components["schemas"]["Enveloped"];
                     "text/html": string;
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -3960,9 +5580,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EventList"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["EventList"] | components["schemas"]["EventListPart"] | components["schemas"]["Enveloped"];
                 };
             };
             303: components["responses"]["SeeCalendar"];
@@ -3995,7 +5613,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["EventCreate"];
+        /** @description The new event, as JSON or as a form. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["EventInput"];
+            };
+        };
         responses: {
             /** @description The created event. */
             201: {
@@ -4006,8 +5630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/json": components["schemas"]["Event"] | components["schemas"]["EventPart"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4020,7 +5643,15 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
-            default: components["responses"]["Enveloped"];
+            /** @description With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enveloped"];
+                };
+            };
         };
     };
     getEventsCalendar: {
@@ -4156,9 +5787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Event"] | components["schemas"]["EventPart"] | components["schemas"]["Enveloped"];
                 };
             };
             303: components["responses"]["SeeCalendar"];
@@ -4209,7 +5838,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["EventUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["EventFields"];
+            };
+        };
         responses: {
             /** @description The updated event. */
             200: {
@@ -4219,9 +5854,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Event"] | components["schemas"]["EventPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4274,7 +5907,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["EventUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["EventFields"];
+            };
+        };
         responses: {
             /** @description The updated event. */
             200: {
@@ -4284,9 +5923,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Event"] | components["schemas"]["EventPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4351,9 +5988,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Event"] | components["schemas"]["EventPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4405,7 +6040,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["EventUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["EventFields"];
+            };
+        };
         responses: {
             /** @description The updated event. */
             200: {
@@ -4415,9 +6056,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Event"] | components["schemas"]["EventPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4516,9 +6155,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Event"] | components["schemas"]["EventPart"] | components["schemas"]["Enveloped"];
                 };
             };
             303: components["responses"]["SeeCalendar"];
@@ -4567,7 +6204,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["EventUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["EventFields"];
+            };
+        };
         responses: {
             /** @description The updated event. */
             200: {
@@ -4577,9 +6220,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Event"] | components["schemas"]["EventPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4630,7 +6271,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["EventUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["EventFields"];
+            };
+        };
         responses: {
             /** @description The updated event. */
             200: {
@@ -4640,9 +6287,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Event"] | components["schemas"]["EventPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4705,9 +6350,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Event"] | components["schemas"]["EventPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4757,7 +6400,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["EventUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["EventFields"];
+            };
+        };
         responses: {
             /** @description The updated event. */
             200: {
@@ -4767,9 +6416,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Event"] | components["schemas"]["EventPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4883,9 +6530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["VenueList"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["VenueList"] | components["schemas"]["VenueListPart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -4917,7 +6562,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["VenueCreate"];
+        /** @description The new venue, as JSON or as a form. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VenueInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["VenueInput"];
+            };
+        };
         responses: {
             /** @description The created venue. */
             201: {
@@ -4928,8 +6579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Venue"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/json": components["schemas"]["Venue"] | components["schemas"]["VenuePart"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4942,7 +6592,15 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
-            default: components["responses"]["Enveloped"];
+            /** @description With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enveloped"];
+                };
+            };
         };
     };
     getVenue: {
@@ -4982,9 +6640,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Venue"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Venue"] | components["schemas"]["VenuePart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -5020,7 +6676,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["VenueUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VenueFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["VenueFields"];
+            };
+        };
         responses: {
             /** @description The updated venue. */
             200: {
@@ -5030,9 +6692,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Venue"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Venue"] | components["schemas"]["VenuePart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5071,7 +6731,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["VenueUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VenueFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["VenueFields"];
+            };
+        };
         responses: {
             /** @description The updated venue. */
             200: {
@@ -5081,9 +6747,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Venue"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Venue"] | components["schemas"]["VenuePart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5134,9 +6798,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Venue"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Venue"] | components["schemas"]["VenuePart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5174,7 +6836,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["VenueUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VenueFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["VenueFields"];
+            };
+        };
         responses: {
             /** @description The updated venue. */
             200: {
@@ -5184,9 +6852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Venue"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Venue"] | components["schemas"]["VenuePart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5239,9 +6905,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Venue"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Venue"] | components["schemas"]["VenuePart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -5277,7 +6941,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["VenueUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VenueFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["VenueFields"];
+            };
+        };
         responses: {
             /** @description The updated venue. */
             200: {
@@ -5287,9 +6957,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Venue"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Venue"] | components["schemas"]["VenuePart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5328,7 +6996,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["VenueUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VenueFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["VenueFields"];
+            };
+        };
         responses: {
             /** @description The updated venue. */
             200: {
@@ -5338,9 +7012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Venue"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Venue"] | components["schemas"]["VenuePart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5391,9 +7063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Venue"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Venue"] | components["schemas"]["VenuePart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5431,7 +7101,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["VenueUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VenueFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["VenueFields"];
+            };
+        };
         responses: {
             /** @description The updated venue. */
             200: {
@@ -5441,9 +7117,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Venue"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Venue"] | components["schemas"]["VenuePart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5513,9 +7187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OrganizerList"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["OrganizerList"] | components["schemas"]["OrganizerListPart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -5547,7 +7219,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrganizerCreate"];
+        /** @description The new organizer, as JSON or as a form. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrganizerInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["OrganizerInput"];
+            };
+        };
         responses: {
             /** @description The created organizer. */
             201: {
@@ -5558,8 +7236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Organizer"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/json": components["schemas"]["Organizer"] | components["schemas"]["OrganizerPart"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5572,7 +7249,15 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
-            default: components["responses"]["Enveloped"];
+            /** @description With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enveloped"];
+                };
+            };
         };
     };
     getOrganizer: {
@@ -5612,9 +7297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Organizer"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Organizer"] | components["schemas"]["OrganizerPart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -5650,7 +7333,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrganizerUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrganizerFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["OrganizerFields"];
+            };
+        };
         responses: {
             /** @description The updated organizer. */
             200: {
@@ -5660,9 +7349,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Organizer"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Organizer"] | components["schemas"]["OrganizerPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5701,7 +7388,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrganizerUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrganizerFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["OrganizerFields"];
+            };
+        };
         responses: {
             /** @description The updated organizer. */
             200: {
@@ -5711,9 +7404,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Organizer"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Organizer"] | components["schemas"]["OrganizerPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5764,9 +7455,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Organizer"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Organizer"] | components["schemas"]["OrganizerPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5804,7 +7493,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrganizerUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrganizerFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["OrganizerFields"];
+            };
+        };
         responses: {
             /** @description The updated organizer. */
             200: {
@@ -5814,9 +7509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Organizer"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Organizer"] | components["schemas"]["OrganizerPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5869,9 +7562,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Organizer"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Organizer"] | components["schemas"]["OrganizerPart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -5907,7 +7598,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrganizerUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrganizerFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["OrganizerFields"];
+            };
+        };
         responses: {
             /** @description The updated organizer. */
             200: {
@@ -5917,9 +7614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Organizer"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Organizer"] | components["schemas"]["OrganizerPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5958,7 +7653,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrganizerUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrganizerFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["OrganizerFields"];
+            };
+        };
         responses: {
             /** @description The updated organizer. */
             200: {
@@ -5968,9 +7669,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Organizer"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Organizer"] | components["schemas"]["OrganizerPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6021,9 +7720,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Organizer"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Organizer"] | components["schemas"]["OrganizerPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6061,7 +7758,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrganizerUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrganizerFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["OrganizerFields"];
+            };
+        };
         responses: {
             /** @description The updated organizer. */
             200: {
@@ -6071,9 +7774,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Organizer"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Organizer"] | components["schemas"]["OrganizerPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6150,9 +7851,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CategoryList"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["CategoryList"] | components["schemas"]["CategoryListPart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -6184,7 +7883,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["CategoryCreate"];
+        /** @description The new category, as JSON or as a form. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoryInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["CategoryInput"];
+            };
+        };
         responses: {
             /** @description The created category. */
             201: {
@@ -6195,8 +7900,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Category"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/json": components["schemas"]["Category"] | components["schemas"]["CategoryPart"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6209,7 +7913,15 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
-            default: components["responses"]["Enveloped"];
+            /** @description With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enveloped"];
+                };
+            };
         };
     };
     getCategory: {
@@ -6248,9 +7960,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Category"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Category"] | components["schemas"]["CategoryPart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -6285,7 +7995,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["CategoryUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoryFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["CategoryFields"];
+            };
+        };
         responses: {
             /** @description The updated category. */
             200: {
@@ -6295,9 +8011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Category"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Category"] | components["schemas"]["CategoryPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6336,7 +8050,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["CategoryUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoryFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["CategoryFields"];
+            };
+        };
         responses: {
             /** @description The updated category. */
             200: {
@@ -6346,9 +8066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Category"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Category"] | components["schemas"]["CategoryPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6397,9 +8115,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Category"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Category"] | components["schemas"]["CategoryPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6436,7 +8152,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["CategoryUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoryFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["CategoryFields"];
+            };
+        };
         responses: {
             /** @description The updated category. */
             200: {
@@ -6446,9 +8168,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Category"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Category"] | components["schemas"]["CategoryPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6523,9 +8243,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TagList"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["TagList"] | components["schemas"]["TagListPart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -6557,7 +8275,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["TagCreate"];
+        /** @description The new tag, as JSON or as a form. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["TagInput"];
+            };
+        };
         responses: {
             /** @description The created tag. */
             201: {
@@ -6568,8 +8292,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Tag"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
+                    "application/json": components["schemas"]["Tag"] | components["schemas"]["TagPart"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6582,7 +8305,15 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
-            default: components["responses"]["Enveloped"];
+            /** @description With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enveloped"];
+                };
+            };
         };
     };
     getTag: {
@@ -6621,9 +8352,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Tag"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Tag"] | components["schemas"]["TagPart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -6658,7 +8387,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["TagUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TermFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["TermFields"];
+            };
+        };
         responses: {
             /** @description The updated tag. */
             200: {
@@ -6668,9 +8403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Tag"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Tag"] | components["schemas"]["TagPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6709,7 +8442,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["TagUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TermFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["TermFields"];
+            };
+        };
         responses: {
             /** @description The updated tag. */
             200: {
@@ -6719,9 +8458,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Tag"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Tag"] | components["schemas"]["TagPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6770,9 +8507,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Tag"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Tag"] | components["schemas"]["TagPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6809,7 +8544,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["TagUpdate"];
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TermFields"];
+                "application/x-www-form-urlencoded": components["schemas"]["TermFields"];
+            };
+        };
         responses: {
             /** @description The updated tag. */
             200: {
@@ -6819,9 +8560,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Tag"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["Tag"] | components["schemas"]["TagPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6866,9 +8605,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ChangeList"];
-                    "application/vnd.calendar-events.part+json": components["schemas"]["Part"];
-                    "application/vnd.calendar-events.envelope+json": components["schemas"]["Envelope"];
+                    "application/json": components["schemas"]["ChangeList"] | components["schemas"]["ChangeListPart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -6919,7 +8656,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["WebhookCreate"];
+        /** @description The new subscription. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookInput"];
+            };
+        };
         responses: {
             /** @description The subscription, with its secret. */
             201: {
@@ -7032,7 +8774,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["WebhookUpdate"];
+        /** @description The fields to change. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
         responses: {
             /** @description The subscription as changed. */
             200: {
@@ -7106,7 +8853,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: components["requestBodies"]["WebhookSecretRotation"];
+        /** @description How long the secrets before the new one stay valid. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WebhookSecretRotation"];
+            };
+        };
         responses: {
             /** @description The subscription with its new secret, shown this once. */
             200: {

@@ -4,6 +4,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { inlineRequestBodies } from './lib/request-bodies.mjs';
+import { describeReshapedAnswers } from './lib/reshaped-answers.mjs';
 
 const check = process.argv.includes('--check');
 const root = path.resolve(import.meta.dirname, '..');
@@ -17,6 +19,9 @@ const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 
 const bundle = path.join(outDir, 'openapi.json');
 const types = path.join(outDir, 'api.d.ts');
 run('redocly', ['bundle', 'openapi/openapi.yaml', '--output', bundle]);
+// What tools read from the bundle besides the hand-written document: scripts/lib/*.mjs say why.
+const forTools = inlineRequestBodies(describeReshapedAnswers(JSON.parse(fs.readFileSync(bundle, 'utf8'))));
+fs.writeFileSync(bundle, JSON.stringify(forTools, null, 2) + '\n');
 run('openapi-typescript', [
   bundle,
   '--output',

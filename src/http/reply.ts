@@ -5,28 +5,19 @@ import { entityTag, noneMatch } from './conditional.js';
 import type { Reply } from './handler.js';
 import { pickFields, responseOptions } from './wordpress-response.js';
 
-const JSON_UTF8 = 'application/json; charset=UTF-8';
-const PART = 'application/vnd.calendar-events.part+json; charset=UTF-8';
-const ENVELOPE = 'application/vnd.calendar-events.envelope+json; charset=UTF-8';
-
 export function sendReply(req: Request, res: Response, reply: Reply) {
   if (res.headersSent) return;
   const options = responseOptions(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '');
   const succeeded = (reply.status ?? 200) >= 200 && (reply.status ?? 200) < 300;
-  const fields = succeeded && !reply.contentType ? options.fields : undefined;
-  let data = fields ? pickFields(reply.body, fields) : reply.body;
+  let data = succeeded && options.fields && !reply.contentType ? pickFields(reply.body, options.fields) : reply.body;
   let status = reply.status ?? 200;
-  // A reshaped answer has a media type of its own, as the document says: a client generated from
-  // it keeps one type for the plain JSON answer (openapi/components/schemas/Part.yaml, Envelope.yaml).
-  let contentType = reply.contentType ?? (fields ? PART : JSON_UTF8);
   if (options.envelope && !reply.contentType) {
     data = { body: data, status, headers: envelopeHeaders(res, reply.headers ?? {}) };
     status = 200;
-    contentType = ENVELOPE;
   }
   const body = reply.contentType ? String(data) : JSON.stringify(data);
   res.status(status);
-  res.set('Content-Type', contentType);
+  res.set('Content-Type', reply.contentType ?? 'application/json; charset=UTF-8');
   // Link may hold more than one value: the API root's (discovery-link.ts) and a list's prev/next.
   for (const [name, value] of Object.entries(reply.headers ?? {})) {
     if (name.toLowerCase() === 'link') res.append('Link', value);

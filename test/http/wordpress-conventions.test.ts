@@ -93,13 +93,6 @@ describeEachDatabase('WordPress REST conventions', (s) => {
     expect(list.body.events).toEqual([{ id: event.id, title: 'Fielded' }]);
     expect(list.body).toMatchObject({ total: 1, total_pages: 1 });
     expect(list.body.rest_url).toContain('/events/');
-    // A part has a media type of its own (a typed client keeps one type for the whole answer).
-    for (const r of [single, list]) {
-      expect(r.headers.get('content-type')).toMatch(/^application\/vnd\.calendar-events\.part\+json; charset=utf-8$/i);
-    }
-    expect((await s.get(`/events/${event.id}`)).headers.get('content-type')).toMatch(
-      /^application\/json; charset=utf-8$/i,
-    );
     // Writes answer with the fields named too; the write itself is whole.
     const updated = await s.request('PATCH', `/events/${event.id}?_fields=id,description`, {
       body: { description: 'Whole' },
@@ -119,11 +112,6 @@ describeEachDatabase('WordPress REST conventions', (s) => {
     expect(created.body.headers.Location).toBe(created.body.body.urls.self);
     const missing = await s.get('/tags/999999?_envelope=1');
     expect(missing.status).toBe(200);
-    for (const r of [created, missing]) {
-      expect(r.headers.get('content-type')).toMatch(
-        /^application\/vnd\.calendar-events\.envelope\+json; charset=utf-8$/i,
-      );
-    }
     expect(missing.body).toMatchObject({ status: 404, body: { code: 'rest-tag-not-found' } });
     const both = await s.get(`/tags/${created.body.body.id}?_envelope&_fields=id`);
     expect(both.body).toEqual({

@@ -9,6 +9,21 @@ export type IsUnknown<T> = unknown extends T ? true : false;
 export type IsString<T> = IsUnknown<T> extends true ? false : [NonNullable<T>] extends [string] ? true : false;
 
 /**
+ * An answer without the reshaped forms the document also allows where an operation takes `_fields`
+ * (a part: every field optional) or `_envelope` (an envelope with a numeric status): these programs
+ * send neither, so each narrows an answer once, as examples/plain.ts shows the README's readers.
+ */
+export type Plain<T> = T extends unknown
+  ? object extends T
+    ? never
+    : T extends { status: number; headers: object }
+      ? never
+      : T
+  : never;
+
+export const plain = <T>(data: T): Plain<T> => data as Plain<T>;
+
+/**
  * What every program prints (one JSON line), for the test to check. A status is null where the client
  * does not tell it for an answer that succeeded.
  */

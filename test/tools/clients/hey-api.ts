@@ -1,7 +1,7 @@
 // @hey-api/openapi-ts with its fetch client (@hey-api/client-fetch, bundled into the output): list,
 // create with a login and its application password (HTTP Basic, through the client's `auth`), a 404
 // and a 400.
-import { EVENT, type IsString, type IsUnknown, MISSING_ID, MONTH, ORGANIZER, report, target } from './checks.js';
+import { EVENT, type IsString, type IsUnknown, MISSING_ID, MONTH, ORGANIZER, plain, report, target } from './checks.js';
 import { client } from './generated/client.gen.js';
 import {
   createEvent,
@@ -41,13 +41,13 @@ client.setConfig({
 
 const organizerAnswer = await createOrganizer({ body: ORGANIZER });
 if (!organizerAnswer.data) throw new Error(`create organizer: ${organizerAnswer.response.status}`);
-const organizer = organizerAnswer.data;
+const organizer = plain(organizerAnswer.data);
 const email: string | undefined | null = organizer.email;
 const emailTyped: IsUnknown<typeof organizer.email> = false;
 
 const createdAnswer = await createEvent({ body: { ...EVENT, organizer: [organizer.id] } });
 if (!createdAnswer.data) throw new Error(`create event: ${createdAnswer.response.status}`);
-const event = createdAnswer.data;
+const event = plain(createdAnswer.data);
 const website: string | undefined | null = event.website;
 const websiteTyped: IsUnknown<typeof event.website> = false;
 const url: string | undefined | null = event.url;
@@ -55,11 +55,11 @@ const urlTyped: IsUnknown<typeof event.url> = false;
 
 const listAnswer = await listEvents({ query: { ...MONTH, per_page: 50 } });
 if (!listAnswer.data) throw new Error(`list: ${listAnswer.response.status}`);
-const list = listAnswer.data;
+const list = plain(listAnswer.data);
 
 const readAnswer = await getEvent({ path: { id: event.id } });
 if (!readAnswer.data) throw new Error(`read: ${readAnswer.response.status}`);
-const read = readAnswer.data;
+const read = plain(readAnswer.data);
 
 const missing = await getEvent({ path: { id: MISSING_ID } });
 const bad = await listEvents({ query: { per_page: 0 } });

@@ -1,7 +1,7 @@
 // openapi-typescript-codegen's fetch client (`--client fetch --useOptions`): list, create with a login
 // and its application password (HTTP Basic, through OpenAPI.USERNAME and PASSWORD), a 404 and a 400.
 // A failed call throws an ApiError with the status and the parsed error body.
-import { EVENT, type IsString, type IsUnknown, MISSING_ID, MONTH, ORGANIZER, report, target } from './checks.js';
+import { EVENT, type IsString, type IsUnknown, MISSING_ID, MONTH, ORGANIZER, plain, report, target } from './checks.js';
 import {
   ApiError,
   type Event,
@@ -48,18 +48,20 @@ async function failure(call: Promise<unknown>): Promise<{ status: number; code: 
   throw new Error('the call succeeded');
 }
 
-const organizer = await OrganizersService.createOrganizer({ requestBody: ORGANIZER });
+const organizer = plain(await OrganizersService.createOrganizer({ requestBody: ORGANIZER }));
 const email: string | undefined | null = organizer.email;
 const emailTyped: IsUnknown<typeof organizer.email> = false;
 
-const event = await EventsService.createEvent({ requestBody: { ...EVENT, organizer: [organizer.id] } });
+const event = plain(await EventsService.createEvent({ requestBody: { ...EVENT, organizer: [organizer.id] } }));
 const website: string | undefined | null = event.website;
 const websiteTyped: IsUnknown<typeof event.website> = false;
 const url: string | undefined | null = event.url;
 const urlTyped: IsUnknown<typeof event.url> = false;
 
-const list = await EventsService.listEvents({ startDate: MONTH.start_date, endDate: MONTH.end_date, perPage: 50 });
-const read = await EventsService.getEvent({ id: event.id });
+const list = plain(
+  await EventsService.listEvents({ startDate: MONTH.start_date, endDate: MONTH.end_date, perPage: 50 }),
+);
+const read = plain(await EventsService.getEvent({ id: event.id }));
 const missing = await failure(EventsService.getEvent({ id: MISSING_ID }));
 const bad = await failure(EventsService.listEvents({ perPage: 0 }));
 
@@ -75,7 +77,7 @@ report({
   },
   listed: { status: null, ids: list.events.map((e) => e.id), total: list.total },
   read: { status: null, title: read.title, website: read.website ?? '' },
-  notFound: missing,
+  notFound: { status: missing.status, code: missing.code },
   badParam: bad,
 });
 export const typed = [emailTyped, websiteTyped, urlTyped];

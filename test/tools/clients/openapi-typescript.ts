@@ -1,7 +1,7 @@
 // openapi-typescript's types with openapi-fetch, as the README shows (`npx openapi-typescript .../doc
 // -o ...`): list, create with an application password (Bearer), a 404 and a 400.
 import createClient from 'openapi-fetch';
-import { EVENT, type IsString, type IsUnknown, MISSING_ID, MONTH, ORGANIZER, report, target } from './checks.js';
+import { EVENT, type IsString, type IsUnknown, MISSING_ID, MONTH, ORGANIZER, plain, report, target } from './checks.js';
 import type { components, paths } from './generated/api.js';
 
 type Schemas = components['schemas'];
@@ -29,13 +29,13 @@ const client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer 
 
 const organizerAnswer = await client.POST('/organizers', { body: ORGANIZER });
 if (!organizerAnswer.data) throw new Error(`create organizer: ${organizerAnswer.response.status}`);
-const organizer = organizerAnswer.data;
+const organizer = plain(organizerAnswer.data);
 const email: string | undefined | null = organizer.email;
 const emailTyped: IsUnknown<typeof organizer.email> = false;
 
 const createdAnswer = await client.POST('/events', { body: { ...EVENT, organizer: [organizer.id] } });
 if (!createdAnswer.data) throw new Error(`create event: ${createdAnswer.response.status}`);
-const event = createdAnswer.data;
+const event = plain(createdAnswer.data);
 const website: string | undefined | null = event.website;
 const websiteTyped: IsUnknown<typeof event.website> = false;
 const url: string | undefined | null = event.url;
@@ -43,11 +43,11 @@ const urlTyped: IsUnknown<typeof event.url> = false;
 
 const listAnswer = await client.GET('/events', { params: { query: { ...MONTH, per_page: 50 } } });
 if (!listAnswer.data) throw new Error(`list: ${listAnswer.response.status}`);
-const list = listAnswer.data;
+const list = plain(listAnswer.data);
 
 const readAnswer = await client.GET('/events/{id}', { params: { path: { id: event.id } } });
 if (!readAnswer.data) throw new Error(`read: ${readAnswer.response.status}`);
-const read = readAnswer.data;
+const read = plain(readAnswer.data);
 
 const missing = await client.GET('/events/{id}', { params: { path: { id: MISSING_ID } } });
 const bad = await client.GET('/events', { params: { query: { per_page: 0 } } });

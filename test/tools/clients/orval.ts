@@ -1,7 +1,7 @@
 // orval's fetch client (`client: 'fetch'`, with orval-fetch.ts as its custom fetch for the base URL):
 // list, create with an application password (Bearer, as a request option), a 404 and a 400. Answers
 // are `{data, status}` unions, narrowed by status.
-import { EVENT, type IsString, type IsUnknown, MISSING_ID, MONTH, ORGANIZER, report, target } from './checks.js';
+import { EVENT, type IsString, type IsUnknown, MISSING_ID, MONTH, ORGANIZER, plain, report, target } from './checks.js';
 import {
   createEvent,
   createOrganizer,
@@ -36,13 +36,13 @@ const auth = { headers: { Authorization: `Bearer ${appPassword}` } };
 
 const organizerAnswer = await createOrganizer(ORGANIZER, undefined, auth);
 if (organizerAnswer.status !== 201) throw new Error(`create organizer: ${organizerAnswer.status}`);
-const organizer = organizerAnswer.data;
+const organizer = plain(organizerAnswer.data);
 const email: string | undefined | null = organizer.email;
 const emailTyped: IsUnknown<typeof organizer.email> = false;
 
 const createdAnswer = await createEvent({ ...EVENT, organizer: [organizer.id] }, undefined, auth);
 if (createdAnswer.status !== 201) throw new Error(`create event: ${createdAnswer.status}`);
-const event = createdAnswer.data;
+const event = plain(createdAnswer.data);
 const website: string | undefined | null = event.website;
 const websiteTyped: IsUnknown<typeof event.website> = false;
 const url: string | undefined | null = event.url;
@@ -50,11 +50,11 @@ const urlTyped: IsUnknown<typeof event.url> = false;
 
 const listAnswer = await listEvents({ ...MONTH, per_page: 50 });
 if (listAnswer.status !== 200) throw new Error(`list: ${listAnswer.status}`);
-const list = listAnswer.data;
+const list = plain(listAnswer.data);
 
 const readAnswer = await getEvent(event.id);
 if (readAnswer.status !== 200) throw new Error(`read: ${readAnswer.status}`);
-const read = readAnswer.data;
+const read = plain(readAnswer.data);
 
 const missing = await getEvent(MISSING_ID);
 if (missing.status !== 404) throw new Error(`missing: ${missing.status}`);

@@ -1,10 +1,10 @@
 // swagger-typescript-api's fetch client (its default HTTP client): list, create with an application
 // password (Bearer, through the client's securityWorker), a 404 and a 400. A failed call throws the
 // response, whose `error` is the parsed error body.
-import { EVENT, type IsString, type IsUnknown, MISSING_ID, MONTH, ORGANIZER, report, target } from './checks.js';
+import { EVENT, type IsString, type IsUnknown, MISSING_ID, MONTH, ORGANIZER, plain, report, target } from './checks.js';
 import {
   Api,
-  type Error as ServiceError,
+  type RestError as ServiceError,
   type Event,
   type EventInput,
   type HttpResponse,
@@ -48,22 +48,22 @@ async function failure(call: Promise<unknown>): Promise<HttpResponse<unknown, Se
 }
 
 const organizerAnswer = await api.organizers.createOrganizer(ORGANIZER);
-const organizer = organizerAnswer.data;
+const organizer = plain(organizerAnswer.data);
 const email: string | undefined | null = organizer.email;
 const emailTyped: IsUnknown<typeof organizer.email> = false;
 
 const createdAnswer = await api.events.createEvent({ ...EVENT, organizer: [organizer.id] });
-const event = createdAnswer.data;
+const event = plain(createdAnswer.data);
 const website: string | undefined | null = event.website;
 const websiteTyped: IsUnknown<typeof event.website> = false;
 const url: string | undefined | null = event.url;
 const urlTyped: IsUnknown<typeof event.url> = false;
 
 const listAnswer = await api.events.listEvents({ ...MONTH, per_page: 50 });
-const list = listAnswer.data;
+const list = plain(listAnswer.data);
 
 const readAnswer = await api.events.getEvent(event.id);
-const read = readAnswer.data;
+const read = plain(readAnswer.data);
 
 const missing = await failure(api.events.getEvent(MISSING_ID));
 const bad = await failure(api.events.listEvents({ per_page: 0 }));
