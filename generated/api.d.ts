@@ -5010,6 +5010,145 @@ export interface components {
             /** @description The object as its own route answers it now (so several changes of one object show the same state), or null for a tombstone. */
             object?: components["schemas"]["EventPart"] | components["schemas"]["VenuePart"] | components["schemas"]["OrganizerPart"] | components["schemas"]["CategoryPart"] | components["schemas"]["TagPart"] | null;
         };
+        /**
+         * WebhookListPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "webhooks": [],
+         *       "total": 0
+         *     }
+         */
+        WebhookListPart: {
+            webhooks?: components["schemas"]["WebhookPart"][];
+            total?: number;
+        };
+        /**
+         * WebhookPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 1,
+         *       "url": "https://hooks.example.org/calendar",
+         *       "events": [
+         *         "event.*"
+         *       ],
+         *       "description": "Site cache",
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "previous_secrets_valid_until_utc": null,
+         *       "created_utc": "2026-11-24 03:30:45",
+         *       "modified_utc": "2026-11-24 03:30:45",
+         *       "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/webhooks/1"
+         *     }
+         */
+        WebhookPart: {
+            id?: components["schemas"]["Id"];
+            url?: components["schemas"]["WebhookUrl"];
+            events?: components["schemas"]["WebhookEventType"][];
+            description?: string;
+            /** @description Whether messages are sent. Setting it to true again resumes the pending messages. */
+            enabled?: boolean;
+            /** @description Why the service disabled the subscription by itself, or null. */
+            disabled_reason?: string | null;
+            /** @description Until when (UTC) secrets the subscription had before its current one still sign its messages, after a rotation; null when only the current one does. */
+            previous_secrets_valid_until_utc?: components["schemas"]["DateTimeString"] | null;
+            created_utc?: components["schemas"]["DateTimeString"];
+            modified_utc?: components["schemas"]["DateTimeString"];
+            /** Format: uri */
+            rest_url?: string;
+        };
+        /**
+         * WebhookCreatedPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 1,
+         *       "url": "https://hooks.example.org/calendar",
+         *       "events": [
+         *         "event.*"
+         *       ],
+         *       "description": "Site cache",
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "previous_secrets_valid_until_utc": null,
+         *       "created_utc": "2026-11-24 03:30:45",
+         *       "modified_utc": "2026-11-24 03:30:45",
+         *       "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/webhooks/1",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3aG3b3cX3kE="
+         *     }
+         */
+        WebhookCreatedPart: components["schemas"]["WebhookPart"] & components["schemas"]["WebhookSecretPart"];
+        /**
+         * WebhookSecretPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3aG3b3cX3kE="
+         *     }
+         */
+        WebhookSecretPart: {
+            /** @description `whsec_` and the base64 of 32 random bytes. */
+            secret?: string;
+        };
+        /**
+         * WebhookDeliveryPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 7,
+         *       "message_id": "msg_ping_4f1c2a9d0b6e8a7c5d3e1f20",
+         *       "event_type": "webhook.ping",
+         *       "state": "pending",
+         *       "attempts": 0,
+         *       "next_attempt_utc": "2026-11-24 03:30:45",
+         *       "created_utc": "2026-11-24 03:30:45",
+         *       "delivered_utc": null,
+         *       "attempt_log": []
+         *     }
+         */
+        WebhookDeliveryPart: {
+            id?: components["schemas"]["Id"];
+            /** @description The message's `webhook-id`, the same on every attempt: a receiver that has seen it may ignore it. */
+            message_id?: string;
+            /** @description `event.created`, ..., or `webhook.ping`. */
+            event_type?: string;
+            /** @enum {string} */
+            state?: "pending" | "delivered" | "failed";
+            attempts?: number;
+            next_attempt_utc?: components["schemas"]["DateTimeString"];
+            created_utc?: components["schemas"]["DateTimeString"];
+            delivered_utc?: components["schemas"]["DateTimeString"] | null;
+            attempt_log?: components["schemas"]["WebhookAttemptPart"][];
+        };
+        /**
+         * WebhookAttemptPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "attempted_utc": "2026-11-24 03:30:46",
+         *       "status_code": 503,
+         *       "error": null,
+         *       "latency_ms": 12,
+         *       "response_excerpt": "busy"
+         *     }
+         */
+        WebhookAttemptPart: {
+            attempted_utc?: components["schemas"]["DateTimeString"];
+            status_code?: number | null;
+            error?: string | null;
+            latency_ms?: number;
+            /** @description At most the first kilobyte of the receiver's answer. */
+            response_excerpt?: string;
+        };
+        /**
+         * WebhookDeliveryListPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "deliveries": [],
+         *       "total": 0,
+         *       "total_pages": 0
+         *     }
+         */
+        WebhookDeliveryListPart: {
+            deliveries?: components["schemas"]["WebhookDeliveryPart"][];
+            total?: number;
+            total_pages?: number;
+        };
     };
     responses: {
         /** @description The representation has not changed since the ETag in `If-None-Match`; no body. */
@@ -5712,6 +5851,8 @@ export interface operations {
                 single_events?: components["parameters"]["EventSingleEvents"];
                 /** @description Only events with tickets (true) or only those without (false). This service sells no tickets: true gives an empty list, false every event. */
                 ticketed?: components["parameters"]["EventTicketed"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
@@ -5736,6 +5877,7 @@ export interface operations {
                 };
                 content: {
                     "text/calendar": components["schemas"]["ICalendar"];
+                    "application/json": components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -6077,6 +6219,8 @@ export interface operations {
             query?: {
                 /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
                 password?: components["parameters"]["EventPassword"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
@@ -6104,6 +6248,7 @@ export interface operations {
                 };
                 content: {
                     "text/calendar": components["schemas"]["ICalendar"];
+                    "application/json": components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -6437,6 +6582,8 @@ export interface operations {
             query?: {
                 /** @description The event's password, which the modelled service asks for to show a password-protected event. No event of this service is password-protected (one imported from a protected event is private instead), so it is accepted, as that service's clients send it, and changes nothing. */
                 password?: components["parameters"]["EventPassword"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
@@ -6464,6 +6611,7 @@ export interface operations {
                 };
                 content: {
                     "text/calendar": components["schemas"]["ICalendar"];
+                    "application/json": components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -8619,7 +8767,12 @@ export interface operations {
     };
     listWebhooks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -8637,7 +8790,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookList"];
+                    "application/json": components["schemas"]["WebhookList"] | components["schemas"]["WebhookListPart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -8651,7 +8804,12 @@ export interface operations {
     };
     createWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8672,7 +8830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookCreated"];
+                    "application/json": components["schemas"]["WebhookCreated"] | components["schemas"]["WebhookCreatedPart"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8684,11 +8842,25 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            /** @description With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enveloped"];
+                };
+            };
         };
     };
     getWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -8712,7 +8884,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Webhook"];
+                    "application/json": components["schemas"]["Webhook"] | components["schemas"]["WebhookPart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -8727,7 +8899,12 @@ export interface operations {
     };
     deleteWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: never;
             path: {
                 /**
@@ -8748,7 +8925,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Webhook"];
+                    "application/json": components["schemas"]["Webhook"] | components["schemas"]["WebhookPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8763,7 +8940,12 @@ export interface operations {
     };
     updateWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: never;
             path: {
                 /**
@@ -8789,7 +8971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Webhook"];
+                    "application/json": components["schemas"]["Webhook"] | components["schemas"]["WebhookPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8806,7 +8988,12 @@ export interface operations {
     };
     pingWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: never;
             path: {
                 /**
@@ -8827,7 +9014,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookDelivery"];
+                    "application/json": components["schemas"]["WebhookDelivery"] | components["schemas"]["WebhookDeliveryPart"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8838,11 +9025,25 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            /** @description With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enveloped"];
+                };
+            };
         };
     };
     rotateWebhookSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
             header?: never;
             path: {
                 /**
@@ -8868,7 +9069,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookCreated"];
+                    "application/json": components["schemas"]["WebhookCreated"] | components["schemas"]["WebhookCreatedPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8890,6 +9091,10 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description How many items to return per page; values above 50 are treated as 50. */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
             };
             header?: {
                 /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
@@ -8914,7 +9119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                    "application/json": components["schemas"]["WebhookDeliveryList"] | components["schemas"]["WebhookDeliveryListPart"] | components["schemas"]["Enveloped"];
                 };
             };
             304: components["responses"]["NotModified"];

@@ -123,6 +123,23 @@ describe('the contract', () => {
     expect(page).toContain(manifest.serverPlaceholder);
   });
 
+  // The parts `_fields` answers are derived from the objects (scripts/lib/reshaped-answers.mjs).
+  it('derives from each object answered a part that requires nothing, at any depth', () => {
+    const schemas = (loadDocument() as unknown as { components: { schemas: Record<string, object> } }).components
+      .schemas;
+    const parts = Object.keys(schemas).filter((name) => name.endsWith('Part'));
+    expect(parts).toEqual(expect.arrayContaining(['EventPart', 'EventListPart', 'VenuePart', 'TagListPart']));
+    const requires = (node: unknown): boolean =>
+      Array.isArray(node)
+        ? node.some(requires)
+        : typeof node === 'object' && node !== null
+          ? Object.entries(node).some(([key, value]) => (key === 'required' && Array.isArray(value)) || requires(value))
+          : false;
+    for (const name of parts) expect(requires(schemas[name]), name).toBe(false);
+    // ... and names only parts: a part of an event holds a part of its venue, not a whole venue.
+    expect(JSON.stringify(schemas.EventPart)).not.toMatch(/"#\/components\/schemas\/Venue"/);
+  });
+
   // What makes a document pleasant to generate clients from: readable type names and examples.
   it('gives every schema a title and examples, and names every object schema instead of nesting it', () => {
     const schemas = (loadDocument() as unknown as { components: { schemas: Record<string, Record<string, unknown>> } })

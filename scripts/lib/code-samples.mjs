@@ -26,10 +26,13 @@ export function addCodeSamples(document, base) {
           source: curl(method, base + fill(path, pathValues), body, signedIn),
         });
       }
+      // What the operation answers when it succeeds: its first 2xx answer's first media type.
+      const success = Object.entries(operation.responses ?? {}).find(([status]) => status.startsWith('2'));
+      const json = Object.keys(resolve(document, success?.[1]).content ?? {})[0]?.endsWith('json') ?? true;
       samples.push({
         lang: 'TypeScript',
         label: 'openapi-fetch',
-        source: typedCall(method, path, pathValues, body, signedIn, base),
+        source: typedCall(method, path, pathValues, body, signedIn, base, json),
       });
       operation['x-codeSamples'] = samples;
     }
@@ -72,8 +75,10 @@ function curl(method, url, body, signedIn) {
   return lines.join(' \\\n  ') + '\n';
 }
 
-function typedCall(method, path, pathValues, body, signedIn, base) {
+function typedCall(method, path, pathValues, body, signedIn, base, json) {
   const options = [];
+  // An answer that is not JSON (an iCalendar feed) is read as text.
+  if (!json) options.push(`parseAs: 'text'`);
   if (Object.keys(pathValues).length) options.push(`params: { path: ${JSON.stringify(pathValues)} }`);
   if (body !== undefined) options.push(`body: ${JSON.stringify(body, null, 2).replaceAll('\n', '\n  ')}`);
   const headers = signedIn ? ', headers: { Authorization: `Bearer ${process.env.CALENDAR_TOKEN}` }' : '';

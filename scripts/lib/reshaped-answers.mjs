@@ -25,8 +25,18 @@ export function describeReshapedAnswers(document) {
       if (!fields && !envelope) continue;
       for (const [status, answer] of Object.entries(operation.responses)) {
         if (!/^2\d\d$/.test(status)) continue;
-        const json = resolve(document, answer).content?.['application/json'];
-        if (!json) continue;
+        const content = resolve(document, answer).content ?? {};
+        const json = content['application/json'];
+        if (!json) {
+          // A calendar (`….ics`) is never enveloped, but its errors are: as JSON, with status 200.
+          if (envelope && status === '200') {
+            content['application/json'] = {
+              schema: { $ref: `${REF}Enveloped` },
+              examples: { enveloped: { summary: 'An error, enveloped', value: schemas.Enveloped.examples[0] } },
+            };
+          }
+          continue;
+        }
         const branches = [json.schema];
         if (fields) branches.push(partOf(schemas, json.schema));
         if (envelope && status === '200') branches.push({ $ref: `${REF}Enveloped` });
@@ -79,6 +89,11 @@ function requiresFields(schemas, name, seen = new Set()) {
   return walk(schemas[name]);
 }
 
+/**
+ * The schema with no field required. Only what can hold fields is followed (`not`, which would turn
+ * around, and `if`/`then`/`else` are not used by the document: test/contract.test.ts checks that no
+ * Part keeps a `required`).
+ */
 function optional(schemas, schema) {
   if (Array.isArray(schema)) return schema.map((item) => partOf(schemas, item));
   if (!schema || typeof schema !== 'object') return schema;
@@ -87,7 +102,7 @@ function optional(schemas, schema) {
     if (key === 'required') continue;
     if (key === 'properties' || key === 'patternProperties' || key === '$defs') {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, partOf(schemas, sub)]));
-    } else if (['items', 'additionalProperties', 'anyOf', 'oneOf', 'allOf', 'prefixItems', 'not'].includes(key)) {
+    } else if (['items', 'additionalProperties', 'anyOf', 'oneOf', 'allOf', 'prefixItems'].includes(key)) {
       out[key] = partOf(schemas, value);
     } else {
       out[key] = value;

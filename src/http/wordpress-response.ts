@@ -2,7 +2,8 @@
 // - `_fields=id,title,venue.venue`: only those fields (a dot names a field inside another; on a
 //   list they name the fields of each item, and the list's links and totals stay);
 // - `_envelope`: status 200 and `{body, status, headers}`, for clients that cannot read either.
-// Both are declared on every operation of the document (`x-wp-global`).
+// `_envelope` is declared on every operation of the document, `_fields` on every one that answers
+// JSON (`x-wp-global`); scripts/lib/reshaped-answers.mjs describes the answers they give.
 
 /** The fields a client asked for, as a tree: `id,venue.venue` is `{id: true, venue: {venue: true}}`. */
 // Indexed by any name, so a lookup may find nothing.

@@ -216,6 +216,7 @@ describe('clients generated from the served document', () => {
         .map((line) => line.slice(0, 400));
       // Soft, so that the program still runs and the failure says what it does too.
       expect.soft(result.compileErrors, `${generator.name}: type errors under --strict`).toEqual([]);
+      expect.soft(compiled.code, `${generator.name}: tsc ended badly:\n${compiled.stderr.slice(0, 1500)}`).toBe(0);
 
       const program = generator.files[0];
       for (const { kind, server } of servers) {
@@ -230,7 +231,12 @@ describe('clients generated from the served document', () => {
           // What it threw: its first lines and the error body, if the client printed one.
           const thrown = ran.stderr.replace(/\n\s*\[Symbol\(state\)\][^]*$/, '').slice(0, 1500);
           result.runs[kind] = `exit ${ran.code}: ${thrown}`;
-          expect.soft(ran.code, `${generator.name} on ${kind}:\n${ran.stdout.slice(0, 1500)}\n${thrown}`).toBe(0);
+          expect
+            .soft(
+              `exit ${ran.code}, ${line ? 'a last line that is no outcome' : 'no output'}`,
+              `${generator.name} on ${kind}:\n${ran.stdout.slice(0, 1500)}\n${thrown}`,
+            )
+            .toBe('exit 0 with an outcome');
           continue;
         }
         const outcome = JSON.parse(line) as Outcome;

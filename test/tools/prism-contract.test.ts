@@ -405,6 +405,8 @@ describe('the Postman converter’s collection through Prism’s validating prox
 
     const summary = await runNewman(collection);
     const answers: Answer[] = [];
+    // Whether Prism saw each request that is invalid on purpose: it must, or it checked nothing.
+    const invalidSeen: boolean[] = [];
     const errors = summary.run.failures.map((f) => `${f.source?.name ?? '?'}: ${f.error.message}`);
     for (const execution of summary.run.executions) {
       const name = execution.item.name;
@@ -412,7 +414,10 @@ describe('the Postman converter’s collection through Prism’s validating prox
         errors.push(`${name}: no answer`);
         continue;
       }
-      const violations = parseViolations(execution.response.headers.get('sl-violations')).filter(
+      const reported = parseViolations(execution.response.headers.get('sl-violations'));
+      if (name.endsWith(`(${INVALID_ON_PURPOSE})`))
+        invalidSeen.push(reported.some((v) => v.location?.[0] === 'request'));
+      const violations = reported.filter(
         // A request sent invalid on purpose is one; what counts is whether its answer conforms.
         (violation) => !(name.endsWith(`(${INVALID_ON_PURPOSE})`) && violation.location?.[0] === 'request'),
       );
@@ -435,6 +440,13 @@ describe('the Postman converter’s collection through Prism’s validating prox
     );
     expect(errors).toEqual([]);
     expect(answers.length).toBe(items.length);
+    // Controls: Prism validates (it flags every request invalid on purpose), and the requests reach
+    // real objects (every plain read succeeds, the three calendars included).
+    expect(invalidSeen.length).toBeGreaterThan(5);
+    expect(invalidSeen.every(Boolean)).toBe(true);
+    const plainReads = answers.filter((a) => a.name.startsWith('GET ') && !a.name.includes('('));
+    expect(plainReads.filter((a) => a.status >= 300).map((a) => `${a.name} → ${a.status}`)).toEqual([]);
+    expect(plainReads.filter((a) => a.name.includes('.ics'))).toHaveLength(3);
     expect(report, `${total} violations in ${failing.length} of ${answers.length} answers`).toEqual([]);
   }, 240_000);
 });
