@@ -12,8 +12,5 @@ export const containing = (text: string) => ({ contains: escape(text), mode: 'in
 /** Equals the text in any case. */
 export const sameText = (text: string) => ({ equals: escape(text), mode: 'insensitive' as const });
 
-/** The ILIKE pattern of `containing`, for hand-written SQL. */
-export const containingPattern = (text: string) => `%${escape(text)}%`;
-
 /** Starts with the text, case kept (slugs). */
 export const startingWith = (text: string) => ({ startsWith: escape(text) });

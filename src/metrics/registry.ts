@@ -1,4 +1,4 @@
-// What the service tells Prometheus about itself (`/metrics`, http/metrics-route.ts), in one registry of
+// What the service tells Prometheus about itself (`/metrics`, metrics/http.ts), in one registry of
 // prom-client's. The metrics are module-level, as prom-client intends: one process, one set of
 // counters, whatever parts (HTTP, database, sign-in, webhooks) count into them. Gauges that describe
 // a resource (pool connections, the webhook queue) are read when scraped, from the sources that
