@@ -255,17 +255,24 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
       config: deps.config,
     };
   };
+  const takesIdempotencyKey = new Set(
+    api.router
+      .getOperations()
+      .filter((operation) =>
+        (operation.parameters as OpenAPIV3_1.ParameterObject[] | undefined)?.some(
+          (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key',
+        ),
+      )
+      .map((operation) => operation.operationId),
+  );
   const wrapped = Object.fromEntries(
     Object.entries(handlers).map(([operationId, plain]) => {
       // Each handler takes its own operation's Call; toCall builds the Call of the operation matched.
       const handler = plain as Handler;
-      // Creates take an Idempotency-Key; every other operation is a read or idempotent already. Not
-      // a webhook subscription: its answer holds a secret shown once, which a replay would store
-      // in the clear and show again.
-      const create =
-        operationId.startsWith('create') && operationId !== 'createWebhook'
-          ? idempotent(operationId, handler)
-          : undefined;
+      // The operations whose document takes an Idempotency-Key (the creates; every other operation
+      // is a read or idempotent already; not a webhook subscription, whose answer holds a secret
+      // shown once, which a replay would store in the clear and show again).
+      const create = takesIdempotencyKey.has(operationId) ? idempotent(operationId, handler) : undefined;
       return [
         operationId,
         (c: Context, req: Request, res: Response) =>
