@@ -119,8 +119,7 @@ function operationArgs(
 
 /** `/events/{id}` → `/calendar/events/v1/events/(?P<id>\d+)`, as WordPress writes route patterns. */
 function routePattern(document: Document, path: string, pathItem: OpenAPIV3_1.PathItemObject): string {
-  // A literal dot (`/events.ics`) matches only itself in the pattern.
-  const pattern = path.replaceAll('.', '\\.').replace(/\{([^{}]+)\}/g, (_, name: string) => {
+  const pattern = path.replace(/\{([^{}]+)\}/g, (_, name: string) => {
     const parameter = (pathItem.parameters ?? [])
       .map((p) => resolve(document, p as Parameter))
       .find((p) => p.name === name);
