@@ -24,7 +24,8 @@ const FEED_FORMAT = 2;
 type Update = 'updateEvent' | 'putEvent' | 'patchEvent' | 'updateEventBySlug' | 'putEventBySlug' | 'patchEventBySlug';
 type Delete = 'deleteEvent' | 'deleteEventBySlug';
 
-const options = (call: Pick<Call, 'urls' | 'context' | 'config'>, single = false, links = true) => ({
+/** How an event is written: `single` adds what only a read of one event shows; `links` is false for one deleted for good. */
+const options = (call: Pick<Call, 'urls' | 'context' | 'config'>, { single = false, links = true } = {}) => ({
   urls: call.urls,
   siteZone: call.context.siteZone,
   caller: call.context.caller,
@@ -102,7 +103,11 @@ export async function createEvent(call: Call<'createEvent'>): Promise<Reply> {
 async function getEvent(call: Call<Read>): Promise<Reply> {
   if (wantsCalendar(call)) return seeCalendar(call, `${call.urls.base}/events/${keyPath(call.params)}.ics`);
   const row = await events.getEvent(call.context, keyOf(call.params));
-  return { body: serializeEvent(row, options(call, true)), headers: { Vary: 'Accept' }, ...validators(row) };
+  return {
+    body: serializeEvent(row, options(call, { single: true })),
+    headers: { Vary: 'Accept' },
+    ...validators(row),
+  };
 }
 
 async function getEventCalendar(call: Call<CalendarRead>): Promise<Reply> {
@@ -132,7 +137,7 @@ async function updateEvent(call: Call<Update>): Promise<Reply> {
 async function deleteEvent(call: Call<Delete>): Promise<Reply> {
   const row = await events.deleteEvent(call.context, keyOf(call.params), call.query.force, call.query.scope);
   // A trashed event keeps its links; one deleted for good has none, as WordPress answers.
-  return { body: serializeEvent(row, options(call, false, !call.query.force)) };
+  return { body: serializeEvent(row, options(call, { links: !call.query.force })) };
 }
 
 export {

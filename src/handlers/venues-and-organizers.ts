@@ -29,7 +29,7 @@ type Delete = 'deleteVenue' | 'deleteVenueBySlug' | 'deleteOrganizer' | 'deleteO
 
 export function venueOrOrganizerOperations(kind: VenueOrOrganizerKind) {
   const collection = COLLECTION[kind.type];
-  const options = (call: Pick<Call, 'urls' | 'context'>, single = false, links = true) => ({
+  const options = (call: Pick<Call, 'urls' | 'context'>, { single = false, links = true } = {}) => ({
     urls: call.urls,
     siteZone: call.context.siteZone,
     single,
@@ -74,7 +74,7 @@ export function venueOrOrganizerOperations(kind: VenueOrOrganizerKind) {
 
   async function get(call: Call<Read>): Promise<Reply> {
     const row = await service.getVenueOrOrganizer(call.context, kind, keyOf(call.params));
-    return { body: serializeVenueOrOrganizer(kind, row, options(call, true)), ...validators(row) };
+    return { body: serializeVenueOrOrganizer(kind, row, options(call, { single: true })), ...validators(row) };
   }
 
   async function update(call: Call<Update>): Promise<Reply> {
@@ -85,7 +85,7 @@ export function venueOrOrganizerOperations(kind: VenueOrOrganizerKind) {
   async function remove(call: Call<Delete>): Promise<Reply> {
     const row = await service.deleteVenueOrOrganizer(call.context, kind, keyOf(call.params), call.query.force);
     // A trashed item keeps its links; one deleted for good has none, as WordPress answers.
-    return { body: serializeVenueOrOrganizer(kind, row, options(call, false, !call.query.force)) };
+    return { body: serializeVenueOrOrganizer(kind, row, options(call, { links: !call.query.force })) };
   }
 
   return { list, create, get, update, remove };

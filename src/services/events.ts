@@ -287,12 +287,12 @@ export async function changeEvent(
       return current.id;
     }
     if (chosen === 'all') {
-      await writeSeries(tx, ctx, series, shiftedInput(input, current, series, ctx.siteZone));
+      await writeEventAndOccurrences(tx, ctx, series, shiftedInput(input, current, series, ctx.siteZone));
       return series.id;
     }
     return splitSeries(tx, ctx, series, current, input);
   }
-  await writeSeries(tx, ctx, current, input);
+  await writeEventAndOccurrences(tx, ctx, current, input);
   return current.id;
 }
 
@@ -399,7 +399,12 @@ async function writeEvent(
 }
 
 /** A write of a single event or a series, then of the series' occurrences. */
-async function writeSeries(tx: Tx, ctx: ServiceContext, current: EventRow, input: EventInput): Promise<void> {
+async function writeEventAndOccurrences(
+  tx: Tx,
+  ctx: ServiceContext,
+  current: EventRow,
+  input: EventInput,
+): Promise<void> {
   const after = await writeEvent(tx, ctx, current, input);
   if (current.recurrence.length && !after.recurrence.length) return endSeries(tx, current.id);
   if (!after.recurrence.length) return;
@@ -480,7 +485,7 @@ async function splitSeries(
   await syncSeries(tx, ctx, series.id, { rebuild: true, links: false });
   // The change is for this occurrence too, even one changed on its own before.
   await tx.event.update({ where: { id: occurrence.id }, data: { isException: false } });
-  await writeSeries(tx, ctx, copy, input);
+  await writeEventAndOccurrences(tx, ctx, copy, input);
   // The occurrences moved over take the new series' links, even when the input named none.
   await syncSeries(tx, ctx, copy.id, { rebuild: false, links: true });
   return copy.id;
