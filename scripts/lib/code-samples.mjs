@@ -3,6 +3,7 @@
 // itself (method, path, the path's example values, the request body's first example, whether it
 // needs an account), so that no operation is left without one and none disagrees with the document.
 // Samples written by hand in the document (openapi/paths/*.yaml) come first and are kept.
+import { resolveRef } from './resolve-ref.mjs';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
@@ -12,7 +13,9 @@ export function addCodeSamples(document, base) {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolve(document, p));
+      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) =>
+        resolveRef(document, p),
+      );
       const pathValues = Object.fromEntries(
         parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example ?? exampleOf(document, p.schema)]),
       );
@@ -28,7 +31,7 @@ export function addCodeSamples(document, base) {
       }
       // What the operation answers when it succeeds: its first 2xx answer's first media type.
       const success = Object.entries(operation.responses ?? {}).find(([status]) => status.startsWith('2'));
-      const json = Object.keys(resolve(document, success?.[1]).content ?? {})[0]?.endsWith('json') ?? true;
+      const json = Object.keys(resolveRef(document, success?.[1]).content ?? {})[0]?.endsWith('json') ?? true;
       samples.push({
         lang: 'TypeScript',
         label: 'openapi-fetch',
@@ -40,27 +43,16 @@ export function addCodeSamples(document, base) {
   return document;
 }
 
-function resolve(document, node) {
-  let value = node;
-  while (value && typeof value.$ref === 'string') {
-    value = value.$ref
-      .slice(2)
-      .split('/')
-      .reduce((at, key) => at?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], document);
-  }
-  return value ?? {};
-}
-
 function exampleOf(document, schema) {
-  const resolved = resolve(document, schema);
+  const resolved = resolveRef(document, schema);
   return resolved.examples?.[0] ?? resolved.example ?? (resolved.type === 'integer' ? 1 : 'value');
 }
 
 function requestExample(document, requestBody) {
-  const content = resolve(document, requestBody)?.content?.['application/json'];
+  const content = resolveRef(document, requestBody)?.content?.['application/json'];
   if (!content) return undefined;
   const first = Object.values(content.examples ?? {})[0];
-  return first ? resolve(document, first).value : content.example;
+  return first ? resolveRef(document, first).value : content.example;
 }
 
 const fill = (path, values) => path.replace(/\{([^{}]+)\}/g, (_, name) => encodeURIComponent(String(values[name])));

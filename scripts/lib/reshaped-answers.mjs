@@ -10,13 +10,14 @@
 // answer still has its fields' types checked. The reshaped forms are `anyOf` branches after the plain
 // one, marked `x-reshaped`, so that a check that knows the request sent neither parameter can hold
 // the answer to the first branch alone (test/setup/contract.ts).
+import { resolveRef } from './resolve-ref.mjs';
 
 const REF = '#/components/schemas/';
 
 export function describeReshapedAnswers(document) {
   const schemas = document.components.schemas;
   const parameterNames = (operation, item) =>
-    [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolve(document, p).name);
+    [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolveRef(document, p).name);
   for (const item of Object.values(document.paths)) {
     for (const operation of ['get', 'put', 'post', 'delete', 'patch'].map((m) => item[m]).filter(Boolean)) {
       const names = parameterNames(operation, item);
@@ -25,7 +26,7 @@ export function describeReshapedAnswers(document) {
       if (!fields && !envelope) continue;
       for (const [status, answer] of Object.entries(operation.responses)) {
         if (!/^2\d\d$/.test(status)) continue;
-        const content = resolve(document, answer).content ?? {};
+        const content = resolveRef(document, answer).content ?? {};
         const json = content['application/json'];
         if (!json) {
           // A calendar (`….ics`) is never enveloped, but its errors are: as JSON, with status 200.
@@ -109,15 +110,4 @@ function optional(schemas, schema) {
     }
   }
   return out;
-}
-
-function resolve(document, node) {
-  let value = node;
-  while (value && typeof value.$ref === 'string') {
-    value = value.$ref
-      .slice(2)
-      .split('/')
-      .reduce((at, key) => at?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], document);
-  }
-  return value ?? {};
 }
