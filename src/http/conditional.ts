@@ -8,7 +8,7 @@ import type { Precondition } from '../domain/posts.js';
 
 export { versionOf } from '../domain/posts.js';
 
-export function entityTag(body: string, version?: string): string {
+export function entityTag(body: string | Buffer, version?: string): string {
   const digest = createHash('sha256').update(body).digest('base64url').slice(0, 22);
   return `"${version ? `${version}-` : ''}${digest}"`;
 }

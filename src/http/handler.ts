@@ -63,7 +63,7 @@ export interface Call<K extends OperationId = OperationId> {
 
 export interface Reply {
   status?: number;
-  /** Serialized as JSON, unless `contentType` says the body is already text of that type. */
+  /** Serialized as JSON, unless `contentType` says the body is already text of that type (or its bytes). */
   body: unknown;
   contentType?: string;
   /** The version of the object answered (events, venues, organizers): leads its ETag. */
@@ -75,7 +75,7 @@ export interface Reply {
    * body may be left to `build`, which runs only when the client does not hold it already (304).
    */
   etag?: string;
-  build?: () => Promise<string>;
+  build?: () => Promise<string | Buffer>;
   headers?: Record<string, string>;
 }
 

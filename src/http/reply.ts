@@ -15,7 +15,7 @@ export function sendReply(req: Request, res: Response, reply: Reply) {
     data = { body: data, status, headers: envelopeHeaders(res, reply.headers ?? {}) };
     status = 200;
   }
-  const body = reply.contentType ? String(data) : JSON.stringify(data);
+  const body = reply.contentType ? asText(data) : JSON.stringify(data);
   res.status(status);
   res.set('Content-Type', reply.contentType ?? 'application/json; charset=UTF-8');
   // Link may hold more than one value: the API root's (discovery-link.ts) and a list's prev/next.
@@ -42,6 +42,9 @@ export function sendReply(req: Request, res: Response, reply: Reply) {
   }
   res.send(body);
 }
+
+/** A body already in its content type: text, or its bytes (serializers/ical.ts writes a feed's). */
+const asText = (data: unknown) => (Buffer.isBuffer(data) ? data : String(data));
 
 /**
  * The headers an enveloped answer reports: the reply's, and those every answer of the route carries

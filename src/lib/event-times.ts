@@ -161,15 +161,35 @@ export function zoneAbbreviation(zone: EventZone, at: Date): string {
 const abbreviations = new Map<string, string>();
 
 function lookUpAbbreviation(zone: EventZone, at: Date): string {
-  const moment = DateTime.fromJSDate(at, { zone: zone.zone });
   for (const locale of ABBREVIATION_LOCALES) {
-    const name = moment.setLocale(locale).offsetNameShort;
+    const name = zoneNameFormat(locale, zone.zone.name)
+      .formatToParts(at)
+      .find((part) => part.type === 'timeZoneName')?.value;
     if (name && !/^(GMT|UTC)[+-−]/.test(name)) return name;
   }
+  const moment = DateTime.fromJSDate(at, { zone: zone.zone });
   if (moment.offset === 0) return 'UTC';
   const offset = moment.toFormat('ZZZ'); // +0545
   return moment.offset % 60 ? offset : offset.slice(0, 3);
 }
+
+/**
+ * ICU's formatter of a zone's short name in a locale. Making one takes a good part of a
+ * millisecond (Luxon's offsetNameShort makes a new one each time), and a list of events in a few
+ * zones asks for the same ones again and again.
+ */
+function zoneNameFormat(locale: string, zone: string): Intl.DateTimeFormat {
+  const key = `${locale} ${zone}`;
+  let format = zoneNameFormats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: 'short' });
+    if (zoneNameFormats.size >= 1_000) zoneNameFormats.clear();
+    zoneNameFormats.set(key, format);
+  }
+  return format;
+}
+
+const zoneNameFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** `{year, month, day, hour, minutes, seconds}` as zero-padded strings (docs/decisions.md, "Dates and time zones"). */
 export function dateDetails(wallClockDate: Date) {

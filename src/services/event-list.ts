@@ -77,8 +77,12 @@ export async function listEvents(ctx: ServiceContext, q: EventListQuery, page: P
 
 /** A feed's text stops short of this many bytes, leaving out its farthest events (FEED_MAX_EVENTS). */
 export const FEED_MAX_BYTES = 10 * 1024 * 1024;
-/** A feed's events are read this many at a time, so that no one statement holds an embedded database long. */
-const FEED_READ = 100;
+/**
+ * A feed's events are read this many at a time: the embedded database runs each statement on the
+ * event loop's thread, and a hundred events with their links and long descriptions held it for
+ * 40 ms (test/http/event-loop.test.ts); a quarter of that stays within a slice (lib/slices.ts).
+ */
+const FEED_READ = 25;
 
 export interface FeedIndex {
   /** The feed's events, nearest first, at most FEED_MAX_EVENTS. */
