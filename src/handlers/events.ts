@@ -13,7 +13,10 @@ import {
   feedIndex,
   listEvents as listEventRecords,
 } from '../services/event-list.js';
-import * as events from '../services/events.js';
+import { createEvent as createStoredEvent } from '../services/events/create.js';
+import { deleteEvent as deleteStoredEvent } from '../services/events/delete.js';
+import { getEvent as readEvent, importedUids, seriesOverrides } from '../services/events/read.js';
+import { updateEvent as updateStoredEvent } from '../services/events/update.js';
 import { keyOf, keyPath } from './post-key.js';
 
 type Read = 'getEvent' | 'getEventBySlug';
@@ -68,7 +71,7 @@ export async function getEventsCalendar(call: Call<'getEventsCalendar'>): Promis
     ),
     build: async () => {
       const rows = await feedEvents(call.context, index);
-      return eventsCalendar(rows, { ...calendar, uids: await events.importedUids(call.context, rows) }, FEED_MAX_BYTES);
+      return eventsCalendar(rows, { ...calendar, uids: await importedUids(call.context, rows) }, FEED_MAX_BYTES);
     },
     contentType: ICALENDAR,
     headers: listHeaders(index.total, FEED_MAX_EVENTS, { rest_url: '' }),
@@ -95,14 +98,14 @@ function seeCalendar(call: Pick<Call, 'search'>, url: string): Reply {
 }
 
 export async function createEvent(call: Call<'createEvent'>): Promise<Reply> {
-  const row = await events.createEvent(call.context, call.body);
+  const row = await createStoredEvent(call.context, call.body);
   const body = serializeEvent(row, options(call));
   return { status: 201, body, headers: { Location: body.rest_url }, ...validators(row) };
 }
 
 async function getEvent(call: Call<Read>): Promise<Reply> {
   if (wantsCalendar(call)) return seeCalendar(call, `${call.urls.base}/events/${keyPath(call.params)}.ics`);
-  const row = await events.getEvent(call.context, keyOf(call.params));
+  const row = await readEvent(call.context, keyOf(call.params));
   return {
     body: serializeEvent(row, options(call, { single: true })),
     headers: { Vary: 'Accept' },
@@ -111,9 +114,9 @@ async function getEvent(call: Call<Read>): Promise<Reply> {
 }
 
 async function getEventCalendar(call: Call<CalendarRead>): Promise<Reply> {
-  const row = await events.getEvent(call.context, keyOf(call.params));
+  const row = await readEvent(call.context, keyOf(call.params));
   // A series is its rule and the occurrences changed on their own.
-  const overrides = row.recurrence.length ? await events.seriesOverrides(call.context, row) : [];
+  const overrides = row.recurrence.length ? await seriesOverrides(call.context, row) : [];
   const calendar = {
     urls: call.urls,
     caller: call.context.caller,
@@ -121,7 +124,7 @@ async function getEventCalendar(call: Call<CalendarRead>): Promise<Reply> {
     series: true,
     zone: call.context.siteZone,
   };
-  const uids = await events.importedUids(call.context, [row, ...overrides]);
+  const uids = await importedUids(call.context, [row, ...overrides]);
   return {
     body: await eventsCalendar([row, ...overrides], { ...calendar, uids }),
     contentType: ICALENDAR,
@@ -130,12 +133,12 @@ async function getEventCalendar(call: Call<CalendarRead>): Promise<Reply> {
 }
 
 async function updateEvent(call: Call<Update>): Promise<Reply> {
-  const row = await events.updateEvent(call.context, keyOf(call.params), call.body, call.query.scope);
+  const row = await updateStoredEvent(call.context, keyOf(call.params), call.body, call.query.scope);
   return { body: serializeEvent(row, options(call)), ...validators(row) };
 }
 
 async function deleteEvent(call: Call<Delete>): Promise<Reply> {
-  const row = await events.deleteEvent(call.context, keyOf(call.params), call.query.force, call.query.scope);
+  const row = await deleteStoredEvent(call.context, keyOf(call.params), call.query.force, call.query.scope);
   // A trashed event keeps its links; one deleted for good has none, as WordPress answers.
   return { body: serializeEvent(row, options(call, { links: !call.query.force })) };
 }

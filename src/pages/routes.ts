@@ -12,7 +12,7 @@ import { serializeEvent } from '../serializers/events.js';
 import { serializeVenueOrOrganizer } from '../serializers/venues-and-organizers.js';
 import type { ServiceContext } from '../services/context.js';
 import { listEvents } from '../services/event-list.js';
-import { getEvent } from '../services/events.js';
+import { getEvent } from '../services/events/read.js';
 import { getVenueOrOrganizer } from '../services/venues-and-organizers.js';
 import { PAGE_POLICY } from './html.js';
 import { eventPage, notFoundPage, placePage } from './views.js';

@@ -30,7 +30,7 @@ export interface CalendarOptions {
    * overrides of their series (its UID and RECURRENCE-ID). Else every row is an event of its own.
    */
   series?: boolean;
-  /** The UIDs events were imported with (services/events.ts importedUids), which they keep. */
+  /** The UIDs events were imported with (services/events/read.ts importedUids), which they keep. */
   uids?: ReadonlyMap<number, string>;
   /** The site's zone, written as the calendar's (X-WR-TIMEZONE), which readers take dates in. */
   zone?: string;

@@ -16,7 +16,7 @@ const quotasOf = (ctx: Pick<ServiceContext, 'quotas'>) => ctx.quotas ?? DEFAULT_
  * nothing, and the account's counter is the last lock it takes (docs/architecture.md, "Locks"). The
  * conditional upsert is the read-modify-write: concurrent creates of one account queue on its row,
  * and only those that find room add one. `run` is the transaction's (Prisma's, or the driver's in
- * services/events.ts plainCreate).
+ * services/events/create.ts plainCreate).
  */
 export async function chargeCreate(
   run: (text: string, values: unknown[]) => Promise<unknown[]>,

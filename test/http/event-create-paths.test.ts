@@ -1,10 +1,10 @@
-// Creating an event has two paths (src/services/events.ts): the common case (no series, links by
+// Creating an event has two paths (src/services/events/create.ts): the common case (no series, links by
 // ID) in one short transaction on the driver, and every other case through Prisma (insertEvent,
 // also the importer's). Both must store the same thing for the same input: this test writes the
 // same events both ways and compares every stored column and link, so that a column added to one
 // path and not the other fails here.
 import { expect, it } from 'vitest';
-import { insertEvent } from '../../src/services/events.js';
+import { insertEvent } from '../../src/services/events/create.js';
 import { inTransaction } from '../../src/services/retry.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 

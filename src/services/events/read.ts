@@ -1,0 +1,73 @@
+// Reading events: one by its ID or slug, as its caller may see it; the occurrences of a series shown as
+// its overrides; the iCalendar UIDs they came with. Writes read their result back through here too.
+import { Prisma as PrismaNS } from '../../../generated/prisma/client.js';
+import { canRead } from '../../auth/permissions.js';
+import type { Prisma, Tx } from '../../db/client.js';
+import { NotFound } from '../../domain/errors.js';
+import { describeKey, type Key } from '../../domain/posts.js';
+import { type EventRecord } from '../../domain/records.js';
+import { ICS_SOURCE } from '../../domain/import-sources.js';
+import { eventZone, UTC_ZONE } from '../../lib/event-times.js';
+import { givesStart, parseRecurrence } from '../../lib/recurrence.js';
+import { selectEvents } from '../../queries/event-rows.js';
+import type { ServiceContext } from '../context.js';
+import { assertReadable } from '../posts.js';
+import { occurrenceOf } from './scope.js';
+
+/** The event an ID or slug names, with everything its representation shows, or undefined. */
+async function findEvent(db: Prisma | Tx, key: Key): Promise<EventRecord | undefined> {
+  const where = 'id' in key ? PrismaNS.sql`e.id = ${key.id}::int` : PrismaNS.sql`e.slug = ${key.slug}::text`;
+  return (await selectEvents(db, { where }))[0];
+}
+
+export async function getEvent(ctx: ServiceContext, key: Key): Promise<EventRecord> {
+  const row = await findEvent(ctx.db, key);
+  if (!row) throw new NotFound('event', describeKey(key));
+  assertReadable('event', ctx.caller, row);
+  return row;
+}
+
+/**
+ * The occurrences of a series changed on their own that a calendar shows as overrides of its rule:
+ * those the caller may read, not in the trash (a deleted occurrence is an EXDATE of the series), and
+ * still at a start the rule gives (else they are events of their own).
+ */
+export async function seriesOverrides(ctx: ServiceContext, series: EventRecord): Promise<EventRecord[]> {
+  const rows = await selectEvents(ctx.db, {
+    where: PrismaNS.sql`e.parent_id = ${series.id}::int AND e.is_exception AND e.status <> 'trash'`,
+    orderBy: PrismaNS.sql`ORDER BY e.original_start_local`,
+  });
+  const zone = eventZone(series.timezone) ?? UTC_ZONE;
+  const rule = parseRecurrence(series.recurrence, zone, series.allDay);
+  return rows.filter(
+    (row) => canRead(ctx.caller, row) && givesStart(rule, series.startLocal, occurrenceOf(row).original),
+  );
+}
+
+/** The event as stored, read after the write's transaction has committed. */
+export async function readBack(db: Prisma | Tx, id: number): Promise<EventRecord> {
+  const row = await findEvent(db, { id });
+  if (!row) throw new NotFound('event', id); // deleted by another request in between
+  return row;
+}
+
+/**
+ * The UIDs these events, and the series of those that are occurrences, were imported with from
+ * iCalendar, by ID: an exported event keeps its UID, so that importing the export again, or a
+ * calendar app that had the original, finds the same event (serializers/ical.ts).
+ */
+export async function importedUids(ctx: ServiceContext, rows: EventRecord[]): Promise<Map<number, string>> {
+  const ids = [...new Set(rows.flatMap((r) => (r.parentId === null ? [r.id] : [r.id, r.parentId])))];
+  const uids = new Map<number, string>();
+  // A feed's thousand events a hundred at a time: on the embedded database a statement holds the
+  // event loop while it runs (services/event-list.ts reads the feed so too).
+  for (let from = 0; from < ids.length; from += UIDS_READ) {
+    const found = await ctx.db.$queryRaw<{ id: number; uid: string }[]>`
+      SELECT local_id AS id, external_id AS uid FROM imported_items
+      WHERE local_id = ANY(${ids.slice(from, from + UIDS_READ)}::int[]) AND kind = 'event' AND source = ${ICS_SOURCE}`;
+    for (const row of found) uids.set(row.id, row.uid);
+  }
+  return uids;
+}
+
+const UIDS_READ = 100;

@@ -1,0 +1,143 @@
+// Edits of a series that an update or delete of one of its occurrences makes: splitting it at an
+// occurrence (`following`), EXDATEs added or taken back, a series trashed or deleted whole. Each
+// runs in the caller's transaction with the series locked (scope.ts lockTarget).
+import { Prisma as PrismaNS } from '../../../generated/prisma/client.js';
+import type { Tx } from '../../db/client.js';
+import { InvalidInput } from '../../domain/errors.js';
+import type { EventRecord } from '../../domain/records.js';
+import { eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../../lib/event-times.js';
+import { canonicalLines, exdateLine, givesStart, parseRecurrence, splitLines } from '../../lib/recurrence.js';
+import type { ServiceContext } from '../context.js';
+import { trashOrDelete } from '../post-writes.js';
+import { freeSlug } from '../posts.js';
+import { exactLength, syncSeries } from '../series.js';
+import { type EventInput, formatWallClock } from './input.js';
+import { occurrenceOf, type EventRow, readRow } from './scope.js';
+import { takenSlugs } from './storage.js';
+import { writeEventAndOccurrences } from './write.js';
+
+/**
+ * `scope=following`: the series ends before the occurrence, and a new series (the input applied to a
+ * copy of the old) takes over from it, with this and every later occurrence, exceptions included.
+ */
+export async function splitSeries(
+  tx: Tx,
+  ctx: ServiceContext,
+  series: EventRow,
+  occurrence: EventRow,
+  input: EventInput,
+): Promise<number> {
+  const from = occurrenceOf(occurrence).original;
+  const zone = eventZone(series.timezone) ?? UTC_ZONE;
+  // A new series starts where its rules do: at an RDATE of its own, a rule would count from the
+  // wrong day (every Thursday from an added Thursday, where it was every Tuesday).
+  const rules = { ...parseRecurrence(series.recurrence, zone, series.allDay), rdates: [] };
+  if (from.getTime() !== series.startLocal.getTime() && !givesStart(rules, series.startLocal, from)) {
+    throw new InvalidInput({
+      scope: 'This occurrence was added by an RDATE: change it alone (scope=this), or the whole series (scope=all).',
+    });
+  }
+  const { before, after } = splitLines(series.recurrence, zone, series.startLocal, series.allDay, from);
+  const copy = await copySeries(tx, series, from, after);
+  await tx.$executeRaw`
+    UPDATE events SET parent_id = ${copy.id}::int WHERE parent_id = ${series.id}::int AND original_start_local >= ${formatWallClock(from)}::timestamp`;
+  await tx.event.update({ where: { id: series.id }, data: { recurrence: before, modifiedAt: new Date() } });
+  await syncSeries(tx, ctx, series.id, { rebuild: true, links: false });
+  // The change is for this occurrence too, even one changed on its own before.
+  await tx.event.update({ where: { id: occurrence.id }, data: { isException: false } });
+  await writeEventAndOccurrences(tx, ctx, copy, input);
+  // The occurrences moved over take the new series' links, even when the input named none.
+  await syncSeries(tx, ctx, copy.id, { rebuild: false, links: true });
+  return copy.id;
+}
+
+/** A copy of the series starting at `from`, with its links and these lines; no occurrences yet. */
+async function copySeries(tx: Tx, series: EventRow, from: Date, lines: string[]): Promise<EventRow> {
+  const zone = eventZone(series.timezone) ?? UTC_ZONE;
+  // As its occurrences are (services/series.ts occurrenceTimes): the exact length, whole days all-day.
+  const start = fromWallClock(from, zone);
+  const end = series.allDay
+    ? fromWallClock(new Date(from.getTime() + series.endLocal.getTime() - series.startLocal.getTime()), zone)
+    : start.plus(exactLength(series, zone));
+  const when = eventTimes(start, end, zone, series.allDay);
+  if ('field' in when) throw new InvalidInput({ [when.field]: when.message });
+  const { id: _id, slug, parentId: _p, originalStartLocal: _o, isException: _e, ...fields } = series;
+  const copy = await tx.event.create({
+    data: {
+      ...fields,
+      cost: fields.cost ?? PrismaNS.DbNull,
+      ...when,
+      recurrence: lines,
+      slug: await freeSlug(undefined, slug, 'event', (base) => takenSlugs(tx, base, undefined)),
+      modifiedAt: new Date(),
+    },
+  });
+  for (const table of ['event_venues', 'event_organizers', 'event_terms'] as const) {
+    const columns = PrismaNS.raw(
+      table === 'event_venues'
+        ? 'venue_id, position'
+        : table === 'event_organizers'
+          ? 'organizer_id, position'
+          : 'term_id',
+    );
+    await tx.$executeRaw`
+      INSERT INTO ${PrismaNS.raw(table)} (event_id, ${columns})
+      SELECT ${copy.id}::int, ${columns} FROM ${PrismaNS.raw(table)} WHERE event_id = ${series.id}::int`;
+  }
+  return copy;
+}
+
+/**
+ * An occurrence taken out of the trash: its start is no longer an EXDATE of the series, which would
+ * leave it out of the series' iCalendar rule and bring it back no more on a re-expansion.
+ */
+export async function restoreOccurrence(tx: Tx, occurrence: EventRow) {
+  const { series: seriesId, original } = occurrenceOf(occurrence);
+  const series = await readRow(tx, seriesId);
+  const zone = eventZone(series.timezone) ?? UTC_ZONE;
+  const recurrence = parseRecurrence(series.recurrence, zone, series.allDay);
+  if (!recurrence.exdates.delete(original.getTime())) return;
+  const lines = series.recurrence.filter((line) => !/^EXDATE[;:]/i.test(line));
+  const exdates = [...recurrence.exdates].map((ms) => exdateLine(new Date(ms), zone, series.allDay));
+  const recurrenceLines = canonicalLines([...lines, ...exdates], zone, series.allDay);
+  await tx.event.update({ where: { id: seriesId }, data: { recurrence: recurrenceLines, modifiedAt: new Date() } });
+}
+
+/**
+ * After an occurrence was deleted: its start becomes an EXDATE of the series; with `following` the
+ * series ends before it, and the later occurrences go to the trash (or for good) with it.
+ */
+export async function dropOccurrences(
+  tx: Tx,
+  ctx: ServiceContext,
+  occurrence: EventRow,
+  following: boolean,
+  force: boolean,
+) {
+  const { series: seriesId, original: from } = occurrenceOf(occurrence);
+  const series = await readRow(tx, seriesId);
+  const zone = eventZone(series.timezone) ?? UTC_ZONE;
+  const recurrence = following
+    ? splitLines(series.recurrence, zone, series.startLocal, series.allDay, from).before
+    : canonicalLines([...series.recurrence, exdateLine(from, zone, series.allDay)], zone, series.allDay);
+  if (following) {
+    const later = PrismaNS.sql`parent_id = ${series.id}::int AND original_start_local > ${formatWallClock(from)}::timestamp`;
+    if (force) await tx.$executeRaw`DELETE FROM events WHERE ${later}`;
+    else
+      await tx.$executeRaw`UPDATE events SET status = 'trash', is_exception = true, modified_at = now() WHERE ${later}`;
+  }
+  await tx.event.update({ where: { id: series.id }, data: { recurrence, modifiedAt: new Date() } });
+  if (following) await syncSeries(tx, ctx, series.id, { rebuild: true, links: false });
+}
+
+/** A series to the trash with all its occurrences, or for good (they go by cascade). */
+export async function removeSeries(ctx: ServiceContext, tx: Tx, series: EventRecord, force: boolean) {
+  await trashOrDelete(ctx, 'event', series, force, {
+    trash: async () => {
+      const modifiedAt = new Date();
+      await tx.event.update({ where: { id: series.id }, data: { status: 'trash', modifiedAt } });
+      await tx.event.updateMany({ where: { parentId: series.id }, data: { status: 'trash', modifiedAt } });
+    },
+    remove: () => tx.event.delete({ where: { id: series.id } }).then(() => undefined),
+  });
+}

@@ -1,0 +1,74 @@
+// Updating an event: a single event, a series, or an occurrence with a scope (`this`, `following`,
+// `all`), in one transaction.
+import type { Tx } from '../../db/client.js';
+import { InvalidInput } from '../../domain/errors.js';
+import { type Key } from '../../domain/posts.js';
+import { type EventRecord } from '../../domain/records.js';
+import type { ServiceContext } from '../context.js';
+import { inTransaction } from '../retry.js';
+import { type EventInput, times, formatWallClock } from './input.js';
+import { readBack } from './read.js';
+import { type Scope, resolveScope, type EventRow, lockTarget } from './scope.js';
+import { splitSeries, restoreOccurrence } from './series-edits.js';
+import { writeEvent, writeEventAndOccurrences } from './write.js';
+
+/**
+ * An update. Of a series (scope `all`, its default) it changes the series and every occurrence that
+ * is not an exception. Of an occurrence: `this` (its default) changes it alone and makes it an
+ * exception; `following` splits the series there, the change going to a new series of this and the
+ * later occurrences; `all` changes the series. Answers the event changed: the occurrence, the new
+ * series or the series.
+ */
+export async function updateEvent(
+  ctx: ServiceContext,
+  key: Key,
+  input: EventInput,
+  scope?: Scope,
+): Promise<EventRecord> {
+  const id = await inTransaction(ctx, (tx) => changeEvent(tx, ctx, key, input, scope));
+  return readBack(ctx.db, id);
+}
+
+/** The update above inside the caller's transaction; answers the ID of the event changed. */
+export async function changeEvent(
+  tx: Tx,
+  ctx: ServiceContext,
+  key: Key,
+  input: EventInput,
+  scope?: Scope,
+): Promise<number> {
+  const current = await lockTarget(tx, ctx, key);
+  const { kind, chosen, series } = await resolveScope(tx, ctx, current, scope);
+  if (kind === 'occurrence') {
+    if (!series) {
+      if (input.recurrence !== undefined) throw new InvalidInput({ recurrence: RECURRENCE_OF_SERIES });
+      const after = await writeEvent(tx, ctx, current, input, { isException: true });
+      if (current.status === 'trash' && after.status !== 'trash') await restoreOccurrence(tx, current);
+      return current.id;
+    }
+    if (chosen === 'all') {
+      await writeEventAndOccurrences(tx, ctx, series, shiftedInput(input, current, series, ctx.siteZone));
+      return series.id;
+    }
+    return splitSeries(tx, ctx, series, current, input);
+  }
+  await writeEventAndOccurrences(tx, ctx, current, input);
+  return current.id;
+}
+
+const RECURRENCE_OF_SERIES =
+  'recurrence belongs to the series: update it with scope=all, or from here on with scope=following.';
+
+/**
+ * `scope=all` sent to an occurrence: new times given for the occurrence move the series by as much
+ * (the occurrence moved from 19:00 to 20:00: every occurrence starts at 20:00).
+ */
+function shiftedInput(input: EventInput, occurrence: EventRow, series: EventRow, siteZone: string): EventInput {
+  if (input.start_date === undefined && input.end_date === undefined) return input;
+  const when = times(input, occurrence, siteZone);
+  const shift = (field: 'start' | 'end') => {
+    const moved = when[`${field}Local`].getTime() - occurrence[`${field}Local`].getTime();
+    return formatWallClock(new Date(series[`${field}Local`].getTime() + moved));
+  };
+  return { ...input, start_date: shift('start'), end_date: shift('end'), timezone: when.timezone };
+}
