@@ -20,6 +20,12 @@ export function registerDriver(client: Prisma, driver: Driver, transaction?: Tra
 /** The transaction runner of a client outside a transaction, if it has one. */
 export const transactionDriverOf = (db: Prisma | Tx): TransactionDriver | undefined => transactions.get(db);
 
+/** A Prisma transaction's statements as a driver runs them: the same text runs in either (queries/event-storage.ts). */
+export const statementsOf =
+  (tx: Tx): Driver =>
+  (text, values) =>
+    tx.$queryRawUnsafe<unknown[]>(text, ...values);
+
 /** The driver of a client outside a transaction; none for a transaction, whose reads must see its writes. */
 export const driverOf = (db: Prisma | Tx): Driver | undefined => drivers.get(db);
 

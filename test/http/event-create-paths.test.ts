@@ -1,14 +1,14 @@
-// Creating an event has two paths (src/services/events/create.ts): the common case (no series, links by
-// ID) in one short transaction on the driver, and every other case through Prisma (insertEvent,
-// also the importer's). Both must store the same thing for the same input: this test writes the
-// same events both ways and compares every stored column and link, so that a column added to one
-// path and not the other fails here.
+// An event is created by one function (src/services/events/create.ts insertEvent) in one of two
+// transactions: the driver's for the common case (no series, links by ID), Prisma's for any other
+// (and the importer's). The statements are the same text in both, but the two transactions pass
+// parameters through different code (the driver's own types, Prisma's driver adapter): this test
+// writes the same events in both and compares every stored column and link.
 import { expect, it } from 'vitest';
 import { insertEvent } from '../../src/services/events/create.js';
 import { inTransaction } from '../../src/services/retry.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 
-describeEachDatabase('the two paths of an event creation', (s, kind) => {
+describeEachDatabase('an event created in either transaction', (s, kind) => {
   /** The stored row and links of an event, without what differs by nature (ID, slug, times of writing). */
   const stored = async (id: number) => {
     const [row] = await s.db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(
@@ -22,7 +22,7 @@ describeEachDatabase('the two paths of an event creation', (s, kind) => {
     return row;
   };
 
-  it('stores the same columns and links whichever path writes them', async () => {
+  it('stores the same columns and links whichever transaction writes them', async () => {
     const venue = (await s.post('/venues', { venue: `Paths venue ${kind}` })).body;
     const organizers = await Promise.all(
       [1, 2].map(async (n) => (await s.post('/organizers', { organizer: `Paths organizer ${kind} ${n}` })).body),

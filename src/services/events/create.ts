@@ -1,191 +1,174 @@
 // Creating an event, in one transaction with everything it links to (new venues, organizers and
 // terms included), so that a failed create leaves nothing behind.
 import type { components } from '../../../generated/api.js';
-import { Prisma as PrismaNS } from '../../../generated/prisma/client.js';
+import { type Event, Prisma as PrismaNS } from '../../../generated/prisma/client.js';
 import { effectiveAuthor, effectiveStatus } from '../../auth/permissions.js';
 import type { Tx } from '../../db/client.js';
-import { CATEGORY, type EventRecord, ORGANIZER, TAG, VENUE } from '../../domain/records.js';
+import { type Driver, statementsOf, transactionDriverOf } from '../../db/driver.js';
+import {
+  CATEGORY,
+  type EventRecord,
+  ORGANIZER,
+  TAG,
+  type Taxonomy,
+  VENUE,
+  type VenueOrOrganizerKind,
+} from '../../domain/records.js';
 import { likeEscaped } from '../../lib/like.js';
+import { firstFreeSlug, slugify } from '../../lib/slug.js';
+import { insertEventRow, insertLinks, readCreateChecks } from '../../queries/event-storage.js';
 import type { ServiceContext } from '../context.js';
 import {
   assertTermsFound,
   assertVenuesOrOrganizersFound,
+  type LinksWrite,
+  termIdsForWrite,
   termIdsOnly,
+  type TermsWrite,
+  venueOrOrganizerIdsForWrite,
   venueOrOrganizerIdsOnly,
 } from '../event-links.js';
-import { transactionDriverOf } from '../../db/driver.js';
-import type { PostStatus } from '../../domain/posts.js';
-import { firstFreeSlug, slugify } from '../../lib/slug.js';
-import { freeSlug, publicationDate, userExists } from '../posts.js';
+import { publicationDate } from '../posts.js';
+import { assertSeriesRoom, chargeCreate } from '../quotas.js';
 import { inTransaction, retryOnConflict } from '../retry.js';
-import { assertSeriesRoom, chargeCreate, chargeCreateIn } from '../quotas.js';
 import { syncSeries } from '../series.js';
-import { columns, times, recurrenceFor } from './input.js';
+import { columns, recurrenceFor, times } from './input.js';
 import { readBack } from './read.js';
-import { writeLinks, takenSlugs } from './storage.js';
 
-export async function createEvent(
-  ctx: ServiceContext,
-  input: components['schemas']['EventInput'],
-): Promise<EventRecord> {
-  const plain = plainCreate(ctx, input);
-  const id = plain ? await retryOnConflict(plain) : await inTransaction(ctx, (tx) => insertEvent(tx, ctx, input));
+/**
+ * Creates an event. A create that needs nothing of Prisma (no series to expand, links by ID only)
+ * runs in a transaction on the driver, five statements in all (docs/performance.md); any other in
+ * Prisma's. Both run insertEvent below: the same checks, in the same order, and the same statements.
+ */
+export async function createEvent(ctx: ServiceContext, input: NewEvent): Promise<EventRecord> {
+  const transaction = transactionDriverOf(ctx.db);
+  const links = linksById(input);
+  const id =
+    transaction && !input.recurrence?.length && Object.values(links).every(byIdOnly)
+      ? await retryOnConflict(() => transaction((run) => insertEvent({ run }, ctx, input)))
+      : await inTransaction(ctx, (tx) => insertEvent(tx, ctx, input));
   return readBack(ctx.db, id);
 }
 
-const attempt = <T>(work: () => T): { value: T } | { error: unknown } => {
+type NewEvent = components['schemas']['EventInput'];
+
+/** Where a create writes: a Prisma transaction, or only the statements of the driver's. */
+type CreateIn = Tx | { run: Driver };
+
+/**
+ * The IDs a create links to, for each link it sends that names IDs only; undefined for one that
+ * names something to find or create by name. A link whose IDs are invalid keeps its error, thrown
+ * when insertEvent comes to that link, so that errors come in the order of the fields.
+ */
+function linksById(input: NewEvent) {
+  return {
+    venues: attempt(() => (input.venue === undefined ? [] : venueOrOrganizerIdsOnly(VENUE, input.venue))),
+    organizers: attempt(() =>
+      input.organizer === undefined ? [] : venueOrOrganizerIdsOnly(ORGANIZER, input.organizer),
+    ),
+    categories: attempt(() =>
+      input.categories === undefined ? [] : termIdsOnly(CATEGORY, 'categories', input.categories),
+    ),
+    tags: attempt(() => (input.tags === undefined ? [] : termIdsOnly(TAG, 'tags', input.tags))),
+  };
+}
+
+type Attempt<T> = { value: T } | { error: unknown };
+
+const attempt = <T>(work: () => T): Attempt<T> => {
   try {
     return { value: work() };
   } catch (error) {
     return { error };
   }
 };
-const take = <T>(result: { value: T } | { error: unknown }): T => {
+
+const take = <T>(result: Attempt<T>): T => {
   if ('error' in result) throw result.error;
   return result.value;
 };
 
+const byIdOnly = (result: Attempt<number[] | undefined>) => !('value' in result) || result.value !== undefined;
+
+/** The IDs to read in the create's one read: those of links named by ID only. */
+const idsToRead = (result: Attempt<number[] | undefined>) => ('value' in result ? (result.value ?? []) : []);
+
 /**
- * The create of the common case, past Prisma: an event that is no series and names its venues,
- * organizers and terms by ID only. The same checks, answers and errors (in the same order) as
- * insertEvent, in one transaction of five statements on the driver (BEGIN, one read for every
- * check and the slugs taken, the event, its links, COMMIT) instead of a dozen through Prisma's
- * query compiler. Undefined for any other create, or a client without a driver of its own.
+ * Creates the event in `on` and answers its ID (the importer calls it in its own transaction). One
+ * read checks every link named by ID, the author and the slugs taken; links named otherwise are
+ * found or created through Prisma (services/event-links.ts); then the row, its links, a series'
+ * occurrences and the account's create count.
  */
-function plainCreate(
-  ctx: ServiceContext,
-  input: components['schemas']['EventInput'],
-): (() => Promise<number>) | undefined {
-  const transaction = transactionDriverOf(ctx.db);
-  if (!transaction || input.recurrence?.length) return undefined;
-  const venues = attempt(() => (input.venue === undefined ? [] : venueOrOrganizerIdsOnly(VENUE, input.venue)));
-  const organizers = attempt(() =>
-    input.organizer === undefined ? [] : venueOrOrganizerIdsOnly(ORGANIZER, input.organizer),
-  );
-  const categories = attempt(() =>
-    input.categories === undefined ? [] : termIdsOnly(CATEGORY, 'categories', input.categories),
-  );
-  const tags = attempt(() => (input.tags === undefined ? [] : termIdsOnly(TAG, 'tags', input.tags)));
-  if ([venues, organizers, categories, tags].some((r) => 'value' in r && r.value === undefined)) return undefined;
-  const ids = (r: { value: number[] | undefined } | { error: unknown }) => ('value' in r ? (r.value ?? []) : []);
+export async function insertEvent(on: CreateIn, ctx: ServiceContext, input: NewEvent): Promise<number> {
   const { caller, siteZone } = ctx;
+  const run = 'run' in on ? on.run : statementsOf(on);
   const title = input.title.trim();
   const publishedAt = publicationDate(input, siteZone);
   const when = times(input, undefined, siteZone);
-  const base = (input.slug !== undefined ? slugify(input.slug) : '') || slugify(title) || 'event';
-  // Before the author and the links, as in insertEvent: an image ID is refused first.
-  const c = columns(input);
-  return () =>
-    transaction(async (query) => {
-      const rows = (await query(
-        `SELECT 'venue' AS kind, id, author_id, status::text AS status, NULL AS slug FROM venues WHERE id = ANY($1::int[])
-         UNION ALL SELECT 'organizer', id, author_id, status::text, NULL FROM organizers WHERE id = ANY($2::int[])
-         UNION ALL SELECT taxonomy::text, id, NULL, NULL, NULL FROM terms
-           WHERE (taxonomy = 'tribe_events_cat' AND id = ANY($3::int[])) OR (taxonomy = 'post_tag' AND id = ANY($4::int[]))
-         UNION ALL SELECT 'user', id, NULL, NULL, NULL FROM users WHERE id = $5::int
-         UNION ALL SELECT 'slug', NULL, NULL, NULL, slug FROM events WHERE slug LIKE $6::text`,
-        [ids(venues), ids(organizers), ids(categories), ids(tags), input.author ?? null, `${likeEscaped(base)}%`],
-      )) as { kind: string; id: number; author_id: number | null; status: PostStatus; slug: string }[];
-      const of = (kind: string) =>
-        rows.filter((r) => r.kind === kind).map((r) => ({ id: r.id, authorId: r.author_id, status: r.status }));
-      const slug = firstFreeSlug(
-        base,
-        rows.filter((r) => r.kind === 'slug').map((r) => r.slug),
-      );
-      const authorId = await effectiveAuthor(caller, input.author, undefined, (user) =>
-        Promise.resolve(of('user').some((r) => r.id === user)),
-      );
-      const venueIds = take(venues) ?? [];
-      assertVenuesOrOrganizersFound(caller, VENUE, venueIds, of('venue'));
-      const organizerIds = take(organizers) ?? [];
-      assertVenuesOrOrganizersFound(caller, ORGANIZER, organizerIds, of('organizer'));
-      const categoryIds = take(categories) ?? [];
-      assertTermsFound(CATEGORY, 'categories', categoryIds, new Set(of(CATEGORY).map((r) => r.id)));
-      const tagIds = take(tags) ?? [];
-      assertTermsFound(TAG, 'tags', tagIds, new Set(of(TAG).map((r) => r.id)));
-
-      const now = new Date().toISOString();
-      const wallClock = (d: Date) => d.toISOString().replace('Z', '');
-      const values: [string, unknown, string][] = [];
-      const set = (column: string, value: unknown, type: string) => {
-        if (value !== undefined) values.push([column, value, type]);
-      };
-      set('author_id', authorId, 'int');
-      set('status', effectiveStatus(caller, input.status), '"PostStatus"');
-      set('slug', slug, 'text');
-      set('title', title, 'text');
-      set('description', c.description, 'text');
-      set('excerpt', c.excerpt, 'text');
-      set('published_at', publishedAt?.toISOString() ?? now, 'timestamptz');
-      set('modified_at', now, 'timestamptz');
-      set('start_local', wallClock(when.startLocal), 'timestamp');
-      set('end_local', wallClock(when.endLocal), 'timestamp');
-      set('start_utc', when.startUtc.toISOString(), 'timestamptz');
-      set('end_utc', when.endUtc.toISOString(), 'timestamptz');
-      set('timezone', when.timezone, 'text');
-      set('all_day', when.allDay, 'boolean');
-      set(
-        'cost',
-        c.cost === undefined ? undefined : c.cost === PrismaNS.DbNull ? null : JSON.stringify(c.cost),
-        'jsonb',
-      );
-      set('website', c.website, 'text');
-      set('image', c.image, 'text');
-      set('show_map', c.showMap, 'boolean');
-      set('show_map_link', c.showMapLink, 'boolean');
-      set('hide_from_listings', c.hideFromListings, 'boolean');
-      set('sticky', c.sticky, 'boolean');
-      set('featured', c.featured, 'boolean');
-      const [{ id }] = (await query(
-        `INSERT INTO events (${values.map(([column]) => column).join(', ')})
-         VALUES (${values.map(([, , type], i) => `$${i + 1}::${type}`).join(', ')}) RETURNING id`,
-        values.map(([, value]) => value),
-      )) as { id: number }[];
-      const terms = [...categoryIds, ...tagIds];
-      if (venueIds.length || organizerIds.length || terms.length) {
-        // One statement: each link's trigger sees the event inserted above.
-        await query(
-          `WITH v AS (INSERT INTO event_venues (event_id, venue_id, position)
-                      SELECT $1::int, t.id, t.n - 1 FROM unnest($2::int[]) WITH ORDINALITY AS t(id, n)),
-                o AS (INSERT INTO event_organizers (event_id, organizer_id, position)
-                      SELECT $1::int, t.id, t.n - 1 FROM unnest($3::int[]) WITH ORDINALITY AS t(id, n))
-           INSERT INTO event_terms (event_id, term_id) SELECT $1::int, t.id FROM unnest($4::int[]) AS t(id)`,
-          [id, venueIds, organizerIds, terms],
-        );
-      }
-      await chargeCreate(query, ctx);
-      return id;
-    });
-}
-
-/** Creates the event inside the caller's transaction and answers its ID (the importer's writes). */
-export async function insertEvent(
-  tx: Tx,
-  ctx: ServiceContext,
-  input: components['schemas']['EventInput'],
-): Promise<number> {
-  const { caller, siteZone } = ctx;
-  const title = input.title.trim();
-  const publishedAt = publicationDate(input, siteZone);
-  const when = times(input, undefined, siteZone);
-  const { id, authorId } = await tx.event.create({
-    data: {
-      ...columns(input),
-      ...when,
-      recurrence: recurrenceFor(input, undefined, when),
-      title,
-      slug: await freeSlug(input.slug, title, 'event', (base) => takenSlugs(tx, base, undefined)),
-      status: effectiveStatus(caller, input.status),
-      authorId: await effectiveAuthor(caller, input.author, undefined, (user) => userExists(tx, user)),
-      ...(publishedAt ? { publishedAt } : {}),
-    },
-    select: { id: true, authorId: true },
+  // Before the author and the links: an image ID is refused first.
+  const { cost, ...fields } = columns(input);
+  const recurrence = recurrenceFor(input, undefined, when) ?? [];
+  const links = linksById(input);
+  const slugBase = (input.slug !== undefined ? slugify(input.slug) : '') || slugify(title) || 'event';
+  const found = await readCreateChecks(run, {
+    venues: idsToRead(links.venues),
+    organizers: idsToRead(links.organizers),
+    categories: idsToRead(links.categories),
+    tags: idsToRead(links.tags),
+    author: input.author,
+    slugsLike: `${likeEscaped(slugBase)}%`,
   });
-  await writeLinks(tx, ctx, id, input, true);
-  if (input.recurrence?.length) {
-    await assertSeriesRoom(tx, ctx, authorId, id);
-    await syncSeries(tx, ctx, id, { rebuild: true, links: false });
+  const status = effectiveStatus(caller, input.status);
+  const authorId = await effectiveAuthor(caller, input.author, undefined, () => Promise.resolve(found.authorExists));
+  const prisma = () => {
+    if ('run' in on) throw new Error('a create that names links to find or create runs in a Prisma transaction');
+    return on;
+  };
+  const linked = async (
+    kind: VenueOrOrganizerKind,
+    value: LinksWrite | undefined,
+    byId: Attempt<number[] | undefined>,
+  ) => {
+    if (value === undefined) return [];
+    const ids = take(byId);
+    if (ids === undefined) return venueOrOrganizerIdsForWrite(prisma(), ctx, kind, value);
+    assertVenuesOrOrganizersFound(caller, kind, ids, kind === VENUE ? found.venues : found.organizers);
+    return ids;
+  };
+  const venues = await linked(VENUE, input.venue, links.venues);
+  const organizers = await linked(ORGANIZER, input.organizer, links.organizers);
+  const terms = async (
+    taxonomy: Taxonomy,
+    field: 'categories' | 'tags',
+    value: TermsWrite | undefined,
+    byId: Attempt<number[] | undefined>,
+  ) => {
+    if (value === undefined) return [];
+    const ids = take(byId);
+    if (ids === undefined) return termIdsForWrite(prisma(), ctx, taxonomy, field, value);
+    assertTermsFound(taxonomy, field, ids, found[field]);
+    return ids;
+  };
+  const categories = await terms(CATEGORY, 'categories', input.categories, links.categories);
+  const tags = await terms(TAG, 'tags', input.tags, links.tags);
+  const now = new Date();
+  const id = await insertEventRow(run, {
+    ...fields,
+    cost: cost === PrismaNS.DbNull ? null : (cost as Event['cost']),
+    ...when,
+    recurrence,
+    title,
+    slug: firstFreeSlug(slugBase, found.slugsTaken),
+    status,
+    authorId,
+    publishedAt: publishedAt ?? now,
+    modifiedAt: now,
+  });
+  await insertLinks(run, id, { venues, organizers, terms: [...categories, ...tags] });
+  if (recurrence.length) {
+    await assertSeriesRoom(prisma(), ctx, authorId, id);
+    await syncSeries(prisma(), ctx, id, { rebuild: true, links: false });
   }
-  await chargeCreateIn(tx, ctx);
+  await chargeCreate(run, ctx);
   return id;
 }

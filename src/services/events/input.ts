@@ -2,7 +2,7 @@
 // times (what is not sent keeps its value), and the recurrence lines checked in the final zone.
 // Pure functions of the input and the current row: a 400 names the field at fault.
 import type { components } from '../../../generated/api.js';
-import { Prisma as PrismaNS } from '../../../generated/prisma/client.js';
+import { type Event, Prisma as PrismaNS } from '../../../generated/prisma/client.js';
 import { InvalidInput } from '../../domain/errors.js';
 import { eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../../lib/event-times.js';
 import { canonicalLines, convertLines } from '../../lib/recurrence.js';
@@ -12,10 +12,20 @@ import { readRecurrence } from '../series.js';
 /** A write of an event, as the document defines it: every field optional (an update). */
 export type EventInput = components['schemas']['EventFields'];
 
-type EventColumns = Omit<
-  PrismaNS.EventUncheckedCreateInput,
-  'title' | 'slug' | 'startLocal' | 'endLocal' | 'startUtc' | 'endUtc' | 'timezone'
->;
+type EventColumns = Partial<
+  Pick<
+    Event,
+    | 'description'
+    | 'excerpt'
+    | 'website'
+    | 'image'
+    | 'showMap'
+    | 'showMapLink'
+    | 'hideFromListings'
+    | 'sticky'
+    | 'featured'
+  >
+> & { cost?: PrismaNS.InputJsonValue | typeof PrismaNS.DbNull };
 
 /** The columns a write sets as sent: text, flags, cost, website and image. */
 export function columns(input: EventInput): EventColumns {

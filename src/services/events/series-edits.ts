@@ -13,7 +13,7 @@ import { freeSlug } from '../posts.js';
 import { exactLength, syncSeries } from '../series.js';
 import { type EventInput, formatWallClock } from './input.js';
 import { occurrenceOf, type EventRow, readRow } from './scope.js';
-import { takenSlugs } from './storage.js';
+import { takenSlugs } from './links-and-slugs.js';
 import { writeEventAndOccurrences } from './write.js';
 
 /**

@@ -13,7 +13,7 @@ import { assertSeriesRoom } from '../quotas.js';
 import { endSeries, expandSeries, reachesFurther, shiftSeries, syncSeries } from '../series.js';
 import { type EventInput, columns, times, recurrenceFor, formatWallClock } from './input.js';
 import type { EventRow } from './scope.js';
-import { writeLinks, takenSlugs } from './storage.js';
+import { writeLinks, takenSlugs } from './links-and-slugs.js';
 
 /** Writes the event's own row and links; answers the row before and after. */
 export async function writeEvent(
