@@ -151,3 +151,70 @@ export async function readCreateChecks(run: Driver, names: CreateNames): Promise
     slugsTaken: of('slug').map((r) => r.slug),
   };
 }
+
+/** The columns of these fields, in this order. */
+const columnsOf = (fields: Field[]) => fields.map((field) => EVENT_COLUMNS[field].column);
+
+/** What an occurrence holds of its own when it is made: its place in the series, slug and times. */
+const OCCURRENCE_OWN = columnsOf([
+  'parentId',
+  'originalStartLocal',
+  'slug',
+  'startLocal',
+  'endLocal',
+  'startUtc',
+  'endUtc',
+]);
+const FROM_SERIES = [...occurrenceColumns('series'), ...occurrenceColumns('times')];
+const NULLED = occurrenceColumns('null');
+
+/** New occurrences of a series at these starts: their own slugs and times, the rest the series'. */
+export interface NewOccurrences {
+  original: Date[];
+  slug: string[];
+  startLocal: Date[];
+  endLocal: Date[];
+  startUtc: Date[];
+  endUtc: Date[];
+}
+
+const INSERT_OCCURRENCES = `
+  INSERT INTO events (${[...OCCURRENCE_OWN, ...FROM_SERIES, ...NULLED].join(', ')})
+  SELECT s.id, v.original::timestamp, v.slug, v.sl::timestamp, v.el::timestamp, v.su::timestamptz, v.eu::timestamptz,
+    ${[...FROM_SERIES.map((c) => `s.${c}`), ...NULLED.map(() => 'NULL')].join(', ')}
+  FROM events s, unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS v(original, slug, sl, el, su, eu)
+  WHERE s.id = $1::int
+  RETURNING id`;
+
+/** Inserts the occurrences, copies of the series' row; their IDs, in order. */
+export async function insertOccurrenceRows(run: Driver, seriesId: number, rows: NewOccurrences): Promise<number[]> {
+  const iso = (dates: Date[]) => dates.map((d) => d.toISOString());
+  const inserted = (await run(INSERT_OCCURRENCES, [
+    seriesId,
+    iso(rows.original),
+    rows.slug,
+    iso(rows.startLocal),
+    iso(rows.endLocal),
+    iso(rows.startUtc),
+    iso(rows.endUtc),
+  ])) as { id: number }[];
+  return inserted.map((r) => r.id);
+}
+
+const COPIED = occurrenceColumns('series');
+
+const COPY_SERIES_FIELDS = `
+  UPDATE events o SET ${[...COPIED.map((c) => `${c} = s.${c}`), ...NULLED.map((c) => `${c} = NULL`)].join(', ')}
+  FROM events s
+  WHERE s.id = $1::int AND o.parent_id = s.id AND NOT o.is_exception
+    AND (${[...COPIED, ...NULLED].map((c) => `o.${c}`).join(', ')})
+      IS DISTINCT FROM (${[...COPIED.map((c) => `s.${c}`), ...NULLED.map(() => 'NULL')].join(', ')})`;
+
+/**
+ * The series' fields other than times onto its occurrences that are not exceptions; only those that
+ * differ are written. A newer version of the series is a newer version of what they show
+ * (`modified_at` is copied), so they take it even when nothing else differs.
+ */
+export async function copySeriesFields(run: Driver, seriesId: number): Promise<void> {
+  await run(COPY_SERIES_FIELDS, [seriesId]);
+}

@@ -10,6 +10,8 @@
 import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { DEFAULT_QUOTAS, DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config.js';
 import type { Tx } from '../db/client.js';
+import { statementsOf } from '../db/driver.js';
+import { copySeriesFields, insertOccurrenceRows } from '../queries/event-storage.js';
 import { trimEndChar } from '../lib/text.js';
 import { InvalidInput, QuotaExceeded } from '../domain/errors.js';
 import type { PostStatus } from '../domain/posts.js';
@@ -100,7 +102,7 @@ export async function syncSeries(
   seriesId: number,
   { rebuild, links }: { rebuild: boolean; links: boolean },
 ): Promise<void> {
-  await copyFields(tx, seriesId);
+  await copySeriesFields(statementsOf(tx), seriesId);
   if (links) {
     const ids = await tx.$queryRaw<{ id: number }[]>`
       SELECT id FROM events WHERE parent_id = ${seriesId}::int AND NOT is_exception`;
@@ -333,19 +335,14 @@ async function insertOccurrences(tx: Tx, series: SeriesRow, zone: EventZone, sta
   if (!starts.length) return [];
   const times = starts.map((start) => occurrenceTimes(series, zone, start));
   const slugs = await occurrenceSlugs(tx, series.slug, starts);
-  const rows = await tx.$queryRaw<{ id: number }[]>`
-    INSERT INTO events (parent_id, original_start_local, slug, start_local, end_local, start_utc, end_utc,
-      author_id, status, title, description, excerpt, published_at, modified_at, timezone, all_day, cost, website,
-      image, show_map, show_map_link, hide_from_listings, sticky, featured)
-    SELECT s.id, v.original::timestamp, v.slug, v.sl::timestamp, v.el::timestamp, v.su::timestamptz, v.eu::timestamptz,
-      s.author_id, s.status, s.title, NULL, NULL, s.published_at, s.modified_at, s.timezone, s.all_day,
-      s.cost, s.website, s.image, s.show_map, s.show_map_link, s.hide_from_listings, s.sticky, s.featured
-    FROM events s, unnest(${iso(starts)}::text[], ${slugs}::text[], ${iso(times.map((t) => t.startLocal))}::text[],
-      ${iso(times.map((t) => t.endLocal))}::text[], ${iso(times.map((t) => t.startUtc))}::text[],
-      ${iso(times.map((t) => t.endUtc))}::text[]) AS v(original, slug, sl, el, su, eu)
-    WHERE s.id = ${series.id}::int
-    RETURNING id`;
-  return rows.map((r) => r.id);
+  return insertOccurrenceRows(statementsOf(tx), series.id, {
+    original: starts,
+    slug: slugs,
+    startLocal: times.map((t) => t.startLocal),
+    endLocal: times.map((t) => t.endLocal),
+    startUtc: times.map((t) => t.startUtc),
+    endUtc: times.map((t) => t.endUtc),
+  });
 }
 
 /**
@@ -369,25 +366,6 @@ async function occurrenceSlugs(tx: Tx, base: string, starts: Date[]): Promise<st
     taken.add(free);
     return free;
   });
-}
-
-/**
- * The series' fields other than times onto its occurrences that are not exceptions. Their text is
- * not copied: they show the series' (migration series_own_their_occurrences). A newer version of
- * the series is a new version of what they show, so they take it even when no copied field differs.
- */
-async function copyFields(tx: Tx, seriesId: number): Promise<void> {
-  await tx.$executeRaw`
-    UPDATE events o SET author_id = s.author_id, status = s.status, title = s.title, published_at = s.published_at,
-      modified_at = s.modified_at, cost = s.cost, website = s.website, image = s.image, show_map = s.show_map,
-      show_map_link = s.show_map_link, hide_from_listings = s.hide_from_listings, sticky = s.sticky,
-      featured = s.featured, description = NULL, excerpt = NULL
-    FROM events s
-    WHERE s.id = ${seriesId}::int AND o.parent_id = s.id AND NOT o.is_exception
-      AND (o.author_id, o.status, o.title, o.published_at, o.cost, o.website, o.image, o.show_map, o.show_map_link,
-           o.hide_from_listings, o.sticky, o.featured, o.description, o.excerpt, o.modified_at)
-        IS DISTINCT FROM (s.author_id, s.status, s.title, s.published_at, s.cost, s.website, s.image, s.show_map,
-           s.show_map_link, s.hide_from_listings, s.sticky, s.featured, NULL, NULL, s.modified_at)`;
 }
 
 /** The series' venues, organizers and terms onto these occurrences (instead of theirs, with `replace`). */
