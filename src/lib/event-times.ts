@@ -124,6 +124,12 @@ function writtenLength(
   return from && to ? to.toMillis() - from.toMillis() : undefined;
 }
 
+/**
+ * A wall-clock reading (a Date whose UTC fields carry it) as text, `2026-03-29 02:30:00`: what a
+ * date input of the API takes and what a `timestamp` column reads, with no zone to misread.
+ */
+export const wallClockText = (local: Date) => local.toISOString().slice(0, 19).replace('T', ' ');
+
 /** The wall-clock reading of a zoned time, as a Date whose UTC fields carry it. */
 const wallClock = (t: DateTime) => new Date(Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second));
 

@@ -4,8 +4,10 @@
 // occurrence takes of its series; the statements below then carry it. Each takes the transaction's
 // statement runner: the driver's (services/events/create.ts, past Prisma) or Prisma's (db/driver.ts
 // statementsOf), so that the same text runs whichever transaction a write is in.
-import type { Event } from '../../generated/prisma/client.js';
-import type { Driver } from '../db/driver.js';
+import { type Event, Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { Tx } from '../db/client.js';
+import { type Driver, statementsOf } from '../db/driver.js';
+import { wallClockText } from '../lib/event-times.js';
 
 /** What an occurrence of a series holds in a column (services/series.ts). */
 type OccurrenceTakes =
@@ -68,8 +70,7 @@ export const occurrenceColumns = (takes: OccurrenceTakes): string[] =>
 function parameter(column: Column, value: unknown): unknown {
   if (value === null || !(value instanceof Date || column.type === 'jsonb')) return value;
   if (column.type === 'jsonb') return JSON.stringify(value);
-  const iso = (value as Date).toISOString();
-  return column.type === 'timestamp' ? iso.replace('Z', '') : iso;
+  return column.type === 'timestamp' ? wallClockText(value as Date) : (value as Date).toISOString();
 }
 
 /** Inserts one event with these fields (the others take the schema's defaults); its ID. */
@@ -217,4 +218,151 @@ const COPY_SERIES_FIELDS = `
  */
 export async function copySeriesFields(run: Driver, seriesId: number): Promise<void> {
   await run(COPY_SERIES_FIELDS, [seriesId]);
+}
+
+// The statements below run in a Prisma transaction with the series locked first (services/series.ts).
+
+/** Locks an event row (a series, before any of its occurrences) for the rest of the transaction. */
+export async function lockEventRow(tx: Tx, id: number): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM events WHERE id = ${id}::int FOR UPDATE`;
+}
+
+/** The occurrences of a series that follow it (not exceptions). */
+export async function followingOccurrences(tx: Tx, seriesId: number): Promise<number[]> {
+  const rows = await tx.$queryRaw<{ id: number }[]>`
+    SELECT id FROM events WHERE parent_id = ${seriesId}::int AND NOT is_exception`;
+  return rows.map((r) => r.id);
+}
+
+/** Every occurrence of a series, with its original start and whether it is an exception. */
+export async function occurrencesOf(tx: Tx, seriesId: number) {
+  // Wall-clock times as epoch milliseconds: the two drivers read a timestamp without zone differently.
+  const rows = await tx.$queryRaw<{ id: number; ms: number; exception: boolean }[]>`
+    SELECT id, (extract(epoch FROM original_start_local) * 1000)::float8 AS ms, is_exception AS exception
+    FROM events WHERE parent_id = ${seriesId}::int`;
+  return rows.map((r) => ({ id: r.id, original: new Date(r.ms), exception: r.exception }));
+}
+
+/** Deletes these events for good (their links go by cascade). */
+export async function deleteEventRows(tx: Tx, ids: number[]): Promise<void> {
+  if (ids.length) await tx.$executeRaw`DELETE FROM events WHERE id = ANY(${ids}::int[])`;
+}
+
+/** Which of these slugs events hold. */
+export async function slugsTaken(tx: Tx, slugs: string[]): Promise<Set<string>> {
+  const rows = await tx.$queryRaw<{ slug: string }[]>`SELECT slug FROM events WHERE slug = ANY(${slugs}::text[])`;
+  return new Set(rows.map((r) => r.slug));
+}
+
+/** Times given to occurrences of a series (by ID), with the zone and all-day flag of the series. */
+export interface OccurrenceTimes {
+  id: number[];
+  startLocal: Date[];
+  endLocal: Date[];
+  startUtc: Date[];
+  endUtc: Date[];
+}
+
+const WITH_TIMES = occurrenceColumns('times');
+
+const SET_OCCURRENCE_TIMES = `
+  UPDATE events o SET start_local = v.sl::timestamp, end_local = v.el::timestamp, start_utc = v.su::timestamptz,
+    end_utc = v.eu::timestamptz, ${WITH_TIMES.map((c) => `${c} = s.${c}`).join(', ')}, modified_at = s.modified_at
+  FROM events s, unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[]) AS v(id, sl, el, su, eu)
+  WHERE s.id = $1::int AND o.id = v.id
+    AND (o.start_local, o.end_local, o.start_utc, o.end_utc, ${WITH_TIMES.map((c) => `o.${c}`).join(', ')})
+      IS DISTINCT FROM (v.sl::timestamp, v.el::timestamp, v.su::timestamptz, v.eu::timestamptz,
+        ${WITH_TIMES.map((c) => `s.${c}`).join(', ')})`;
+
+/** Gives occurrences their times; only those whose times differ are written. */
+export async function setOccurrenceTimes(tx: Tx, seriesId: number, times: OccurrenceTimes): Promise<void> {
+  const iso = (dates: Date[]) => dates.map((d) => d.toISOString());
+  await statementsOf(tx)(SET_OCCURRENCE_TIMES, [
+    seriesId,
+    times.id,
+    iso(times.startLocal),
+    iso(times.endLocal),
+    iso(times.startUtc),
+    iso(times.endUtc),
+  ]);
+}
+
+/** The venues, organizers and terms of event `from` onto these events (instead of theirs, with `replace`). */
+export async function copyLinks(tx: Tx, from: number, ids: number[], replace: boolean): Promise<void> {
+  if (!ids.length) return;
+  if (replace) {
+    await tx.$executeRaw`DELETE FROM event_venues WHERE event_id = ANY(${ids}::int[])`;
+    await tx.$executeRaw`DELETE FROM event_organizers WHERE event_id = ANY(${ids}::int[])`;
+    await tx.$executeRaw`DELETE FROM event_terms WHERE event_id = ANY(${ids}::int[])`;
+  }
+  await tx.$executeRaw`
+    INSERT INTO event_venues (event_id, venue_id, position)
+    SELECT o.id, l.venue_id, l.position FROM unnest(${ids}::int[]) AS o(id), event_venues l WHERE l.event_id = ${from}::int`;
+  await tx.$executeRaw`
+    INSERT INTO event_organizers (event_id, organizer_id, position)
+    SELECT o.id, l.organizer_id, l.position FROM unnest(${ids}::int[]) AS o(id), event_organizers l WHERE l.event_id = ${from}::int`;
+  await tx.$executeRaw`
+    INSERT INTO event_terms (event_id, term_id)
+    SELECT o.id, l.term_id FROM unnest(${ids}::int[]) AS o(id), event_terms l WHERE l.event_id = ${from}::int`;
+}
+
+/** Every occurrence's original start moved by `deltaMs`. */
+export async function shiftOriginalStarts(tx: Tx, seriesId: number, deltaMs: number): Promise<void> {
+  // All rows move by the same amount, in two steps: one step could meet a row not yet moved in the
+  // unique index on (parent_id, original_start_local).
+  const far = PrismaNS.raw("interval '1000 years'");
+  await tx.$executeRaw`
+    UPDATE events SET original_start_local = original_start_local + ${deltaMs / 1000}::float8 * interval '1 second' + ${far}
+    WHERE parent_id = ${seriesId}::int`;
+  await tx.$executeRaw`
+    UPDATE events SET original_start_local = original_start_local - ${far} WHERE parent_id = ${seriesId}::int`;
+}
+
+/** A series made a single event: its occurrences go, its exceptions stay as events of their own. */
+export async function detachOccurrences(tx: Tx, seriesId: number): Promise<void> {
+  await tx.$executeRaw`DELETE FROM events WHERE parent_id = ${seriesId}::int AND NOT is_exception`;
+  // On their own, they keep the text they showed.
+  await tx.$executeRaw`
+    UPDATE events o SET parent_id = NULL, original_start_local = NULL, is_exception = false,
+      description = coalesce(o.description, s.description), excerpt = coalesce(o.excerpt, s.excerpt)
+    FROM events s WHERE s.id = ${seriesId}::int AND o.parent_id = s.id`;
+}
+
+/**
+ * The next published series after `lastId` whose occurrences stop short of `soon` (or of its own
+ * start and the horizon), locked; one another writer holds is skipped (SKIP LOCKED).
+ */
+export async function nextSeriesShortOf(tx: Tx, lastId: number, soon: Date, horizonDays: number) {
+  const [row] = await tx.$queryRaw<({ id: number } | undefined)[]>`
+    SELECT id FROM events WHERE recurrence <> '{}' AND id > ${lastId}::int
+      AND status NOT IN ('draft', 'pending', 'trash')
+      AND (expanded_until_local IS NULL OR expanded_until_local < greatest(${soon}::timestamp, start_local + ${horizonDays - 1}::int * interval '1 day'))
+    ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`;
+  return row?.id;
+}
+
+/** Occurrences of `from` at or after this wall-clock start moved to the series `to` (a split). */
+export async function moveOccurrencesFrom(tx: Tx, from: number, to: number, start: Date): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE events SET parent_id = ${to}::int WHERE parent_id = ${from}::int AND original_start_local >= ${wallClockText(start)}::timestamp`;
+}
+
+/** Occurrences of a series after this wall-clock start: to the trash as exceptions, or for good. */
+export async function dropOccurrencesAfter(tx: Tx, seriesId: number, start: Date, force: boolean): Promise<void> {
+  const later = PrismaNS.sql`parent_id = ${seriesId}::int AND original_start_local > ${wallClockText(start)}::timestamp`;
+  if (force) await tx.$executeRaw`DELETE FROM events WHERE ${later}`;
+  else
+    await tx.$executeRaw`UPDATE events SET status = 'trash', is_exception = true, modified_at = now() WHERE ${later}`;
+}
+
+/** Exceptions of a series in the trash taken out with it (to `status`), except those at these starts. */
+export async function restoreTrashedExceptions(
+  tx: Tx,
+  series: { id: number; status: Event['status'] },
+  keptOut: Date[],
+) {
+  await tx.$executeRaw`
+    UPDATE events SET status = ${series.status}, modified_at = now()
+    WHERE parent_id = ${series.id}::int AND is_exception AND status = 'trash'
+      AND NOT (original_start_local = ANY(${keptOut.map(wallClockText)}::timestamp[]))`;
 }

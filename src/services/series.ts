@@ -7,11 +7,23 @@
 // writes to a series and to its occurrences take that lock before any occurrence's, so two writers of
 // one series queue on it instead of interleaving, and cannot deadlock on the occurrences. The unique
 // (parent_id, original_start_local) index keeps an occurrence from being added twice all the same.
-import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
 import { DEFAULT_QUOTAS, DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config.js';
 import type { Tx } from '../db/client.js';
 import { statementsOf } from '../db/driver.js';
-import { copySeriesFields, insertOccurrenceRows } from '../queries/event-storage.js';
+import {
+  copyLinks,
+  copySeriesFields,
+  deleteEventRows,
+  detachOccurrences,
+  followingOccurrences,
+  insertOccurrenceRows,
+  lockEventRow,
+  nextSeriesShortOf,
+  occurrencesOf,
+  setOccurrenceTimes,
+  shiftOriginalStarts,
+  slugsTaken,
+} from '../queries/event-storage.js';
 import { trimEndChar } from '../lib/text.js';
 import { InvalidInput, QuotaExceeded } from '../domain/errors.js';
 import type { PostStatus } from '../domain/posts.js';
@@ -87,7 +99,7 @@ export function readRecurrence(lines: readonly string[], zone: EventZone, allDay
 
 /** Locks a series row for the rest of the transaction. */
 export async function lockSeries(tx: Tx, id: number): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM events WHERE id = ${id}::int FOR UPDATE`;
+  await lockEventRow(tx, id);
 }
 
 /**
@@ -104,14 +116,7 @@ export async function syncSeries(
 ): Promise<void> {
   await copySeriesFields(statementsOf(tx), seriesId);
   if (links) {
-    const ids = await tx.$queryRaw<{ id: number }[]>`
-      SELECT id FROM events WHERE parent_id = ${seriesId}::int AND NOT is_exception`;
-    await copyLinks(
-      tx,
-      seriesId,
-      ids.map((r) => r.id),
-      true,
-    );
+    await copyLinks(tx, seriesId, await followingOccurrences(tx, seriesId), true);
   }
   if (rebuild) await expandSeries(tx, seriesId, 'rebuild', writer, new Date());
 }
@@ -189,11 +194,7 @@ export async function expandSeries(
   });
   const { through, ended } = ahead;
   const starts = [...behind.slice(-limits.occurrences), ...ahead.starts];
-  // Wall-clock times as epoch milliseconds: the two drivers read a timestamp without zone differently.
-  const rows = await tx.$queryRaw<{ id: number; ms: number; exception: boolean }[]>`
-    SELECT id, (extract(epoch FROM original_start_local) * 1000)::float8 AS ms, is_exception AS exception
-    FROM events WHERE parent_id = ${seriesId}::int`;
-  const existing = rows.map((r) => ({ id: r.id, original: new Date(r.ms), exception: r.exception }));
+  const existing = await occurrencesOf(tx, seriesId);
   const wanted = new Set([...behind, ...ahead.starts].map((d) => d.getTime()));
   const have = new Set(existing.map((o) => o.original.getTime()));
   if (mode === 'rebuild') {
@@ -219,7 +220,7 @@ export async function expandSeries(
         : [];
     const still = new Set([...wanted, ...later, ...before]);
     const gone = existing.filter((o) => !o.exception && !still.has(o.original.getTime())).map((o) => o.id);
-    if (gone.length) await tx.$executeRaw`DELETE FROM events WHERE id = ANY(${gone}::int[])`;
+    await deleteEventRows(tx, gone);
     const moved = new Set([...wanted, ...before]);
     const kept = existing.filter((o) => !o.exception && moved.has(o.original.getTime()));
     await moveOccurrences(tx, series, zone, kept);
@@ -307,7 +308,6 @@ function occurrenceTimes(series: SeriesRow, zone: EventZone, start: Date) {
 export const exactLength = (series: { startLocal: Date; endLocal: Date }, zone: EventZone) =>
   fromWallClock(series.endLocal, zone).toMillis() - fromWallClock(series.startLocal, zone).toMillis();
 
-const iso = (dates: Date[]) => dates.map((d) => d.toISOString());
 
 /** Occurrences kept by a rebuild take the series' current length, zone and all-day flag. */
 async function moveOccurrences(
@@ -318,16 +318,13 @@ async function moveOccurrences(
 ): Promise<void> {
   if (!kept.length) return;
   const times = kept.map((o) => occurrenceTimes(series, zone, o.original));
-  await tx.$executeRaw`
-    UPDATE events o SET start_local = v.sl::timestamp, end_local = v.el::timestamp,
-      start_utc = v.su::timestamptz, end_utc = v.eu::timestamptz, timezone = s.timezone, all_day = s.all_day,
-      modified_at = s.modified_at
-    FROM events s, unnest(${kept.map((o) => o.id)}::int[], ${iso(times.map((t) => t.startLocal))}::text[],
-      ${iso(times.map((t) => t.endLocal))}::text[], ${iso(times.map((t) => t.startUtc))}::text[],
-      ${iso(times.map((t) => t.endUtc))}::text[]) AS v(id, sl, el, su, eu)
-    WHERE s.id = ${series.id}::int AND o.id = v.id
-      AND (o.start_local, o.end_local, o.start_utc, o.end_utc, o.timezone, o.all_day)
-        IS DISTINCT FROM (v.sl::timestamp, v.el::timestamp, v.su::timestamptz, v.eu::timestamptz, s.timezone, s.all_day)`;
+  await setOccurrenceTimes(tx, series.id, {
+    id: kept.map((o) => o.id),
+    startLocal: times.map((t) => t.startLocal),
+    endLocal: times.map((t) => t.endLocal),
+    startUtc: times.map((t) => t.startUtc),
+    endUtc: times.map((t) => t.endUtc),
+  });
 }
 
 /** New occurrences at these wall-clock starts, copies of the series; their IDs. */
@@ -358,33 +355,12 @@ async function occurrenceSlugs(tx: Tx, base: string, starts: Date[]): Promise<st
     const timed = `${dated}-${time.replace(':', '')}`;
     return [dated, timed, ...Array.from({ length: 8 }, (_, i) => `${timed}-${i + 2}`)];
   });
-  const rows = await tx.$queryRaw<{ slug: string }[]>`
-    SELECT slug FROM events WHERE slug = ANY(${candidates.flat()}::text[])`;
-  const taken = new Set(rows.map((r) => r.slug));
+  const taken = await slugsTaken(tx, candidates.flat());
   return candidates.map((options) => {
     const free = options.find((slug) => !taken.has(slug)) ?? `${options[1]}-${Math.random().toString(36).slice(2, 8)}`;
     taken.add(free);
     return free;
   });
-}
-
-/** The series' venues, organizers and terms onto these occurrences (instead of theirs, with `replace`). */
-async function copyLinks(tx: Tx, seriesId: number, ids: number[], replace: boolean): Promise<void> {
-  if (!ids.length) return;
-  if (replace) {
-    await tx.$executeRaw`DELETE FROM event_venues WHERE event_id = ANY(${ids}::int[])`;
-    await tx.$executeRaw`DELETE FROM event_organizers WHERE event_id = ANY(${ids}::int[])`;
-    await tx.$executeRaw`DELETE FROM event_terms WHERE event_id = ANY(${ids}::int[])`;
-  }
-  await tx.$executeRaw`
-    INSERT INTO event_venues (event_id, venue_id, position)
-    SELECT o.id, l.venue_id, l.position FROM unnest(${ids}::int[]) AS o(id), event_venues l WHERE l.event_id = ${seriesId}::int`;
-  await tx.$executeRaw`
-    INSERT INTO event_organizers (event_id, organizer_id, position)
-    SELECT o.id, l.organizer_id, l.position FROM unnest(${ids}::int[]) AS o(id), event_organizers l WHERE l.event_id = ${seriesId}::int`;
-  await tx.$executeRaw`
-    INSERT INTO event_terms (event_id, term_id)
-    SELECT o.id, l.term_id FROM unnest(${ids}::int[]) AS o(id), event_terms l WHERE l.event_id = ${seriesId}::int`;
 }
 
 /**
@@ -399,14 +375,7 @@ export async function shiftSeries(
   start: Date,
   deltaMs: number,
 ): Promise<string[]> {
-  // All rows move by the same amount, in two steps: one step could meet a row not yet moved in the
-  // unique index on (parent_id, original_start_local).
-  const far = "interval '1000 years'";
-  await tx.$executeRaw`
-    UPDATE events SET original_start_local = original_start_local + ${deltaMs / 1000}::float8 * interval '1 second' + ${PrismaNS.raw(far)}
-    WHERE parent_id = ${series.id}::int`;
-  await tx.$executeRaw`
-    UPDATE events SET original_start_local = original_start_local - ${PrismaNS.raw(far)} WHERE parent_id = ${series.id}::int`;
+  await shiftOriginalStarts(tx, series.id, deltaMs);
   return shiftLines(series.recurrence, zone, series.allDay, start, deltaMs);
 }
 
@@ -415,12 +384,7 @@ export async function shiftSeries(
  * go, except the exceptions, which stay as events of their own.
  */
 export async function endSeries(tx: Tx, seriesId: number): Promise<void> {
-  await tx.$executeRaw`DELETE FROM events WHERE parent_id = ${seriesId}::int AND NOT is_exception`;
-  // On their own, they keep the text they showed.
-  await tx.$executeRaw`
-    UPDATE events o SET parent_id = NULL, original_start_local = NULL, is_exception = false,
-      description = coalesce(o.description, s.description), excerpt = coalesce(o.excerpt, s.excerpt)
-    FROM events s WHERE s.id = ${seriesId}::int AND o.parent_id = s.id`;
+  await detachOccurrences(tx, seriesId);
   await tx.event.update({ where: { id: seriesId }, data: { expandedUntilLocal: null } });
 }
 
@@ -440,13 +404,9 @@ export async function extendSeries(
   const soon = new Date(now.getTime() + (limits.horizonDays - 1) * 86_400_000);
   for (let lastId = 0; ;) {
     const id = await db.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<({ id: number } | undefined)[]>`
-        SELECT id FROM events WHERE recurrence <> '{}' AND id > ${lastId}::int
-          AND status NOT IN ('draft', 'pending', 'trash')
-          AND (expanded_until_local IS NULL OR expanded_until_local < greatest(${soon}::timestamp, start_local + ${limits.horizonDays - 1}::int * interval '1 day'))
-        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`;
-      if (row) await expandSeries(tx, row.id, 'extend', { recurrence: limits, quotas }, now);
-      return row?.id;
+      const found = await nextSeriesShortOf(tx, lastId, soon, limits.horizonDays);
+      if (found !== undefined) await expandSeries(tx, found, 'extend', { recurrence: limits, quotas }, now);
+      return found;
     });
     if (id === undefined) return extended;
     extended++;

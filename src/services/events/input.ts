@@ -104,5 +104,3 @@ export function recurrenceFor(
   const before = { zone: eventZone(current.timezone) ?? UTC_ZONE, allDay: current.allDay };
   return convertLines(current.recurrence, before, { zone, allDay, startLocal });
 }
-
-export const formatWallClock = (local: Date) => local.toISOString().slice(0, 19).replace('T', ' ');

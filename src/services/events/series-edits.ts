@@ -7,11 +7,12 @@ import { InvalidInput } from '../../domain/errors.js';
 import type { EventRecord } from '../../domain/records.js';
 import { eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../../lib/event-times.js';
 import { canonicalLines, exdateLine, givesStart, parseRecurrence, splitLines } from '../../lib/recurrence.js';
+import { copyLinks, dropOccurrencesAfter, moveOccurrencesFrom } from '../../queries/event-storage.js';
 import type { ServiceContext } from '../context.js';
 import { trashOrDelete } from '../post-writes.js';
 import { freeSlug } from '../posts.js';
 import { exactLength, syncSeries } from '../series.js';
-import { type EventInput, formatWallClock } from './input.js';
+import type { EventInput } from './input.js';
 import { occurrenceOf, type EventRow, readRow } from './scope.js';
 import { takenSlugs } from './links-and-slugs.js';
 import { writeEventAndOccurrences } from './write.js';
@@ -39,8 +40,7 @@ export async function splitSeries(
   }
   const { before, after } = splitLines(series.recurrence, zone, series.startLocal, series.allDay, from);
   const copy = await copySeries(tx, series, from, after);
-  await tx.$executeRaw`
-    UPDATE events SET parent_id = ${copy.id}::int WHERE parent_id = ${series.id}::int AND original_start_local >= ${formatWallClock(from)}::timestamp`;
+  await moveOccurrencesFrom(tx, series.id, copy.id, from);
   await tx.event.update({ where: { id: series.id }, data: { recurrence: before, modifiedAt: new Date() } });
   await syncSeries(tx, ctx, series.id, { rebuild: true, links: false });
   // The change is for this occurrence too, even one changed on its own before.
@@ -72,18 +72,7 @@ async function copySeries(tx: Tx, series: EventRow, from: Date, lines: string[])
       modifiedAt: new Date(),
     },
   });
-  for (const table of ['event_venues', 'event_organizers', 'event_terms'] as const) {
-    const columns = PrismaNS.raw(
-      table === 'event_venues'
-        ? 'venue_id, position'
-        : table === 'event_organizers'
-          ? 'organizer_id, position'
-          : 'term_id',
-    );
-    await tx.$executeRaw`
-      INSERT INTO ${PrismaNS.raw(table)} (event_id, ${columns})
-      SELECT ${copy.id}::int, ${columns} FROM ${PrismaNS.raw(table)} WHERE event_id = ${series.id}::int`;
-  }
+  await copyLinks(tx, series.id, [copy.id], false);
   return copy;
 }
 
@@ -121,10 +110,7 @@ export async function dropOccurrences(
     ? splitLines(series.recurrence, zone, series.startLocal, series.allDay, from).before
     : canonicalLines([...series.recurrence, exdateLine(from, zone, series.allDay)], zone, series.allDay);
   if (following) {
-    const later = PrismaNS.sql`parent_id = ${series.id}::int AND original_start_local > ${formatWallClock(from)}::timestamp`;
-    if (force) await tx.$executeRaw`DELETE FROM events WHERE ${later}`;
-    else
-      await tx.$executeRaw`UPDATE events SET status = 'trash', is_exception = true, modified_at = now() WHERE ${later}`;
+    await dropOccurrencesAfter(tx, series.id, from, force);
   }
   await tx.event.update({ where: { id: series.id }, data: { recurrence, modifiedAt: new Date() } });
   if (following) await syncSeries(tx, ctx, series.id, { rebuild: true, links: false });

@@ -6,7 +6,8 @@ import { type Key } from '../../domain/posts.js';
 import { type EventRecord } from '../../domain/records.js';
 import type { ServiceContext } from '../context.js';
 import { inTransaction } from '../retry.js';
-import { type EventInput, times, formatWallClock } from './input.js';
+import { type EventInput, times } from './input.js';
+import { wallClockText } from '../../lib/event-times.js';
 import { readBack } from './read.js';
 import { type Scope, resolveScope, type EventRow, lockTarget } from './scope.js';
 import { splitSeries, restoreOccurrence } from './series-edits.js';
@@ -68,7 +69,7 @@ function shiftedInput(input: EventInput, occurrence: EventRow, series: EventRow,
   const when = times(input, occurrence, siteZone);
   const shift = (field: 'start' | 'end') => {
     const moved = when[`${field}Local`].getTime() - occurrence[`${field}Local`].getTime();
-    return formatWallClock(new Date(series[`${field}Local`].getTime() + moved));
+    return wallClockText(new Date(series[`${field}Local`].getTime() + moved));
   };
   return { ...input, start_date: shift('start'), end_date: shift('end'), timezone: when.timezone };
 }

@@ -6,12 +6,13 @@ import { effectiveAuthor, effectiveStatus } from '../../auth/permissions.js';
 import type { Tx } from '../../db/client.js';
 import { type EventZone, eventZone, UTC_ZONE } from '../../lib/event-times.js';
 import { parseRecurrence, shiftOf } from '../../lib/recurrence.js';
+import { restoreTrashedExceptions } from '../../queries/event-storage.js';
 import type { ServiceContext } from '../context.js';
 import { slugForUpdate } from '../post-writes.js';
 import { publicationDate, userExists } from '../posts.js';
 import { assertSeriesRoom } from '../quotas.js';
 import { endSeries, expandSeries, reachesFurther, shiftSeries, syncSeries } from '../series.js';
-import { type EventInput, columns, times, recurrenceFor, formatWallClock } from './input.js';
+import { type EventInput, columns, times, recurrenceFor } from './input.js';
 import type { EventRow } from './scope.js';
 import { writeLinks, takenSlugs } from './links-and-slugs.js';
 
@@ -94,9 +95,9 @@ export async function writeEventAndOccurrences(
  */
 async function restoreExceptions(tx: Tx, series: EventRow, zone: EventZone) {
   const { exdates } = parseRecurrence(series.recurrence, zone, series.allDay);
-  const kept = [...exdates].map((ms) => formatWallClock(new Date(ms)));
-  await tx.$executeRaw`
-    UPDATE events SET status = ${series.status}, modified_at = now()
-    WHERE parent_id = ${series.id}::int AND is_exception AND status = 'trash'
-      AND NOT (original_start_local = ANY(${kept}::timestamp[]))`;
+  await restoreTrashedExceptions(
+    tx,
+    series,
+    [...exdates].map((ms) => new Date(ms)),
+  );
 }
