@@ -167,78 +167,137 @@ export async function expandSeries(
   if (!series?.recurrence.length) return;
   const zone = eventZone(series.timezone) ?? UTC_ZONE;
   const limits = limitsOf(series.status, writer.recurrence ?? DEFAULT_RECURRENCE);
-  // Two years (by default) ahead of now, or of the series' start when that is later: a series in a
-  // later year has its first occurrences all the same.
-  const reach = limits.days * 86_400_000;
-  const horizon = new Date(
-    Math.max(wallClockAt(new Date(now.getTime() + reach), zone).getTime(), series.startLocal.getTime() + reach),
-  );
+  const horizon = horizonOf(series, zone, limits.days, now);
   if (mode === 'extend' && series.expandedUntilLocal && series.expandedUntilLocal >= horizon) return;
   const recurrence = parseRecurrence(series.recurrence, zone, series.allDay);
   const { needed, past } = windowOf(recurrence, series.startLocal, wallClockAt(now, zone), limits.past);
   const done = mode === 'extend' ? series.expandedUntilLocal : null;
-  // The window's past, before `needed`: all its starts, so that a rebuild keeps the rows the rule
-  // still gives, and the latest of them to add (the limit counts from where occurrences are needed).
-  const behind =
-    done && done >= needed
-      ? []
-      : expand(recurrence, series.startLocal, {
-          after: latest(past, done),
-          until: new Date(needed.getTime() - 1),
-          limit: Infinity,
-        }).starts;
-  const ahead = expand(recurrence, series.startLocal, {
-    after: latest(new Date(needed.getTime() - 1), done),
-    until: horizon,
+  const { behind, ahead } = startsWanted(recurrence, series.startLocal, {
+    needed,
+    past,
+    done,
+    horizon,
     limit: limits.occurrences,
   });
-  const { through, ended } = ahead;
-  const starts = [...behind.slice(-limits.occurrences), ...ahead.starts];
   const existing = await occurrencesOf(tx, seriesId);
-  const wanted = new Set([...behind, ...ahead.starts].map((d) => d.getTime()));
-  const have = new Set(existing.map((o) => o.original.getTime()));
   if (mode === 'rebuild') {
-    // Rows past where this expansion stopped (the limit of one write) stay when the rule still
-    // gives their start: they keep their IDs, as the ones before do.
-    const beyond = existing.filter((o) => !o.exception && o.original > through);
-    const later = beyond.length
-      ? expand(recurrence, series.startLocal, {
-          after: through,
-          until: new Date(Math.max(...beyond.map((o) => o.original.getTime()))),
-          limit: beyond.length,
-        }).starts.map((d) => d.getTime())
-      : [];
-    // Rows before the window, from when it started earlier, stay too when the rule still gives them.
-    const earlier = existing.filter((o) => !o.exception && past && o.original <= past);
-    const before =
-      past && earlier.length
-        ? expand(recurrence, series.startLocal, {
-            after: new Date(Math.min(...earlier.map((o) => o.original.getTime())) - 1),
-            until: past,
-            limit: Infinity,
-          }).starts.map((d) => d.getTime())
-        : [];
-    const still = new Set([...wanted, ...later, ...before]);
-    const gone = existing.filter((o) => !o.exception && !still.has(o.original.getTime())).map((o) => o.id);
-    await deleteEventRows(tx, gone);
-    const moved = new Set([...wanted, ...before]);
-    const kept = existing.filter((o) => !o.exception && moved.has(o.original.getTime()));
-    await moveOccurrences(tx, series, zone, kept);
+    await dropAndMove(tx, series, zone, recurrence, existing, {
+      wanted: [...behind, ...ahead.starts],
+      through: ahead.through,
+      past,
+    });
   }
-  const added = starts.filter((d) => !have.has(d.getTime()));
-  const room = added.length ? await occurrenceRoom(tx, writer, series.authorId) : 0;
-  if (added.length > room && writer.caller !== undefined) {
+  const have = new Set(existing.map((o) => o.original.getTime()));
+  const added = [...behind.slice(-limits.occurrences), ...ahead.starts].filter((d) => !have.has(d.getTime()));
+  const kept = await addOccurrences(tx, writer, series, zone, added);
+  // Stopped short by the quota: housekeeping goes on from there once there is room.
+  const reached = kept.length < added.length ? kept.at(-1) : expandedThrough(ahead);
+  if (reached) await tx.event.update({ where: { id: seriesId }, data: { expandedUntilLocal: reached } });
+}
+
+/** How far an expansion took the series: to its end, or to where it stopped. */
+const expandedThrough = (ahead: { ended: boolean; through: Date | undefined }) => (ahead.ended ? ENDED : ahead.through);
+
+/**
+ * Adds occurrences at these starts, as many as the author's quota leaves room for (a write beyond it
+ * is refused; housekeeping adds what there is room for); answers the starts added.
+ */
+async function addOccurrences(
+  tx: Tx,
+  writer: SeriesWriter,
+  series: SeriesRow,
+  zone: EventZone,
+  starts: Date[],
+): Promise<Date[]> {
+  const room = starts.length ? await occurrenceRoom(tx, writer, series.authorId) : 0;
+  if (starts.length > room && writer.caller !== undefined) {
     throw new QuotaExceeded('occurrences', (writer.quotas ?? DEFAULT_QUOTAS).occurrences);
   }
-  // Housekeeping adds what the quota leaves room for, and goes on from there once there is more.
-  const kept = added.slice(0, room);
+  const kept = starts.slice(0, room);
   // A few hundred rows per statement: on the embedded database one statement holds the event loop.
   for (let from = 0; from < kept.length; from += INSERT_ROWS) {
     const ids = await insertOccurrences(tx, series, zone, kept.slice(from, from + INSERT_ROWS));
-    await copyLinks(tx, seriesId, ids, false);
+    await copyLinks(tx, series.id, ids, false);
   }
-  const reached = kept.length < added.length ? kept.at(-1) : ended ? ENDED : through;
-  if (reached) await tx.event.update({ where: { id: seriesId }, data: { expandedUntilLocal: reached } });
+  return kept;
+}
+
+/**
+ * Two years (by default) ahead of now, or of the series' start when that is later: a series in a
+ * later year has its first occurrences all the same.
+ */
+function horizonOf(series: SeriesRow, zone: EventZone, days: number, now: Date): Date {
+  const reach = days * 86_400_000;
+  return new Date(
+    Math.max(wallClockAt(new Date(now.getTime() + reach), zone).getTime(), series.startLocal.getTime() + reach),
+  );
+}
+
+/**
+ * The starts an expansion wants: `behind`, the window's past before `needed`, all of them, so that
+ * a rebuild keeps the rows the rule still gives; `ahead`, from `needed` (or where the last
+ * expansion stopped) to the horizon, at most `limit` (the limit counts from where occurrences are
+ * needed).
+ */
+function startsWanted(
+  recurrence: Recurrence,
+  dtstart: Date,
+  window: { needed: Date; past: Date | undefined; done: Date | null; horizon: Date; limit: number },
+) {
+  const { needed, past, done } = window;
+  const caughtUp = done && done >= needed;
+  const behind = caughtUp
+    ? []
+    : expand(recurrence, dtstart, { after: latest(past, done), until: new Date(needed.getTime() - 1), limit: Infinity })
+        .starts;
+  const ahead = expand(recurrence, dtstart, {
+    after: latest(new Date(needed.getTime() - 1), done),
+    until: window.horizon,
+    limit: window.limit,
+  });
+  return { behind, ahead };
+}
+
+/**
+ * A rebuild: occurrences the rule no longer gives go; those it gives keep their IDs and take the
+ * series' new times. Rows past where this expansion stopped (the limit of one write), and rows
+ * before the window from when it started earlier, stay when the rule still gives their start.
+ */
+async function dropAndMove(
+  tx: Tx,
+  series: SeriesRow,
+  zone: EventZone,
+  recurrence: Recurrence,
+  existing: { id: number; original: Date; exception: boolean }[],
+  expansion: { wanted: Date[]; through: Date | undefined; past: Date | undefined },
+): Promise<void> {
+  const { through, past } = expansion;
+  const own = existing.filter((o) => !o.exception);
+  const startsIn = (after: Date, until: Date, limit: number) =>
+    expand(recurrence, series.startLocal, { after, until, limit }).starts.map((d) => d.getTime());
+  const beyond = through ? own.filter((o) => o.original > through) : [];
+  const later =
+    through && beyond.length
+      ? startsIn(through, new Date(Math.max(...beyond.map((o) => o.original.getTime()))), beyond.length)
+      : [];
+  const earlier = past ? own.filter((o) => o.original <= past) : [];
+  const before =
+    past && earlier.length
+      ? startsIn(new Date(Math.min(...earlier.map((o) => o.original.getTime())) - 1), past, Infinity)
+      : [];
+  const wanted = expansion.wanted.map((d) => d.getTime());
+  const still = new Set([...wanted, ...later, ...before]);
+  await deleteEventRows(
+    tx,
+    own.filter((o) => !still.has(o.original.getTime())).map((o) => o.id),
+  );
+  const moved = new Set([...wanted, ...before]);
+  await moveOccurrences(
+    tx,
+    series,
+    zone,
+    own.filter((o) => moved.has(o.original.getTime())),
+  );
 }
 
 /**
@@ -285,8 +344,10 @@ function windowOf(recurrence: Recurrence, dtstart: Date, nowLocal: Date, pastDay
 }
 
 /** The later of two times, either of which may be missing. */
-const latest = (a: Date | null | undefined, b: Date | null | undefined) =>
-  a && b ? (a > b ? a : b) : (a ?? b ?? undefined);
+function latest(a: Date | null | undefined, b: Date | null | undefined): Date | undefined {
+  if (a && b) return a > b ? a : b;
+  return a ?? b ?? undefined;
+}
 
 /**
  * Times of an occurrence starting at a wall-clock time: the series' exact length, as RFC 5545 gives
@@ -307,7 +368,6 @@ function occurrenceTimes(series: SeriesRow, zone: EventZone, start: Date) {
 /** How long the series' first occurrence lasts, in milliseconds, its zone's offsets counted. */
 export const exactLength = (series: { startLocal: Date; endLocal: Date }, zone: EventZone) =>
   fromWallClock(series.endLocal, zone).toMillis() - fromWallClock(series.startLocal, zone).toMillis();
-
 
 /** Occurrences kept by a rebuild take the series' current length, zone and all-day flag. */
 async function moveOccurrences(

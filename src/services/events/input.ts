@@ -31,14 +31,11 @@ type EventColumns = Partial<
 export function columns(input: EventInput): EventColumns {
   const text = (value: string | undefined) => (value === undefined ? undefined : value.trim());
   // Null, though the schema has none, clears the cost as an empty one does.
-  const cost = input.cost as EventInput['cost'] | null;
-  const emptyCost = cost === '' || (Array.isArray(cost) && cost.length === 0);
   const website = input.website;
   return {
     description: text(input.description),
     excerpt: text(input.excerpt),
-    // The cost is kept as given; `cost` and `cost_details` are derived from it when it is shown.
-    cost: cost === undefined ? undefined : cost === null || emptyCost ? PrismaNS.DbNull : cost,
+    cost: costColumn(input.cost),
     website: website === undefined ? undefined : website.trim() || null,
     image: imageValue(input.image),
     showMap: input.show_map,
@@ -47,6 +44,16 @@ export function columns(input: EventInput): EventColumns {
     sticky: input.sticky,
     featured: input.featured,
   };
+}
+
+/**
+ * The cost as given: `cost` and `cost_details` are derived from it when it is shown. Null, though
+ * the schema has none, clears it as an empty one does.
+ */
+function costColumn(cost: EventInput['cost'] | null): EventColumns['cost'] {
+  if (cost === undefined) return undefined;
+  const empty = cost === null || cost === '' || (Array.isArray(cost) && cost.length === 0);
+  return empty ? PrismaNS.DbNull : cost;
 }
 
 interface StoredTimes {

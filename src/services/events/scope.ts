@@ -14,8 +14,10 @@ import { lockSeries } from '../series.js';
 export type Scope = 'this' | 'following' | 'all';
 
 type EventKind = 'single' | 'series' | 'occurrence';
-const kindOf = (row: EventRow): EventKind =>
-  row.recurrence.length ? 'series' : row.parentId !== null ? 'occurrence' : 'single';
+function kindOf(row: EventRow): EventKind {
+  if (row.recurrence.length) return 'series';
+  return row.parentId === null ? 'single' : 'occurrence';
+}
 
 /** The scope a write means, its default filled in; 400 for a scope that does not apply. */
 function checkScope(kind: EventKind, scope: Scope | undefined): Scope {

@@ -62,31 +62,40 @@ export async function writeEventAndOccurrences(
     await assertSeriesRoom(tx, ctx, after.authorId, current.id);
   }
   const zone = eventZone(after.timezone) ?? UTC_ZONE;
-  // Lines not sent, or sent again as they were: a move moves the occurrences with the series. A
-  // change of the all-day flag is no move: recurrenceFor converted the dates already.
+  await moveWithSeries(tx, current, after, input, zone);
+  if (current.status === 'trash' && after.status !== 'trash') await restoreExceptions(tx, after, zone);
+  const links = [input.venue, input.organizer, input.categories, input.tags].some((v) => v !== undefined);
+  await syncSeries(tx, ctx, current.id, { rebuild: rulesOrTimesChanged(current, after), links });
+  if (reachesFurther(current.status, after.status)) await expandSeries(tx, current.id, 'extend', ctx, new Date());
+}
+
+/**
+ * A series moved with its rule unchanged (lines not sent, or sent again as they were): its
+ * occurrences' original starts, exceptions and EXDATEs move with it, so IDs and exceptions are
+ * kept. A change of the all-day flag is no move: recurrenceFor converted the dates already.
+ */
+async function moveWithSeries(tx: Tx, current: EventRow, after: EventRow, input: EventInput, zone: EventZone) {
   const untouched =
     current.recurrence.length > 0 &&
     current.allDay === after.allDay &&
     (input.recurrence === undefined || after.recurrence.join('\n') === current.recurrence.join('\n'));
-  const delta = untouched
-    ? shiftOf(parseRecurrence(after.recurrence, zone, after.allDay), current.startLocal, after.startLocal)
-    : 0;
-  if (delta) {
-    // Its occurrences' original starts, exceptions and EXDATEs move with it: IDs and exceptions are kept.
-    const recurrence = await shiftSeries(tx, after, zone, current.startLocal, delta);
-    await tx.event.update({ where: { id: current.id }, data: { recurrence } });
-    after.recurrence = recurrence;
-  }
-  if (current.status === 'trash' && after.status !== 'trash') await restoreExceptions(tx, after, zone);
+  if (!untouched) return;
+  const delta = shiftOf(parseRecurrence(after.recurrence, zone, after.allDay), current.startLocal, after.startLocal);
+  if (!delta) return;
+  const recurrence = await shiftSeries(tx, after, zone, current.startLocal, delta);
+  await tx.event.update({ where: { id: current.id }, data: { recurrence } });
+  after.recurrence = recurrence;
+}
+
+/** Whether the series' occurrences must be made again: its rule, times, zone or all-day flag changed. */
+function rulesOrTimesChanged(current: EventRow, after: EventRow): boolean {
   const moved = (['startLocal', 'endLocal'] as const).some((k) => after[k].getTime() !== current[k].getTime());
-  const rebuild =
+  return (
     moved ||
     after.timezone !== current.timezone ||
     after.allDay !== current.allDay ||
-    after.recurrence.join('\n') !== current.recurrence.join('\n');
-  const links = [input.venue, input.organizer, input.categories, input.tags].some((v) => v !== undefined);
-  await syncSeries(tx, ctx, current.id, { rebuild, links });
-  if (reachesFurther(current.status, after.status)) await expandSeries(tx, current.id, 'extend', ctx, new Date());
+    after.recurrence.join('\n') !== current.recurrence.join('\n')
+  );
 }
 
 /**
