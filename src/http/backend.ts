@@ -1,26 +1,12 @@
-// openapi-backend set up for an OpenAPI 3.1 document: its own document check knows only OpenAPI 3.0
-// (it refuses a 3.1 document, or leaves the router empty), so `quick` skips it and Ajv2020 does the
-// validation. Parameters are coerced from strings and
-// get the document's defaults; bodies are validated as sent (after coerceBodyScalars).
+// openapi-backend as the service dispatches with it: the document's validators
+// (validation/document-backend.ts; a body is validated after coerceBodyScalars), with the matching
+// of URLs to operations compiled once.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import { type Document, type Operation, OpenAPIBackend, type Request } from 'openapi-backend';
+import type { Document, Operation, OpenAPIBackend, Request } from 'openapi-backend';
+import { createDocumentBackend } from '../validation/document-backend.js';
 
 export function createBackend(document: Document): OpenAPIBackend {
-  const api = new OpenAPIBackend({
-    definition: structuredClone(document),
-    quick: true,
-    coerceTypes: true,
-    validate: true,
-    customizeAjv: (_original, ajvOpts) => {
-      const ajv = new Ajv2020({ ...ajvOpts, strict: false, allErrors: true, useDefaults: true });
-      addFormats.default(ajv);
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Ajv2020 for a 3.1 document; openapi-backend uses only the API it shares with Ajv
-      return ajv;
-    },
-  });
-  void api.init(); // quick, with a document object: init runs synchronously, done when it returns
+  const api = createDocumentBackend(document);
   compileRoutes(api);
   return api;
 }
@@ -40,9 +26,9 @@ export async function compileValidators(api: OpenAPIBackend): Promise<void> {
 /**
  * The router rebuilds its list of operations from the document, and a regular expression for every
  * path template, on each match, twice per request (our dispatch matches once to answer 405s,
- * openapi-backend again). The document never changes once loaded, so both are built once here; the
- * matching itself is the router's: an exact path first, else the templates that match, the most
- * specific first, with the router's own errors.
+ * openapi-backend again). The document never changes once loaded, so both are built once: the list
+ * in createDocumentBackend, the templates here; the matching itself is the router's: an exact path
+ * first, else the templates that match, the most specific first, with the router's own errors.
  */
 function compileRoutes(api: OpenAPIBackend) {
   const router = api.router;
@@ -62,7 +48,6 @@ function compileRoutes(api: OpenAPIBackend) {
       return { operation, segments, specificity };
     })
     .sort((a, b) => b.specificity - a.specificity); // stable: equal ones keep the document's order
-  router.getOperations = () => operations;
   router.matchOperation = ((request: Request, strict?: boolean): Operation | undefined => {
     const req = router.normalizeRequest(request);
     const fail = (message: string) => {

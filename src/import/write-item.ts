@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import type { Tx } from '../db/client.js';
 import { DomainError, DuplicateTermName, DuplicateTermSlug, InvalidInput } from '../domain/errors.js';
 import { CATEGORY, ORGANIZER, TAG, VENUE } from '../domain/records.js';
-import { ApiError } from '../http/errors.js';
 import type { ServiceContext } from '../services/context.js';
 import { occurrenceAt } from '../services/series.js';
 import { insertEvent } from '../services/events/create.js';
@@ -70,7 +69,7 @@ export async function writeItem(
     // else (the database gone) stops it.
     if (err instanceof SkippedWithCarried)
       return { outcome: { result: 'skipped', reason: err.reason }, carried: [], remarks: [] };
-    if (err instanceof DomainError || err instanceof ApiError) {
+    if (err instanceof DomainError) {
       return { outcome: { result: 'skipped', reason: reasonOf(err) }, carried: [], remarks: [] };
     }
     throw err;

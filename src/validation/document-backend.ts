@@ -1,0 +1,30 @@
+// The document's request validators: openapi-backend set up for an OpenAPI 3.1 document. Its own
+// document check knows only OpenAPI 3.0 (it refuses a 3.1 document, or leaves the router empty), so
+// `quick` skips it and Ajv2020 does the validation. Parameters are coerced from strings and get the
+// document's defaults; bodies are validated as sent. The service validates each request with it
+// (http/backend.ts adds the matching of URLs); the importer validates each item's body with it, as a
+// request to the item's create or update operation (import/validate-body.ts).
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { type Document, OpenAPIBackend } from 'openapi-backend';
+
+export function createDocumentBackend(document: Document): OpenAPIBackend {
+  const api = new OpenAPIBackend({
+    definition: structuredClone(document),
+    quick: true,
+    coerceTypes: true,
+    validate: true,
+    customizeAjv: (_original, ajvOpts) => {
+      const ajv = new Ajv2020({ ...ajvOpts, strict: false, allErrors: true, useDefaults: true });
+      addFormats.default(ajv);
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Ajv2020 for a 3.1 document; openapi-backend uses only the API it shares with Ajv
+      return ajv;
+    },
+  });
+  void api.init(); // quick, with a document object: init runs synchronously, done when it returns
+  // The router rebuilds its list of operations from the document on every lookup (each validation
+  // looks its operation up by it); the document never changes once loaded, so it is built once.
+  const operations = api.router.getOperations();
+  api.router.getOperations = () => operations;
+  return api;
+}
