@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import * as accounts from '../src/auth/accounts.js';
 import { displayAppPassword } from '../src/auth/secrets.js';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/client.js';
+import { openDatabase, type Prisma } from '../src/db/client.js';
 import { DataDirLockedError } from '../src/db/data-dir-lock.js';
 
 const USAGE = `Usage: npm run users -- <command>
@@ -22,18 +22,21 @@ const USAGE = `Usage: npm run users -- <command>
   app-password revoke <login> <uuid|name>
 `;
 
+const OPTIONS = {
+  role: { type: 'string' },
+  email: { type: 'string' },
+  name: { type: 'string' },
+  password: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const readArgs = (argv: string[]) => parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+type Options = ReturnType<typeof readArgs>['values'];
+/** A command, given the arguments after its name. */
+type Command = (prisma: Prisma, args: string[], options: Options) => Promise<void>;
+
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      role: { type: 'string' },
-      email: { type: 'string' },
-      name: { type: 'string' },
-      password: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = readArgs(argv);
   const [command, ...rest] = positionals;
   if (values.help || !command) {
     process.stdout.write(USAGE);
@@ -41,69 +44,82 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const { prisma } = db;
   try {
-    switch (`${command} ${command === 'app-password' ? rest.shift() : ''}`.trim()) {
-      case 'list':
-        console.table(await accounts.listUsers(prisma));
-        return 0;
-      case 'create': {
-        const given = values.password ?? process.env.USER_PASSWORD;
-        const password = given ?? randomBytes(15).toString('base64url');
-        const generated = given === undefined ? password : undefined;
-        const user = await accounts.createUser(prisma, {
-          login: required(rest[0], 'login'),
-          password,
-          role: values.role as never,
-          email: values.email,
-          displayName: values.name,
-        });
-        console.log(`Created ${user.role} "${user.login}" (ID ${user.id}).`);
-        if (generated) console.log(`Password (shown once): ${generated}`);
-        return 0;
-      }
-      case 'set': {
-        const user = await accounts.updateUser(prisma, required(rest[0], 'login'), {
-          role: values.role,
-          email: values.email,
-          displayName: values.name,
-          password: values.password,
-        });
-        console.log(`Updated "${user.login}": ${user.role}, ${user.email || 'no e-mail'}.`);
-        return 0;
-      }
-      case 'delete':
-        await accounts.deleteUser(prisma, required(rest[0], 'login'));
-        console.log(`Deleted "${rest[0]}"; their items keep existing without an author.`);
-        return 0;
-      case 'app-password add': {
-        const issued = await accounts.issueAppPassword(prisma, required(rest[0], 'login'), required(rest[1], 'name'));
-        console.log(
-          `Application password "${issued.name}" (${issued.uuid}), shown once:\n\n  ${displayAppPassword(issued.password)}\n`,
-        );
-        console.log('Use it with HTTP Basic (login and this password) or as "Authorization: Bearer <password>".');
-        return 0;
-      }
-      case 'app-password list':
-        console.table(await accounts.listAppPasswords(prisma, required(rest[0], 'login')));
-        return 0;
-      case 'app-password revoke': {
-        const count = await accounts.revokeAppPassword(
-          prisma,
-          required(rest[0], 'login'),
-          required(rest[1], 'uuid or name'),
-        );
-        console.log(`Revoked ${count} application password(s).`);
-        return 0;
-      }
-      default:
-        process.stderr.write(`Unknown command "${positionals.join(' ')}".\n\n${USAGE}`);
-        return 2;
+    const run = COMMANDS.get(`${command} ${command === 'app-password' ? rest.shift() : ''}`.trim());
+    if (!run) {
+      process.stderr.write(`Unknown command "${positionals.join(' ')}".\n\n${USAGE}`);
+      return 2;
     }
+    await run(db.prisma, rest, values);
+    return 0;
   } finally {
     await db.close();
   }
 }
+
+const createCommand: Command = async (prisma, [login], options) => {
+  const given = options.password ?? process.env.USER_PASSWORD;
+  const password = given ?? randomBytes(15).toString('base64url');
+  const generated = given === undefined ? password : undefined;
+  const user = await accounts.createUser(prisma, {
+    login: required(login, 'login'),
+    password,
+    role: options.role as never,
+    email: options.email,
+    displayName: options.name,
+  });
+  console.log(`Created ${user.role} "${user.login}" (ID ${user.id}).`);
+  if (generated) console.log(`Password (shown once): ${generated}`);
+};
+
+const setCommand: Command = async (prisma, [login], options) => {
+  const user = await accounts.updateUser(prisma, required(login, 'login'), {
+    role: options.role,
+    email: options.email,
+    displayName: options.name,
+    password: options.password,
+  });
+  console.log(`Updated "${user.login}": ${user.role}, ${user.email || 'no e-mail'}.`);
+};
+
+const deleteCommand: Command = async (prisma, [login]) => {
+  await accounts.deleteUser(prisma, required(login, 'login'));
+  console.log(`Deleted "${login}"; their items keep existing without an author.`);
+};
+
+const addAppPasswordCommand: Command = async (prisma, [login, name]) => {
+  const issued = await accounts.issueAppPassword(prisma, required(login, 'login'), required(name, 'name'));
+  console.log(
+    `Application password "${issued.name}" (${issued.uuid}), shown once:\n\n  ${displayAppPassword(issued.password)}\n`,
+  );
+  console.log('Use it with HTTP Basic (login and this password) or as "Authorization: Bearer <password>".');
+};
+
+const revokeAppPasswordCommand: Command = async (prisma, [login, which]) => {
+  const count = await accounts.revokeAppPassword(prisma, required(login, 'login'), required(which, 'uuid or name'));
+  console.log(`Revoked ${count} application password(s).`);
+};
+
+/** The commands by name (`app-password` ones with their subcommand), as USAGE lists them. */
+const COMMANDS = new Map<string, Command>([
+  [
+    'list',
+    async (prisma) => {
+      console.table(await accounts.listUsers(prisma));
+    },
+  ],
+  ['create', createCommand],
+  ['set', setCommand],
+  ['delete', deleteCommand],
+  ['app-password add', addAppPasswordCommand],
+  [
+    'app-password list',
+    async (prisma, [login]) => {
+      console.table(await accounts.listAppPasswords(prisma, required(login, 'login')));
+    },
+  ],
+  ['app-password revoke', revokeAppPasswordCommand],
+]);
 
 function required(value: string | undefined, what: string): string {
   if (!value) throw new accounts.AccountError(`missing ${what}`);

@@ -148,7 +148,7 @@ function usableMethods(operations: Operation[], caller: Caller): string[] {
 async function dispatch(
   api: OpenAPIBackend,
   routes: Map<string, Operation[]>,
-  { config, rateLimits, identify }: DispatchDeps,
+  deps: DispatchDeps,
   req: Request,
   res: Response,
 ): Promise<void> {
@@ -162,23 +162,7 @@ async function dispatch(
     const allowed = METHODS.filter((m) => api.router.matchOperation({ method: m, path, headers: {} }));
     if (!allowed.length) throw noRoute();
     if (req.method === 'OPTIONS') {
-      // Not a CORS preflight (the cors middleware answers those): describe the route, its endpoints
-      // and their arguments, as WordPress does, and say in Allow what it allows. A path whose
-      // variables do not validate (`/events/abc`) is no route, as for every other method.
-      const described = api.router.matchOperation({ method: allowed[0], path, headers: {} });
-      const checked = described && api.validator.validateRequest({ method: allowed[0], path, headers: {} }, described);
-      if (checked?.errors?.some((e) => e.instancePath.startsWith('/path'))) throw noRoute();
-      const template = described?.path ?? path;
-      const locale = res.locals.locale as LocaleInfo;
-      const document = localizedDocument(documentLanguage(locale.tag));
-      const route = routeOfPath(document, template, requestUrls(req, config, locale.segment), config.siteTimezone);
-      // No security handler runs for it: it finds its caller itself, and counts as a read. The body
-      // describes every endpoint, Allow only what this caller may use, as WordPress does.
-      const caller = await identify(req, res);
-      await rateLimits.take('reads', keyOf(caller?.id, req.ip), res);
-      const usable = usableMethods(routes.get(template) ?? [], caller);
-      const allow = ['OPTIONS', ...usable, ...(usable.includes('GET') ? ['HEAD'] : [])].join(', ');
-      sendReply(req, res, { body: route, headers: { Allow: allow } });
+      await describeRoute(api, routes, deps, req, res, { path, method: allowed[0] });
       return;
     }
     throw new ApiError(
@@ -213,6 +197,47 @@ async function dispatch(
   if (reply.build && (!reply.etag || noneMatch(req.headers['if-none-match'], reply.etag))) {
     reply.body = await reply.build();
   }
+  await embedWanted(api, deps, { req, res, search }, reply);
+  sendReply(req, res, reply);
+}
+
+/**
+ * Answers an OPTIONS request that is not a CORS preflight (the cors middleware answers those):
+ * describes the route, its endpoints and their arguments, as WordPress does, and says in Allow what
+ * it allows. `method` is one the route has. A path whose variables do not validate (`/events/abc`)
+ * is no route, as for every other method.
+ */
+async function describeRoute(
+  api: OpenAPIBackend,
+  routes: Map<string, Operation[]>,
+  { config, rateLimits, identify }: DispatchDeps,
+  req: Request,
+  res: Response,
+  { path, method }: { path: string; method: string },
+): Promise<void> {
+  const described = api.router.matchOperation({ method, path, headers: {} });
+  const checked = described && api.validator.validateRequest({ method, path, headers: {} }, described);
+  if (checked?.errors?.some((e) => e.instancePath.startsWith('/path'))) throw noRoute();
+  const template = described?.path ?? path;
+  const locale = res.locals.locale as LocaleInfo;
+  const document = localizedDocument(documentLanguage(locale.tag));
+  const route = routeOfPath(document, template, requestUrls(req, config, locale.segment), config.siteTimezone);
+  // No security handler runs for it: it finds its caller itself, and counts as a read. The body
+  // describes every endpoint, Allow only what this caller may use, as WordPress does.
+  const caller = await identify(req, res);
+  await rateLimits.take('reads', keyOf(caller?.id, req.ip), res);
+  const usable = usableMethods(routes.get(template) ?? [], caller);
+  const allow = ['OPTIONS', ...usable, ...(usable.includes('GET') ? ['HEAD'] : [])].join(', ');
+  sendReply(req, res, { body: route, headers: { Allow: allow } });
+}
+
+/** Embeds in a successful JSON reply the linked objects `_embed` asks for. */
+async function embedWanted(
+  api: OpenAPIBackend,
+  { config, rateLimits }: DispatchDeps,
+  { req, res, search }: { req: Request; res: Response; search: string },
+  reply: Reply,
+): Promise<void> {
   const wanted = wantedRelations(search);
   if (wanted && !reply.contentType && (reply.status ?? 200) < 300) {
     const base = requestUrls(req, config, (res.locals.locale as LocaleInfo).segment).base;
@@ -220,7 +245,6 @@ async function dispatch(
     const charge = (links: number) => rateLimits.charge('reads', keyOf(callerOfResponse(res)?.id, req.ip), res, links);
     reply.body = await embedLinks(reply.body, wanted, followThrough(api, base, req, res), charge);
   }
-  sendReply(req, res, reply);
 }
 
 function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Database }) {

@@ -141,36 +141,13 @@ export type TrustProxy = false | number | string[];
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = Number(env.PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${env.PORT}"`);
-  }
-  let restPrefix = trimEndChar((env.REST_PREFIX ?? '/wp-json').trim(), '/');
-  if (restPrefix && !restPrefix.startsWith('/')) restPrefix = `/${restPrefix}`;
-  if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(restPrefix)) {
-    throw new ConfigError(`REST_PREFIX must be a URL path such as /wp-json, got "${env.REST_PREFIX}"`);
-  }
-  const statementTimeout = positiveSeconds(env, 'DATABASE_STATEMENT_TIMEOUT_SECONDS', 10);
-  const transactionTimeout = positiveSeconds(env, 'DATABASE_TRANSACTION_TIMEOUT_SECONDS', 3 * statementTimeout);
-  if (transactionTimeout < statementTimeout) {
-    throw new ConfigError(
-      `DATABASE_TRANSACTION_TIMEOUT_SECONDS (${transactionTimeout}) must not be below DATABASE_STATEMENT_TIMEOUT_SECONDS (${statementTimeout})`,
-    );
-  }
-  const siteTimezone = env.SITE_TIMEZONE || 'UTC';
-  if (!IANAZone.isValidZone(siteTimezone)) {
-    throw new ConfigError(`SITE_TIMEZONE must be an IANA time zone such as Europe/Paris, got "${siteTimezone}"`);
-  }
-  const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must be a postgresql:// connection string');
-  }
-  if (Boolean(env.ADMIN_USER) !== Boolean(env.ADMIN_PASSWORD)) {
-    throw new ConfigError('ADMIN_USER and ADMIN_PASSWORD must be set together');
-  }
-  if (env.ADMIN_PASSWORD && env.ADMIN_PASSWORD.length < 8) {
-    throw new ConfigError('ADMIN_PASSWORD must have at least 8 characters');
-  }
+  // Read in this order, so that of several bad settings the same one is named first.
+  const port = listenPort(env.PORT);
+  const restPrefix = restPrefixPath(env.REST_PREFIX);
+  const { statementTimeout, transactionTimeout } = databaseTimeouts(env);
+  const siteTimezone = siteZone(env.SITE_TIMEZONE);
+  const databaseUrl = postgresUrl(env.DATABASE_URL);
+  const admin = adminAccount(env);
   return {
     host: env.HOST || '127.0.0.1',
     port,
@@ -181,8 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     siteTimezone,
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
-    // Both are set or neither (checked above).
-    admin: env.ADMIN_USER && env.ADMIN_PASSWORD ? { login: env.ADMIN_USER, password: env.ADMIN_PASSWORD } : undefined,
+    admin,
     authMaxFailures: positiveInteger(env, 'AUTH_MAX_FAILURES', 10),
     authMaxAddressFailures: positiveInteger(env, 'AUTH_MAX_FAILURES_PER_ADDRESS', 100),
     authWindowSeconds: positiveInteger(env, 'AUTH_WINDOW_SECONDS', 900),
@@ -229,6 +205,63 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     metrics: metrics(env),
   };
+}
+
+function listenPort(value: string | undefined): number {
+  const port = Number(value ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${value}"`);
+  }
+  return port;
+}
+
+/** REST_PREFIX: a URL path, kept with a leading `/` and without a trailing one (or empty). */
+function restPrefixPath(value: string | undefined): string {
+  let prefix = trimEndChar((value ?? '/wp-json').trim(), '/');
+  if (prefix && !prefix.startsWith('/')) prefix = `/${prefix}`;
+  if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(prefix)) {
+    throw new ConfigError(`REST_PREFIX must be a URL path such as /wp-json, got "${value}"`);
+  }
+  return prefix;
+}
+
+/** A transaction runs statements, so it may not time out before one of them would. */
+function databaseTimeouts(env: NodeJS.ProcessEnv): { statementTimeout: number; transactionTimeout: number } {
+  const statementTimeout = positiveSeconds(env, 'DATABASE_STATEMENT_TIMEOUT_SECONDS', 10);
+  const transactionTimeout = positiveSeconds(env, 'DATABASE_TRANSACTION_TIMEOUT_SECONDS', 3 * statementTimeout);
+  if (transactionTimeout < statementTimeout) {
+    throw new ConfigError(
+      `DATABASE_TRANSACTION_TIMEOUT_SECONDS (${transactionTimeout}) must not be below DATABASE_STATEMENT_TIMEOUT_SECONDS (${statementTimeout})`,
+    );
+  }
+  return { statementTimeout, transactionTimeout };
+}
+
+function siteZone(value: string | undefined): string {
+  const zone = value || 'UTC';
+  if (!IANAZone.isValidZone(zone)) {
+    throw new ConfigError(`SITE_TIMEZONE must be an IANA time zone such as Europe/Paris, got "${zone}"`);
+  }
+  return zone;
+}
+
+function postgresUrl(value: string | undefined): string | undefined {
+  const url = value || undefined;
+  if (url && !/^postgres(ql)?:\/\//.test(url)) {
+    throw new ConfigError('DATABASE_URL must be a postgresql:// connection string');
+  }
+  return url;
+}
+
+/** ADMIN_USER and ADMIN_PASSWORD: both set or neither. */
+function adminAccount(env: NodeJS.ProcessEnv): Config['admin'] {
+  if (Boolean(env.ADMIN_USER) !== Boolean(env.ADMIN_PASSWORD)) {
+    throw new ConfigError('ADMIN_USER and ADMIN_PASSWORD must be set together');
+  }
+  if (env.ADMIN_PASSWORD && env.ADMIN_PASSWORD.length < 8) {
+    throw new ConfigError('ADMIN_PASSWORD must have at least 8 characters');
+  }
+  return env.ADMIN_USER && env.ADMIN_PASSWORD ? { login: env.ADMIN_USER, password: env.ADMIN_PASSWORD } : undefined;
 }
 
 function redisUrl(value: string | undefined): string | undefined {

@@ -129,12 +129,13 @@ describe('the contract', () => {
       .schemas;
     const parts = Object.keys(schemas).filter((name) => name.endsWith('Part'));
     expect(parts).toEqual(expect.arrayContaining(['EventPart', 'EventListPart', 'VenuePart', 'TagListPart']));
-    const requires = (node: unknown): boolean =>
-      Array.isArray(node)
-        ? node.some(requires)
-        : typeof node === 'object' && node !== null
-          ? Object.entries(node).some(([key, value]) => (key === 'required' && Array.isArray(value)) || requires(value))
-          : false;
+    const requires = (node: unknown): boolean => {
+      if (Array.isArray(node)) return node.some(requires);
+      if (typeof node !== 'object' || node === null) return false;
+      return Object.entries(node).some(
+        ([key, value]) => (key === 'required' && Array.isArray(value)) || requires(value),
+      );
+    };
     for (const name of parts) expect(requires(schemas[name]), name).toBe(false);
     // ... and names only parts: a part of an event holds a part of its venue, not a whole venue.
     expect(JSON.stringify(schemas.EventPart)).not.toMatch(/"#\/components\/schemas\/Venue"/);

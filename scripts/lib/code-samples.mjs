@@ -12,35 +12,45 @@ export function addCodeSamples(document, base) {
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const method of METHODS) {
       const operation = item[method];
-      if (!operation) continue;
-      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) =>
-        resolveRef(document, p),
-      );
-      const pathValues = Object.fromEntries(
-        parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example ?? exampleOf(document, p.schema)]),
-      );
-      const body = requestExample(document, operation.requestBody);
-      const signedIn = !(operation.security ?? document.security ?? []).some((s) => Object.keys(s).length === 0);
-      const samples = operation['x-codeSamples'] ?? [];
-      if (!samples.some((sample) => sample.label === 'curl')) {
-        samples.push({
-          lang: 'Shell',
-          label: 'curl',
-          source: curl(method, base + fill(path, pathValues), body, signedIn),
-        });
-      }
-      // What the operation answers when it succeeds: its first 2xx answer's first media type.
-      const success = Object.entries(operation.responses ?? {}).find(([status]) => status.startsWith('2'));
-      const json = Object.keys(resolveRef(document, success?.[1]).content ?? {})[0]?.endsWith('json') ?? true;
-      samples.push({
-        lang: 'TypeScript',
-        label: 'openapi-fetch',
-        source: typedCall(method, path, pathValues, body, signedIn, base, json),
-      });
-      operation['x-codeSamples'] = samples;
+      if (operation) operation['x-codeSamples'] = codeSamples(document, base, { path, item, method, operation });
     }
   }
   return document;
+}
+
+/** The samples of one operation: those written by hand, then curl (unless written) and openapi-fetch. */
+function codeSamples(document, base, { path, item, method, operation }) {
+  const pathValues = pathExamples(document, item, operation);
+  const body = requestExample(document, operation.requestBody);
+  const signedIn = !(operation.security ?? document.security ?? []).some((s) => Object.keys(s).length === 0);
+  const samples = operation['x-codeSamples'] ?? [];
+  if (!samples.some((sample) => sample.label === 'curl')) {
+    samples.push({
+      lang: 'Shell',
+      label: 'curl',
+      source: curl(method, base + fill(path, pathValues), body, signedIn),
+    });
+  }
+  samples.push({
+    lang: 'TypeScript',
+    label: 'openapi-fetch',
+    source: typedCall(method, path, pathValues, body, signedIn, base, answersJson(document, operation)),
+  });
+  return samples;
+}
+
+/** An example value for each path parameter of an operation, by name. */
+function pathExamples(document, item, operation) {
+  const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolveRef(document, p));
+  return Object.fromEntries(
+    parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example ?? exampleOf(document, p.schema)]),
+  );
+}
+
+/** Whether what the operation answers when it succeeds is JSON: its first 2xx answer's first media type. */
+function answersJson(document, operation) {
+  const success = Object.entries(operation.responses ?? {}).find(([status]) => status.startsWith('2'));
+  return Object.keys(resolveRef(document, success?.[1]).content ?? {})[0]?.endsWith('json') ?? true;
 }
 
 function exampleOf(document, schema) {

@@ -15,44 +15,54 @@ import { resolveRef } from './resolve-ref.mjs';
 const REF = '#/components/schemas/';
 
 export function describeReshapedAnswers(document) {
-  const schemas = document.components.schemas;
-  const parameterNames = (operation, item) =>
-    [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolveRef(document, p).name);
   for (const item of Object.values(document.paths)) {
     for (const operation of ['get', 'put', 'post', 'delete', 'patch'].map((m) => item[m]).filter(Boolean)) {
-      const names = parameterNames(operation, item);
-      const fields = names.includes('_fields');
-      const envelope = names.includes('_envelope');
-      if (!fields && !envelope) continue;
-      for (const [status, answer] of Object.entries(operation.responses)) {
-        if (!/^2\d\d$/.test(status)) continue;
-        const content = resolveRef(document, answer).content ?? {};
-        const json = content['application/json'];
-        if (!json) {
-          // A calendar (`….ics`) is never enveloped, but its errors are: as JSON, with status 200.
-          if (envelope && status === '200') {
-            content['application/json'] = {
-              schema: { $ref: `${REF}Enveloped` },
-              examples: { enveloped: { summary: 'An error, enveloped', value: schemas.Enveloped.examples[0] } },
-            };
-          }
-          continue;
-        }
-        const branches = [json.schema];
-        if (fields) branches.push(partOf(schemas, json.schema));
-        if (envelope && status === '200') branches.push({ $ref: `${REF}Enveloped` });
-        if (branches.length > 1) json.schema = { anyOf: branches, 'x-reshaped': true };
-      }
-      if (envelope && !operation.responses['200']) {
-        operation.responses.default = {
-          description:
-            'With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope.',
-          content: { 'application/json': { schema: { $ref: `${REF}Enveloped` } } },
-        };
-      }
+      reshapeOperation(document, item, operation);
     }
   }
   return document;
+}
+
+/** Adds the reshaped answers of one operation of a path item, by which of the two parameters it takes. */
+function reshapeOperation(document, item, operation) {
+  const names = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolveRef(document, p).name);
+  const fields = names.includes('_fields');
+  const envelope = names.includes('_envelope');
+  if (!fields && !envelope) return;
+  for (const [status, answer] of Object.entries(operation.responses)) {
+    if (!/^2\d\d$/.test(status)) continue;
+    reshapeAnswer(document, resolveRef(document, answer), { fields, enveloped: envelope && status === '200' });
+  }
+  if (envelope && !operation.responses['200']) {
+    operation.responses.default = {
+      description: 'With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope.',
+      content: { 'application/json': { schema: { $ref: `${REF}Enveloped` } } },
+    };
+  }
+}
+
+/**
+ * Adds to a 2xx answer its reshaped forms: with `fields`, its part; with `enveloped` (a 200 of an
+ * operation that takes `_envelope`), the envelope.
+ */
+function reshapeAnswer(document, answer, { fields, enveloped }) {
+  const schemas = document.components.schemas;
+  const content = answer.content ?? {};
+  const json = content['application/json'];
+  if (!json) {
+    // A calendar (`….ics`) is never enveloped, but its errors are: as JSON, with status 200.
+    if (enveloped) {
+      content['application/json'] = {
+        schema: { $ref: `${REF}Enveloped` },
+        examples: { enveloped: { summary: 'An error, enveloped', value: schemas.Enveloped.examples[0] } },
+      };
+    }
+    return;
+  }
+  const branches = [json.schema];
+  if (fields) branches.push(partOf(schemas, json.schema));
+  if (enveloped) branches.push({ $ref: `${REF}Enveloped` });
+  if (branches.length > 1) json.schema = { anyOf: branches, 'x-reshaped': true };
 }
 
 /** `X` with no field required at any depth, as `XPart` in the components (made once). */

@@ -32,14 +32,9 @@ export function isForeignKeyViolation(err: unknown): boolean {
     meta?: { driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } };
   } | null;
   const cause = e?.meta?.driverAdapterError?.cause;
-  return (
-    e?.code === 'P2003' ||
-    e?.code === '23503' ||
-    e?.cause?.code === '23503' ||
-    e?.cause?.originalCode === '23503' ||
-    cause?.kind === 'ForeignKeyConstraintViolation' ||
-    cause?.originalCode === '23503'
-  );
+  if (e?.code === 'P2003' || cause?.kind === 'ForeignKeyConstraintViolation') return true;
+  // SQLSTATE 23503, where pg and the driver adapters put it.
+  return [e?.code, e?.cause?.code, e?.cause?.originalCode, cause?.originalCode].includes('23503');
 }
 
 /**

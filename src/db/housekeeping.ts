@@ -77,9 +77,15 @@ export async function maintainEmbedded(db: Database): Promise<void> {
     );
   });
   for (const table of due) {
-    const work = table.vacuum ? 'VACUUM (ANALYZE)' : table.analyze ? 'ANALYZE' : undefined;
+    const work = maintenanceDue(table);
     if (work) await db.withConnection((sql) => sql.exec(`${work} "${table.relname}"`));
   }
+}
+
+/** The statement a table is due: VACUUM (which analyzes as well), ANALYZE, or none. */
+function maintenanceDue(table: { vacuum: boolean; analyze: boolean }): string | undefined {
+  if (table.vacuum) return 'VACUUM (ANALYZE)';
+  return table.analyze ? 'ANALYZE' : undefined;
 }
 
 /** Rows one statement of a purge deletes at most, so that it stays well within the statement timeout after a big import. */

@@ -79,11 +79,27 @@ function bodyFields(document: Document, raw: Schema): { properties: Record<strin
   };
 }
 
+/** An operation's arguments as WordPress lists them: its path and query parameters, then its body's fields. */
 function operationArgs(
   document: Document,
   pathItem: OpenAPIV3_1.PathItemObject,
   operation: OpenAPIV3_1.OperationObject,
 ) {
+  const args = parameterArgs(document, pathItem, operation);
+  // Partial: the document is parsed YAML, nothing guarantees its request bodies a `content`.
+  const body =
+    operation.requestBody && resolve(document, operation.requestBody as Partial<OpenAPIV3_1.RequestBodyObject>);
+  const schema = body?.content?.['application/json']?.schema;
+  if (schema) addBodyArgs(document, args, schema, operation);
+  return args;
+}
+
+/** The path and query parameters of an operation (and of its path) as arguments. */
+function parameterArgs(
+  document: Document,
+  pathItem: OpenAPIV3_1.PathItemObject,
+  operation: OpenAPIV3_1.OperationObject,
+): Record<string, Arg> {
   const args: Record<string, Arg> = {};
   const parameters = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map((p) =>
     resolve(document, p as Parameter),
@@ -98,23 +114,26 @@ function operationArgs(
       required: parameter.required ?? false,
     };
   }
-  // Partial: the document is parsed YAML, nothing guarantees its request bodies a `content`.
-  const body =
-    operation.requestBody && resolve(document, operation.requestBody as Partial<OpenAPIV3_1.RequestBodyObject>);
-  const schema = body?.content?.['application/json']?.schema;
-  if (schema) {
-    const { properties, required } = bodyFields(document, schema);
-    const bodyArgs = (operation as { 'x-index-body-args'?: string[] })['x-index-body-args'] ?? [];
-    for (const [name, property] of Object.entries(properties)) {
-      // A path parameter of the same name (by-slug updates) is the one listed, unless the operation
-      // names the body's field instead (`x-index-body-args`: by-slug event updates, whose new slug
-      // is optional).
-      if (Object.hasOwn(args, name) && !bodyArgs.includes(name)) continue;
-      const raw = property;
-      args[name] = { ...describeSchema(document, raw, raw.description), required: required.includes(name) };
-    }
-  }
   return args;
+}
+
+/** Adds the fields of an operation's JSON body to its arguments. */
+function addBodyArgs(
+  document: Document,
+  args: Record<string, Arg>,
+  schema: Schema,
+  operation: OpenAPIV3_1.OperationObject,
+): void {
+  const { properties, required } = bodyFields(document, schema);
+  const bodyArgs = (operation as { 'x-index-body-args'?: string[] })['x-index-body-args'] ?? [];
+  for (const [name, property] of Object.entries(properties)) {
+    // A path parameter of the same name (by-slug updates) is the one listed, unless the operation
+    // names the body's field instead (`x-index-body-args`: by-slug event updates, whose new slug
+    // is optional).
+    if (Object.hasOwn(args, name) && !bodyArgs.includes(name)) continue;
+    const raw = property;
+    args[name] = { ...describeSchema(document, raw, raw.description), required: required.includes(name) };
+  }
 }
 
 /** `/events/{id}` → `/calendar/events/v1/events/(?P<id>\d+)`, as WordPress writes route patterns. */

@@ -118,14 +118,17 @@ export class QuotaExceeded extends DomainError {
     readonly limit: number,
     readonly retryAfterSeconds?: number,
   ) {
-    super(
-      quota === 'creates'
-        ? `This account may create ${limit} items an hour; try again in ${retryAfterSeconds} seconds.`
-        : quota === 'series'
-          ? `This account may hold ${limit} recurring events; delete one first, or ask an editor.`
-          : `The recurring events of this account may have ${limit} occurrences in all; this write would add more. Shorten a series, or ask an editor.`,
-    );
+    super(quotaMessage(quota, limit, retryAfterSeconds));
   }
+}
+
+/** What a quota allows, and what the account can do about it. */
+function quotaMessage(quota: QuotaExceeded['quota'], limit: number, retryAfterSeconds?: number): string {
+  if (quota === 'creates') {
+    return `This account may create ${limit} items an hour; try again in ${retryAfterSeconds} seconds.`;
+  }
+  if (quota === 'series') return `This account may hold ${limit} recurring events; delete one first, or ask an editor.`;
+  return `The recurring events of this account may have ${limit} occurrences in all; this write would add more. Shorten a series, or ask an editor.`;
 }
 
 /** Concurrent writers kept colliding; the write did not happen and may be tried again. */

@@ -13,13 +13,19 @@ type Read = 'getCategory' | 'getTag';
 type Update = 'updateCategory' | 'putCategory' | 'patchCategory' | 'updateTag' | 'putTag' | 'patchTag';
 type Delete = 'deleteCategory' | 'deleteTag';
 
+/** The name the event filter was given under: `post`, as WordPress, or `event`; undefined when neither is. */
+function eventFilterName(q: { post?: number; event?: number }): 'post' | 'event' | undefined {
+  if (q.post !== undefined) return 'post';
+  return q.event !== undefined ? 'event' : undefined;
+}
+
 export function termOperations(taxonomy: Taxonomy) {
   const collection = COLLECTION[taxonomy];
 
   async function list(call: Call<List>): Promise<Reply> {
     const q = call.query;
     const page = pageOf(q.page, q.per_page);
-    const eventParam = q.post !== undefined ? 'post' : q.event !== undefined ? 'event' : undefined;
+    const eventParam = eventFilterName(q);
     const eventId = q.post ?? q.event;
     const { total, items } = await terms.listTerms(call.context, taxonomy, {
       page: page.page,

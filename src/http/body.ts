@@ -72,51 +72,57 @@ function hasBody(req: Request): boolean {
 export function bodyParserError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return undefined;
   const type = (err as { type?: string } | null | undefined)?.type;
-  switch (type) {
-    case 'entity.parse.failed':
-      // WordPress reports PHP's json_last_error(): 4 is a syntax error.
-      return new ApiError(400, 'rest_invalid_json', 'The body is not valid JSON.', {
+  const known = BODY_PARSER_ERRORS.get(type ?? '');
+  if (known) return known(err as Error);
+  // Anything else body-parser refuses as the client's fault: a body that does not decompress
+  // as its Content-Encoding says (zlib's error, given status 400).
+  const status = (err as { status?: unknown } | null | undefined)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new ApiError(
+      400,
+      'rest_invalid_body',
+      'The body could not be read: it is not what its Content-Encoding and Content-Type say.',
+    );
+  }
+  return undefined;
+}
+
+const unreadable = () => new ApiError(400, 'rest_invalid_body', 'The body could not be read.');
+const unsupportedEncoding = () =>
+  new ApiError(415, 'rest_unsupported_media_type', 'The body uses an encoding or character set that is not supported.');
+
+/** body-parser's failures by their `type`. */
+const BODY_PARSER_ERRORS = new Map<string, (err: Error) => ApiError>([
+  [
+    'entity.parse.failed',
+    // WordPress reports PHP's json_last_error(): 4 is a syntax error.
+    (err) =>
+      new ApiError(400, 'rest_invalid_json', 'The body is not valid JSON.', {
         json_error_code: JSON_ERROR_SYNTAX,
-        json_error_message: (err as Error).message,
-      });
-    case 'entity.too.deep':
-      return new ApiError(400, 'rest_invalid_json', `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`, {
+        json_error_message: err.message,
+      }),
+  ],
+  [
+    'entity.too.deep',
+    () =>
+      new ApiError(400, 'rest_invalid_json', `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`, {
         json_error_code: JSON_ERROR_DEPTH,
         json_error_message: 'Maximum stack depth exceeded',
-      });
-    case 'entity.too.large':
-      return new ApiError(413, 'rest_payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new ApiError(
-        415,
-        'rest_unsupported_media_type',
-        'The body uses an encoding or character set that is not supported.',
-      );
-    case 'querystring.parse.rangeError':
-      // body-parser's own limit on `a[b][c]=...` (32 levels), which @types/body-parser cannot set.
-      return new ApiError(400, 'rest_invalid_body', 'The form is nested too deep.');
-    case 'parameters.too.many':
-      return new ApiError(413, 'rest_payload_too_large', 'The form has too many fields.');
-    case 'request.aborted':
-    case 'request.size.invalid':
-    case 'stream.encoding.set':
-      return new ApiError(400, 'rest_invalid_body', 'The body could not be read.');
-    default: {
-      // Anything else body-parser refuses as the client's fault: a body that does not decompress
-      // as its Content-Encoding says (zlib's error, given status 400).
-      const status = (err as { status?: unknown } | null | undefined)?.status;
-      if (typeof status === 'number' && status >= 400 && status < 500) {
-        return new ApiError(
-          400,
-          'rest_invalid_body',
-          'The body could not be read: it is not what its Content-Encoding and Content-Type say.',
-        );
-      }
-      return undefined;
-    }
-  }
-}
+      }),
+  ],
+  [
+    'entity.too.large',
+    () => new ApiError(413, 'rest_payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`),
+  ],
+  ['encoding.unsupported', unsupportedEncoding],
+  ['charset.unsupported', unsupportedEncoding],
+  // body-parser's own limit on `a[b][c]=...` (32 levels), which @types/body-parser cannot set.
+  ['querystring.parse.rangeError', () => new ApiError(400, 'rest_invalid_body', 'The form is nested too deep.')],
+  ['parameters.too.many', () => new ApiError(413, 'rest_payload_too_large', 'The form has too many fields.')],
+  ['request.aborted', unreadable],
+  ['request.size.invalid', unreadable],
+  ['stream.encoding.set', unreadable],
+]);
 
 export const MAX_JSON_DEPTH = 64;
 

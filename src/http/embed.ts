@@ -67,11 +67,7 @@ export async function embedLinks(
   // Told how many links are to be followed before the first is: each costs the caller a read.
   charge: (links: number) => Promise<void> = () => Promise.resolve(),
 ): Promise<unknown> {
-  const objects = isObject(body)
-    ? isListEnvelope(body)
-      ? Object.values(body).flatMap((value) => (Array.isArray(value) ? value.filter(isObject) : []))
-      : [body]
-    : [];
+  const objects = linkingObjects(body);
   const plans = objects.map((object) => ({ object, rels: embeddable(object, wanted) }));
   const hrefs = [...new Set(plans.flatMap(({ rels }) => rels.flatMap(([, links]) => links)))];
   const answers = new Map<string, unknown>(hrefs.slice(MAX_EMBEDDED_LINKS).map((href) => [href, OVER_LIMIT]));
@@ -94,6 +90,13 @@ export async function embedLinks(
     object._embedded = Object.fromEntries(rels.map(([rel, links]) => [rel, links.map((href) => answers.get(href))]));
   }
   return body;
+}
+
+/** The objects of a body that may carry links: the body, or the items of a list. */
+function linkingObjects(body: unknown): Record<string, unknown>[] {
+  if (!isObject(body)) return [];
+  if (!isListEnvelope(body)) return [body];
+  return Object.values(body).flatMap((value) => (Array.isArray(value) ? value.filter(isObject) : []));
 }
 
 /** The object's embeddable links that are wanted, by relation. */

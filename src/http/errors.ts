@@ -85,11 +85,30 @@ export function toApiError(err: unknown): ApiError {
 
 /** Statuses and codes follow the modelled service's where it has one (docs/decisions.md, "Errors"). */
 function fromDomain(err: DomainError): ApiError {
+  return (
+    fromInputError(err) ??
+    fromAccessError(err) ??
+    fromStateError(err) ??
+    new ApiError(500, 'rest_internal_error', 'The server could not complete the request.')
+  );
+}
+
+/** What was sent is wrong: a parameter, or a term's name or slug already in use. */
+function fromInputError(err: DomainError): ApiError | undefined {
   const { message } = err;
-  if (err instanceof NotFound) return new ApiError(404, `rest-${err.type}-not-found`, message);
   if (err instanceof InvalidInput) {
     return new ApiError(400, 'rest_invalid_param', message, { params: err.fields, details: [] });
   }
+  if (err instanceof DuplicateTermName) return new ApiError(400, 'term_exists', message, { term_id: err.existingId });
+  if (err instanceof DuplicateTermSlug) {
+    return new ApiError(400, 'duplicate_term_slug', message, { params: { slug: 'slug is already in use.' } });
+  }
+  return undefined;
+}
+
+/** The caller may not do it: not signed in, not allowed, or over a limit. */
+function fromAccessError(err: DomainError): ApiError | undefined {
+  const { message } = err;
   // An anonymous caller is asked to sign in (401); a signed-in one lacks the right (403).
   if (err instanceof Forbidden) return new ApiError(err.signedIn ? 403 : 401, 'rest_forbidden', message);
   if (err instanceof TermCreationForbidden) {
@@ -98,12 +117,6 @@ function fromDomain(err: DomainError): ApiError {
     });
   }
   if (err instanceof NotReadable) return new ApiError(403, `${err.type}-not-accessible`, message);
-  if (err instanceof AlreadyTrashed) return new ApiError(410, `${err.type}-is-in-trash`, message);
-  if (err instanceof PreconditionFailed) return new ApiError(412, 'rest_precondition_failed', message);
-  if (err instanceof DuplicateTermName) return new ApiError(400, 'term_exists', message, { term_id: err.existingId });
-  if (err instanceof DuplicateTermSlug) {
-    return new ApiError(400, 'duplicate_term_slug', message, { params: { slug: 'slug is already in use.' } });
-  }
   if (err instanceof InvalidCredentials) return new ApiError(401, 'rest_invalid_credentials', message);
   if (err instanceof Throttled) {
     return new ApiError(
@@ -120,8 +133,17 @@ function fromDomain(err: DomainError): ApiError {
       ? new ApiError(403, 'rest_quota_exceeded', message, data)
       : new ApiError(429, 'rest_quota_exceeded', message, data, { 'Retry-After': String(err.retryAfterSeconds) });
   }
+  return undefined;
+}
+
+/** What was asked for is not in a state to answer it: gone, changed meanwhile, or switched off. */
+function fromStateError(err: DomainError): ApiError | undefined {
+  const { message } = err;
+  if (err instanceof NotFound) return new ApiError(404, `rest-${err.type}-not-found`, message);
+  if (err instanceof AlreadyTrashed) return new ApiError(410, `${err.type}-is-in-trash`, message);
+  if (err instanceof PreconditionFailed) return new ApiError(412, 'rest_precondition_failed', message);
   if (err instanceof Conflict) return conflict();
   if (err instanceof CursorExpired) return new ApiError(410, 'rest_changes_cursor_expired', message);
   if (err instanceof WebhookDisabled) return new ApiError(409, 'rest_webhook_disabled', message);
-  return new ApiError(500, 'rest_internal_error', 'The server could not complete the request.');
+  return undefined;
 }

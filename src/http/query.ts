@@ -70,9 +70,7 @@ export function coerceBodyScalars(body: Record<string, unknown>, schema: OpenAPI
     const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
     if (typeof value !== 'string' || !property) continue;
     const types = scalarTypes(property);
-    // A field that takes a number or an object (an event's `venue`) is still a number in a form.
-    const type =
-      types.size === 1 ? [...types][0] : types.has('integer') && !types.has('string') ? 'integer' : undefined;
+    const type = formScalarType(types);
     const word = BOOLEAN_WORDS.get(value.toLowerCase());
     if (type === 'boolean' && word !== undefined) {
       body[key] = word === 'true';
@@ -83,6 +81,15 @@ export function coerceBodyScalars(body: Record<string, unknown>, schema: OpenAPI
       body[key] = Number(value);
     }
   }
+}
+
+/**
+ * The one scalar type a form value is converted to, if any: a field that takes a number or an
+ * object (an event's `venue`) is still a number in a form.
+ */
+function formScalarType(types: Set<string>): string | undefined {
+  if (types.size === 1) return [...types][0];
+  return types.has('integer') && !types.has('string') ? 'integer' : undefined;
 }
 
 /** The scalar types a schema accepts, through anyOf, oneOf and allOf. */
@@ -106,16 +113,19 @@ function collectProperties(
  * a `\ud800` escape): valid JSON, but no database or client can store or show it.
  */
 export function illFormedFields(body: unknown): string[] {
-  const bad = (value: unknown): boolean =>
-    typeof value === 'string'
-      ? !value.isWellFormed()
-      : Array.isArray(value)
-        ? value.some(bad)
-        : value !== null &&
-          typeof value === 'object' &&
-          Object.entries(value).some(([k, v]) => !k.isWellFormed() || bad(v));
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return bad(body) ? ['body'] : [];
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return holdsIllFormedText(body) ? ['body'] : [];
   return Object.entries(body)
-    .filter(([k, v]) => !k.isWellFormed() || bad(v))
+    .filter(([k, v]) => !k.isWellFormed() || holdsIllFormedText(v))
     .map(([k]) => (k.isWellFormed() ? k : 'body'));
+}
+
+/** Whether a value holds text that is not well-formed Unicode: a string, or in an item, a key or a field. */
+function holdsIllFormedText(value: unknown): boolean {
+  if (typeof value === 'string') return !value.isWellFormed();
+  if (Array.isArray(value)) return value.some(holdsIllFormedText);
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    Object.entries(value).some(([k, v]) => !k.isWellFormed() || holdsIllFormedText(v))
+  );
 }

@@ -100,6 +100,25 @@ function counterPool(databaseUrl: string): pg.Pool {
   return pool;
 }
 
+/** A limiter counting in the shared store: Redis, else PostgreSQL; undefined when there is neither. */
+function sharedLimiter(
+  options: { keyPrefix: string; points: number; duration: number; inMemoryBlockOnConsumed: number },
+  { redis, pool }: { redis: Redis | undefined; pool: pg.Pool | undefined },
+): RateLimiterRedis | RateLimiterPostgres | undefined {
+  if (redis) return new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true });
+  if (!pool) return undefined;
+  return new RateLimiterPostgres({
+    ...options,
+    storeClient: pool,
+    storeType: 'pool',
+    tableName: TABLE,
+    // The table comes from the migrations (prisma/schema.prisma RateLimit); housekeeping
+    // deletes the windows that have ended (db/housekeeping.ts).
+    tableCreated: true,
+    clearExpiredByTimeout: false,
+  });
+}
+
 export function createRateLimits(settings: RateLimitSettings, databaseUrl: string | undefined): RateLimits {
   const redis = settings.redisUrl
     ? new Redis(settings.redisUrl, {
@@ -128,20 +147,7 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
     // The insurance limiter belongs to the wrapper below alone: given to the store as well, a store
     // that fails late would count the request in memory twice.
     const stored = { ...options, inMemoryBlockOnConsumed: points + 1 };
-    const store = redis
-      ? new RateLimiterRedis({ ...stored, storeClient: redis, rejectIfRedisNotReady: true })
-      : pool
-        ? new RateLimiterPostgres({
-            ...stored,
-            storeClient: pool,
-            storeType: 'pool',
-            tableName: TABLE,
-            // The table comes from the migrations (prisma/schema.prisma RateLimit); housekeeping
-            // deletes the windows that have ended (db/housekeeping.ts).
-            tableCreated: true,
-            clearExpiredByTimeout: false,
-          })
-        : undefined;
+    const store = sharedLimiter(stored, { redis, pool });
     // A store that does not answer at once (a database that hangs) must not hold the request up:
     // past STORE_TIMEOUT_MS the count is taken in memory.
     limiters.set(

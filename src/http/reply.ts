@@ -7,22 +7,11 @@ import { pickFields, responseOptions } from './wordpress-response.js';
 
 export function sendReply(req: Request, res: Response, reply: Reply) {
   if (res.headersSent) return;
-  const options = responseOptions(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '');
-  const succeeded = (reply.status ?? 200) >= 200 && (reply.status ?? 200) < 300;
-  let data = succeeded && options.fields && !reply.contentType ? pickFields(reply.body, options.fields) : reply.body;
-  let status = reply.status ?? 200;
-  if (options.envelope && !reply.contentType) {
-    data = { body: data, status, headers: envelopeHeaders(res, reply.headers ?? {}) };
-    status = 200;
-  }
+  const { status, data, succeeded } = shapedAnswer(req, res, reply);
   const body = reply.contentType ? asText(data) : JSON.stringify(data);
   res.status(status);
   res.set('Content-Type', reply.contentType ?? 'application/json; charset=UTF-8');
-  // Link may hold more than one value: the API root's (discovery-link.ts) and a list's prev/next.
-  for (const [name, value] of Object.entries(reply.headers ?? {})) {
-    if (name.toLowerCase() === 'link') res.append('Link', value);
-    else res.set(name, value);
-  }
+  setReplyHeaders(res, reply.headers ?? {});
   if (status >= 300 && status < 400 && data === undefined) {
     // A redirect (303 to an event's iCalendar URL) says all in its status and Location.
     res.removeHeader('Content-Type');
@@ -30,17 +19,58 @@ export function sendReply(req: Request, res: Response, reply: Reply) {
     return;
   }
   if (succeeded) {
-    const etag = reply.etag ?? entityTag(body, reply.version);
-    res.set('ETag', etag);
-    if (reply.lastModified) res.set('Last-Modified', reply.lastModified.toUTCString());
-    const read = req.method === 'GET' || req.method === 'HEAD';
-    if (read && status === 200 && !noneMatch(req.headers['if-none-match'], etag)) {
+    const etag = setValidators(res, reply, body);
+    if (readerIsCurrent(req, status, etag)) {
       res.status(304).removeHeader('Content-Type');
       res.end();
       return;
     }
   }
   res.send(body);
+}
+
+/**
+ * The status and data to send: the reply's, the fields `_fields` names picked from a JSON answer
+ * that succeeded, and with `_envelope` the JSON answer wrapped in a 200. `succeeded` is the reply's.
+ */
+function shapedAnswer(
+  req: Request,
+  res: Response,
+  reply: Reply,
+): { status: number; data: unknown; succeeded: boolean } {
+  const options = responseOptions(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '');
+  const status = reply.status ?? 200;
+  const succeeded = status >= 200 && status < 300;
+  const json = !reply.contentType;
+  const data = succeeded && options.fields && json ? pickFields(reply.body, options.fields) : reply.body;
+  if (options.envelope && json) {
+    const envelope = { body: data, status, headers: envelopeHeaders(res, reply.headers ?? {}) };
+    return { status: 200, data: envelope, succeeded };
+  }
+  return { status, data, succeeded };
+}
+
+/** Sets the reply's own headers. */
+function setReplyHeaders(res: Response, headers: Record<string, string>) {
+  // Link may hold more than one value: the API root's (discovery-link.ts) and a list's prev/next.
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'link') res.append('Link', value);
+    else res.set(name, value);
+  }
+}
+
+/** Sets ETag and Last-Modified on a successful answer; returns the ETag. */
+function setValidators(res: Response, reply: Reply, body: string | Buffer): string {
+  const etag = reply.etag ?? entityTag(body, reply.version);
+  res.set('ETag', etag);
+  if (reply.lastModified) res.set('Last-Modified', reply.lastModified.toUTCString());
+  return etag;
+}
+
+/** Whether a conditional read's If-None-Match holds the answer's ETag, which makes it a 304. */
+function readerIsCurrent(req: Request, status: number, etag: string): boolean {
+  const read = req.method === 'GET' || req.method === 'HEAD';
+  return read && status === 200 && !noneMatch(req.headers['if-none-match'], etag);
 }
 
 /** A body already in its content type: text, or its bytes (serializers/ical.ts writes a feed's). */

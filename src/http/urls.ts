@@ -98,5 +98,6 @@ function listeningAddress(req: Request, config: Config): string {
 /** `HOST` as a URL's host: `localhost` when it is every interface (which names none), an IPv6 address in brackets. */
 export function listeningHost(config: Config): string {
   const everywhere = config.host === '0.0.0.0' || config.host === '::' || config.host === '';
-  return everywhere ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  if (everywhere) return 'localhost';
+  return config.host.includes(':') ? `[${config.host}]` : config.host;
 }

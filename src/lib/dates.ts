@@ -28,6 +28,18 @@ export function parseDateInput(
     return Number.isSafeInteger(seconds) ? valid(DateTime.fromSeconds(seconds, { zone })) : undefined;
   }
   const text = value.trim();
+  const named = namedDay(text, zone, now);
+  if (named) return named;
+  const relative = RELATIVE.exec(text);
+  if (relative) {
+    const amount = Number(relative[2]) * (relative[1] === '-' ? -1 : 1);
+    return valid(now.setZone(zone).plus({ [UNITS[relative[3].toLowerCase() as keyof typeof UNITS]]: amount }));
+  }
+  return writtenDate(text, zone);
+}
+
+/** `now`, `today`, `tomorrow` and `yesterday` (the days from their start), or undefined for other text. */
+function namedDay(text: string, zone: string | Zone, now: DateTime): DateTime | undefined {
   const today = now.setZone(zone).startOf('day');
   switch (text.toLowerCase()) {
     case 'now':
@@ -39,11 +51,11 @@ export function parseDateInput(
     case 'yesterday':
       return today.minus({ days: 1 });
   }
-  const relative = RELATIVE.exec(text);
-  if (relative) {
-    const amount = Number(relative[2]) * (relative[1] === '-' ? -1 : 1);
-    return valid(now.setZone(zone).plus({ [UNITS[relative[3].toLowerCase() as keyof typeof UNITS]]: amount }));
-  }
+  return undefined;
+}
+
+/** A date (and time) written out: one of LOCAL_FORMATS in `zone`, or ISO 8601. */
+function writtenDate(text: string, zone: string | Zone): DateTime | undefined {
   for (const format of LOCAL_FORMATS) {
     const parsed = valid(DateTime.fromFormat(text, format, { zone }));
     if (parsed) return firstOccurrence(parsed);

@@ -36,26 +36,29 @@ function resolveZone(name: string): EventZone | undefined {
   const text = name.trim();
   if (/^(UTC|GMT|Z)$/i.test(text)) return { name: 'UTC', zone: FixedOffsetZone.utcInstance };
   const offset = OFFSET.exec(text);
-  if (offset) {
-    const hours = Number(offset[2]);
-    // at(): the groups are optional
-    const decimal = offset.at(4) === undefined ? undefined : trimEndChar(offset[4], '0');
-    // A decimal must name whole minutes: .5, .25, .75 (and .1, six minutes), not .33.
-    const minutes = decimal ? Math.round(Number(`0.${decimal}`) * 60 * 1000) / 1000 : Number(offset.at(3) ?? 0);
-    if (hours > 14 || minutes > 59 || hours * 60 + minutes > 14 * 60 || !Number.isInteger(minutes)) return undefined;
-    const sign = offset[1] === '-' ? -1 : 1;
-    const label = decimal
-      ? `UTC${offset[1]}${hours}.${decimal}`
-      : `UTC${offset[1]}${hours}${minutes ? `:${String(minutes).padStart(2, '0')}` : ''}`;
-    return {
-      name: hours === 0 && minutes === 0 ? 'UTC' : label,
-      zone: FixedOffsetZone.instance(sign * (hours * 60 + minutes)),
-    };
-  }
+  if (offset) return offsetZone(offset);
   // Only names in the IANA database; Luxon would also take offsets spelled in other ways.
   if (/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(text) && IANAZone.isValidZone(text))
     return { name: text, zone: IANAZone.create(text) };
   return undefined;
+}
+
+/** The fixed-offset zone an OFFSET match names, or undefined when no place has that offset. */
+function offsetZone(offset: RegExpExecArray): EventZone | undefined {
+  const hours = Number(offset[2]);
+  // at(): the groups are optional
+  const decimal = offset.at(4) === undefined ? undefined : trimEndChar(offset[4], '0');
+  // A decimal must name whole minutes: .5, .25, .75 (and .1, six minutes), not .33.
+  const minutes = decimal ? Math.round(Number(`0.${decimal}`) * 60 * 1000) / 1000 : Number(offset.at(3) ?? 0);
+  if (hours > 14 || minutes > 59 || hours * 60 + minutes > 14 * 60 || !Number.isInteger(minutes)) return undefined;
+  const sign = offset[1] === '-' ? -1 : 1;
+  const label = decimal
+    ? `UTC${offset[1]}${hours}.${decimal}`
+    : `UTC${offset[1]}${hours}${minutes ? `:${String(minutes).padStart(2, '0')}` : ''}`;
+  return {
+    name: hours === 0 && minutes === 0 ? 'UTC' : label,
+    zone: FixedOffsetZone.instance(sign * (hours * 60 + minutes)),
+  };
 }
 
 export interface EventTimes {

@@ -21,7 +21,7 @@ function foldLine(line: string): string {
   for (let i = 0; i < line.length; i++) {
     const code = line.charCodeAt(i);
     const high = code >= 0xd800 && code <= 0xdbff && i + 1 < line.length;
-    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : high ? 4 : 3;
+    const size = utf8Octets(code, high);
     octets += size;
     if (octets > MAX_OCTETS) {
       parts.push(line.slice(start, i));
@@ -32,6 +32,13 @@ function foldLine(line: string): string {
   }
   parts.push(line.slice(start));
   return parts.join('\r\n ');
+}
+
+/** The octets of a character in UTF-8, by its first UTF-16 unit; `pair`: the first of a surrogate pair. */
+function utf8Octets(code: number, pair: boolean): number {
+  if (code < 0x80) return 1;
+  if (code < 0x800) return 2;
+  return pair ? 4 : 3;
 }
 
 function isAscii(text: string): boolean {

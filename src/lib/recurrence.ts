@@ -87,7 +87,31 @@ const FIRST = Date.UTC(1000, 0, 1);
 const LAST = Date.UTC(9998, 11, 31, 23, 59, 59);
 const inRange = (date: Date) => date.getTime() >= FIRST && date.getTime() <= LAST;
 
+/** An RRULE line's value read and checked: RecurrenceError (through `fail`) when it is wrong. */
 function readRule(value: string, zone: EventZone, fail: (why: string) => never) {
+  const parts = readParts(value, fail);
+  checkParts(parts, fail);
+  const rule = [...parts].map(([key, val]) => `${key}=${val}`).join(';');
+  if (neverOccurs(parts)) fail('the rule never gives a start (no day has all its BY parts).');
+  try {
+    ICAL.Recur.fromString(rule); // refuses values out of range (BYHOUR=25, BYDAY=XX, ...)
+    const options = RRule.parseString(rule);
+    if (options.until) options.until = untilReading(options.until, parts.get('UNTIL') ?? '', zone);
+    if (options.until && !inRange(options.until)) fail('UNTIL must be between the years 1000 and 9998.');
+    return {
+      rule: new RRule({ ...options, dtstart: null, count: null }),
+      count: options.count ?? undefined,
+      text: `RRULE:${rule}`,
+      parts,
+    };
+  } catch (err) {
+    if (err instanceof RecurrenceError) throw err;
+    return fail(`the rule cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** A rule's parts by name, upper-cased; each must be one of RFC 5545's, and given once. */
+function readParts(value: string, fail: (why: string) => never): Map<string, string> {
   const parts = new Map<string, string>();
   for (const part of value.split(';')) {
     const [key, val = ''] = part.split('=', 2);
@@ -95,17 +119,20 @@ function readRule(value: string, zone: EventZone, fail: (why: string) => never) 
     if (!RULE_PARTS.has(upper)) fail(`${key || '(empty)'} is not a part of an RFC 5545 rule.`);
     if (parts.has(upper)) fail(`${upper} is given twice.`);
     const value = val.trim().toUpperCase();
-    // `+1TU` is `1TU` (rrule writes the sign, most programs do not): stored in one form.
-    parts.set(
-      upper,
-      upper === 'BYDAY'
-        ? value
-            .split(',')
-            .map((day) => (day.startsWith('+') ? day.slice(1) : day))
-            .join(',')
-        : value,
-    );
+    parts.set(upper, upper === 'BYDAY' ? withoutPlusSigns(value) : value);
   }
+  return parts;
+}
+
+/** `+1TU` is `1TU` (rrule writes the sign, most programs do not): stored in one form. */
+const withoutPlusSigns = (days: string) =>
+  days
+    .split(',')
+    .map((day) => (day.startsWith('+') ? day.slice(1) : day))
+    .join(',');
+
+/** The checks on a rule's parts that neither ical.js nor rrule makes: frequency, and the limits of a rule. */
+function checkParts(parts: ReadonlyMap<string, string>, fail: (why: string) => never): void {
   const freq = parts.get('FREQ');
   if (!freq) fail('the rule needs FREQ.');
   if (!FREQUENCIES.has(freq)) fail('FREQ must be HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY.');
@@ -123,27 +150,16 @@ function readRule(value: string, zone: EventZone, fail: (why: string) => never) 
   // where 999,999 hourly starts from 1990 took eight seconds.
   if (Number(parts.get('COUNT') ?? 0) > MAX_COUNT)
     fail(`COUNT may be at most ${MAX_COUNT}; give an UNTIL for a longer series.`);
-  const rule = [...parts].map(([key, val]) => `${key}=${val}`).join(';');
-  if (neverOccurs(parts)) fail('the rule never gives a start (no day has all its BY parts).');
-  try {
-    ICAL.Recur.fromString(rule); // refuses values out of range (BYHOUR=25, BYDAY=XX, ...)
-    const options = RRule.parseString(rule);
-    const until = parts.get('UNTIL');
-    // UNTIL with Z is an instant, read in the event's zone; without, a wall-clock time or a date.
-    if (until?.endsWith('Z') && options.until) options.until = wallClockAt(options.until, zone);
-    // A date as UNTIL includes that whole day.
-    if (until && !until.includes('T') && options.until) options.until = new Date(options.until.getTime() + 86_399_000);
-    if (options.until && !inRange(options.until)) fail('UNTIL must be between the years 1000 and 9998.');
-    return {
-      rule: new RRule({ ...options, dtstart: null, count: null }),
-      count: options.count ?? undefined,
-      text: `RRULE:${rule}`,
-      parts,
-    };
-  } catch (err) {
-    if (err instanceof RecurrenceError) throw err;
-    return fail(`the rule cannot be read: ${err instanceof Error ? err.message : String(err)}`);
-  }
+}
+
+/** The wall-clock reading of a rule's UNTIL as rrule parsed it, from the UNTIL `written` in the rule. */
+function untilReading(parsed: Date, written: string, zone: EventZone): Date {
+  let reading = parsed;
+  // UNTIL with Z is an instant, read in the event's zone; without, a wall-clock time or a date.
+  if (written.endsWith('Z')) reading = wallClockAt(reading, zone);
+  // A date as UNTIL includes that whole day.
+  if (written && !written.includes('T')) reading = new Date(reading.getTime() + 86_399_000);
+  return reading;
 }
 
 /** A DATE or DATE-TIME value as written: ical.js would take a 13th month as the next year's first. */
@@ -190,16 +206,7 @@ function neverOccurs(parts: Map<string, string>): boolean {
     .map((d) => WEEKDAYS.indexOf(d.slice(-2)));
   const setPositions = numbers('BYSETPOS');
   if (setPositions) {
-    // How many days of a period can be starts: its BY parts' days, else the one DTSTART gives.
-    const freq = parts.get('FREQ');
-    const period =
-      freq === 'YEARLY'
-        ? 366
-        : freq === 'MONTHLY'
-          ? (monthDays?.length ?? (weekdays ? 5 * weekdays.length : 1))
-          : freq === 'WEEKLY'
-            ? (weekdays?.length ?? 1)
-            : 1;
+    const period = startDaysPerPeriod(parts.get('FREQ'), monthDays, weekdays);
     const times = ['BYHOUR', 'BYMINUTE', 'BYSECOND'].reduce((n, key) => n * (numbers(key)?.length ?? 1), 1);
     if (setPositions.every((p) => Math.abs(p) > period * times)) return true;
   }
@@ -207,6 +214,14 @@ function neverOccurs(parts: Map<string, string>): boolean {
   if (!matches) return false;
   for (let day = CYCLE_START; day < CYCLE_START + CYCLE_DAYS; day++) if (matches(day)) return false;
   return true;
+}
+
+/** How many days of a period can be starts: its BY parts' days, else the one DTSTART gives. */
+function startDaysPerPeriod(freq: string | undefined, monthDays?: number[], weekdays?: number[]): number {
+  if (freq === 'YEARLY') return 366;
+  if (freq === 'MONTHLY') return monthDays?.length ?? (weekdays ? 5 * weekdays.length : 1);
+  if (freq === 'WEEKLY') return weekdays?.length ?? 1;
+  return 1;
 }
 
 /** The days of a whole cycle of the calendar (400 years), from 2000-01-01 (days since 1970). */
@@ -277,40 +292,64 @@ const walks = new WeakMap<ReadonlyMap<string, string>, Map<number, boolean>>();
  * within milliseconds.
  */
 export function reaches(parts: ReadonlyMap<string, string>, dtstart: Date): boolean {
-  const freq = parts.get('FREQ');
-  const unit = freq === 'HOURLY' ? 1 : freq === 'DAILY' ? 24 : freq === 'WEEKLY' ? 168 : 0;
+  const unit = STEP_HOURS.get(parts.get('FREQ') ?? '');
   if (!unit) return true;
   const known = walks.get(parts)?.get(dtstart.getTime());
   if (known !== undefined) return known;
   const step = unit * Number(parts.get('INTERVAL') ?? 1);
-  const first = Math.floor(dtstart.getTime() / HOUR_MS);
-  const hours = freq === 'HOURLY' ? parts.get('BYHOUR')?.split(',').map(Number) : undefined;
-  const hourOf = (hour: number) => ((hour % 24) + 24) % 24;
-  // The hours of the day a walk of `step` hours lands on are those of the start's, modulo gcd(step, 24).
-  const aligned = gcd(step, 24);
-  let found = !hours || hours.some((h) => hourOf(h - first) % aligned === 0);
-  if (found) {
-    const dayOk = dayMatcher(parts) ?? (() => true);
-    // A weekly rule without BYDAY gives the start's weekday; with it, the days of each week it names.
-    const weekdays = freq === 'WEEKLY' && !parts.has('BYDAY') ? [new Date(first * HOUR_MS).getUTCDay()] : undefined;
-    const weekStart = WEEKDAYS.indexOf(parts.get('WKST') ?? 'MO');
-    const steps = CYCLE_HOURS / gcd(step, CYCLE_HOURS);
-    found = false;
-    for (let k = 0; k < steps && !found; k++) {
-      const hour = first + k * step;
-      const day = Math.floor(hour / 24);
-      if (freq !== 'WEEKLY') found = (!hours || hours.includes(hourOf(hour))) && dayOk(day);
-      else {
-        const weekBegins = day - ((new Date(day * DAY).getUTCDay() - weekStart + 7) % 7);
-        for (let d = weekBegins; d < weekBegins + 7 && !found; d++) {
-          found = (!weekdays || weekdays.includes(new Date(d * DAY).getUTCDay())) && dayOk(d);
-        }
-      }
-    }
-  }
+  const found = walkLands(parts, Math.floor(dtstart.getTime() / HOUR_MS), step);
   const memo = walks.get(parts) ?? new Map<number, boolean>();
   walks.set(parts, memo.set(dtstart.getTime(), found));
   return found;
+}
+
+/** The hours one step of an hourly, daily or weekly walk takes (at INTERVAL=1). */
+const STEP_HOURS = new Map([
+  ['HOURLY', 1],
+  ['DAILY', 24],
+  ['WEEKLY', 168],
+]);
+const hourOf = (hour: number) => ((hour % 24) + 24) % 24;
+
+/**
+ * Whether a walk of `step` hours from the hour `first` (hours since 1970) lands on a start within a
+ * cycle of the calendar, after which it repeats itself.
+ */
+function walkLands(parts: ReadonlyMap<string, string>, first: number, step: number): boolean {
+  const freq = parts.get('FREQ');
+  const hours = freq === 'HOURLY' ? parts.get('BYHOUR')?.split(',').map(Number) : undefined;
+  // The hours of the day a walk of `step` hours lands on are those of the start's, modulo gcd(step, 24).
+  const aligned = gcd(step, 24);
+  if (hours && !hours.some((h) => hourOf(h - first) % aligned === 0)) return false;
+  const dayOk = dayMatcher(parts) ?? (() => true);
+  const lands =
+    freq === 'WEEKLY'
+      ? weekLands(parts, first, dayOk)
+      : (hour: number) => (!hours || hours.includes(hourOf(hour))) && dayOk(Math.floor(hour / 24));
+  const steps = CYCLE_HOURS / gcd(step, CYCLE_HOURS);
+  for (let k = 0; k < steps; k++) if (lands(first + k * step)) return true;
+  return false;
+}
+
+/**
+ * Whether the week that holds an hour of a weekly walk from the hour `first` has a start: a day the
+ * rule's day parts allow, of the weekdays BYDAY names or, without BYDAY, of the start's weekday.
+ */
+function weekLands(
+  parts: ReadonlyMap<string, string>,
+  first: number,
+  dayOk: (day: number) => boolean,
+): (hour: number) => boolean {
+  const weekdays = parts.has('BYDAY') ? undefined : [new Date(first * HOUR_MS).getUTCDay()];
+  const weekStart = WEEKDAYS.indexOf(parts.get('WKST') ?? 'MO');
+  return (hour) => {
+    const day = Math.floor(hour / 24);
+    const weekBegins = day - ((new Date(day * DAY).getUTCDay() - weekStart + 7) % 7);
+    for (let d = weekBegins; d < weekBegins + 7; d++) {
+      if ((!weekdays || weekdays.includes(new Date(d * DAY).getUTCDay())) && dayOk(d)) return true;
+    }
+    return false;
+  };
 }
 
 /** The values of an EXDATE or RDATE line, as ical.js reads them (each with its TZID, if any). */
@@ -379,36 +418,9 @@ export function expand(recurrence: Recurrence, dtstart: Date, { after, until, li
   };
   if (dtstart <= until) take(dtstart);
   else ended = false;
-  for (const { rule, count, parts } of recurrence.rules) {
-    if (!reaches(parts, dtstart)) continue; // it gives no start, and rrule would search for one for ever
-    // The iteration stops at the window's end, where rrule stops looking: a rule that never gives a
-    // start (BYMONTH=2;BYMONTHDAY=30) would otherwise be searched for until the year 9999.
-    const own = rule.origOptions.until ?? undefined;
-    const from = count === undefined ? walkFrom(rule, dtstart, after) : dtstart;
-    const bound = new RRule({
-      ...rule.origOptions,
-      dtstart: from,
-      count: null,
-      until: own && own < until ? own : until,
-    });
-    // DTSTART is the first of COUNT even when the rule would not give it.
-    let left = count === undefined ? Infinity : count - (matches(bound, dtstart) ? 0 : 1);
-    let taken = 0;
-    const stopped = { byLimit: false }; // set in the callback
-    bound.all((date) => {
-      if (left <= 0) return false;
-      left--;
-      // The limit reached with starts of this rule alone: more may follow.
-      if (taken > limit) {
-        stopped.byLimit = true;
-        return false;
-      }
-      if (!after || date > after) taken++;
-      take(date);
-      return true;
-    });
-    // More may follow the window unless the rule ran out of its COUNT or ended by its UNTIL.
-    if (stopped.byLimit || (left > 0 && !(own && own <= until))) ended = false;
+  for (const rule of recurrence.rules) {
+    if (!reaches(rule.parts, dtstart)) continue; // it gives no start, and rrule would search for one for ever
+    if (takeRuleStarts(rule, dtstart, { after, until, limit }, take)) ended = false;
   }
   // An RDATE before DTSTART is an occurrence all the same: RFC 5545 makes the set of both.
   for (const date of recurrence.rdates) {
@@ -420,6 +432,46 @@ export function expand(recurrence: Recurrence, dtstart: Date, { after, until, li
     return { starts: starts.slice(0, limit), through: starts[limit - 1], ended: false };
   }
   return { starts, through: until, ended };
+}
+
+/**
+ * Passes the starts one rule gives in the window to `take`, at most one more than `limit` of them;
+ * returns whether more may follow the window.
+ */
+function takeRuleStarts(
+  { rule, count }: Recurrence['rules'][number],
+  dtstart: Date,
+  { after, until, limit }: Window,
+  take: (date: Date) => void,
+): boolean {
+  // The iteration stops at the window's end, where rrule stops looking: a rule that never gives a
+  // start (BYMONTH=2;BYMONTHDAY=30) would otherwise be searched for until the year 9999.
+  const own = rule.origOptions.until ?? undefined;
+  const from = count === undefined ? walkFrom(rule, dtstart, after) : dtstart;
+  const bound = new RRule({
+    ...rule.origOptions,
+    dtstart: from,
+    count: null,
+    until: own && own < until ? own : until,
+  });
+  // DTSTART is the first of COUNT even when the rule would not give it.
+  let left = count === undefined ? Infinity : count - (matches(bound, dtstart) ? 0 : 1);
+  let taken = 0;
+  const stopped = { byLimit: false }; // set in the callback
+  bound.all((date) => {
+    if (left <= 0) return false;
+    left--;
+    // The limit reached with starts of this rule alone: more may follow.
+    if (taken > limit) {
+      stopped.byLimit = true;
+      return false;
+    }
+    if (!after || date > after) taken++;
+    take(date);
+    return true;
+  });
+  // More may follow the window unless the rule ran out of its COUNT or ended by its UNTIL.
+  return stopped.byLimit || (left > 0 && !(own && own <= until));
 }
 
 const matches = (rule: Rule, date: Date) => rule.between(date, date, true).length > 0;
@@ -473,10 +525,12 @@ export const firstStart = (recurrence: Recurrence, dtstart: Date): Date =>
   new Date(Math.min(dtstart.getTime(), ...recurrence.rdates.map((d) => d.getTime())));
 
 /** A wall-clock time or an instant in RFC 5545's basic format: `20261201T190000`, `...Z`, or `20261201`. */
-const basic = (date: Date, form: 'local' | 'utc' | 'date') => {
+const basic = (date: Date, form: DateForm) => {
   const text = date.toISOString().replace(/[-:]/g, '').slice(0, 15);
-  return form === 'date' ? text.slice(0, 8) : form === 'utc' ? `${text}Z` : text;
+  if (form === 'date') return text.slice(0, 8);
+  return form === 'utc' ? `${text}Z` : text;
 };
+type DateForm = 'local' | 'utc' | 'date';
 
 /** The EXDATE line that leaves out the occurrence starting at this wall-clock time. */
 export function exdateLine(start: Date, zone: EventZone, allDay: boolean): string {
@@ -492,17 +546,11 @@ const VALUES_PER_LINE = 100;
  */
 function datesLines(name: 'EXDATE' | 'RDATE', dates: Iterable<Date>, zone: EventZone, allDay: boolean): string[] {
   const sorted = [...new Set([...dates].map((d) => d.getTime()))].sort((a, b) => a - b).map((ms) => new Date(ms));
-  const prefix = allDay
-    ? `${name};VALUE=DATE:`
-    : zone.zone instanceof IANAZone
-      ? `${name};TZID=${zone.name}:`
-      : `${name}:`;
+  const form = datesForm(zone, allDay);
+  const parameters = { date: ';VALUE=DATE', local: `;TZID=${zone.name}`, utc: '' };
+  const prefix = `${name}${parameters[form]}:`;
   const value = (date: Date) =>
-    allDay
-      ? basic(date, 'date')
-      : zone.zone instanceof IANAZone
-        ? basic(date, 'local')
-        : basic(fromWallClock(date, zone).toJSDate(), 'utc');
+    form === 'utc' ? basic(fromWallClock(date, zone).toJSDate(), 'utc') : basic(date, form);
   const lines: string[] = [];
   for (let i = 0; i < sorted.length; i += VALUES_PER_LINE) {
     lines.push(
@@ -514,6 +562,12 @@ function datesLines(name: 'EXDATE' | 'RDATE', dates: Iterable<Date>, zone: Event
     );
   }
   return lines;
+}
+
+/** How EXDATE and RDATE values are written for an event in `zone` (datesLines). */
+function datesForm(zone: EventZone, allDay: boolean): DateForm {
+  if (allDay) return 'date';
+  return zone.zone instanceof IANAZone ? 'local' : 'utc';
 }
 
 /**

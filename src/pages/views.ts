@@ -32,15 +32,20 @@ function when(event: Event): string {
   const format = event.all_day
     ? DateTime.DATE_HUGE
     : { ...DateTime.DATE_HUGE, hour: 'numeric' as const, minute: '2-digit' as const };
-  const sameDay = start.hasSame(end, 'day');
-  const endText = event.all_day
-    ? sameDay
-      ? ''
-      : end.toLocaleString(format, { locale: 'en' })
-    : end.toLocaleString(sameDay ? DateTime.TIME_SIMPLE : format, { locale: 'en' });
+  const endText = endWritten(end, format, { allDay: event.all_day, sameDay: start.hasSame(end, 'day') });
   const startTime = `<time datetime="${text(start.toISO() ?? '')}">${text(start.toLocaleString(format, { locale: 'en' }))}</time>`;
   const endTime = endText ? ` – <time datetime="${text(end.toISO() ?? '')}">${text(endText)}</time>` : '';
   return `${startTime}${endTime}${event.all_day ? '' : ` (${text(event.timezone_abbr || event.timezone)})`}`;
+}
+
+/** The end as written after the start: the time alone on the same day, nothing for an all-day event of one day. */
+function endWritten(
+  end: DateTime,
+  format: Intl.DateTimeFormatOptions,
+  { allDay, sameDay }: { allDay: boolean; sameDay: boolean },
+): string {
+  if (!allDay) return end.toLocaleString(sameDay ? DateTime.TIME_SIMPLE : format, { locale: 'en' });
+  return sameDay ? '' : end.toLocaleString(format, { locale: 'en' });
 }
 
 function address(venue: Venue): string {
@@ -76,9 +81,14 @@ ${paragraphs(event.description)}
   return page(event.title, body, event.json_ld ? jsonLd(event.json_ld) : '');
 }
 
+function placeName(item: Venue | Organizer): string {
+  if ('venue' in item) return item.venue ?? '';
+  return 'organizer' in item ? (item.organizer ?? '') : '';
+}
+
 /** A venue's or organizer's page: what it is, how to reach it, and the events linked to it that are to come. */
 export function placePage(item: Venue | Organizer, kind: 'venue' | 'organizer', upcoming: Event[]): string {
-  const name = 'venue' in item ? (item.venue ?? '') : 'organizer' in item ? (item.organizer ?? '') : '';
+  const name = placeName(item);
   const venue = kind === 'venue' ? (item as Venue) : undefined;
   const contact = [
     ['Address', venue ? text(address(venue)) : ''],

@@ -69,7 +69,9 @@ interface FoundRow extends Row {
 
 const compare = (a: FeedPosition, b: FeedPosition) => {
   const [ax, bx, as, bs] = [BigInt(a.xid), BigInt(b.xid), BigInt(a.seq), BigInt(b.seq)];
-  return ax !== bx ? (ax < bx ? -1 : 1) : as === bs ? 0 : as < bs ? -1 : 1;
+  if (ax !== bx) return ax < bx ? -1 : 1;
+  if (as === bs) return 0;
+  return as < bs ? -1 : 1;
 };
 
 /**

@@ -144,16 +144,8 @@ export async function selectFeedIndex(
  * it (else a public list's total can be read off the day counts).
  */
 function listWhere(f: EventListFilters): { where: PrismaNS.Sql; words: string[]; narrowed: boolean } {
-  const and = [inScope(f.scope, 'e'), sql`NOT e.hide_from_listings`];
   const between = f.window && sql`BETWEEN ${f.window.start}::timestamptz AND ${f.window.end}::timestamptz`;
-  if (f.singleEvents) {
-    and.push(sql`e.recurrence = '{}'`);
-    if (between) and.push(sql`e.start_utc ${between}`);
-  } else if (between) {
-    // A series is in the window when one of its occurrences is.
-    and.push(sql`(e.start_utc ${between} OR (e.recurrence <> '{}'
-      AND EXISTS (SELECT 1 FROM events o WHERE o.parent_id = e.id AND o.start_utc ${between})))`);
-  }
+  const and = [inScope(f.scope, 'e'), sql`NOT e.hide_from_listings`, ...windowConditions(f.singleEvents, between)];
   // Links to the events of a public list carry their start (migration link_listed_start), so each
   // venue, organizer or term filter of such a list is a set of events read off one index, and the
   // sets are intersected before any event row is read. Other lists test each event's links.
@@ -171,6 +163,32 @@ function listWhere(f: EventListFilters): { where: PrismaNS.Sql; words: string[];
   };
   // Everything below narrows the public window; without it the total can be read off the day counts.
   const narrowing = and.length;
+  const words = f.search ? searchWords(f.search) : [];
+  and.push(...rowConditions(f, words));
+  for (const ids of f.termSets) linked('event_terms', 'term_id', ids);
+  if (f.venues) linked('event_venues', 'venue_id', f.venues);
+  if (f.organizers) linked('event_organizers', 'organizer_id', f.organizers);
+  and.push(...flagConditions(f));
+  if (f.nearVenues) linked('event_venues', 'venue_id', f.nearVenues);
+
+  if (linkSets.length) and.push(sql`e.id IN (${PrismaNS.join(linkSets, ' INTERSECT ')})`);
+  return { where: PrismaNS.join(and, ' AND '), words, narrowed: and.length > narrowing };
+}
+
+/** The window's conditions: on an event's start, or on a series by its own start or its occurrences'. */
+function windowConditions(singleEvents: boolean, between: PrismaNS.Sql | undefined): PrismaNS.Sql[] {
+  if (singleEvents) return [sql`e.recurrence = '{}'`, ...(between ? [sql`e.start_utc ${between}`] : [])];
+  if (!between) return [];
+  // A series is in the window when one of its occurrences is.
+  return [
+    sql`(e.start_utc ${between} OR (e.recurrence <> '{}'
+      AND EXISTS (SELECT 1 FROM events o WHERE o.parent_id = e.id AND o.start_utc ${between})))`,
+  ];
+}
+
+/** The conditions on an event's own columns: which rows are listed, `include`, date bounds, tickets, search words. */
+function rowConditions(f: EventListFilters, words: string[]): PrismaNS.Sql[] {
+  const and: PrismaNS.Sql[] = [];
   if (!f.singleEvents) and.push(sql`(e.parent_id IS NULL OR e.is_exception)`);
   if (f.include) and.push(sql`e.id = ANY(${f.include}::int[])`);
   for (const bound of f.bounds) {
@@ -178,21 +196,20 @@ function listWhere(f: EventListFilters): { where: PrismaNS.Sql; words: string[];
   }
   // No event has tickets here: asking for ticketed events asks for none.
   if (f.ticketed === true) and.push(sql`false`);
-  const words = f.search ? searchWords(f.search) : [];
   if (words.length) and.push(eventHoldsEveryWord(words));
-  for (const ids of f.termSets) linked('event_terms', 'term_id', ids);
-  if (f.venues) linked('event_venues', 'venue_id', f.venues);
-  if (f.organizers) linked('event_organizers', 'organizer_id', f.organizers);
+  return and;
+}
+
+/** The conditions of the yes/no and single-value filters: `featured`, `post_parent`, `geoloc`. */
+function flagConditions(f: EventListFilters): PrismaNS.Sql[] {
+  const and: PrismaNS.Sql[] = [];
   if (f.featured !== undefined) and.push(sql`e.featured = ${f.featured}::boolean`);
   if (f.parent !== undefined) and.push(sql`e.parent_id = ${f.parent}::int`);
   const located = sql`EXISTS (SELECT 1 FROM event_venues l JOIN venues v ON v.id = l.venue_id
     WHERE l.event_id = e.id AND v.geo_lat IS NOT NULL AND v.geo_lng IS NOT NULL AND ${inScope(f.readableVenues, 'v')})`;
   if (f.located === true) and.push(located);
   if (f.located === false) and.push(sql`NOT ${located}`);
-  if (f.nearVenues) linked('event_venues', 'venue_id', f.nearVenues);
-
-  if (linkSets.length) and.push(sql`e.id IN (${PrismaNS.join(linkSets, ' INTERSECT ')})`);
-  return { where: PrismaNS.join(and, ' AND '), words, narrowed: and.length > narrowing };
+  return and;
 }
 
 async function count(db: Prisma, where: PrismaNS.Sql): Promise<number> {

@@ -20,19 +20,18 @@ function fieldName(column: string): string {
   return name;
 }
 
+/** A text column's value: a Date for a timestamp (a wall-clock time read as UTC), else the text. */
+function textField(column: string, value: string): string | Date {
+  if (isInstant(column)) return new Date(value);
+  return isWallClock(column) ? new Date(`${value}Z`) : value;
+}
+
 /** One table row: columns renamed to fields, timestamps to Dates; nested values are left as they are. */
 export function record(columns: Json): Json {
   const fields: Json = {};
   for (const column in columns) {
     const value = columns[column];
-    fields[fieldName(column)] =
-      typeof value !== 'string'
-        ? value
-        : isInstant(column)
-          ? new Date(value)
-          : isWallClock(column)
-            ? new Date(`${value}Z`)
-            : value;
+    fields[fieldName(column)] = typeof value === 'string' ? textField(column, value) : value;
   }
   return fields;
 }

@@ -224,11 +224,17 @@ const NUMERIC = /^\d+(\.\d+)?$/;
  * numeric strings, labels in lower case) and, for words only, from `cost`.
  */
 function offerPrice({ cost, cost_details: { values } }: Cost): string {
-  const amounts = values.flatMap((value) => (NUMERIC.test(value) ? [Number(value)] : value === 'free' ? [0] : []));
+  const amounts = values.flatMap(amountOf);
   if (amounts.length === 0) return values.length ? cost : '';
   const low = Math.min(...amounts);
   const high = Math.max(...amounts);
   return low === high ? String(low) : `${low} – ${high}`;
+}
+
+/** The amount a cost value names, if any: a number, or 0 for "free"; words name none. */
+function amountOf(value: string): number[] {
+  if (NUMERIC.test(value)) return [Number(value)];
+  return value === 'free' ? [0] : [];
 }
 
 /** Currencies that one symbol names without doubt; `$` and the like could be several. */

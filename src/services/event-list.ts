@@ -129,18 +129,8 @@ async function resolveFilters(
   const scope = listScope(caller, q.status);
   const dates = dateFilters(q, siteZone, DateTime.fromJSDate(ctx.now), feed);
   const changedSince = modifiedAfter(q.modified_after, ctx);
-  const termSets: number[][] = [];
-  if (q.categories?.length) termSets.push(await termIdsForFilter(db, CATEGORY, 'categories', q.categories));
-  if (q.tags?.length) termSets.push(await termIdsForFilter(db, TAG, 'tags', q.tags));
-  if (q.venue?.length) await assertVenuesOrOrganizersExist(ctx, VENUE, q.venue);
-  if (q.organizer?.length) await assertVenuesOrOrganizersExist(ctx, ORGANIZER, q.organizer);
-  if (q.post_parent !== undefined && !(await readableEvent(db, caller, q.post_parent))) {
-    throw new InvalidInput({ post_parent: 'post_parent is not the ID of an event.' });
-  }
-  if ((q.geoloc_lat === undefined) !== (q.geoloc_lng === undefined)) {
-    const missing = q.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng';
-    throw new InvalidInput({ [missing]: 'geoloc_lat and geoloc_lng must be given together.' });
-  }
+  const termSets = await resolveTermFilters(ctx, q);
+  await checkLinkFilters(ctx, q);
   // Only venues the caller may read place an event, as only they are shown with it (serializers/
   // events.ts readableLinks: what canRead allows, the trash aside, which is listScope without a
   // status): else probing the geofence would find where a draft or private venue is.
@@ -154,8 +144,8 @@ async function resolveFilters(
     search: q.search,
     order: { by: q.orderby ?? 'start_date', direction: q.order ?? 'asc' },
     termSets,
-    venues: q.venue?.length ? q.venue : undefined,
-    organizers: q.organizer?.length ? q.organizer : undefined,
+    venues: nonEmpty(q.venue),
+    organizers: nonEmpty(q.organizer),
     featured: q.featured,
     parent: q.post_parent,
     singleEvents: q.single_events ?? true,
@@ -177,6 +167,29 @@ async function resolveFilters(
   return { filters, applied };
 }
 
+const nonEmpty = <T>(list: T[] | undefined) => (list?.length ? list : undefined);
+
+/** The term IDs of the `categories` and `tags` filters, a set for each filter given. */
+async function resolveTermFilters(ctx: ServiceContext, q: EventListQuery): Promise<number[][]> {
+  const termSets: number[][] = [];
+  if (q.categories?.length) termSets.push(await termIdsForFilter(ctx.db, CATEGORY, 'categories', q.categories));
+  if (q.tags?.length) termSets.push(await termIdsForFilter(ctx.db, TAG, 'tags', q.tags));
+  return termSets;
+}
+
+/** Checks that the venues, organizers and parent event the filters name exist, and that a point is whole. */
+async function checkLinkFilters(ctx: ServiceContext, q: EventListQuery): Promise<void> {
+  if (q.venue?.length) await assertVenuesOrOrganizersExist(ctx, VENUE, q.venue);
+  if (q.organizer?.length) await assertVenuesOrOrganizersExist(ctx, ORGANIZER, q.organizer);
+  if (q.post_parent !== undefined && !(await readableEvent(ctx.db, ctx.caller, q.post_parent))) {
+    throw new InvalidInput({ post_parent: 'post_parent is not the ID of an event.' });
+  }
+  if ((q.geoloc_lat === undefined) !== (q.geoloc_lng === undefined)) {
+    const missing = q.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng';
+    throw new InvalidInput({ [missing]: 'geoloc_lat and geoloc_lng must be given together.' });
+  }
+}
+
 /** The relative date filters, each a strict bound on the start or the end of an event. */
 const RELATIVE_FILTERS = {
   starts_before: { column: 'start_utc', operator: '<' },
@@ -186,7 +199,7 @@ const RELATIVE_FILTERS = {
 } as const;
 type RelativeFilter = keyof typeof RELATIVE_FILTERS;
 
-interface DateFilters {
+export interface DateFilters {
   window?: { start: DateTime; end: DateTime };
   bounds: EventBound[];
   /** The date filters as applied, for the page links. */
@@ -200,7 +213,7 @@ interface DateFilters {
  * filter (`starts_before`, ...) drops the default window; `start_date` and `end_date` apply only when
  * given. `include` drops every date filter.
  */
-function dateFilters(q: EventListQuery, siteZone: string, now: DateTime, feed: boolean): DateFilters {
+export function dateFilters(q: EventListQuery, siteZone: string, now: DateTime, feed: boolean): DateFilters {
   if (q.include) return { bounds: [], applied: [] };
   const read = (field: 'start_date' | 'end_date' | RelativeFilter) => {
     const value = q[field];
@@ -219,19 +232,7 @@ function dateFilters(q: EventListQuery, siteZone: string, now: DateTime, feed: b
   const relative = (Object.keys(RELATIVE_FILTERS) as RelativeFilter[]).filter((f) => q[f] !== undefined);
   // Polling for changes (`modified_after`) wants every changed event, not those of the coming years.
   const ownWindow = relative.length > 0 || q.modified_after !== undefined;
-  if (!ownWindow && feed && !start && !end) {
-    // A feed names no dates: the events under way or to come in the default window, and those that
-    // ended in the last FEED_PAST_DAYS (a subscription must not drop an event the moment it starts).
-    const defaults = defaultWindow(now);
-    const ended = defaults.start.minus({ days: FEED_PAST_DAYS });
-    return {
-      bounds: [
-        { column: 'end_utc', operator: '>=', at: ended.toJSDate() },
-        { column: 'start_utc', operator: '<=', at: defaults.end.toJSDate() },
-      ],
-      applied: [],
-    };
-  }
+  if (!ownWindow && feed && !start && !end) return feedDefaultDates(now);
   if (!ownWindow) {
     const defaults = defaultWindow(now);
     const window = { start: start ?? defaults.start, end: end ?? defaults.end };
@@ -247,13 +248,7 @@ function dateFilters(q: EventListQuery, siteZone: string, now: DateTime, feed: b
   const bounds: EventBound[] = [];
   if (start) bounds.push({ column: 'start_utc', operator: '>=', at: start.toJSDate() });
   if (end) bounds.push({ column: 'start_utc', operator: '<=', at: end.toJSDate() });
-  for (const filter of relative) {
-    const given = read(filter);
-    if (!given) continue;
-    // Unless the dates are strict, only the day counts, up to its last second (as the modelled service).
-    const at = q.strict_dates ? given : inRange(filter, given.endOf('day').set({ millisecond: 0 }));
-    bounds.push({ ...RELATIVE_FILTERS[filter], at: at.toJSDate() });
-  }
+  bounds.push(...relativeBounds(q, relative, read));
   return {
     bounds,
     applied: [
@@ -263,6 +258,39 @@ function dateFilters(q: EventListQuery, siteZone: string, now: DateTime, feed: b
       ['strict_dates', q.strict_dates ? true : undefined],
     ],
   };
+}
+
+/**
+ * A feed that names no dates: the events under way or to come in the default window, and those that
+ * ended in the last FEED_PAST_DAYS (a subscription must not drop an event the moment it starts).
+ */
+function feedDefaultDates(now: DateTime): DateFilters {
+  const defaults = defaultWindow(now);
+  const ended = defaults.start.minus({ days: FEED_PAST_DAYS });
+  return {
+    bounds: [
+      { column: 'end_utc', operator: '>=', at: ended.toJSDate() },
+      { column: 'start_utc', operator: '<=', at: defaults.end.toJSDate() },
+    ],
+    applied: [],
+  };
+}
+
+/** The bounds of the relative date filters given, each as `read` reads it. */
+function relativeBounds(
+  q: EventListQuery,
+  relative: RelativeFilter[],
+  read: (field: RelativeFilter) => DateTime | undefined,
+): EventBound[] {
+  const bounds: EventBound[] = [];
+  for (const filter of relative) {
+    const given = read(filter);
+    if (!given) continue;
+    // Unless the dates are strict, only the day counts, up to its last second (as the modelled service).
+    const at = q.strict_dates ? given : inRange(filter, given.endOf('day').set({ millisecond: 0 }));
+    bounds.push({ ...RELATIVE_FILTERS[filter], at: at.toJSDate() });
+  }
+  return bounds;
 }
 
 /**

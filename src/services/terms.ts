@@ -51,14 +51,14 @@ export async function listTerms(ctx: ServiceContext, taxonomy: Taxonomy, q: Term
     taxonomy,
     id: { in: q.include, notIn: q.exclude },
     slug: q.slug ? { in: q.slug } : undefined,
-    parentId: q.parent === undefined ? undefined : q.parent === 0 ? null : q.parent,
+    parentId: parentFilter(q.parent),
     events: q.event ? { some: { eventId: q.event.id } } : undefined,
     eventCount: q.hideEmpty ? { gt: 0 } : undefined,
     OR: q.search ? [{ name: containing(q.search) }, { slug: containing(q.search) }] : undefined,
     modifiedAt: q.modifiedAfter === undefined ? undefined : { gt: modifiedAfter(q.modifiedAfter, ctx) },
   };
   const skip = (q.page - 1) * q.perPage;
-  const byPosition = q.orderby === 'include' ? q.include : q.orderby === 'include_slugs' ? q.slug : undefined;
+  const byPosition = positionsToKeep(q);
   const [total, rows] = await Promise.all([
     prisma.term.count({ where }),
     byPosition
@@ -77,19 +77,40 @@ export async function listTerms(ctx: ServiceContext, taxonomy: Taxonomy, q: Term
   return { total, items: await withPaths(prisma, page) };
 }
 
+/** The parent filter as Prisma reads it: 0 asks for terms without a parent. */
+function parentFilter(parent: number | undefined): number | null | undefined {
+  if (parent === undefined) return undefined;
+  return parent === 0 ? null : parent;
+}
+
+/** The IDs (`orderby=include`) or slugs (`orderby=include_slugs`) whose order the list keeps, if it does. */
+function positionsToKeep(q: TermListQuery): number[] | string[] | undefined {
+  if (q.orderby === 'include') return q.include;
+  return q.orderby === 'include_slugs' ? q.slug : undefined;
+}
+
 function orderBy(q: TermListQuery): PrismaNS.TermOrderByWithRelationInput[] {
-  const dir = q.order;
-  const column: PrismaNS.TermOrderByWithRelationInput =
-    q.orderby === 'id' || q.orderby === 'term_group'
-      ? { id: dir }
-      : q.orderby === 'count'
-        ? { eventCount: dir }
-        : q.orderby === 'slug'
-          ? { slug: dir }
-          : q.orderby === 'description'
-            ? { description: dir }
-            : { name: dir };
-  return [column, { id: 'asc' }];
+  return [orderColumn(q.orderby, q.order), { id: 'asc' }];
+}
+
+/** The column an `orderby` sorts by: by name unless it names another. */
+function orderColumn(
+  orderby: TermListQuery['orderby'],
+  dir: TermListQuery['order'],
+): PrismaNS.TermOrderByWithRelationInput {
+  switch (orderby) {
+    case 'id':
+    case 'term_group':
+      return { id: dir };
+    case 'count':
+      return { eventCount: dir };
+    case 'slug':
+      return { slug: dir };
+    case 'description':
+      return { description: dir };
+    default:
+      return { name: dir };
+  }
 }
 
 export const getTerm = (ctx: ServiceContext, taxonomy: Taxonomy, id: number) => readTerm(ctx.db, taxonomy, id);

@@ -112,7 +112,7 @@ export async function attempt(db: Database, delivery: Leased, settings: Delivery
   });
   const ok = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
   const exhausted = !ok && delivery.attempts > RETRY_STEPS.length;
-  const state = ok ? 'delivered' : exhausted ? 'failed' : 'pending';
+  const state = stateAfterAttempt(ok, exhausted);
   webhookAttempts.inc({ outcome: state === 'pending' ? 'retry' : state });
   const next = new Date(Date.now() + (ok || exhausted ? 0 : retryDelayMs(delivery.attempts, settings.retryBaseMs)));
   const reason = `Message ${delivery.message_id} failed ${delivery.attempts} times, and nothing reached the receiver for a day.`;
@@ -167,4 +167,10 @@ async function signedPost(delivery: Leased, settings: DeliverySettings, at: Date
     timeoutMs: settings.timeoutSeconds * 1000,
     allowPrivate: settings.allowPrivateTargets,
   });
+}
+
+/** What an attempt leaves its delivery: delivered, failed for good once its retries are spent, or pending a retry. */
+function stateAfterAttempt(ok: boolean, exhausted: boolean): 'delivered' | 'failed' | 'pending' {
+  if (ok) return 'delivered';
+  return exhausted ? 'failed' : 'pending';
 }

@@ -82,40 +82,49 @@ function arbitrary(raw: Schema, depth = 0): fc.Arbitrary<unknown> {
     );
   }
   const types: string[] = [schema.type ?? ['string', 'integer', 'boolean']].flat();
-  return fc.oneof(
-    ...types.map((type): fc.Arbitrary<unknown> => {
-      switch (type) {
-        case 'integer':
-          return fc.integer({
-            min: Math.max(schema.minimum ?? -5, -1000),
-            max: Math.min(schema.maximum ?? 60, 100_000),
-          });
-        case 'number':
-          return fc.double({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000, noNaN: true });
-        case 'boolean':
-          return fc.boolean();
-        case 'array':
-          return depth > 4 ? fc.constant([]) : fc.array(arbitrary(schema.items ?? {}, depth + 1), { maxLength: 3 });
-        case 'object': {
-          if (depth > 4 || !schema.properties) return fc.constant({});
-          const entries = Object.entries(schema.properties as Record<string, Schema>).map(([k, v]) => [
-            k,
-            arbitrary(v, depth + 1),
-          ]);
-          return fc.record(Object.fromEntries(entries), {
-            requiredKeys: (schema.required ?? []).filter((k: string) => k in schema.properties),
-          });
-        }
-        default:
-          return schema.format === 'uri' || schema.pattern?.includes('[hH][tT]')
-            ? fc.webUrl()
-            : fc.oneof(
-                fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 30) }),
-                fc.constantFrom('2031-05-01 10:00', 'tomorrow', 'Seed', 'seed', 'publish'),
-              );
-      }
-    }),
-  );
+  return fc.oneof(...types.map((type) => arbitraryOfType(schema, type, depth)));
+}
+
+/** Values of one of a schema's types. */
+function arbitraryOfType(schema: Schema, type: string, depth: number): fc.Arbitrary<unknown> {
+  switch (type) {
+    case 'integer':
+      return fc.integer({
+        min: Math.max(schema.minimum ?? -5, -1000),
+        max: Math.min(schema.maximum ?? 60, 100_000),
+      });
+    case 'number':
+      return fc.double({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000, noNaN: true });
+    case 'boolean':
+      return fc.boolean();
+    case 'array':
+      return depth > 4 ? fc.constant([]) : fc.array(arbitrary(schema.items ?? {}, depth + 1), { maxLength: 3 });
+    case 'object':
+      return arbitraryObject(schema, depth);
+    default:
+      return arbitraryText(schema);
+  }
+}
+
+function arbitraryObject(schema: Schema, depth: number): fc.Arbitrary<unknown> {
+  if (depth > 4 || !schema.properties) return fc.constant({});
+  const entries = Object.entries(schema.properties as Record<string, Schema>).map(([k, v]) => [
+    k,
+    arbitrary(v, depth + 1),
+  ]);
+  return fc.record(Object.fromEntries(entries), {
+    requiredKeys: (schema.required ?? []).filter((k: string) => k in schema.properties),
+  });
+}
+
+/** A URL where the schema asks for one, else text of its length or words the service reads. */
+function arbitraryText(schema: Schema): fc.Arbitrary<unknown> {
+  return schema.format === 'uri' || schema.pattern?.includes('[hH][tT]')
+    ? fc.webUrl()
+    : fc.oneof(
+        fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 30) }),
+        fc.constantFrom('2031-05-01 10:00', 'tomorrow', 'Seed', 'seed', 'publish'),
+      );
 }
 
 /** Mostly what the schema says, sometimes something hostile. */

@@ -77,7 +77,7 @@ describeEachDatabase('event reads', (s) => {
     const hour = 3_600_000;
     const starts = [0, 1, 23, 24, 24.5, 47.99, 48, 72, 95, 96, 120, 121, 150].map((h) => new Date(base + h * hour));
     for (const [i, start] of starts.entries()) {
-      const status = i % 5 === 3 ? 'draft' : i % 7 === 6 ? 'trash' : 'publish';
+      const status = boundaryStatus(i);
       const date = start.toISOString().slice(0, 19).replace('T', ' ');
       const r = await s.post('/events', {
         title: `Boundary ${i}`,
@@ -144,3 +144,9 @@ describeEachDatabase('venue and organizer lists', (s) => {
     }
   });
 });
+
+/** A mix of statuses over the boundary events: some drafts, some in the trash, the rest published. */
+function boundaryStatus(i: number): 'draft' | 'trash' | 'publish' {
+  if (i % 5 === 3) return 'draft';
+  return i % 7 === 6 ? 'trash' : 'publish';
+}

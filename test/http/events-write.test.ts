@@ -650,72 +650,92 @@ const isText = (value: unknown) => typeof value === 'string';
 const isObject = (value: unknown): value is Record<string, any> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Records that the value at `path` is wrong, and how. */
+type Report = (path: string, value: unknown, what: string) => void;
+
 function schemaOrgEventProblems(ld: Record<string, any>): string[] {
   const problems: string[] = [];
-  const problem = (path: string, value: unknown, what: string) =>
-    problems.push(`${path}: ${JSON.stringify(value)} ${what}`);
-  const dateTime = (path: string, value: unknown) => {
-    if (!(isText(value) && ISO_WITH_OFFSET.test(value) && Number.isFinite(Date.parse(value))))
-      problem(path, value, 'is not an ISO 8601 date and time with an offset');
-  };
+  const report: Report = (path, value, what) => problems.push(`${path}: ${JSON.stringify(value)} ${what}`);
+  checkEventProperties(ld, report);
+  checkEventSchedule(ld, report);
+  if ('location' in ld) checkPlace(ld.location, report);
+  if ('organizer' in ld) checkOrganizer(ld.organizer, report);
+  if ('performer' in ld && !isText(ld.performer) && !['Person', 'Organization'].includes(ld.performer?.['@type']))
+    report('performer', ld.performer, 'is not a Person, an Organization or Text');
+  if ('offers' in ld) checkOffer(ld.offers, report);
+  return problems;
+}
+
+function checkDateTime(path: string, value: unknown, report: Report) {
+  if (!(isText(value) && ISO_WITH_OFFSET.test(value) && Number.isFinite(Date.parse(value))))
+    report(path, value, 'is not an ISO 8601 date and time with an offset');
+}
+
+/** The context, type, property names and the event's own texts and URLs. */
+function checkEventProperties(ld: Record<string, any>, report: Report) {
   if (!['http://schema.org', 'https://schema.org', 'https://schema.org/'].includes(ld['@context']))
-    problem('@context', ld['@context'], 'is not schema.org');
-  if (ld['@type'] !== 'Event') problem('@type', ld['@type'], 'is not Event');
-  for (const key of Object.keys(ld))
-    if (!EVENT_PROPERTIES.has(key)) problem(key, ld[key], 'is not a property of Event');
-  if (!(isText(ld.name) && ld.name.trim())) problem('name', ld.name, 'is not a non-empty Text');
-  if ('description' in ld && !isText(ld.description)) problem('description', ld.description, 'is not Text');
-  if ('url' in ld && !isUrl(ld.url)) problem('url', ld.url, 'is not a URL');
-  if ('image' in ld && !isUrl(ld.image)) problem('image', ld.image, 'is not a URL');
-  dateTime('startDate', ld.startDate);
+    report('@context', ld['@context'], 'is not schema.org');
+  if (ld['@type'] !== 'Event') report('@type', ld['@type'], 'is not Event');
+  for (const key of Object.keys(ld)) if (!EVENT_PROPERTIES.has(key)) report(key, ld[key], 'is not a property of Event');
+  if (!(isText(ld.name) && ld.name.trim())) report('name', ld.name, 'is not a non-empty Text');
+  if ('description' in ld && !isText(ld.description)) report('description', ld.description, 'is not Text');
+  if ('url' in ld && !isUrl(ld.url)) report('url', ld.url, 'is not a URL');
+  if ('image' in ld && !isUrl(ld.image)) report('image', ld.image, 'is not a URL');
+}
+
+/** Start, end, status and attendance mode. */
+function checkEventSchedule(ld: Record<string, any>, report: Report) {
+  checkDateTime('startDate', ld.startDate, report);
   if ('endDate' in ld) {
-    dateTime('endDate', ld.endDate);
-    if (Date.parse(ld.endDate) < Date.parse(ld.startDate)) problem('endDate', ld.endDate, 'is before startDate');
+    checkDateTime('endDate', ld.endDate, report);
+    if (Date.parse(ld.endDate) < Date.parse(ld.startDate)) report('endDate', ld.endDate, 'is before startDate');
   }
   if ('eventStatus' in ld && !enumMember(ld.eventStatus, EVENT_STATUSES))
-    problem('eventStatus', ld.eventStatus, 'is not an EventStatusType');
+    report('eventStatus', ld.eventStatus, 'is not an EventStatusType');
   if ('eventAttendanceMode' in ld && !enumMember(ld.eventAttendanceMode, ATTENDANCE_MODES))
-    problem('eventAttendanceMode', ld.eventAttendanceMode, 'is not an EventAttendanceModeEnumeration');
-  if ('location' in ld) {
-    const place = ld.location;
-    if (!isObject(place) || place['@type'] !== 'Place') problem('location', place, 'is not a Place');
-    else {
-      if ('@context' in place) problem('location.@context', place['@context'], 'is not allowed inside a node');
-      if (!(isText(place.name) && place.name)) problem('location.name', place.name, 'is not a non-empty Text');
-      if (!isObject(place.address) || place.address['@type'] !== 'PostalAddress')
-        problem('location.address', place.address, 'is not a PostalAddress');
-      else
-        for (const [key, value] of Object.entries(place.address))
-          if (key !== '@type' && !isText(value)) problem(`location.address.${key}`, value, 'is not Text');
-      if ('geo' in place && !(typeof place.geo?.latitude === 'number' && typeof place.geo?.longitude === 'number'))
-        problem('location.geo', place.geo, 'is not GeoCoordinates');
-      for (const key of ['description', 'url', 'telephone', 'sameAs'])
-        if (key in place && !isText(place[key])) problem(`location.${key}`, place[key], 'is not Text');
-    }
+    report('eventAttendanceMode', ld.eventAttendanceMode, 'is not an EventAttendanceModeEnumeration');
+}
+
+function checkPlace(place: unknown, report: Report) {
+  if (!isObject(place) || place['@type'] !== 'Place') {
+    report('location', place, 'is not a Place');
+    return;
   }
-  if ('organizer' in ld) {
-    const who = ld.organizer;
-    if (!isObject(who) || !['Person', 'Organization'].includes(who['@type']))
-      problem('organizer', who, 'is not a Person or Organization');
-    else if (!(isText(who.name) && who.name)) problem('organizer.name', who.name, 'is not a non-empty Text');
+  if ('@context' in place) report('location.@context', place['@context'], 'is not allowed inside a node');
+  if (!(isText(place.name) && place.name)) report('location.name', place.name, 'is not a non-empty Text');
+  checkAddress(place.address, report);
+  if ('geo' in place && !(typeof place.geo?.latitude === 'number' && typeof place.geo?.longitude === 'number'))
+    report('location.geo', place.geo, 'is not GeoCoordinates');
+  for (const key of ['description', 'url', 'telephone', 'sameAs'])
+    if (key in place && !isText(place[key])) report(`location.${key}`, place[key], 'is not Text');
+}
+
+function checkAddress(address: unknown, report: Report) {
+  if (!isObject(address) || address['@type'] !== 'PostalAddress') {
+    report('location.address', address, 'is not a PostalAddress');
+    return;
   }
-  if ('performer' in ld && !isText(ld.performer) && !['Person', 'Organization'].includes(ld.performer?.['@type']))
-    problem('performer', ld.performer, 'is not a Person, an Organization or Text');
-  if ('offers' in ld) {
-    const offer = ld.offers;
-    if (!isObject(offer) || offer['@type'] !== 'Offer') problem('offers', offer, 'is not an Offer');
-    else {
-      if (!(isText(offer.price) && /^\d+(\.\d+)?$/.test(offer.price)))
-        problem('offers.price', offer.price, 'is not a number with "." as its decimal separator');
-      if (!(isText(offer.priceCurrency) && /^[A-Z]{3}$/.test(offer.priceCurrency)))
-        problem('offers.priceCurrency', offer.priceCurrency, 'is not an ISO 4217 code');
-      if ('url' in offer && !isUrl(offer.url)) problem('offers.url', offer.url, 'is not a URL');
-      if ('validFrom' in offer) dateTime('offers.validFrom', offer.validFrom);
-      if ('availability' in offer && !enumMember(offer.availability, AVAILABILITIES))
-        problems.push(
-          `offers.availability: ${JSON.stringify(offer.availability)} is not a schema.org ItemAvailability`,
-        );
-    }
+  for (const [key, value] of Object.entries(address))
+    if (key !== '@type' && !isText(value)) report(`location.address.${key}`, value, 'is not Text');
+}
+
+function checkOrganizer(who: unknown, report: Report) {
+  if (!isObject(who) || !['Person', 'Organization'].includes(who['@type']))
+    report('organizer', who, 'is not a Person or Organization');
+  else if (!(isText(who.name) && who.name)) report('organizer.name', who.name, 'is not a non-empty Text');
+}
+
+function checkOffer(offer: unknown, report: Report) {
+  if (!isObject(offer) || offer['@type'] !== 'Offer') {
+    report('offers', offer, 'is not an Offer');
+    return;
   }
-  return problems;
+  if (!(isText(offer.price) && /^\d+(\.\d+)?$/.test(offer.price)))
+    report('offers.price', offer.price, 'is not a number with "." as its decimal separator');
+  if (!(isText(offer.priceCurrency) && /^[A-Z]{3}$/.test(offer.priceCurrency)))
+    report('offers.priceCurrency', offer.priceCurrency, 'is not an ISO 4217 code');
+  if ('url' in offer && !isUrl(offer.url)) report('offers.url', offer.url, 'is not a URL');
+  if ('validFrom' in offer) checkDateTime('offers.validFrom', offer.validFrom, report);
+  if ('availability' in offer && !enumMember(offer.availability, AVAILABILITIES))
+    report('offers.availability', offer.availability, 'is not a schema.org ItemAvailability');
 }

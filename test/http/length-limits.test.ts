@@ -30,17 +30,28 @@ function limitedStrings(schema: Schema, path: string[] = [], seen = new Set<Sche
   const s = resolve(schema);
   if (seen.has(s) || path.length > 4) return [];
   seen.add(s);
-  const found: Limited[] = [];
   const types = [s.type].flat();
-  if (types.includes('string') && typeof s.maxLength === 'number' && s.maxLength > 0) found.push({ path, schema: s });
-  for (const part of [...(s.allOf ?? []), ...(s.anyOf ?? []), ...(s.oneOf ?? [])]) {
-    found.push(...limitedStrings({ ...part, type: part.type ?? s.type }, path, seen));
-  }
-  for (const [name, property] of Object.entries<Schema>(s.properties ?? {})) {
-    found.push(...limitedStrings(property, [...path, name], seen));
-  }
-  if (s.items) found.push(...limitedStrings(s.items, [...path, '[]'], seen));
-  return found;
+  const limited = types.includes('string') && typeof s.maxLength === 'number' && s.maxLength > 0;
+  return [
+    ...(limited ? [{ path, schema: s }] : []),
+    ...subschemas(s, path).flatMap(([sub, subPath]) => limitedStrings(sub, subPath, seen)),
+  ];
+}
+
+/**
+ * The schemas under a schema, with their paths: the branches of allOf, anyOf and oneOf (of the
+ * schema's type unless they give one), its properties, its items.
+ */
+function subschemas(s: Schema, path: string[]): [Schema, string[]][] {
+  const branches: Schema[] = [...(s.allOf ?? []), ...(s.anyOf ?? []), ...(s.oneOf ?? [])];
+  return [
+    ...branches.map((part): [Schema, string[]] => [{ ...part, type: part.type ?? s.type }, path]),
+    ...Object.entries<Schema>(s.properties ?? {}).map(([name, property]): [Schema, string[]] => [
+      property,
+      [...path, name],
+    ]),
+    ...(s.items ? [[s.items, [...path, '[]']] as [Schema, string[]]] : []),
+  ];
 }
 
 /** The longest value the schema allows, made of what its format and pattern accept. */

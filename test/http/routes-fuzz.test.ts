@@ -199,9 +199,10 @@ describe('event, term, venue and organizer routes under generated requests', () 
                 Object.entries(r.body).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
               )
             : undefined;
+        const bodyOption = form ? { form } : { body: r.body };
         const response = await s.request(r.method, path, {
           as: r.as,
-          ...(withBody ? (form ? { form } : { body: r.body }) : {}),
+          ...(withBody ? bodyOption : {}),
         });
         expect(response.status, `${r.method} ${path} ${JSON.stringify(r.body)}`).toBeLessThan(500);
       }),

@@ -221,13 +221,11 @@ describeEachDatabase(
 
     it('does not follow redirects, keeps only the start of an answer, and pings on demand', async () => {
       const { body: sub } = await s.post('/webhooks', { url: hook.url, events: ['tag.created'] });
-      hook.answer((_r, n) =>
-        n === 1
-          ? { status: 307, headers: { location: 'http://169.254.169.254/latest/meta-data/' } }
-          : n === 2
-            ? { status: 500, body: 'nul \u0000 byte' }
-            : { status: 200, body: 'x'.repeat(5000) },
-      );
+      hook.answer((_r, n) => {
+        if (n === 1) return { status: 307, headers: { location: 'http://169.254.169.254/latest/meta-data/' } };
+        if (n === 2) return { status: 500, body: 'nul \u0000 byte' };
+        return { status: 200, body: 'x'.repeat(5000) };
+      });
       workers.push(worker(s));
       const ping = await s.post(`/webhooks/${sub.id}/ping`);
       expect([ping.status, ping.body.event_type, ping.body.state]).toEqual([202, 'webhook.ping', 'pending']);

@@ -36,11 +36,7 @@ export function assertConforms(r: CheckedResponse): void {
   });
   const where = `${r.method} ${r.path} -> ${r.status}`;
   if (!operation) {
-    if (r.status < 400 || !validateError(r.body)) {
-      throw new Error(
-        `${where}: a URL that matches no operation must answer with an error (${format(validateError.errors)})`,
-      );
-    }
+    assertError(r, where);
     return;
   }
   const responses = operation.responses as Record<string, OpenAPIV3_1.ResponseObject>;
@@ -52,8 +48,23 @@ export function assertConforms(r: CheckedResponse): void {
   if (!documented) {
     throw new Error(`${where}: status ${r.status} is not documented for ${operation.operationId}`);
   }
+  const mediaType = assertMediaType(r, documented, where);
+  if (mediaType === 'application/json') assertJsonBody(r, documented, where);
+  assertHeaders(r, documented, where);
+}
+
+/** A URL that matches no operation must answer with an error. */
+function assertError(r: CheckedResponse, where: string): void {
+  if (r.status < 400 || !validateError(r.body)) {
+    throw new Error(
+      `${where}: a URL that matches no operation must answer with an error (${format(validateError.errors)})`,
+    );
+  }
+}
+
+/** The answer's media type, which must be one the document gives this status (none: no body). */
+function assertMediaType(r: CheckedResponse, documented: OpenAPIV3_1.ResponseObject, where: string): string {
   const contentType = r.headers.get('content-type') ?? '';
-  // The answer's media type must be one the document gives this status (none: no body).
   const declared = Object.keys(documented.content ?? {});
   const mediaType = contentType.split(';')[0].trim().toLowerCase();
   if (declared.length ? !declared.includes(mediaType) : mediaType && r.body !== '') {
@@ -61,15 +72,20 @@ export function assertConforms(r: CheckedResponse): void {
       `${where}: ${contentType || 'no Content-Type'} is not documented (${declared.join(', ') || 'no body'})`,
     );
   }
-  if (mediaType === 'application/json') {
-    // The document allows an answer reshaped by `_fields` or `_envelope` beside the plain one
-    // (scripts/lib/reshaped-answers.mjs); a request that sent neither must get the plain one.
-    const query = new URLSearchParams(r.search ?? '');
-    const schema = documented.content!['application/json'].schema as { anyOf?: object[]; 'x-reshaped'?: boolean };
-    const plain = schema['x-reshaped'] && !query.has('_fields') && !query.has('_envelope');
-    const validate = headerValidator(plain ? schema.anyOf![0] : schema);
-    if (!validate(r.body)) throw new Error(`${where}: body does not match the document: ${format(validate.errors)}`);
-  }
+  return mediaType;
+}
+
+function assertJsonBody(r: CheckedResponse, documented: OpenAPIV3_1.ResponseObject, where: string): void {
+  // The document allows an answer reshaped by `_fields` or `_envelope` beside the plain one
+  // (scripts/lib/reshaped-answers.mjs); a request that sent neither must get the plain one.
+  const query = new URLSearchParams(r.search ?? '');
+  const schema = documented.content!['application/json'].schema as { anyOf?: object[]; 'x-reshaped'?: boolean };
+  const plain = schema['x-reshaped'] && !query.has('_fields') && !query.has('_envelope');
+  const validate = headerValidator(plain ? schema.anyOf![0] : schema);
+  if (!validate(r.body)) throw new Error(`${where}: body does not match the document: ${format(validate.errors)}`);
+}
+
+function assertHeaders(r: CheckedResponse, documented: OpenAPIV3_1.ResponseObject, where: string): void {
   // openapi-backend's header validation treats every documented header as required; the document
   // means them as optional unless it says `required`, so each is checked here on its own.
   for (const [name, header] of Object.entries(documented.headers ?? {}) as [string, OpenAPIV3_1.HeaderObject][]) {

@@ -92,37 +92,16 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
       ...(as ? { authorization: `Bearer ${users[as].appPassword}` } : {}),
       ...options.headers,
     };
-    let data: string | Buffer | undefined;
-    if (options.raw) {
-      headers['content-type'] = options.raw.contentType;
-      data = options.raw.data;
-    } else if (options.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      const form = new URLSearchParams();
-      for (const [k, v] of Object.entries(options.form)) for (const item of [v].flat()) form.append(k, item);
-      data = form.toString();
-    } else if (options.body !== undefined) {
-      headers['content-type'] = 'application/json';
-      data = JSON.stringify(options.body);
-    }
+    const encoded = encodeBody(options);
+    if (encoded) headers['content-type'] = encoded.contentType;
+    const data = encoded?.data;
     const prefix = `${options.locale ?? ''}${namespacePath}`;
     let url = new URL(`${origin}${prefix}${path}`);
     // Redirects are followed as a client would (GET's 303 to an event's iCalendar URL), each answer
     // checked against the document on its own.
     for (;;) {
       const response = await fetch(url, { method, headers, body: data, redirect: 'manual' });
-      const text = await response.text();
-      const body = text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
-      // The path as sent: URL parsing resolves `..` segments (`/events/by-slug/..` is `/events/`).
-      const sent = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname;
-      assertConforms({
-        method,
-        path: sent || '/',
-        search: url.search,
-        status: response.status,
-        headers: response.headers,
-        body,
-      });
+      const { text, body } = await checkedAnswer(response, { method, url, prefix });
       const location = response.headers.get('location');
       if (response.status === 303 && location && !options.noRedirect) {
         url = new URL(location, url);
@@ -151,4 +130,34 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
       await database.drop();
     },
   };
+}
+
+/** The request's body and its content type: raw bytes, a form, or JSON; undefined without a body. */
+function encodeBody(options: RequestOptions): { contentType: string; data: string | Buffer } | undefined {
+  if (options.raw) return options.raw;
+  if (options.form) {
+    const form = new URLSearchParams();
+    for (const [k, v] of Object.entries(options.form)) for (const item of [v].flat()) form.append(k, item);
+    return { contentType: 'application/x-www-form-urlencoded', data: form.toString() };
+  }
+  if (options.body !== undefined) return { contentType: 'application/json', data: JSON.stringify(options.body) };
+  return undefined;
+}
+
+/** The answer's text and body (JSON parsed), checked against the document. */
+async function checkedAnswer(response: Response, sent: { method: string; url: URL; prefix: string }) {
+  const text = await response.text();
+  const body = text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
+  // The path as sent: URL parsing resolves `..` segments (`/events/by-slug/..` is `/events/`).
+  const { pathname } = sent.url;
+  const path = pathname.startsWith(sent.prefix) ? pathname.slice(sent.prefix.length) : pathname;
+  assertConforms({
+    method: sent.method,
+    path: path || '/',
+    search: sent.url.search,
+    status: response.status,
+    headers: response.headers,
+    body,
+  });
+  return { text, body };
 }

@@ -156,7 +156,10 @@ function isRequired(param: PostmanParam): boolean {
 
 /** The operations of the collection, folders flattened, in the converter's order. */
 function operations(items: PostmanItem[]): PostmanItem[] {
-  return items.flatMap((item) => (item.item ? operations(item.item) : item.request ? [item] : []));
+  return items.flatMap((item) => {
+    if (item.item) return operations(item.item);
+    return item.request ? [item] : [];
+  });
 }
 
 /** `GET /events/{id}` for a request of the collection. */
@@ -203,21 +206,7 @@ function linkSeeded(resource: string, raw: string, seeded: Record<string, string
 function variants(item: PostmanItem, seeded: Record<string, string>): PostmanItem[] {
   const request = item.request!;
   const resource = request.url.path?.[0] ?? '';
-  const deleting = request.method === 'DELETE' ? 'Delete' : '';
-  const plain: PostmanRequest = structuredClone(request);
-  for (const variable of plain.url.variable ?? [])
-    variable.value = `{{${resource}${deleting}${variable.key === 'slug' ? 'Slug' : 'Id'}}}`;
-  // A variable inside a segment (`/events/{id}.ics`) is written as a collection variable.
-  plain.url.path = plain.url.path?.map((segment) =>
-    segment.replace('{{id}}', `{{${resource}Id}}`).replace('{{slug}}', `{{${resource}Slug}}`),
-  );
-  for (const param of plain.url.query ?? []) param.disabled = !isRequired(param);
-  // Conditional and idempotency headers hold example values that name no real version.
-  for (const header of plain.header ?? [])
-    if (!['content-type', 'accept'].includes(header.key.toLowerCase())) header.disabled = true;
-  if (plain.body?.raw) plain.body.raw = linkSeeded(resource, plain.body.raw, seeded);
-  delete plain.url.raw;
-
+  const plain = plainRequest(request, resource, seeded);
   const takes = (key: string) => (request.url.query ?? []).some((param) => param.key === key);
   const withQuery = (label: string, set: Record<string, string>, change?: (r: PostmanRequest) => void) => {
     const variant: PostmanRequest = structuredClone(plain);
@@ -241,6 +230,25 @@ function variants(item: PostmanItem, seeded: Record<string, string>): PostmanIte
       );
   }
   return list;
+}
+
+/** The request with its required parameters only, its path variables naming seeded objects. */
+function plainRequest(request: PostmanRequest, resource: string, seeded: Record<string, string>): PostmanRequest {
+  const deleting = request.method === 'DELETE' ? 'Delete' : '';
+  const plain: PostmanRequest = structuredClone(request);
+  for (const variable of plain.url.variable ?? [])
+    variable.value = `{{${resource}${deleting}${variable.key === 'slug' ? 'Slug' : 'Id'}}}`;
+  // A variable inside a segment (`/events/{id}.ics`) is written as a collection variable.
+  plain.url.path = plain.url.path?.map((segment) =>
+    segment.replace('{{id}}', `{{${resource}Id}}`).replace('{{slug}}', `{{${resource}Slug}}`),
+  );
+  for (const param of plain.url.query ?? []) param.disabled = !isRequired(param);
+  // Conditional and idempotency headers hold example values that name no real version.
+  for (const header of plain.header ?? [])
+    if (!['content-type', 'accept'].includes(header.key.toLowerCase())) header.disabled = true;
+  if (plain.body?.raw) plain.body.raw = linkSeeded(resource, plain.body.raw, seeded);
+  delete plain.url.raw;
+  return plain;
 }
 
 function runNewman(collection: PostmanCollection): Promise<NewmanRunSummary> {
