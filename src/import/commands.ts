@@ -95,6 +95,13 @@ export async function readIcs(location: string, fetch: FetchOptions = {}): Promi
   }
 }
 
+/** The calendar as a file: text is encoded as UTF-8, bare bytes have no declared charset. */
+function icsFileOf(calendar: IcsFile | Uint8Array | string): IcsFile {
+  if (typeof calendar === 'string') return { bytes: Buffer.from(calendar, 'utf8') };
+  if ('bytes' in calendar) return calendar;
+  return { bytes: calendar };
+}
+
 /**
  * Imports an iCalendar file (its bytes, which it unfolds in place, or its text), a batch of events
  * at a time (ics-source.ts).
@@ -109,12 +116,7 @@ export async function importIcs(
   const summary = emptySummary();
   let read: ReturnType<typeof readCalendar>;
   try {
-    const file: IcsFile =
-      typeof calendar === 'string'
-        ? { bytes: Buffer.from(calendar, 'utf8') }
-        : 'bytes' in calendar
-          ? calendar
-          : { bytes: calendar };
+    const file = icsFileOf(calendar);
     read = readCalendar(file.bytes, { ...DEFAULT_LIMITS, ...limits }, file.charset);
   } catch (err) {
     throw new SourceError((err as Error).message);

@@ -53,7 +53,7 @@ export function unfold(bytes: Uint8Array): Uint8Array {
   let n = 0;
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   for (let i = bom; i < bytes.length; i++) {
-    const size = bytes[i] === CR ? (bytes[i + 1] === LF ? 2 : 1) : bytes[i] === LF ? 1 : 0;
+    const size = lineBreakSize(bytes, i);
     const next = bytes[i + size];
     if (size && (next === 32 || next === 9)) {
       i += size; // the line break, and the one space or tab after it (the loop's step)
@@ -64,8 +64,22 @@ export function unfold(bytes: Uint8Array): Uint8Array {
   return bytes.subarray(0, n);
 }
 
+/** How many bytes the line break at `i` takes (CRLF 2, a lone CR or LF 1), or 0 when `i` is no line break. */
+function lineBreakSize(bytes: Uint8Array, i: number): number {
+  if (bytes[i] === CR) return bytes[i + 1] === LF ? 2 : 1;
+  if (bytes[i] === LF) return 1;
+  return 0;
+}
+
 /** One line: where it starts, where its text ends, and where the next starts. */
-function* lines(bytes: Uint8Array): Generator<{ start: number; end: number; next: number }> {
+interface Line {
+  start: number;
+  end: number;
+  next: number;
+}
+
+/** The lines of unfolded bytes. */
+function* lines(bytes: Uint8Array): Generator<Line> {
   for (let start = 0; start < bytes.length;) {
     let end = start;
     while (end < bytes.length && bytes[end] !== CR && bytes[end] !== LF) end++;
@@ -101,39 +115,63 @@ function calendarZone(bytes: Uint8Array, start: number, end: number): string | u
   return line.slice(colon + 1).trim() || undefined;
 }
 
+/** A block being read: its kind, where it starts, and the components open in it, outermost first. */
+interface OpenBlock {
+  kind: string;
+  start: number;
+  open: string[];
+}
+
+/** Why a block that was never ended is broken. */
+const unended = (block: OpenBlock) => `it has no END:${block.open[0]} (RFC 5545 3.4: each BEGIN has its END)`;
+
+/** Adds a block, ending at `end`, to the list of its kind. */
+function addBlock(found: Blocks, block: OpenBlock, end: number, broken?: string): void {
+  const range = { start: block.start, end, ...(broken ? { broken } : {}) };
+  (block.kind === 'VEVENT' ? found.events : found.timezones).push(range);
+}
+
+/** A line outside any block: the block it begins, if any; else the calendar's zone, if it gives it. */
+function outsideBlock(found: Blocks, bytes: Uint8Array, line: Line, begins?: string, ends?: string) {
+  if (begins && TOP.has(begins)) return { kind: begins, start: line.start, open: [begins] };
+  if (!begins && !ends) found.zone ??= calendarZone(bytes, line.start, line.end);
+  return undefined;
+}
+
+/** A line inside a block: the block, still open, or undefined once this line has ended it. */
+function insideBlock(found: Blocks, block: OpenBlock, line: Line, begins?: string, ends?: string) {
+  if (begins) block.open.push(begins);
+  else if (ends && block.open.includes(ends)) {
+    while (block.open.pop() !== ends); // an inner component left open ends with its parent
+    if (!block.open.length) {
+      addBlock(found, block, line.next);
+      return undefined;
+    }
+  }
+  return block;
+}
+
 /**
  * The VEVENT and VTIMEZONE blocks of unfolded bytes. A block that another begins in, or that the
  * calendar's end closes, is broken (ical.js would read it without its END and swallow what follows).
  */
 export function blocksOf(bytes: Uint8Array): Blocks {
   const found: Blocks = { calendar: false, events: new BlockList(), timezones: new BlockList() };
-  let current: { kind: string; start: number; open: string[] } | undefined;
-  const close = (end: number, broken?: string) => {
-    if (!current) return;
-    const block = { start: current.start, end, ...(broken ? { broken } : {}) };
-    (current.kind === 'VEVENT' ? found.events : found.timezones).push(block);
-    current = undefined;
-  };
+  let current: OpenBlock | undefined;
   let last = 0;
   for (const line of lines(bytes)) {
     last = line.next;
     const { begins, ends } = marker(bytes, line.start, line.end) ?? {};
     if (begins === 'VCALENDAR') found.calendar = true;
     if (current && ((begins && TOP.has(begins)) || ends === 'VCALENDAR')) {
-      close(line.start, `it has no END:${current.open[0]} (RFC 5545 3.4: each BEGIN has its END)`);
+      addBlock(found, current, line.start, unended(current));
+      current = undefined;
     }
-    if (!current) {
-      if (begins && TOP.has(begins)) current = { kind: begins, start: line.start, open: [begins] };
-      else if (!begins && !ends) found.zone ??= calendarZone(bytes, line.start, line.end);
-      continue;
-    }
-    if (begins) current.open.push(begins);
-    else if (ends && current.open.includes(ends)) {
-      while (current.open.pop() !== ends); // an inner component left open ends with its parent
-      if (!current.open.length) close(line.next);
-    }
+    current = current
+      ? insideBlock(found, current, line, begins, ends)
+      : outsideBlock(found, bytes, line, begins, ends);
   }
-  if (current) close(last, `it has no END:${current.open[0]} (RFC 5545 3.4: each BEGIN has its END)`);
+  if (current) addBlock(found, current, last, unended(current));
   return found;
 }
 

@@ -31,16 +31,24 @@ export function asUtf8(bytes: Uint8Array, declared?: string): Utf8File {
   // An invalid UTF-8 file that chardet still calls UTF-8 is most likely Windows-1252 with a few
   // stray bytes: every byte means something there.
   const found = /^utf-?8$/i.test(detected) ? undefined : decoderFor(detected);
-  const [label, how] = given
-    ? [given, `declared by its server as ${declared}`]
-    : found
-      ? [found, `found by ${by}`]
-      : ['windows-1252', 'assumed'];
+  const [label, how] = chosenEncoding(given, declared, found, by);
   const text = new TextDecoder(label).decode(bytes);
   return {
     bytes: Buffer.from(text, 'utf8'),
     note: `The file is not UTF-8 (RFC 5545 3.1.4 asks for it): it was read as ${label} (${how}) and converted.`,
   };
+}
+
+/** The encoding to read the file as, and how it was chosen: as its server declared, else as found, else assumed. */
+function chosenEncoding(
+  given: string | undefined,
+  declared: string | undefined,
+  found: string | undefined,
+  by: string,
+): [string, string] {
+  if (given) return [given, `declared by its server as ${declared}`];
+  if (found) return [found, `found by ${by}`];
+  return ['windows-1252', 'assumed'];
 }
 
 /** A UTF-16 byte order mark's encoding (UTF-8's mark is taken by the reader). */

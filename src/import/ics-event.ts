@@ -50,24 +50,8 @@ export function readEvent(block: string, zones: Zones, limits: ImportLimits): Ev
   const allDay = startAt.isDate;
   const endAt = dated(endOf(component, startAt, zones, remarks));
   const recurrence = recurrenceLines(component, zones, startAt, remarks);
-  // This service writes the zone of an all-day event beside its dates, which carry none.
-  const datesZone = textOf(component, DATES_ZONE.toLowerCase()).trim();
-  let zone = allDay && eventZone(datesZone) ? { ...startAt.zone, name: datesZone } : startAt.zone;
-  if (recurrence.length && zone.converted) {
-    // A series' rule is read in wall-clock time: it needs a zone of rules, not converted times.
-    const same = zoneLike(zones.get(zone.tzid), startAt.date.year);
-    if (!same) {
-      throw new Error(
-        `Its time zone ${zone.tzid} is not an IANA name, and no IANA zone keeps its offsets, which a recurring event needs: its rule is read in the zone's wall-clock time.`,
-      );
-    }
-    remarks.push(
-      `a TZID that is no IANA name: its series is read in ${same}, which keeps the offsets of its VTIMEZONE`,
-    );
-    zone = { name: same, tzid: zone.tzid, converted: false };
-  }
-  const status = String(component.getFirstPropertyValue('status') ?? '').toUpperCase();
-  const privacy = String(component.getFirstPropertyValue('class') ?? '').toUpperCase();
+  const zone = zoneOf(component, zones, startAt, recurrence, remarks);
+  const status = statusOf(component);
   const url = textOf(component, 'url').trim();
   const body: Record<string, unknown> = {
     title: title || NO_TITLE,
@@ -76,11 +60,64 @@ export function readEvent(block: string, zones: Zones, limits: ImportLimits): Ev
     end_date: allDay ? `${lastDay(startAt, endAt)} 23:59:59` : wallClock(endAt.instant, zone.name),
     timezone: zone.name,
     all_day: allDay,
-    // Cancelled events leave the calendar's lists but keep their mapping; private ones stay private.
-    status:
-      status === 'CANCELLED' ? 'draft' : privacy === 'PRIVATE' || privacy === 'CONFIDENTIAL' ? 'private' : 'publish',
+    status,
     website: /^https?:\/\/\S+$/i.test(url) ? url : '',
   };
+  const { related, refs } = linksOf(component, limits, remarks);
+  const sequence = Number(component.getFirstPropertyValue('sequence') ?? 0) || 0;
+  const uid = identity(component, remarks);
+  const label = title || NO_TITLE;
+  const recurrenceId = timeOf(component, 'recurrence-id');
+  if (recurrenceId) {
+    const occurrenceOf = occurrenceOfSeries(uid, recurrenceId, zones, zone);
+    const externalId = `${uid}#${recurrenceId.toString()}`;
+    const item: ImportItem = { kind: 'event', externalId, label, body, refs, remarks, occurrenceOf };
+    return { item, related, sequence };
+  }
+  const item: ImportItem = { kind: 'event', externalId: uid, label, body: { ...body, recurrence }, refs, remarks };
+  return { item, related, sequence };
+}
+
+/**
+ * The event's zone: an all-day event's as this service writes it beside its dates, which carry none;
+ * a series in a converted zone is read in the IANA zone that keeps its offsets, or refused.
+ */
+function zoneOf(
+  component: ICAL.Component,
+  zones: Zones,
+  startAt: Reading,
+  recurrence: string[],
+  remarks: string[],
+): Zone {
+  const datesZone = textOf(component, DATES_ZONE.toLowerCase()).trim();
+  const zone = startAt.isDate && eventZone(datesZone) ? { ...startAt.zone, name: datesZone } : startAt.zone;
+  if (!recurrence.length || !zone.converted) return zone;
+  // A series' rule is read in wall-clock time: it needs a zone of rules, not converted times.
+  const same = zoneLike(zones.get(zone.tzid), startAt.date.year);
+  if (!same) {
+    throw new Error(
+      `Its time zone ${zone.tzid} is not an IANA name, and no IANA zone keeps its offsets, which a recurring event needs: its rule is read in the zone's wall-clock time.`,
+    );
+  }
+  remarks.push(`a TZID that is no IANA name: its series is read in ${same}, which keeps the offsets of its VTIMEZONE`);
+  return { name: same, tzid: zone.tzid, converted: false };
+}
+
+/** The event's status: cancelled events leave the calendar's lists but keep their mapping; private ones stay private. */
+function statusOf(component: ICAL.Component): 'draft' | 'private' | 'publish' {
+  const status = String(component.getFirstPropertyValue('status') ?? '').toUpperCase();
+  const privacy = String(component.getFirstPropertyValue('class') ?? '').toUpperCase();
+  if (status === 'CANCELLED') return 'draft';
+  if (privacy === 'PRIVATE' || privacy === 'CONFIDENTIAL') return 'private';
+  return 'publish';
+}
+
+/** The venue (LOCATION), organizers (ORGANIZER) and categories (CATEGORIES) the event names, and its refs to them. */
+function linksOf(
+  component: ICAL.Component,
+  limits: ImportLimits,
+  remarks: string[],
+): { related: ImportItem[]; refs: RefField[] } {
   const venue = place(component, remarks);
   const people = firstLinks(organizers(component, remarks), limits.maxLinks, 'ORGANIZER lines', remarks);
   const names = component
@@ -99,31 +136,24 @@ export function readEvent(block: string, zones: Zones, limits: ImportLimits): Ev
     { field: 'organizer', items: people.map(refOf) },
     { field: 'categories', items: categories.map(refOf) },
   ];
-  const sequence = Number(component.getFirstPropertyValue('sequence') ?? 0) || 0;
-  const uid = identity(component, remarks);
-  const label = title || NO_TITLE;
-  const recurrenceId = timeOf(component, 'recurrence-id');
-  if (recurrenceId) {
-    const original = reading(recurrenceId, zones, []);
-    const item: ImportItem = {
-      kind: 'event',
-      externalId: `${uid}#${recurrenceId.toString()}`,
-      label,
-      body,
-      refs,
-      remarks,
-      occurrenceOf: {
-        series: { kind: 'event', externalId: uid },
-        // In the override's own zone for now; ics-source.ts reads it in its series' zone.
-        originalStart: original.isDate ? `${dateIn(original)} 00:00:00` : wallClock(original.instant, zone.name),
-        ...(original.isDate ? {} : { instant: original.instant }),
-        day: dateIn(original),
-      },
-    };
-    return { item, related, sequence };
-  }
-  const item: ImportItem = { kind: 'event', externalId: uid, label, body: { ...body, recurrence }, refs, remarks };
-  return { item, related, sequence };
+  return { related, refs };
+}
+
+/** Which series a changed occurrence (RECURRENCE-ID) belongs to, and which of its starts it replaces. */
+function occurrenceOfSeries(
+  uid: string,
+  recurrenceId: ICAL.Time,
+  zones: Zones,
+  zone: Zone,
+): NonNullable<ImportItem['occurrenceOf']> {
+  const original = reading(recurrenceId, zones, []);
+  return {
+    series: { kind: 'event', externalId: uid },
+    // In the override's own zone for now; ics-source.ts reads it in its series' zone.
+    originalStart: original.isDate ? `${dateIn(original)} 00:00:00` : wallClock(original.instant, zone.name),
+    ...(original.isDate ? {} : { instant: original.instant }),
+    day: dateIn(original),
+  };
 }
 
 /**
@@ -438,10 +468,13 @@ function description(text: string, remarks: string[]): string {
   return written;
 }
 
-const textOf = (component: ICAL.Component, name: string) => {
+/** A property's first value as text ('' when it has none). */
+function textOf(component: ICAL.Component, name: string): string {
   const value = component.getFirstPropertyValue(name);
-  return typeof value === 'string' ? value : value === null ? '' : String(value);
-};
+  if (typeof value === 'string') return value;
+  if (value === null) return '';
+  return String(value);
+}
 
 function timeOf(component: ICAL.Component, name: string): ICAL.Time | undefined {
   const value = component.getFirstPropertyValue(name);

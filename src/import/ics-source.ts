@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { eventZone } from '../lib/event-times.js';
-import { blocksOf, blockText, unfold } from './ics-blocks.js';
-import { asUtf8, isUtf16 } from './ics-charset.js';
+import { blocksOf, blockText, unfold, type Blocks } from './ics-blocks.js';
+import { asUtf8, isUtf16, type Utf8File } from './ics-charset.js';
 import { originalStartIn, readEvent, type EventRead, type Zones } from './ics-event.js';
 import type { ImportItem, Unreadable } from './items.js';
 import type { ImportLimits } from './limits.js';
@@ -46,8 +46,7 @@ const OVERRIDE = 2;
  * server declared; a file that is not UTF-8 is converted (ics-charset.ts), and the notes say so.
  */
 export function readCalendar(bytes: Uint8Array, limits: ImportLimits, charset?: string): Calendar {
-  const wide = isUtf16(bytes) ? asUtf8(bytes) : undefined;
-  const utf8 = wide ? { ...wide, bytes: unfold(wide.bytes) } : asUtf8(unfold(bytes), charset);
+  const utf8 = unfoldedUtf8(bytes, charset);
   const text = utf8.bytes;
   const blocks = blocksOf(text);
   const notes: string[] = utf8.note ? [utf8.note] : [];
@@ -55,23 +54,7 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits, charset?: 
     if (!blocks.events.length) throw new Error('This is not an iCalendar file (no BEGIN:VCALENDAR, no VEVENT).');
     notes.push('The file has no BEGIN:VCALENDAR (RFC 5545 3.4): its VEVENTs were read all the same.');
   }
-  const zones: Zones = new Map();
-  // Dates and floating times are in the calendar's zone when it names one the service knows.
-  if (blocks.zone && eventZone(blocks.zone)) zones.floating = blocks.zone;
-  else if (blocks.zone)
-    notes.push(
-      `X-WR-TIMEZONE "${blocks.zone}" is no IANA zone: dates and floating times were read in the site's zone.`,
-    );
-  for (let index = 0; index < blocks.timezones.length; index++) {
-    const block = blocks.timezones.at(index);
-    if (block.broken) continue;
-    try {
-      const zone = new ICAL.Timezone(new ICAL.Component(ICAL.parse(blockText(text, block)) as unknown[]));
-      zones.set(zone.tzid, zone);
-    } catch {
-      // A broken VTIMEZONE matters only to the events that use it, which then say so.
-    }
-  }
+  const zones = calendarZones(blocks, text, notes);
   const count = Math.min(blocks.events.length, limits.maxItems);
   if (blocks.events.length > count) {
     notes.push(`The file holds ${blocks.events.length} VEVENTs: the first ${count} were read (--max-items).`);
@@ -81,59 +64,10 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits, charset?: 
     if (block.broken) throw new Error(`It is cut short: ${block.broken}.`);
     return readEvent(blockText(text, block), zones, limits);
   };
-
-  // The first pass: which VEVENT counts for each UID (and RECURRENCE-ID), and each series' zone.
-  const unreadable: Unreadable[] = [];
-  const indexOf = new Map<string, number>();
-  const kinds = new Uint8Array(count);
-  const sequences = new Float64Array(count);
-  const seriesZones: (string | undefined)[] = [];
-  const allDaySeries = new Uint8Array(count);
-  const zoneNames = new Map<string, string>();
-  for (let index = 0; index < count; index++) {
-    let event: EventRead;
-    try {
-      event = read(index);
-    } catch (err) {
-      const uid = /^UID:(.*)$/im.exec(blockText(text, blocks.events.at(index)))?.[1]?.trim();
-      unreadable.push({
-        kind: 'event',
-        externalId: uid || `VEVENT #${index + 1}`,
-        reason: err instanceof Error ? err.message : String(err),
-      });
-      continue;
-    }
-    const { item, sequence } = event;
-    // One VEVENT per UID (and RECURRENCE-ID): the highest SEQUENCE, the later in the file on a tie.
-    const key = keyOf(item.externalId);
-    const other = indexOf.get(key);
-    if (other !== undefined && sequences[other] > sequence) {
-      unreadable.push({
-        kind: 'event',
-        externalId: item.externalId,
-        reason: 'Another VEVENT of this UID has a higher SEQUENCE (RFC 5545 3.8.7.4).',
-      });
-      continue;
-    }
-    if (other !== undefined) {
-      kinds[other] = NOT_CHOSEN;
-      unreadable.push({
-        kind: 'event',
-        externalId: item.externalId,
-        reason: 'A later VEVENT of this UID replaces it (RFC 5545 3.8.7.4: the same SEQUENCE).',
-      });
-    }
-    indexOf.set(key, index);
-    sequences[index] = sequence;
-    kinds[index] = item.occurrenceOf ? OVERRIDE : SINGLE_OR_SERIES;
-    if (!item.occurrenceOf) {
-      // Few zones serve many series: each kept once (a piece of one text, not of every one).
-      const zone = String(item.body.timezone);
-      if (!zoneNames.has(zone)) zoneNames.set(zone, zone);
-      seriesZones[index] = zoneNames.get(zone);
-      allDaySeries[index] = item.body.all_day === true ? 1 : 0;
-    }
-  }
+  // Only what the batches need is kept: the SEQUENCEs of the first pass are let go.
+  const { unreadable, indexOf, kinds, seriesZones, allDaySeries } = firstPass(count, read, (index) =>
+    blockText(text, blocks.events.at(index)),
+  );
 
   const seriesOf = (uid: string): Series | undefined => {
     const index = indexOf.get(keyOf(uid));
@@ -167,6 +101,119 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits, charset?: 
       yield* pass(OVERRIDE);
     },
   };
+}
+
+/** The file as UTF-8, its lines unfolded: a UTF-16 file is converted first, any other after (ics-charset.ts). */
+function unfoldedUtf8(bytes: Uint8Array, charset?: string): Utf8File {
+  const wide = isUtf16(bytes) ? asUtf8(bytes) : undefined;
+  return wide ? { ...wide, bytes: unfold(wide.bytes) } : asUtf8(unfold(bytes), charset);
+}
+
+/** The file's VTIMEZONEs that can be read, and the zone its dates and floating times are in. */
+function calendarZones(blocks: Blocks, text: Uint8Array, notes: string[]): Zones {
+  const zones: Zones = new Map();
+  // Dates and floating times are in the calendar's zone when it names one the service knows.
+  if (blocks.zone && eventZone(blocks.zone)) zones.floating = blocks.zone;
+  else if (blocks.zone)
+    notes.push(
+      `X-WR-TIMEZONE "${blocks.zone}" is no IANA zone: dates and floating times were read in the site's zone.`,
+    );
+  for (let index = 0; index < blocks.timezones.length; index++) {
+    const block = blocks.timezones.at(index);
+    if (block.broken) continue;
+    try {
+      const zone = new ICAL.Timezone(new ICAL.Component(ICAL.parse(blockText(text, block)) as unknown[]));
+      zones.set(zone.tzid, zone);
+    } catch {
+      // A broken VTIMEZONE matters only to the events that use it, which then say so.
+    }
+  }
+  return zones;
+}
+
+/** What the first pass keeps of the VEVENTs, by their place in the file: a few bytes each. */
+interface Chosen {
+  unreadable: Unreadable[];
+  /** The place of the VEVENT that counts, by the key of its UID (and RECURRENCE-ID). */
+  indexOf: Map<string, number>;
+  kinds: Uint8Array;
+  sequences: Float64Array;
+  seriesZones: (string | undefined)[];
+  allDaySeries: Uint8Array;
+  /** Each zone name once (a piece of one text, not of every one). */
+  zoneNames: Map<string, string>;
+}
+
+/** The first pass: which VEVENT counts for each UID (and RECURRENCE-ID), and each series' zone. */
+function firstPass(count: number, read: (index: number) => EventRead, textAt: (index: number) => string): Chosen {
+  const chosen: Chosen = {
+    unreadable: [],
+    indexOf: new Map(),
+    kinds: new Uint8Array(count),
+    sequences: new Float64Array(count),
+    seriesZones: [],
+    allDaySeries: new Uint8Array(count),
+    zoneNames: new Map(),
+  };
+  for (let index = 0; index < count; index++) {
+    const event = readOrReport(index, read, textAt, chosen.unreadable);
+    if (event) choose(chosen, index, event);
+  }
+  return chosen;
+}
+
+/** The VEVENT read, or undefined when it cannot be, reported as unreadable under its UID if it has one. */
+function readOrReport(
+  index: number,
+  read: (index: number) => EventRead,
+  textAt: (index: number) => string,
+  unreadable: Unreadable[],
+): EventRead | undefined {
+  try {
+    return read(index);
+  } catch (err) {
+    const uid = /^UID:(.*)$/im.exec(textAt(index))?.[1]?.trim();
+    unreadable.push({
+      kind: 'event',
+      externalId: uid || `VEVENT #${index + 1}`,
+      reason: err instanceof Error ? err.message : String(err),
+    });
+    return undefined;
+  }
+}
+
+/** Notes a VEVENT read in the first pass as the one of its UID that counts, unless another outranks it. */
+function choose(chosen: Chosen, index: number, { item, sequence }: EventRead): void {
+  const { kinds, sequences, unreadable } = chosen;
+  // One VEVENT per UID (and RECURRENCE-ID): the highest SEQUENCE, the later in the file on a tie.
+  const key = keyOf(item.externalId);
+  const other = chosen.indexOf.get(key);
+  if (other !== undefined && sequences[other] > sequence) {
+    unreadable.push({
+      kind: 'event',
+      externalId: item.externalId,
+      reason: 'Another VEVENT of this UID has a higher SEQUENCE (RFC 5545 3.8.7.4).',
+    });
+    return;
+  }
+  if (other !== undefined) {
+    kinds[other] = NOT_CHOSEN;
+    unreadable.push({
+      kind: 'event',
+      externalId: item.externalId,
+      reason: 'A later VEVENT of this UID replaces it (RFC 5545 3.8.7.4: the same SEQUENCE).',
+    });
+  }
+  chosen.indexOf.set(key, index);
+  sequences[index] = sequence;
+  kinds[index] = item.occurrenceOf ? OVERRIDE : SINGLE_OR_SERIES;
+  if (!item.occurrenceOf) {
+    // Few zones serve many series: each kept once (a piece of one text, not of every one).
+    const zone = String(item.body.timezone);
+    if (!chosen.zoneNames.has(zone)) chosen.zoneNames.set(zone, zone);
+    chosen.seriesZones[index] = chosen.zoneNames.get(zone);
+    chosen.allDaySeries[index] = item.body.all_day === true ? 1 : 0;
+  }
 }
 
 /**

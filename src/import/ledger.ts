@@ -72,5 +72,6 @@ export async function localState(
   const rows = await tx.$queryRaw<{ status: string }[]>`
     SELECT ${status} AS status FROM ${PrismaNS.raw(table)} WHERE id = ${id}`;
   const row = rows.at(0);
-  return !row ? 'gone' : row.status === 'trash' ? 'trash' : 'present';
+  if (!row) return 'gone';
+  return row.status === 'trash' ? 'trash' : 'present';
 }

@@ -167,19 +167,23 @@ export function exitStatus(summary: Summary): number {
   return KIND_ORDER.some((kind) => summary.counts[kind].skipped > 0) ? 3 : 0;
 }
 
-/** The summary as the lines the command ends with. */
-export function summaryLines(summary: Summary, dryRun: boolean): string[] {
-  const lines: string[] = [];
+/** The summary's first line: how the run ended, and how many items it took. */
+function outcomeLine(summary: Summary, dryRun: boolean): string {
   const would = dryRun ? ' (dry run: nothing was written)' : '';
   const skipped = KIND_ORDER.reduce((sum, kind) => sum + summary.counts[kind].skipped, 0);
   const ofThem = skipped ? `, ${skipped} of them skipped` : '';
-  lines.push(
-    summary.stopped
-      ? `Stopped after ${summary.done} of ${summary.total} items${ofThem}${would}; run the same command again to go on.`
-      : nothingTaken(summary)
-        ? `Nothing imported: all ${summary.counts.event.skipped} events were skipped${would}.`
-        : `Done: ${summary.done} items${ofThem}${would}.`,
-  );
+  if (summary.stopped) {
+    return `Stopped after ${summary.done} of ${summary.total} items${ofThem}${would}; run the same command again to go on.`;
+  }
+  if (nothingTaken(summary))
+    return `Nothing imported: all ${summary.counts.event.skipped} events were skipped${would}.`;
+  return `Done: ${summary.done} items${ofThem}${would}.`;
+}
+
+/** The summary as the lines the command ends with. */
+export function summaryLines(summary: Summary, dryRun: boolean): string[] {
+  const lines: string[] = [];
+  lines.push(outcomeLine(summary, dryRun));
   const width = Math.max(...KIND_ORDER.map((kind) => kind.length));
   lines.push(`  ${''.padEnd(width)}  created  updated  unchanged  skipped`);
   for (const kind of KIND_ORDER) {

@@ -5,8 +5,12 @@ import type { ImportLimits } from './limits.js';
 
 export type Raw = Record<string, unknown>;
 
-export const text = (value: unknown) =>
-  typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+/** A string as it is, a number as text, anything else as ''. */
+export function text(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  return '';
+}
 
 export interface TecSite {
   base: URL;
@@ -56,23 +60,7 @@ export async function* paged(
     if (!answer) return;
     pages = answer.pages;
     if (page === 1) list.announced = answer.total;
-    const fresh: unknown[] = [];
-    let repeated = 0;
-    for (const value of answer.values) {
-      const id = text((value as Raw | null)?.id) || undefined;
-      // An item created there while we page moves the later ones down a page: seen twice.
-      if (id !== undefined && list.ids.has(id)) {
-        repeated++;
-        continue;
-      }
-      if (list.taken >= limits.maxItems) {
-        list.cutShort = `the ${name} holds more than ${limits.maxItems} items: the first ${limits.maxItems} were taken (--max-items).`;
-        break;
-      }
-      if (id !== undefined) list.ids.add(id);
-      list.taken++;
-      fresh.push(value);
-    }
+    const { fresh, repeated } = takeFresh(name, answer.values, limits, list);
     onPage(page, pages);
     if (fresh.length) yield fresh;
     if (list.cutShort || !answer.values.length) return;
@@ -81,4 +69,34 @@ export async function* paged(
       return;
     }
   }
+}
+
+/**
+ * The values of one page not given before, taken into the list up to its bound (`maxItems`), and
+ * how many it had given before.
+ */
+function takeFresh(
+  name: string,
+  values: unknown[],
+  limits: ImportLimits,
+  list: ListReading,
+): { fresh: unknown[]; repeated: number } {
+  const fresh: unknown[] = [];
+  let repeated = 0;
+  for (const value of values) {
+    const id = text((value as Raw | null)?.id) || undefined;
+    // An item created there while we page moves the later ones down a page: seen twice.
+    if (id !== undefined && list.ids.has(id)) {
+      repeated++;
+      continue;
+    }
+    if (list.taken >= limits.maxItems) {
+      list.cutShort = `the ${name} holds more than ${limits.maxItems} items: the first ${limits.maxItems} were taken (--max-items).`;
+      break;
+    }
+    if (id !== undefined) list.ids.add(id);
+    list.taken++;
+    fresh.push(value);
+  }
+  return { fresh, repeated };
 }

@@ -101,19 +101,24 @@ export async function readOne(
     return 'reason' in read ? read : { found: read };
   } catch (err) {
     if (!(err instanceof SourceError)) throw err;
-    const { status } = err;
-    // The modelled service answers an unknown venue or organizer ID with 400, an event with 404.
-    if (status === 400 || status === 404) return { gone: 'deleted' };
-    if (status !== 401 && status !== 403 && status !== 410) throw err;
-    // It answers an event in the trash with a 403 (to its administrator too) or a 410: WordPress's
-    // record says which it is.
-    const record = kind === 'event' ? await readStoredEvent(site, externalId) : undefined;
-    if (record === 'gone') return { gone: 'deleted' };
-    if (record?.status === 'trash' || status === 410) return { gone: 'trashed' };
-    return {
-      hidden: `the site answered ${status}${site.signedIn ? ' to the signed-in user' : ': sign in with --user'}`,
-    };
+    return refused(site, kind, externalId, err);
   }
+}
+
+/** What the site's refusal to give one item says of it: gone there (deleted or trashed), or hidden from us. */
+async function refused(site: TecSite, kind: ItemKind, externalId: string, err: SourceError): Promise<OneItem> {
+  const { status } = err;
+  // The modelled service answers an unknown venue or organizer ID with 400, an event with 404.
+  if (status === 400 || status === 404) return { gone: 'deleted' };
+  if (status !== 401 && status !== 403 && status !== 410) throw err;
+  // It answers an event in the trash with a 403 (to its administrator too) or a 410: WordPress's
+  // record says which it is.
+  const record = kind === 'event' ? await readStoredEvent(site, externalId) : undefined;
+  if (record === 'gone') return { gone: 'deleted' };
+  if (record?.status === 'trash' || status === 410) return { gone: 'trashed' };
+  return {
+    hidden: `the site answered ${status}${site.signedIn ? ' to the signed-in user' : ': sign in with --user'}`,
+  };
 }
 
 function endpoint(site: TecSite, relative: string): URL {
@@ -270,36 +275,51 @@ function organizer(raw: Raw): ImportItem {
 function cost(raw: Raw, stored: StoredEvent | undefined): string | string[] {
   const details = (raw.cost_details ?? {}) as Raw;
   const shown = Array.isArray(details.values) ? details.values.map(plain).filter(Boolean) : [];
-  const symbol = plain(details.currency_symbol) || stored?.meta?.currencySymbol || '';
-  // The plugin shows `prefix` or `postfix`; it stores `prefix` or `suffix`.
-  const position = text(details.currency_position) || stored?.meta?.currencyPosition;
-  const postfix = position === 'postfix' || position === 'suffix';
+  const currency = currencyOf(details, stored);
   const amounts = (cost: string | string[]) => parseCost(cost).cost_details.values.filter(isAmount);
-  const withSymbol = (entry: string) =>
-    !symbol || !/\d/.test(entry) || entry.includes(symbol)
-      ? entry
-      : postfix
-        ? `${entry}${symbol}`
-        : `${symbol}${entry}`;
+  const withSymbol = (entry: string) => withCurrency(entry, currency);
   const storedCost = stored?.meta?.cost;
   if (storedCost !== undefined) {
     const entries = costEntries(storedCost);
     const held = new Set(amounts(entries));
     if (shown.filter(isAmount).every((amount) => held.has(normalAmount(amount)))) {
-      return symbol ? entries.map(withSymbol) : storedCost;
+      return currency.symbol ? entries.map(withSymbol) : storedCost;
     }
   }
   // Labels ("Free") come lower-cased in `values`: as shown, they are as written.
   if (shown.length && !shown.every(isAmount)) return plain(raw.cost);
-  return symbol ? shown.map(withSymbol) : shown;
+  return currency.symbol ? shown.map(withSymbol) : shown;
+}
+
+interface Currency {
+  symbol: string;
+  /** The symbol follows the amount. */
+  postfix: boolean;
+}
+
+/** The cost's currency symbol and its side: as the plugin shows it, else as WordPress stores it. */
+function currencyOf(details: Raw, stored: StoredEvent | undefined): Currency {
+  const symbol = plain(details.currency_symbol) || stored?.meta?.currencySymbol || '';
+  // The plugin shows `prefix` or `postfix`; it stores `prefix` or `suffix`.
+  const position = text(details.currency_position) || stored?.meta?.currencyPosition;
+  return { symbol, postfix: position === 'postfix' || position === 'suffix' };
+}
+
+/** A cost entry with the currency symbol on its side; one without an amount, or with the symbol, as it is. */
+function withCurrency(entry: string, { symbol, postfix }: Currency): string {
+  if (!symbol || !/\d/.test(entry) || entry.includes(symbol)) return entry;
+  return postfix ? `${entry}${symbol}` : `${symbol}${entry}`;
 }
 
 const isAmount = (value: string) => /^\d+(?:\.\d+)?$/.test(value);
 /** "12.50" as our cost reads it (lib/cost.ts keeps two decimals when there are any). */
 const normalAmount = (value: string) => parseCost(value).cost_details.values[0] ?? value;
 
-const list = (value: unknown): Raw[] =>
-  Array.isArray(value) ? (value as Raw[]) : value && typeof value === 'object' ? [value as Raw] : [];
+/** A value that may be one object or a list of them, as a list. */
+function list(value: unknown): Raw[] {
+  if (Array.isArray(value)) return value as Raw[];
+  return value && typeof value === 'object' ? [value as Raw] : [];
+}
 
 function event(raw: Raw, limits: ImportLimits, stored: StoredEvent | undefined): ImportItem {
   const title = plain(raw.title);

@@ -93,19 +93,9 @@ interface Attempt {
   remarks: string[];
 }
 
+/** Writes the item, after what it carries; skipped when it is in the trash here or its body is refused. */
 async function write(tx: Tx, run: ImportRun, item: ImportItem, attempt: Attempt): Promise<Outcome> {
-  for (const inner of item.embedded ?? []) {
-    const key = refKey(inner);
-    if (run.planned?.has(key) || run.known?.has(key)) continue;
-    const mapping = await findMapping(tx, run.source, inner);
-    if (mapping && (await localState(tx, TABLE[inner.kind], mapping.localId)) !== 'gone') {
-      attempt.found.set(key, mapping.localId);
-      continue;
-    }
-    const outcome = await write(tx, run, inner, attempt);
-    if (outcome.result === 'skipped') throw new InvalidInput({ [inner.kind]: `"${inner.label}": ${outcome.reason}` });
-    attempt.carried.push(inner);
-  }
+  await writeCarried(tx, run, item, attempt);
   const mapping = await findMapping(tx, run.source, item);
   const state = mapping ? await localState(tx, TABLE[item.kind], mapping.localId) : 'gone';
   if (state === 'trash') return { result: 'skipped', reason: 'it is in the trash here' };
@@ -118,16 +108,63 @@ async function write(tx: Tx, run: ImportRun, item: ImportItem, attempt: Attempt)
   const localId = mapping && state === 'present' ? mapping.localId : undefined;
   const problem = bodyProblem(item.kind, body, localId);
   if (problem) return { result: 'skipped', reason: problem };
-  if (run.dryRun) {
-    if (named(refKey(item))) run.planned?.add(refKey(item));
-    return { result: localId === undefined ? 'created' : 'updated', localId: localId ?? 0 };
+  if (run.dryRun) return planned(run, item, localId);
+  return store(tx, run, item, { body, hash, localId, isNew: !mapping }, attempt);
+}
+
+/**
+ * Writes the items this one carries that are neither here (mapped, and not deleted since) nor
+ * written or planned by this run; one that is refused refuses this item.
+ */
+async function writeCarried(tx: Tx, run: ImportRun, item: ImportItem, attempt: Attempt): Promise<void> {
+  for (const inner of item.embedded ?? []) {
+    const key = refKey(inner);
+    if (run.planned?.has(key) || run.known?.has(key)) continue;
+    const mapping = await findMapping(tx, run.source, inner);
+    if (mapping && (await localState(tx, TABLE[inner.kind], mapping.localId)) !== 'gone') {
+      attempt.found.set(key, mapping.localId);
+      continue;
+    }
+    const outcome = await write(tx, run, inner, attempt);
+    if (outcome.result === 'skipped') throw new InvalidInput({ [inner.kind]: `"${inner.label}": ${outcome.reason}` });
+    attempt.carried.push(inner);
   }
+}
+
+/** In a dry run: what writing the item would do, noted in `planned` for the items that name it. */
+function planned(run: ImportRun, item: ImportItem, localId: number | undefined): Outcome {
+  if (named(refKey(item))) run.planned?.add(refKey(item));
+  return { result: localId === undefined ? 'created' : 'updated', localId: localId ?? 0 };
+}
+
+/** A body to write: its hash, the local item it updates (if any), and whether it is mapped yet. */
+interface Writing {
+  body: Record<string, unknown>;
+  hash: string;
+  localId: number | undefined;
+  isNew: boolean;
+}
+
+/** Creates the item, or updates the one here, and maps it. */
+async function store(
+  tx: Tx,
+  run: ImportRun,
+  item: ImportItem,
+  { body, hash, localId, isNew }: Writing,
+  attempt: Attempt,
+): Promise<Outcome> {
   // Taken for one that was here already: recorded, and counted as unchanged.
   const made = localId === undefined ? await create(tx, run, item, body, attempt) : undefined;
   const id = made ? made.id : await update(tx, run.ctx, item, localId ?? 0, body);
-  await saveMapping(tx, run.source, item, id, hash, !mapping);
+  await saveMapping(tx, run.source, item, id, hash, isNew);
   attempt.found.set(refKey(item), id);
-  return { result: made ? (made.found ? 'unchanged' : 'created') : 'updated', localId: id };
+  return { result: storedResult(made), localId: id };
+}
+
+/** How a stored item counts: updated, created, or unchanged when one here was taken for it. */
+function storedResult(made: { found: boolean } | undefined): 'created' | 'updated' | 'unchanged' {
+  if (!made) return 'updated';
+  return made.found ? 'unchanged' : 'created';
 }
 
 const TABLE = {
@@ -165,19 +202,29 @@ async function withLocalIds(
 
 /** SHA-256 of the body with its keys in order: the same body always gives the same hash. */
 function contentHash(body: unknown): string {
-  const canonical = (value: unknown): unknown =>
-    value && typeof value === 'object' && !Array.isArray(value)
-      ? Object.fromEntries(
-          Object.entries(value)
-            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-            .map(([key, inner]) => [key, canonical(inner)]),
-        )
-      : Array.isArray(value)
-        ? value.map(canonical)
-        : value;
   return createHash('sha256')
     .update(JSON.stringify(canonical(body)))
     .digest('hex');
+}
+
+/** The value with the keys of each object in it sorted. */
+function canonical(value: unknown): unknown {
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    return Object.fromEntries(
+      Object.entries(value)
+        .sort(byKey)
+        .map(([key, inner]) => [key, canonical(inner)]),
+    );
+  }
+  if (Array.isArray(value)) return value.map(canonical);
+  return value;
+}
+
+/** Orders entries by key, by code unit (not by locale): the same on every machine. */
+function byKey([a]: [string, unknown], [b]: [string, unknown]): number {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  return 0;
 }
 
 /** Creates the item; `found` when one here was taken for it instead (the same venue, a term of that name). */

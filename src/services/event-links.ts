@@ -79,9 +79,16 @@ async function insertNamedTerm(tx: Tx, taxonomy: Taxonomy, name: string): Promis
   }
 }
 
+/** A write's `categories` or `tags` as a list: an array as it is, one ID, or a comma-separated string. */
+function refList(value: TermsWrite): (string | number)[] {
+  if (Array.isArray(value)) return value;
+  if (typeof value === 'number') return [value];
+  return value.split(',');
+}
+
 /** The references of a write's `categories` or `tags`; 400 for an ID no term can have. */
 function termRefs(taxonomy: Taxonomy, field: string, value: TermsWrite): (string | number)[] {
-  const refs = (Array.isArray(value) ? value : typeof value === 'number' ? [value] : value.split(','))
+  const refs = refList(value)
     .map((ref) => (typeof ref === 'string' ? ref.trim() : ref))
     .filter((ref) => ref !== '' && ref !== 0);
   const tooLarge = refs.find((ref) => isId(ref) && !inRange(ref));
