@@ -5,9 +5,31 @@ import { defineConfig } from 'vitest/config';
 // mistake shows.
 process.env.TZ = 'America/Sao_Paulo';
 
+/**
+ * The slow part (`npm run test:slow`): tests that start the service or the CLI as processes, drive
+ * a browser or third-party generators, import whole calendars, or measure the event loop and memory
+ * (which a machine busy with the rest of the suite disturbs). `npm test` runs everything else; CI
+ * runs both (.ci/run).
+ */
+const SLOW = [
+  'test/process/**/*.test.ts',
+  'test/cli/**/*.test.ts',
+  'test/browser/**/*.test.ts',
+  'test/tools/**/*.test.ts',
+  'test/http/import-*.test.ts',
+  'test/http/event-loop.test.ts',
+  'test/http/disk-full.test.ts',
+  'test/http/database-outage.test.ts',
+  'test/http/slow-clients.test.ts',
+  'test/unit/migrate.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    projects: [
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: SLOW } },
+      { extends: true, test: { name: 'slow', include: SLOW } },
+    ],
     globalSetup: ['test/setup/global-setup.ts'],
     pool: 'forks',
     // Many files wait more than they compute (child processes, timeouts, the database), so a third

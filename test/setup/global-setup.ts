@@ -21,7 +21,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  const file = path.join(os.tmpdir(), `calendar-test-template-${process.pid}.tar`);
+  // One per project of vitest.config.ts: each project runs its own set-up, possibly at once.
+  const file = path.join(os.tmpdir(), `calendar-test-template-${process.pid}-${project.name || 'root'}.tar`);
   const lite = await openDatabase({ dataDir: 'memory://' });
   const liteUsers = await createRoleUsers(lite);
   if (!lite.dump) throw new Error('PGlite cannot be dumped');
