@@ -194,8 +194,8 @@ const WEEKDAYS = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'];
  * Whether no day of a whole 400-year cycle of the calendar (after which days of the week and leap
  * years repeat) has all the rule's BY parts: BYMONTH=2;BYMONTHDAY=30 never occurs, and rrule, which
  * checks its end only on the starts it finds, would search for one until the year 9999, seconds of
- * CPU for each such line. BYDAY is taken by its weekday (an nth weekday occurs in some month of
- * the cycle when its weekday does), and BYSETPOS by whether the period can hold that many starts.
+ * CPU for each such line. BYDAY counts its numbered days as weekdayMatcher says, and BYSETPOS by
+ * whether the period can hold that many starts.
  */
 function neverOccurs(parts: Map<string, string>): boolean {
   const numbers = (key: string) => parts.get(key)?.split(',').map(Number);
@@ -229,8 +229,8 @@ const CYCLE_DAYS = 146_097;
 const CYCLE_START = Date.UTC(2000, 0, 1) / DAY;
 
 /**
- * Whether a day (days since 1970) has all the rule's day parts (BYMONTH, BYDAY by its weekday,
- * BYMONTHDAY, BYYEARDAY, BYWEEKNO by WKST); undefined when the rule has none.
+ * Whether a day (days since 1970) has all the rule's day parts (BYMONTH, BYDAY, BYMONTHDAY,
+ * BYYEARDAY, BYWEEKNO by WKST); undefined when the rule has none.
  */
 function dayMatcher(parts: ReadonlyMap<string, string>): ((day: number) => boolean) | undefined {
   const numbers = (key: string) => parts.get(key)?.split(',').map(Number);
@@ -238,10 +238,7 @@ function dayMatcher(parts: ReadonlyMap<string, string>): ((day: number) => boole
   const monthDays = numbers('BYMONTHDAY');
   const yearDays = numbers('BYYEARDAY');
   const weekNos = numbers('BYWEEKNO');
-  const weekdays = parts
-    .get('BYDAY')
-    ?.split(',')
-    .map((d) => WEEKDAYS.indexOf(d.slice(-2)));
+  const weekdays = weekdayMatcher(parts);
   const weekStart = WEEKDAYS.indexOf(parts.get('WKST') ?? 'MO');
   if (!months && !monthDays && !yearDays && !weekNos && !weekdays) return undefined;
   /** The week number of a day (as days since 1970) and how many weeks its year has, by WKST. */
@@ -255,7 +252,7 @@ function dayMatcher(parts: ReadonlyMap<string, string>): ((day: number) => boole
     const year = date.getUTCFullYear();
     const month = date.getUTCMonth() + 1;
     if (months && !months.includes(month)) return false;
-    if (weekdays && !weekdays.includes(date.getUTCDay())) return false;
+    if (weekdays && !weekdays(date)) return false;
     if (monthDays) {
       const inMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
       const d = date.getUTCDate();
@@ -274,6 +271,41 @@ function dayMatcher(parts: ReadonlyMap<string, string>): ((day: number) => boole
     }
     return true;
   };
+}
+
+/**
+ * Whether a date is one BYDAY names. A numbered day (`2TU`, `-1FR`) counts in the month of a
+ * MONTHLY rule (or a YEARLY one with BYMONTH) and in the year of a YEARLY one, as RFC 5545 reads
+ * it: `FREQ=MONTHLY;BYDAY=1MO;BYMONTHDAY=15` never occurs, as the first Monday is the 7th at the
+ * latest. Rules of other frequencies take a number as rrule does, by the weekday alone.
+ */
+function weekdayMatcher(parts: ReadonlyMap<string, string>): ((date: Date) => boolean) | undefined {
+  const days = parts
+    .get('BYDAY')
+    ?.split(',')
+    .map((d) => ({ weekday: WEEKDAYS.indexOf(d.slice(-2)), nth: Number(d.slice(0, -2)) }));
+  if (!days) return undefined;
+  const freq = parts.get('FREQ');
+  const inMonth = freq === 'MONTHLY' || (freq === 'YEARLY' && parts.has('BYMONTH'));
+  const counted = inMonth || freq === 'YEARLY';
+  return (date) => {
+    const position = counted ? positionIn(date, inMonth ? 'month' : 'year') : undefined;
+    return days.some(
+      ({ weekday, nth }) =>
+        weekday === date.getUTCDay() &&
+        (!nth || !position || nth === (nth > 0 ? position.fromStart : -position.fromEnd)),
+    );
+  };
+}
+
+/** Which of its weekday a date is in its month or year, counted from the start and from the end. */
+function positionIn(date: Date, period: 'month' | 'year') {
+  const year = date.getUTCFullYear();
+  const start = period === 'month' ? Date.UTC(year, date.getUTCMonth(), 1) : Date.UTC(year, 0, 1);
+  const end = period === 'month' ? Date.UTC(year, date.getUTCMonth() + 1, 1) : Date.UTC(year + 1, 0, 1);
+  const day = (date.getTime() - start) / DAY; // 0-based
+  const days = (end - start) / DAY;
+  return { fromStart: Math.floor(day / 7) + 1, fromEnd: Math.floor((days - 1 - day) / 7) + 1 };
 }
 
 const HOUR_MS = 3_600_000;

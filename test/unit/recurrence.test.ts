@@ -149,6 +149,13 @@ describe('expanding a rule', () => {
       starts: ['2026-03-29T10:00', '2027-03-28T10:00', '2028-03-26T10:00'],
     },
     {
+      // RFC 5545 reads a numbered BYDAY with BYMONTHDAY as both: the first Monday that is the 1st to 7th.
+      behaviour: 'gives the first Monday of each month as BYDAY=1MO;BYMONTHDAY=1,2,...,7',
+      lines: ['RRULE:FREQ=MONTHLY;BYDAY=1MO;BYMONTHDAY=1,2,3,4,5,6,7;COUNT=3'],
+      dtstart: '2026-01-05T10:00',
+      starts: ['2026-01-05T10:00', '2026-02-02T10:00', '2026-03-02T10:00'],
+    },
+    {
       behaviour: 'skips years by INTERVAL up to a date UNTIL',
       lines: ['RRULE:FREQ=YEARLY;INTERVAL=2;UNTIL=20310101'],
       dtstart: '2026-07-14T21:00',
@@ -668,6 +675,20 @@ describe('lines refused', () => {
     },
     {
       lines: ['RRULE:FREQ=MONTHLY;BYDAY=MO;BYSETPOS=6'],
+      message: 'the rule never gives a start (no day has all its BY parts).',
+    },
+    // A numbered weekday counts in its month: the first Monday is never the 15th, the second last
+    // Monday never the last day (rrule would search for either until the year 9999).
+    {
+      lines: ['RRULE:FREQ=MONTHLY;BYDAY=1MO;BYMONTHDAY=15'],
+      message: 'the rule never gives a start (no day has all its BY parts).',
+    },
+    {
+      lines: ['RRULE:FREQ=MONTHLY;BYDAY=-2MO;BYMONTHDAY=-1'],
+      message: 'the rule never gives a start (no day has all its BY parts).',
+    },
+    {
+      lines: ['RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU;BYMONTHDAY=1,2,3,4,5,6,7'],
       message: 'the rule never gives a start (no day has all its BY parts).',
     },
     { lines: ['RRULE:FREQ=DAILY;BYHOUR=25'], message: 'recurrence[0]: the rule cannot be read: BYHOUR' },
