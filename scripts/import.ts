@@ -133,7 +133,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** The account named by --as, else the first administrator; it must be able to write events. */
-async function importingUser(prisma: import('../src/db/client.js').Prisma, login: string | undefined) {
+async function importingUser(prisma: import('../src/db/client.js').PrismaClient, login: string | undefined) {
   const user = login
     ? await prisma.user.findUnique({ where: { login } })
     : await prisma.user.findFirst({ where: { role: 'administrator' }, orderBy: { id: 'asc' } });

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import * as accounts from '../src/auth/accounts.js';
 import { displayAppPassword } from '../src/auth/secrets.js';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { openDatabase, type Prisma } from '../src/db/client.js';
+import { openDatabase, type PrismaClient } from '../src/db/client.js';
 import { DataDirLockedError } from '../src/db/data-dir-lock.js';
 
 const USAGE = `Usage: npm run users -- <command>
@@ -33,7 +33,7 @@ const OPTIONS = {
 const readArgs = (argv: string[]) => parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
 type Options = ReturnType<typeof readArgs>['values'];
 /** A command, given the arguments after its name. */
-type Command = (prisma: Prisma, args: string[], options: Options) => Promise<void>;
+type Command = (prisma: PrismaClient, args: string[], options: Options) => Promise<void>;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = readArgs(argv);

@@ -2,7 +2,7 @@
 // bootstrap. Secrets go in as plain text and are stored only as hashes; a new application password
 // is returned once and never again.
 import { randomUUID } from 'node:crypto';
-import type { Prisma, Tx } from '../db/client.js';
+import type { PrismaClient, Tx } from '../db/client.js';
 import { hashSecret, newAppPassword } from './secrets.js';
 import { ROLES, type Role } from './roles.js';
 
@@ -39,7 +39,7 @@ function checkPassword(password: string) {
     throw new AccountError(`the password must have at least ${MIN_PASSWORD} characters`);
 }
 
-export async function createUser(prisma: Prisma, input: NewUser): Promise<UserSummary> {
+export async function createUser(prisma: PrismaClient, input: NewUser): Promise<UserSummary> {
   if (!LOGIN.test(input.login)) throw new AccountError('the login must be 1 to 60 letters, digits or . _ @ -');
   checkPassword(input.password);
   const role = checkRole(input.role ?? 'subscriber');
@@ -58,7 +58,7 @@ export async function createUser(prisma: Prisma, input: NewUser): Promise<UserSu
 }
 
 /** Creates the administrator named by ADMIN_USER/ADMIN_PASSWORD unless that login exists. */
-export async function bootstrapAdmin(prisma: Prisma, login: string, password: string): Promise<boolean> {
+export async function bootstrapAdmin(prisma: PrismaClient, login: string, password: string): Promise<boolean> {
   if (await prisma.user.findUnique({ where: { login } })) return false;
   try {
     await createUser(prisma, { login, password, role: 'administrator' });
@@ -70,7 +70,7 @@ export async function bootstrapAdmin(prisma: Prisma, login: string, password: st
   }
 }
 
-export async function listUsers(prisma: Prisma): Promise<UserSummary[]> {
+export async function listUsers(prisma: PrismaClient): Promise<UserSummary[]> {
   const users = await prisma.user.findMany({
     orderBy: { id: 'asc' },
     include: { _count: { select: { appPasswords: true } } },
@@ -88,7 +88,7 @@ export interface UserChanges {
   email?: string;
 }
 
-export async function updateUser(prisma: Prisma, login: string, changes: UserChanges): Promise<UserSummary> {
+export async function updateUser(prisma: PrismaClient, login: string, changes: UserChanges): Promise<UserSummary> {
   if (changes.password !== undefined) checkPassword(changes.password);
   const role = changes.role === undefined ? undefined : checkRole(changes.role);
   const passwordHash = changes.password === undefined ? undefined : await hashSecret(changes.password);
@@ -111,7 +111,7 @@ export async function updateUser(prisma: Prisma, login: string, changes: UserCha
   };
 }
 
-export async function deleteUser(prisma: Prisma, login: string): Promise<void> {
+export async function deleteUser(prisma: PrismaClient, login: string): Promise<void> {
   await prisma.$transaction(async (tx) => {
     const user = await findUser(tx, login);
     await keepAnAdministrator(tx, user, 'delete');
@@ -141,7 +141,7 @@ export interface IssuedAppPassword {
   password: string;
 }
 
-export async function issueAppPassword(prisma: Prisma, login: string, name: string): Promise<IssuedAppPassword> {
+export async function issueAppPassword(prisma: PrismaClient, login: string, name: string): Promise<IssuedAppPassword> {
   const user = await findUser(prisma, login);
   if (!name.trim() || name.length > 200)
     throw new AccountError('the application password needs a name of 1 to 200 characters');
@@ -153,7 +153,7 @@ export async function issueAppPassword(prisma: Prisma, login: string, name: stri
   return { uuid, name: name.trim(), password };
 }
 
-export async function listAppPasswords(prisma: Prisma, login: string) {
+export async function listAppPasswords(prisma: PrismaClient, login: string) {
   const user = await findUser(prisma, login);
   return prisma.appPassword.findMany({
     where: { userId: user.id },
@@ -163,7 +163,7 @@ export async function listAppPasswords(prisma: Prisma, login: string) {
 }
 
 /** Revokes by UUID, or by name (every password of that name). */
-export async function revokeAppPassword(prisma: Prisma, login: string, uuidOrName: string): Promise<number> {
+export async function revokeAppPassword(prisma: PrismaClient, login: string, uuidOrName: string): Promise<number> {
   const user = await findUser(prisma, login);
   const byUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuidOrName);
   const { count } = await prisma.appPassword.deleteMany({
@@ -173,7 +173,7 @@ export async function revokeAppPassword(prisma: Prisma, login: string, uuidOrNam
   return count;
 }
 
-async function findUser(prisma: Prisma | Tx, login: string) {
+async function findUser(prisma: PrismaClient | Tx, login: string) {
   const user = await prisma.user.findUnique({ where: { login } });
   if (!user) throw new AccountError(`there is no user "${login}"`);
   return user;

@@ -2,8 +2,8 @@
 // of its application passwords, or Bearer with an application password. No header means an
 // anonymous caller; a header that does not check out is a 401 on every route, as in WordPress.
 import { createHmac, randomBytes } from 'node:crypto';
-import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import type { Prisma } from '../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { PrismaClient } from '../db/client.js';
 import { selectRows } from '../db/driver.js';
 import { InvalidCredentials } from '../domain/errors.js';
 import type { Caller, Principal } from './roles.js';
@@ -42,7 +42,7 @@ export function parseAuthorization(header: string | undefined): Credentials | un
 const UNKNOWN_USER_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
 export async function authenticate(
-  prisma: Prisma,
+  prisma: PrismaClient,
   credentials: Credentials | undefined,
   client: string,
   limits: ThrottleLimits,
@@ -99,7 +99,7 @@ function namedBy(credentials: Credentials): { login: string } | { lookup: string
   return { lookup: appPasswordLookup(credentials.secret)?.lookup ?? '' };
 }
 
-const verify = (prisma: Prisma, credentials: Credentials) =>
+const verify = (prisma: PrismaClient, credentials: Credentials) =>
   credentials.scheme === 'bearer' ? byAppPassword(prisma, credentials.secret) : byLogin(prisma, credentials);
 
 // Credentials that proved right lately, by an HMAC under a key that lives only in this process (so
@@ -127,7 +127,7 @@ function remember(key: string) {
   knownGood.add(key);
 }
 
-async function byLogin(prisma: Prisma, { login, secret }: Credentials): Promise<Principal | undefined> {
+async function byLogin(prisma: PrismaClient, { login, secret }: Credentials): Promise<Principal | undefined> {
   // A login that no account can have (NUL, which PostgreSQL text cannot hold, or longer than the
   // column) is an unknown login, not a question for the database.
   const possible = login && login.length <= 60 && !login.includes('\0');
@@ -145,13 +145,13 @@ async function byLogin(prisma: Prisma, { login, secret }: Credentials): Promise<
     : undefined;
 }
 
-async function byAppPassword(prisma: Prisma, secret: string, userId?: number): Promise<Principal | undefined> {
+async function byAppPassword(prisma: PrismaClient, secret: string, userId?: number): Promise<Principal | undefined> {
   const parsed = appPasswordLookup(secret);
   if (!parsed) return undefined;
   // One statement for the password and its user, past Prisma (db/driver.ts selectRows says why).
   const rows = await selectRows<AppPasswordRow>(
     prisma,
-    PrismaNS.sql`SELECT ap.id, ap.user_id, ap.secret_hash, (extract(epoch FROM ap.last_used_at) * 1000)::float8 AS last_used_ms,
+    Prisma.sql`SELECT ap.id, ap.user_id, ap.secret_hash, (extract(epoch FROM ap.last_used_at) * 1000)::float8 AS last_used_ms,
                         u.login, u.role::text AS role
                  FROM app_passwords ap JOIN users u ON u.id = ap.user_id WHERE ap.lookup = ${parsed.lookup}`,
   );

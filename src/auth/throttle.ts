@@ -14,8 +14,8 @@
 // row lock of the upsert orders parallel attempts), and gives it back only when the credentials
 // prove right. Of N parallel guesses at most `maxFailures` are ever checked.
 import { createHash } from 'node:crypto';
-import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import type { Prisma } from '../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { PrismaClient } from '../db/client.js';
 import { selectRows } from '../db/driver.js';
 import { Throttled } from '../domain/errors.js';
 
@@ -40,10 +40,10 @@ export function throttleKeys(client: string, name: string): ThrottleKeys {
 }
 
 /** 429 when the counter under `key` is spent in its current window (reads only). */
-export async function refuseIfThrottled(prisma: Prisma, key: string, limits: ThrottleLimits): Promise<void> {
+export async function refuseIfThrottled(prisma: PrismaClient, key: string, limits: ThrottleLimits): Promise<void> {
   const rows = await selectRows<{ retry: number }>(
     prisma,
-    PrismaNS.sql`
+    Prisma.sql`
     SELECT CEIL(EXTRACT(EPOCH FROM (window_start + make_interval(secs => ${limits.windowSeconds}::int) - now())))::int AS retry
     FROM auth_failures
     WHERE client = ${key} AND failures >= ${limits.maxFailures}::int
@@ -56,7 +56,7 @@ export async function refuseIfThrottled(prisma: Prisma, key: string, limits: Thr
  * Counts one failure under `key` ahead of the check, atomically with the test of the limit: 429
  * when this attempt is beyond it. A window that has ended starts again at one.
  */
-async function reserve(prisma: Prisma, key: string, max: number, windowSeconds: number): Promise<void> {
+async function reserve(prisma: PrismaClient, key: string, max: number, windowSeconds: number): Promise<void> {
   const [row] = await prisma.$queryRaw<{ failures: number; retry: number }[]>`
     INSERT INTO auth_failures (client, failures, window_start) VALUES (${key}, 1, now())
     ON CONFLICT (client) DO UPDATE SET
@@ -74,7 +74,7 @@ async function reserve(prisma: Prisma, key: string, max: number, windowSeconds: 
  * there before); 429 when either is spent, nothing kept reserved then.
  */
 export async function reserveFailure(
-  prisma: Prisma,
+  prisma: PrismaClient,
   keys: ThrottleKeys,
   limits: ThrottleLimits,
   trusted: boolean,
@@ -89,18 +89,18 @@ export async function reserveFailure(
   }
 }
 
-async function release(prisma: Prisma, key: string): Promise<void> {
+async function release(prisma: PrismaClient, key: string): Promise<void> {
   await prisma.$executeRaw`UPDATE auth_failures SET failures = failures - 1 WHERE client = ${key} AND failures > 0`;
 }
 
 /** Gives back the failures reserved: the credentials were right. */
-export async function releaseFailure(prisma: Prisma, keys: ThrottleKeys, trusted: boolean): Promise<void> {
+export async function releaseFailure(prisma: PrismaClient, keys: ThrottleKeys, trusted: boolean): Promise<void> {
   await release(prisma, keys.pair);
   if (!trusted) await release(prisma, keys.address);
 }
 
 /** Counts one failure of credentials that had been right before (revoked since). */
-export async function recordFailure(prisma: Prisma, keys: ThrottleKeys, limits: ThrottleLimits): Promise<void> {
+export async function recordFailure(prisma: PrismaClient, keys: ThrottleKeys, limits: ThrottleLimits): Promise<void> {
   await reserveFailure(prisma, keys, limits, false).catch((err: unknown) => {
     if (!(err instanceof Throttled)) throw err;
   });
@@ -111,17 +111,17 @@ const KNOWN_DAYS = 30;
 
 /** Whether the account named signed in from this address in the last KNOWN_DAYS. */
 export async function signedInBefore(
-  prisma: Prisma,
+  prisma: PrismaClient,
   client: string,
   name: { login: string } | { lookup: string },
 ): Promise<boolean> {
   const account =
     'login' in name
-      ? PrismaNS.sql`(SELECT id FROM users WHERE login = ${name.login})`
-      : PrismaNS.sql`(SELECT user_id FROM app_passwords WHERE lookup = ${name.lookup})`;
+      ? Prisma.sql`(SELECT id FROM users WHERE login = ${name.login})`
+      : Prisma.sql`(SELECT user_id FROM app_passwords WHERE lookup = ${name.lookup})`;
   const rows = await selectRows<{ known: number }>(
     prisma,
-    PrismaNS.sql`SELECT 1 AS known FROM auth_known_clients
+    Prisma.sql`SELECT 1 AS known FROM auth_known_clients
       WHERE client = ${client.slice(0, 100)} AND user_id = ${account}
         AND last_sign_in > now() - make_interval(days => ${KNOWN_DAYS}::int)`,
   );
@@ -129,7 +129,7 @@ export async function signedInBefore(
 }
 
 /** Remembers that the account signed in from this address (an upsert: parallel sign-ins agree). */
-export async function rememberSignIn(prisma: Prisma, client: string, userId: number): Promise<void> {
+export async function rememberSignIn(prisma: PrismaClient, client: string, userId: number): Promise<void> {
   await prisma.$executeRaw`
     INSERT INTO auth_known_clients (client, user_id, last_sign_in) VALUES (${client.slice(0, 100)}, ${userId}::int, now())
     ON CONFLICT (client, user_id) DO UPDATE SET last_sign_in = now()`;

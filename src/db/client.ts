@@ -15,7 +15,8 @@ import { registerDriver } from './driver.js';
 import { measurePool } from './pool-metrics.js';
 import { countStatementError } from '../metrics/registry.js';
 
-export type Prisma = PrismaClient;
+/** The client outside a transaction; `Prisma` is Prisma's namespace (SQL, JSON nulls, input types). */
+export type { PrismaClient };
 /** The client a `$transaction` callback receives. */
 export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
 

@@ -1,7 +1,7 @@
 // The driver beneath a Prisma client (pg's pool, or the PGlite instance), recorded when the
 // database opens, so that the hot statements (selectRows below) and creates go past Prisma.
-import type { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import type { Prisma, Tx } from './client.js';
+import type { Prisma } from '../../generated/prisma/client.js';
+import type { PrismaClient, Tx } from './client.js';
 
 export type Driver = (text: string, values: unknown[]) => Promise<unknown[]>;
 
@@ -12,13 +12,13 @@ const drivers = new WeakMap<object, Driver>();
 const transactions = new WeakMap<object, TransactionDriver>();
 
 /** Lets reads on `client` run on `driver` (and hot writes in `transaction`), which must reach the same database. */
-export function registerDriver(client: Prisma, driver: Driver, transaction?: TransactionDriver): void {
+export function registerDriver(client: PrismaClient, driver: Driver, transaction?: TransactionDriver): void {
   drivers.set(client, driver);
   if (transaction) transactions.set(client, transaction);
 }
 
 /** The transaction runner of a client outside a transaction, if it has one. */
-export const transactionDriverOf = (db: Prisma | Tx): TransactionDriver | undefined => transactions.get(db);
+export const transactionDriverOf = (db: PrismaClient | Tx): TransactionDriver | undefined => transactions.get(db);
 
 /** A Prisma transaction's statements as a driver runs them: the same text runs in either (queries/event-storage.ts). */
 export const statementsOf =
@@ -27,7 +27,7 @@ export const statementsOf =
     tx.$queryRawUnsafe<unknown[]>(text, ...values);
 
 /** The driver of a client outside a transaction; none for a transaction, whose reads must see its writes. */
-export const driverOf = (db: Prisma | Tx): Driver | undefined => drivers.get(db);
+export const driverOf = (db: PrismaClient | Tx): Driver | undefined => drivers.get(db);
 
 /**
  * The rows of a read-only statement whose columns are text, integers or booleans (as every caller's
@@ -38,7 +38,7 @@ export const driverOf = (db: Prisma | Tx): Driver | undefined => drivers.get(db)
  * on the driver beneath the adapter instead (the same pool, or the same PGlite); inside a
  * transaction they stay with Prisma, so that they see its writes.
  */
-export async function selectRows<T>(db: Prisma | Tx, statement: PrismaNS.Sql): Promise<T[]> {
+export async function selectRows<T>(db: PrismaClient | Tx, statement: Prisma.Sql): Promise<T[]> {
   const driver = driverOf(db);
   return (driver ? await driver(statement.text, statement.values) : await db.$queryRaw<T[]>(statement)) as T[];
 }

@@ -3,7 +3,7 @@
 // waiting on a disabled subscription that long ago (with their attempts). Each instance purges now and then;
 // running it on several at once is harmless (each delete is a condition on age, and the feed's
 // retention mark only moves forward).
-import type { Database, Prisma } from './client.js';
+import type { Database, PrismaClient } from './client.js';
 
 export interface Retention {
   authWindowSeconds: number;
@@ -114,7 +114,7 @@ export function startHousekeeping(
  * Deletes the changes recorded before `before` and moves the feed's retention mark (migration
  * change_feed) past them: a cursor before the mark answers 410 (queries/changes.ts).
  */
-export async function pruneChanges(db: Prisma, before: Date): Promise<void> {
+export async function pruneChanges(db: PrismaClient, before: Date): Promise<void> {
   for (;;) {
     const [{ n }] = await db.$queryRaw<{ n: number }[]>`
       WITH gone AS (
@@ -130,7 +130,7 @@ export async function pruneChanges(db: Prisma, before: Date): Promise<void> {
 }
 
 /** Deletes, with their attempts, the webhook messages sent, given up or waiting on a disabled subscription since before `before`. */
-async function pruneDeliveries(db: Prisma, before: Date): Promise<void> {
+async function pruneDeliveries(db: PrismaClient, before: Date): Promise<void> {
   for (;;) {
     const n = await db.$executeRaw`
       DELETE FROM webhook_deliveries WHERE id IN (

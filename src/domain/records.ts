@@ -1,6 +1,6 @@
 // The stored objects as the services hand them on, to serializers and handlers. Types only: how
 // they are read is queries/' and services/' business (docs/architecture.md).
-import type { Prisma as PrismaNS, Term } from '../../generated/prisma/client.js';
+import type { Prisma as Prisma, Term } from '../../generated/prisma/client.js';
 import type { PostStatus } from './posts.js';
 
 /** Everything an event's representation shows: the event, its links, and what they link to. */
@@ -10,16 +10,13 @@ export const eventInclude = {
   terms: { include: { term: true } },
   // An occurrence's series, as far as telling whether the caller may read it.
   parent: { select: { id: true, status: true, authorId: true } },
-} satisfies PrismaNS.EventInclude;
+} satisfies Prisma.EventInclude;
 
 /**
  * An event as read (queries/event-rows.ts): an occurrence that has no text of its own shows its
  * series' description and excerpt, so these are always text here.
  */
-export type EventRecord = Omit<
-  PrismaNS.EventGetPayload<{ include: typeof eventInclude }>,
-  'description' | 'excerpt'
-> & {
+export type EventRecord = Omit<Prisma.EventGetPayload<{ include: typeof eventInclude }>, 'description' | 'excerpt'> & {
   description: string;
   excerpt: string;
 };

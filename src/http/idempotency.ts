@@ -3,7 +3,7 @@
 // answer is kept in the database for 24 hours, so a retry that reaches another instance, or comes
 // after a restart, is recognised too. The same key with another body is a client error (422).
 import { createHash } from 'node:crypto';
-import type { Prisma } from '../db/client.js';
+import type { PrismaClient } from '../db/client.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { ApiError, invalidParams } from './errors.js';
 import type { Call, Reply } from './handler.js';
@@ -50,7 +50,7 @@ export function idempotent(
 
 /** Takes the key for this request ('new'), or answers from an earlier request that took it. */
 async function claim(
-  prisma: Prisma,
+  prisma: PrismaClient,
   userId: number,
   key: string,
   operation: string,

@@ -4,8 +4,8 @@
 // finds the first's mapping. Two that both find no mapping both create; the primary key then
 // refuses the second's mapping, its transaction is rolled back and run again (services/retry.ts),
 // and it updates the first's item instead.
-import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import type { Prisma, Tx } from '../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { PrismaClient, Tx } from '../db/client.js';
 import type { ItemRef } from './items.js';
 
 export interface Mapping {
@@ -42,7 +42,7 @@ export async function saveMapping(
 }
 
 /** Every item imported from the source before, by kind and external ID, a page at a time. */
-export async function* mappedItemPages(db: Prisma, source: string, size = 1000) {
+export async function* mappedItemPages(db: PrismaClient, source: string, size = 1000) {
   let after: { kind: string; externalId: string } | undefined;
   for (;;) {
     const rows = await db.importedItem.findMany({
@@ -68,9 +68,9 @@ export async function localState(
   table: 'events' | 'venues' | 'organizers' | 'terms',
   id: number,
 ): Promise<'present' | 'trash' | 'gone'> {
-  const status = table === 'terms' ? PrismaNS.sql`'publish'` : PrismaNS.sql`status`;
+  const status = table === 'terms' ? Prisma.sql`'publish'` : Prisma.sql`status`;
   const rows = await tx.$queryRaw<{ status: string }[]>`
-    SELECT ${status} AS status FROM ${PrismaNS.raw(table)} WHERE id = ${id}`;
+    SELECT ${status} AS status FROM ${Prisma.raw(table)} WHERE id = ${id}`;
   const row = rows.at(0);
   if (!row) return 'gone';
   return row.status === 'trash' ? 'trash' : 'present';

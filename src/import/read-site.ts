@@ -3,7 +3,7 @@
 // whatever it claims (limits.ts). Its lists first, kind after kind (categories whole, to write each
 // parent before its children); then the events WordPress lists that they do not show; then what an
 // earlier run imported that they no longer show (hidden, out of reach, or deleted there).
-import type { Prisma } from '../db/client.js';
+import type { PrismaClient } from '../db/client.js';
 import { Stopped } from './fetch-source.js';
 import { type ImportItem, type ItemKind, KIND_ORDER } from './items.js';
 import { mappedItemPages } from './ledger.js';
@@ -15,7 +15,7 @@ import { eventIdPages } from './wordpress-posts.js';
 
 export interface SiteRun {
   site: TecSite;
-  db: Prisma;
+  db: PrismaClient;
   source: string;
   limits: ImportLimits;
   writer: Writer;

@@ -2,11 +2,11 @@
 // position is (xid, seq): the transaction that recorded a change and the change's number. Only
 // changes of transactions older than every one still running are given, so a position, once
 // passed, never has a change appear behind it.
-import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import type { Prisma, Tx } from '../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { PrismaClient, Tx } from '../db/client.js';
 import { selectRows } from '../db/driver.js';
 
-const sql = PrismaNS.sql;
+const sql = Prisma.sql;
 
 /** A place in the feed: every change at or before it has been given. Both parts are decimal digits. */
 export interface FeedPosition {
@@ -80,7 +80,7 @@ const compare = (a: FeedPosition, b: FeedPosition) => {
  * from one snapshot: the position given for an empty page is exact.
  */
 export async function selectChanges(
-  db: Prisma | Tx,
+  db: PrismaClient | Tx,
   after: FeedPosition | undefined,
   limit: number,
 ): Promise<ChangeRead> {
@@ -142,7 +142,7 @@ export interface FeedLag {
  * xmin), so one long transaction anywhere on the server holds back every change committed after it
  * began, and every webhook with them. These are the committed changes at or past that horizon.
  */
-export async function selectFeedLag(db: Prisma): Promise<FeedLag> {
+export async function selectFeedLag(db: PrismaClient): Promise<FeedLag> {
   const [row] = await selectRows<{ held_back: number; lag_seconds: number }>(
     db,
     sql`SELECT count(*)::int AS held_back,

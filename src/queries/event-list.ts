@@ -1,9 +1,9 @@
 // The statements of the event list: one page of the events that match resolved filters, and how
 // many match in all. What the filters mean and whether the caller may use them is decided before
 // (services/event-list.ts); here they only become SQL.
-import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import type { ListScope } from '../auth/permissions.js';
-import type { Prisma } from '../db/client.js';
+import type { PrismaClient } from '../db/client.js';
 import type { EventRecord } from '../domain/records.js';
 import { DAY_MS } from '../lib/dates.js';
 import { selectEventPage, selectEvents } from './event-rows.js';
@@ -11,7 +11,7 @@ import { inScope, isPublic } from './list-scope.js';
 import { selectRows } from '../db/driver.js';
 import { EVENT_TITLE, eventHoldsEveryWord, holdsEveryWord, searchWords } from './word-search.js';
 
-const sql = PrismaNS.sql;
+const sql = Prisma.sql;
 
 /** The filters of one list, resolved: IDs that exist and that the caller may name, instants. */
 export interface EventListFilters {
@@ -55,8 +55,8 @@ const ORDER_COLUMNS = { start_date: 'e.start_utc', end_date: 'e.end_utc', title:
  * The ORDER BY of a list: the column asked for, ties by start and then ID, so that pages never
  * overlap. `relevance` puts the events whose title holds every word first (then by start).
  */
-function orderBy(order: EventOrder = { by: 'start_date', direction: 'asc' }, words: string[]): PrismaNS.Sql {
-  const direction = PrismaNS.raw(order.direction === 'desc' ? 'DESC' : 'ASC');
+function orderBy(order: EventOrder = { by: 'start_date', direction: 'asc' }, words: string[]): Prisma.Sql {
+  const direction = Prisma.raw(order.direction === 'desc' ? 'DESC' : 'ASC');
   if (order.by === 'id') return sql`ORDER BY e.id ${direction}`;
   if (order.by === 'relevance' && words.length) {
     const inTitle = holdsEveryWord(EVENT_TITLE, words);
@@ -64,7 +64,7 @@ function orderBy(order: EventOrder = { by: 'start_date', direction: 'asc' }, wor
   }
   // Without a search, relevance is the start order.
   const by = order.by === 'relevance' ? 'start_date' : order.by;
-  const column = PrismaNS.raw(ORDER_COLUMNS[by]);
+  const column = Prisma.raw(ORDER_COLUMNS[by]);
   return by === 'start_date'
     ? sql`ORDER BY e.start_utc ${direction}, e.id ${direction}`
     : sql`ORDER BY ${column} ${direction}, e.start_utc ${direction}, e.id ${direction}`;
@@ -79,7 +79,7 @@ export interface EventBound {
 
 /** A page of the list, ordered by start and then ID, and the total. */
 export async function selectEventList(
-  db: Prisma,
+  db: PrismaClient,
   f: EventListFilters,
   page: { take: number; skip: number },
 ): Promise<{ total: number; items: EventRecord[] }> {
@@ -105,14 +105,14 @@ export async function selectEventList(
  * text for the same caller and options: an unchanged feed is answered from its ETag.
  */
 export async function selectFeedIndex(
-  db: Prisma,
+  db: PrismaClient,
   f: EventListFilters,
   take: number,
 ): Promise<{ ids: number[]; total: number; digest: string }> {
   const { where, words } = listWhere(f);
   // Two statements, the page and then its links: on the embedded database each one holds the
   // event loop while it runs.
-  const version = (table: string) => sql`(extract(epoch FROM ${PrismaNS.raw(table)}.modified_at) * 1000)::bigint`;
+  const version = (table: string) => sql`(extract(epoch FROM ${Prisma.raw(table)}.modified_at) * 1000)::bigint`;
   const [page] = await selectRows<{ ids: number[] | null; total: number | null; versions: string | null }>(
     db,
     sql`
@@ -143,16 +143,16 @@ export async function selectFeedIndex(
  * The list's condition on `e`, the words of its search, and whether anything but the window narrows
  * it (else a public list's total can be read off the day counts).
  */
-function listWhere(f: EventListFilters): { where: PrismaNS.Sql; words: string[]; narrowed: boolean } {
+function listWhere(f: EventListFilters): { where: Prisma.Sql; words: string[]; narrowed: boolean } {
   const between = f.window && sql`BETWEEN ${f.window.start}::timestamptz AND ${f.window.end}::timestamptz`;
   const and = [inScope(f.scope, 'e'), sql`NOT e.hide_from_listings`, ...windowConditions(f.singleEvents, between)];
   // Links to the events of a public list carry their start (migration link_listed_start), so each
   // venue, organizer or term filter of such a list is a set of events read off one index, and the
   // sets are intersected before any event row is read. Other lists test each event's links.
   const publicWindow = between && isPublic(f.scope) ? between : undefined;
-  const linkSets: PrismaNS.Sql[] = [];
+  const linkSets: Prisma.Sql[] = [];
   const linked = (table: 'event_venues' | 'event_organizers' | 'event_terms', column: string, ids: number[]) => {
-    const [from, key] = [PrismaNS.raw(table), PrismaNS.raw(column)];
+    const [from, key] = [Prisma.raw(table), Prisma.raw(column)];
     if (publicWindow) {
       linkSets.push(
         sql`SELECT l.event_id FROM ${from} l WHERE l.${key} = ANY(${ids}::int[]) AND l.listed_start_utc ${publicWindow}`,
@@ -171,12 +171,12 @@ function listWhere(f: EventListFilters): { where: PrismaNS.Sql; words: string[];
   and.push(...flagConditions(f));
   if (f.nearVenues) linked('event_venues', 'venue_id', f.nearVenues);
 
-  if (linkSets.length) and.push(sql`e.id IN (${PrismaNS.join(linkSets, ' INTERSECT ')})`);
-  return { where: PrismaNS.join(and, ' AND '), words, narrowed: and.length > narrowing };
+  if (linkSets.length) and.push(sql`e.id IN (${Prisma.join(linkSets, ' INTERSECT ')})`);
+  return { where: Prisma.join(and, ' AND '), words, narrowed: and.length > narrowing };
 }
 
 /** The window's conditions: on an event's start, or on a series by its own start or its occurrences'. */
-function windowConditions(singleEvents: boolean, between: PrismaNS.Sql | undefined): PrismaNS.Sql[] {
+function windowConditions(singleEvents: boolean, between: Prisma.Sql | undefined): Prisma.Sql[] {
   if (singleEvents) return [sql`e.recurrence = '{}'`, ...(between ? [sql`e.start_utc ${between}`] : [])];
   if (!between) return [];
   // A series is in the window when one of its occurrences is.
@@ -187,12 +187,12 @@ function windowConditions(singleEvents: boolean, between: PrismaNS.Sql | undefin
 }
 
 /** The conditions on an event's own columns: which rows are listed, `include`, date bounds, tickets, search words. */
-function rowConditions(f: EventListFilters, words: string[]): PrismaNS.Sql[] {
-  const and: PrismaNS.Sql[] = [];
+function rowConditions(f: EventListFilters, words: string[]): Prisma.Sql[] {
+  const and: Prisma.Sql[] = [];
   if (!f.singleEvents) and.push(sql`(e.parent_id IS NULL OR e.is_exception)`);
   if (f.include) and.push(sql`e.id = ANY(${f.include}::int[])`);
   for (const bound of f.bounds) {
-    and.push(sql`e.${PrismaNS.raw(bound.column)} ${PrismaNS.raw(bound.operator)} ${bound.at}::timestamptz`);
+    and.push(sql`e.${Prisma.raw(bound.column)} ${Prisma.raw(bound.operator)} ${bound.at}::timestamptz`);
   }
   // No event has tickets here: asking for ticketed events asks for none.
   if (f.ticketed === true) and.push(sql`false`);
@@ -201,8 +201,8 @@ function rowConditions(f: EventListFilters, words: string[]): PrismaNS.Sql[] {
 }
 
 /** The conditions of the yes/no and single-value filters: `featured`, `post_parent`, `geoloc`. */
-function flagConditions(f: EventListFilters): PrismaNS.Sql[] {
-  const and: PrismaNS.Sql[] = [];
+function flagConditions(f: EventListFilters): Prisma.Sql[] {
+  const and: Prisma.Sql[] = [];
   if (f.featured !== undefined) and.push(sql`e.featured = ${f.featured}::boolean`);
   if (f.parent !== undefined) and.push(sql`e.parent_id = ${f.parent}::int`);
   const located = sql`EXISTS (SELECT 1 FROM event_venues l JOIN venues v ON v.id = l.venue_id
@@ -212,7 +212,7 @@ function flagConditions(f: EventListFilters): PrismaNS.Sql[] {
   return and;
 }
 
-async function count(db: Prisma, where: PrismaNS.Sql): Promise<number> {
+async function count(db: PrismaClient, where: Prisma.Sql): Promise<number> {
   const [row] = await selectRows<{ total: number }>(
     db,
     sql`SELECT count(*)::int AS total FROM events e WHERE ${where}`,
@@ -225,7 +225,7 @@ async function count(db: Prisma, where: PrismaNS.Sql): Promise<number> {
  * triggers keep (migration listed_events_per_day), the events of the first and last day counted one
  * by one on the partial index. The cost grows with the days in the window, not with the events.
  */
-async function countListed(db: Prisma, start: Date, end: Date): Promise<number> {
+async function countListed(db: PrismaClient, start: Date, end: Date): Promise<number> {
   if (end < start) return 0;
   const firstDay = Math.floor(start.getTime() / DAY_MS) * DAY_MS;
   const lastDay = Math.floor(end.getTime() / DAY_MS) * DAY_MS;

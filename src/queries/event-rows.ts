@@ -4,13 +4,13 @@
 // seven statements. The rows come back in exactly the shape `findMany({ include: eventInclude })`
 // gives (test/http/event-rows.test.ts compares the two), so the rest of the service does not know
 // the difference.
-import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import type { Prisma, Tx } from '../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { PrismaClient, Tx } from '../db/client.js';
 import { selectRows } from '../db/driver.js';
 import { type Json, record } from './rows.js';
 import type { EventRecord as EventRow } from '../domain/records.js';
 
-const sql = PrismaNS.sql;
+const sql = Prisma.sql;
 
 /**
  * One event as JSON, links and what they link to included, each list in the order Prisma gives it;
@@ -30,15 +30,15 @@ const EVENT_JSON = sql`(to_jsonb(e) - 'search_vector') || jsonb_build_object(
 
 export interface EventSelection {
   /** A condition on `e`, the events table. */
-  where: PrismaNS.Sql;
+  where: Prisma.Sql;
   /** An ORDER BY clause on `e`; required with `take`. */
-  orderBy?: PrismaNS.Sql;
+  orderBy?: Prisma.Sql;
   take?: number;
   skip?: number;
 }
 
 /** The events that match, in the order asked for. */
-export async function selectEvents(db: Prisma | Tx, selection: EventSelection): Promise<EventRow[]> {
+export async function selectEvents(db: PrismaClient | Tx, selection: EventSelection): Promise<EventRow[]> {
   return (await select(db, selection, false)).map(({ event }) => toEventRow(JSON.parse(event) as Json));
 }
 
@@ -48,17 +48,17 @@ export async function selectEvents(db: Prisma | Tx, selection: EventSelection): 
  * for the page, halves the work of a filtered list; and it keeps the planner from walking the start
  * index in order in the hope of filling the page soon, which is slow when few events match.
  */
-export async function selectEventPage(db: Prisma | Tx, selection: EventSelection & { take: number }) {
+export async function selectEventPage(db: PrismaClient | Tx, selection: EventSelection & { take: number }) {
   const rows = await select(db, selection, true);
   return { items: rows.map(({ event }) => toEventRow(JSON.parse(event) as Json)), total: rows[0]?.total };
 }
 
 async function select(
-  db: Prisma | Tx,
-  { where, orderBy = PrismaNS.empty, take, skip = 0 }: EventSelection,
+  db: PrismaClient | Tx,
+  { where, orderBy = Prisma.empty, take, skip = 0 }: EventSelection,
   withTotal: boolean,
 ) {
-  const page = take === undefined ? PrismaNS.empty : sql`LIMIT ${take}::int OFFSET ${skip}::int`;
+  const page = take === undefined ? Prisma.empty : sql`LIMIT ${take}::int OFFSET ${skip}::int`;
   if (!withTotal) {
     // The page is cut first, in a subquery, so that links are gathered for its events only.
     return selectRows<{ event: string; total?: number }>(

@@ -4,7 +4,7 @@
 // occurrence takes of its series; the statements below then carry it. Each takes the transaction's
 // statement runner: the driver's (services/events/create.ts, past Prisma) or Prisma's (db/driver.ts
 // statementsOf), so that the same text runs whichever transaction a write is in.
-import { type Event, Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { type Event, Prisma as Prisma } from '../../generated/prisma/client.js';
 import type { Tx } from '../db/client.js';
 import { type Driver, statementsOf } from '../db/driver.js';
 import { wallClockText } from '../lib/event-times.js';
@@ -310,7 +310,7 @@ export async function copyLinks(tx: Tx, from: number, ids: number[], replace: bo
 export async function shiftOriginalStarts(tx: Tx, seriesId: number, deltaMs: number): Promise<void> {
   // All rows move by the same amount, in two steps: one step could meet a row not yet moved in the
   // unique index on (parent_id, original_start_local).
-  const far = PrismaNS.raw("interval '1000 years'");
+  const far = Prisma.raw("interval '1000 years'");
   await tx.$executeRaw`
     UPDATE events SET original_start_local = original_start_local + ${deltaMs / 1000}::float8 * interval '1 second' + ${far}
     WHERE parent_id = ${seriesId}::int`;
@@ -349,7 +349,7 @@ export async function moveOccurrencesFrom(tx: Tx, from: number, to: number, star
 
 /** Occurrences of a series after this wall-clock start: to the trash as exceptions, or for good. */
 export async function dropOccurrencesAfter(tx: Tx, seriesId: number, start: Date, force: boolean): Promise<void> {
-  const later = PrismaNS.sql`parent_id = ${seriesId}::int AND original_start_local > ${wallClockText(start)}::timestamp`;
+  const later = Prisma.sql`parent_id = ${seriesId}::int AND original_start_local > ${wallClockText(start)}::timestamp`;
   if (force) await tx.$executeRaw`DELETE FROM events WHERE ${later}`;
   else
     await tx.$executeRaw`UPDATE events SET status = 'trash', is_exception = true, modified_at = now() WHERE ${later}`;

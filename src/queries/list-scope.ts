@@ -1,5 +1,5 @@
 // A list's scope (auth/permissions.ts listScope) as a condition of hand-written SQL, or of a Prisma query.
-import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import type { ListScope } from '../auth/permissions.js';
 
 /** Published items only: what anonymous callers and subscribers see, and the lists worth making fast. */
@@ -10,13 +10,13 @@ export const isPublic = (scope: ListScope) =>
  * The scope as a condition on the table named `alias`. The public one is written out as a literal so
  * that the planner can use the partial indexes made for it.
  */
-export function inScope(scope: ListScope, alias: string): PrismaNS.Sql {
-  const table = PrismaNS.raw(alias);
-  if (isPublic(scope)) return PrismaNS.sql`${table}.status = 'publish'`;
-  const statuses = PrismaNS.sql`${table}.status::text = ANY(${scope.statuses}::text[])`;
+export function inScope(scope: ListScope, alias: string): Prisma.Sql {
+  const table = Prisma.raw(alias);
+  if (isPublic(scope)) return Prisma.sql`${table}.status = 'publish'`;
+  const statuses = Prisma.sql`${table}.status::text = ANY(${scope.statuses}::text[])`;
   return scope.ownerId === undefined
     ? statuses
-    : PrismaNS.sql`${statuses} AND (${table}.status = 'publish' OR ${table}.author_id = ${scope.ownerId}::int)`;
+    : Prisma.sql`${statuses} AND (${table}.status = 'publish' OR ${table}.author_id = ${scope.ownerId}::int)`;
 }
 
 /** The scope as a Prisma `where` on a post table (events, venues, organizers). */

@@ -1,8 +1,8 @@
 // The statement of the venue and organizer lists: a page, newest first, and how many match in all,
 // in one SQL statement (the matches are found once for both, as for events in event-rows.ts).
-import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import type { ListScope } from '../auth/permissions.js';
-import type { Prisma } from '../db/client.js';
+import type { PrismaClient } from '../db/client.js';
 import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/records.js';
 import { inScope } from './list-scope.js';
 import { selectRows } from '../db/driver.js';
@@ -26,14 +26,14 @@ export interface VenueOrOrganizerFilters {
 }
 
 export async function selectVenuesOrOrganizers(
-  db: Prisma,
+  db: PrismaClient,
   kind: VenueOrOrganizerKind,
   f: VenueOrOrganizerFilters,
   page: { take: number; skip: number },
 ): Promise<{ total: number; items: VenueOrOrganizerRecord[] }> {
-  const { sql, raw } = PrismaNS;
+  const { sql, raw } = Prisma;
   const [table, links, column] = [raw(kind.tableName), raw(kind.linkTable), raw(`${kind.type}_id`)];
-  const withEvents = (condition: PrismaNS.Sql) =>
+  const withEvents = (condition: Prisma.Sql) =>
     sql`EXISTS (SELECT 1 FROM ${links} l JOIN events ev ON ev.id = l.event_id WHERE l.${column} = p.id AND ${condition})`;
   // Only events the caller may read count (docs/decisions.md, "Venues and organizers": `has_events`
   // wants one that is not a draft or pending, `has_events=false` no event at all): nobody learns of
@@ -50,7 +50,7 @@ export async function selectVenuesOrOrganizers(
   if (f.hasEvents === false) and.push(sql`NOT ${withEvents(readable)}`);
   if (f.modifiedAfter) and.push(sql`p.modified_at > ${f.modifiedAfter}::timestamptz`);
   if (f.upcomingAfter) and.push(withEvents(sql`ev.start_utc >= ${f.upcomingAfter}::timestamptz AND ${readable}`));
-  const where = PrismaNS.join(and, ' AND ');
+  const where = Prisma.join(and, ' AND ');
   const order = sql`ORDER BY p.published_at DESC, p.id DESC`;
   const rows = await selectRows<{ row: string; total: number }>(
     db,

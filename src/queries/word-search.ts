@@ -2,10 +2,10 @@
 // item's searchable text, in any order, compared after `search_vector` (migration
 // word_prefix_search) folds case and accents and splits the text into words. The vectors here are
 // the ones that migration indexes, character for character, so that the planner uses those indexes.
-import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import { likeEscaped } from '../lib/like.js';
 
-const sql = PrismaNS.sql;
+const sql = Prisma.sql;
 
 /** Words beyond these add cost and little precision. */
 export const MAX_SEARCH_WORDS = 8;
@@ -18,11 +18,11 @@ export function searchWords(search: string): string[] {
 
 /** A searchable text: its words as indexed, and the text itself (unfolded). */
 export interface SearchedText {
-  vector: PrismaNS.Sql;
-  text: PrismaNS.Sql;
+  vector: Prisma.Sql;
+  text: Prisma.Sql;
 }
 
-const searched = (text: PrismaNS.Sql, vector = sql`search_vector(${text})`): SearchedText => ({ vector, text });
+const searched = (text: Prisma.Sql, vector = sql`search_vector(${text})`): SearchedText => ({ vector, text });
 
 /** An event's (alias e) title and description; its words stored in events.search_vector, as events_search_idx indexes them. */
 export const EVENT_TEXT = searched(sql`(e.title || ' ' || coalesce(e.description, ''))`, sql`e.search_vector`);
@@ -36,7 +36,7 @@ const SERIES_TEXT = searched(sql`(s.title || ' ' || coalesce(s.description, ''))
  * first, on the index, so that both halves can be read off indexes (events_search_idx, and the one
  * on parent_id).
  */
-export function eventHoldsEveryWord(words: string[]): PrismaNS.Sql {
+export function eventHoldsEveryWord(words: string[]): Prisma.Sql {
   return sql`(${holdsEveryWord(EVENT_TEXT, words)} OR (e.description IS NULL AND e.parent_id = ANY(ARRAY(
     SELECT s.id FROM events s WHERE s.recurrence <> '{}' AND ${holdsEveryWord(SERIES_TEXT, words)}))))`;
 }
@@ -68,12 +68,12 @@ const hasPunctuation = (word: string) => /[^\p{L}\p{M}\p{N}]/u.test(word);
  * punctuation alone ("%") begins no word: a search of nothing else matches nothing, without the
  * reading of every text that testing it would take (docs/decisions.md, "Event list filters").
  */
-export function holdsEveryWord(target: SearchedText, words: string[]): PrismaNS.Sql {
+export function holdsEveryWord(target: SearchedText, words: string[]): Prisma.Sql {
   const indexed = words.filter(hasWords);
   if (!indexed.length) return sql`false`;
   const conditions = [sql`${target.vector} @@ search_query(${indexed.join(' ')}::text)`];
   for (const word of indexed.filter(hasPunctuation)) {
     conditions.push(sql`search_text(${target.text}) LIKE ('%' || search_text(${likeEscaped(word)}::text) || '%')`);
   }
-  return PrismaNS.join(conditions, ' AND ');
+  return Prisma.join(conditions, ' AND ');
 }

@@ -5,8 +5,8 @@
 // object's current state.
 import { canRead } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
-import type { Prisma, Tx } from '../db/client.js';
-import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import type { PrismaClient, Tx } from '../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import { CursorExpired, InvalidInput } from '../domain/errors.js';
 import type { ChangedObject, ChangeRecord } from '../domain/records.js';
 import { type ChangeRow, type FeedPosition, selectChanges } from '../queries/changes.js';
@@ -58,7 +58,7 @@ export async function readChanges(
  * (at least one).
  */
 export async function withObjects(
-  db: Prisma | Tx,
+  db: PrismaClient | Tx,
   caller: Caller,
   changes: ChangeRow[],
   maxBytes = Number.POSITIVE_INFINITY,
@@ -94,7 +94,7 @@ function sizeOf(object: ChangedObject | undefined): number {
 
 /** The changed objects as they are now, keyed `type:id`; unreadable ones left out. */
 async function currentObjects(
-  db: Prisma | Tx,
+  db: PrismaClient | Tx,
   caller: Caller,
   changes: ChangeRow[],
 ): Promise<Map<string, ChangedObject>> {
@@ -102,7 +102,7 @@ async function currentObjects(
     ...new Set(changes.filter((c) => types.includes(c.type)).map((c) => c.id)),
   ];
   const [events, venues, organizers, terms] = await Promise.all([
-    ids('event').length ? selectEvents(db, { where: PrismaNS.sql`e.id = ANY(${ids('event')}::int[])` }) : [],
+    ids('event').length ? selectEvents(db, { where: Prisma.sql`e.id = ANY(${ids('event')}::int[])` }) : [],
     ids('venue').length ? db.venue.findMany({ where: { id: { in: ids('venue') } } }) : [],
     ids('organizer').length ? db.organizer.findMany({ where: { id: { in: ids('organizer') } } }) : [],
     ids('category', 'tag').length ? termsWithIds(db, ids('category', 'tag')) : [],

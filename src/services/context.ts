@@ -2,12 +2,12 @@
 // passed first to every service function.
 import type { Caller } from '../auth/roles.js';
 import type { Quotas, RecurrenceLimits } from '../config.js';
-import type { Prisma } from '../db/client.js';
+import type { PrismaClient } from '../db/client.js';
 import type { Precondition } from '../domain/posts.js';
 
 export interface ServiceContext {
   /** The database, outside any transaction; writes open their own. */
-  db: Prisma;
+  db: PrismaClient;
   /** Who is calling: a signed-in user, or null when anonymous. */
   caller: Caller;
   /** The site's IANA time zone, in which dates without an offset are read. */

@@ -1,10 +1,10 @@
 // What an event links to, from the way a write or a list filter names it: categories and tags by
 // ID, name or slug; venues and organizers by ID or as the fields of one to create (docs/decisions.md,
 // "Representations"). Names that point nowhere are 400s naming the field, never silent drops.
-import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import { canRead, mayCall } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
-import type { Prisma, Tx } from '../db/client.js';
+import type { PrismaClient, Tx } from '../db/client.js';
 import { DuplicateTermName, InvalidInput, TermCreationForbidden } from '../domain/errors.js';
 import type { PostStatus } from '../domain/posts.js';
 import { CATEGORY, type Taxonomy, TERM_TYPE, type VenueOrOrganizerKind } from '../domain/records.js';
@@ -23,7 +23,7 @@ const inRange = (ref: string | number) => Number(ref) <= MAX_ID;
 const MAX_TERM_NAME = 200;
 /** The operation whose role a write needs to create a term by naming it. */
 const CREATE_TERM = { tribe_events_cat: 'createCategory', post_tag: 'createTag' } as const;
-const sql = PrismaNS.sql;
+const sql = Prisma.sql;
 
 /** A write's `categories` or `tags`: an array, or one comma-separated string. */
 export type TermsWrite = string | number | (string | number)[];
@@ -127,7 +127,7 @@ function assertMayCreateTerm(caller: Caller, taxonomy: Taxonomy, field: string) 
  * A category also stands for every category below it.
  */
 export async function termIdsForFilter(
-  db: Prisma,
+  db: PrismaClient,
   taxonomy: Taxonomy,
   field: string,
   refs: (string | number)[],
@@ -240,7 +240,7 @@ export async function assertVenuesOrOrganizersExist(ctx: ServiceContext, kind: V
   const { caller } = ctx;
   const rows = await selectRows<{ id: number; status: PostStatus; author_id: number | null }>(
     ctx.db,
-    sql`SELECT id, status, author_id FROM ${PrismaNS.raw(kind.tableName)} WHERE id = ANY(${ids}::int[])`,
+    sql`SELECT id, status, author_id FROM ${Prisma.raw(kind.tableName)} WHERE id = ANY(${ids}::int[])`,
   );
   const missing = ids.find((id) => {
     const row = rows.find((r) => r.id === id);

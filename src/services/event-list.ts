@@ -5,8 +5,8 @@
 import { DateTime } from 'luxon';
 import type { operations } from '../../generated/api.js';
 import { type ListScope, listScope } from '../auth/permissions.js';
-import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
-import type { Prisma } from '../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { PrismaClient } from '../db/client.js';
 import { InvalidInput } from '../domain/errors.js';
 import type { DecodedQuery } from '../domain/query-flags.js';
 import { type AppliedFilters, appliedFilters, type Page } from '../domain/paging.js';
@@ -26,7 +26,7 @@ export type EventListQuery = Omit<
 >;
 
 /** The filters page links repeat as they were given, after the normalized dates. */
-const sql = PrismaNS.sql;
+const sql = Prisma.sql;
 
 const LINKED_FILTERS = [
   'search',
@@ -307,7 +307,7 @@ function inRange(field: string, instant: DateTime): DateTime {
  * IDs of the venues in `scope` within the geofence of a point: a box on the indexed columns, then
  * the true distance.
  */
-async function venuesNear(db: Prisma, scope: ListScope, lat: number, lng: number): Promise<number[]> {
+async function venuesNear(db: PrismaClient, scope: ListScope, lat: number, lng: number): Promise<number[]> {
   const dLat = (GEOFENCE_KM / 6371) * (180 / Math.PI);
   const dLng = dLat / Math.max(Math.cos((lat * Math.PI) / 180), 1e-6);
   const wraps = lng - dLng < -180 || lng + dLng > 180;

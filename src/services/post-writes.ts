@@ -1,7 +1,7 @@
 // The steps every update and delete of an event, venue or organizer takes, in this order: lock the
 // row, find it (404 when the key names nothing), check the caller may change it, claim the version
 // If-Match names; then for updates a slug, and for deletes the trash or the end.
-import { Prisma as PrismaNS } from '../../generated/prisma/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import { canDeleteForGood, canEdit, forbidden } from '../auth/permissions.js';
 import type { Tx } from '../db/client.js';
 import { AlreadyTrashed, NotFound, PreconditionFailed, type ResourceType } from '../domain/errors.js';
@@ -35,10 +35,10 @@ export async function lockForWrite<Row extends PostHead>(
   table: PostTable<Row>,
   key: Key,
 ): Promise<Row> {
-  const where = 'id' in key ? PrismaNS.sql`id = ${key.id}::int` : PrismaNS.sql`slug = ${key.slug}::text`;
+  const where = 'id' in key ? Prisma.sql`id = ${key.id}::int` : Prisma.sql`slug = ${key.slug}::text`;
   const locked = await tx.$queryRaw<
     { id: number }[]
-  >`SELECT id FROM ${PrismaNS.raw(table.name)} WHERE ${where} FOR UPDATE`;
+  >`SELECT id FROM ${Prisma.raw(table.name)} WHERE ${where} FOR UPDATE`;
   const current = locked[0] ? await table.read(locked[0].id) : undefined;
   if (!current) throw new NotFound(table.type, describeKey(key));
   if (!canEdit(ctx.caller, current)) throw forbidden(ctx.caller);

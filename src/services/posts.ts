@@ -2,7 +2,7 @@
 // to "may this caller read this item", and the `modified_after` filter (terms have it too).
 import { canRead } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
-import type { Prisma, Tx } from '../db/client.js';
+import type { PrismaClient, Tx } from '../db/client.js';
 import { InvalidInput, NotReadable, type ResourceType } from '../domain/errors.js';
 import type { PostStatus } from '../domain/posts.js';
 import type { ServiceContext } from './context.js';
@@ -68,7 +68,7 @@ export function assertReadable(type: ResourceType, caller: Caller, item: PostHea
 }
 
 /** Whether the caller may read the event: a filter that names one treats any other as missing. */
-export async function readableEvent(db: Prisma, caller: Caller, id: number): Promise<boolean> {
+export async function readableEvent(db: PrismaClient, caller: Caller, id: number): Promise<boolean> {
   const row = await db.event.findUnique({ where: { id }, select: { status: true, authorId: true } });
   return row !== null && canRead(caller, row);
 }

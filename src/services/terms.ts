@@ -1,6 +1,6 @@
 // Categories and tags: one table, told apart by taxonomy. Every write runs in a transaction, and
 // the unique indexes (slug; name among siblings) settle races between concurrent writers.
-import { Prisma as PrismaNS, type Term } from '../../generated/prisma/client.js';
+import { Prisma as Prisma, type Term } from '../../generated/prisma/client.js';
 import type { Tx } from '../db/client.js';
 import { DuplicateTermName, DuplicateTermSlug, InvalidInput, NotFound } from '../domain/errors.js';
 import { CATEGORY, type Taxonomy, TERM_TYPE, type TermRecord, type TermRow } from '../domain/records.js';
@@ -47,7 +47,7 @@ export async function listTerms(ctx: ServiceContext, taxonomy: Taxonomy, q: Term
   if (q.event && !(await readableEvent(prisma, ctx.caller, q.event.id))) {
     throw new InvalidInput({ [q.event.param]: `${q.event.param} is not the ID of an event.` });
   }
-  const where: PrismaNS.TermWhereInput = {
+  const where: Prisma.TermWhereInput = {
     taxonomy,
     id: { in: q.include, notIn: q.exclude },
     slug: q.slug ? { in: q.slug } : undefined,
@@ -89,7 +89,7 @@ function positionsToKeep(q: TermListQuery): number[] | string[] | undefined {
   return q.orderby === 'include_slugs' ? q.slug : undefined;
 }
 
-function orderBy(q: TermListQuery): PrismaNS.TermOrderByWithRelationInput[] {
+function orderBy(q: TermListQuery): Prisma.TermOrderByWithRelationInput[] {
   return [orderColumn(q.orderby, q.order), { id: 'asc' }];
 }
 
@@ -97,7 +97,7 @@ function orderBy(q: TermListQuery): PrismaNS.TermOrderByWithRelationInput[] {
 function orderColumn(
   orderby: TermListQuery['orderby'],
   dir: TermListQuery['order'],
-): PrismaNS.TermOrderByWithRelationInput {
+): Prisma.TermOrderByWithRelationInput {
   switch (orderby) {
     case 'id':
     case 'term_group':
@@ -202,7 +202,7 @@ export async function deleteTerm(ctx: ServiceContext, taxonomy: Taxonomy, id: nu
 async function lockTerm(tx: Tx, taxonomy: Taxonomy, id: number, mode: 'NO KEY UPDATE' | 'UPDATE'): Promise<Term> {
   const rows = await tx.$queryRaw<
     { id: number }[]
-  >`SELECT id FROM terms WHERE id = ${id}::int AND taxonomy = ${taxonomy}::"Taxonomy" FOR ${PrismaNS.raw(mode)}`;
+  >`SELECT id FROM terms WHERE id = ${id}::int AND taxonomy = ${taxonomy}::"Taxonomy" FOR ${Prisma.raw(mode)}`;
   const current = rows.length ? await tx.term.findUnique({ where: { id } }) : null;
   if (!current) throw new NotFound(TYPE[taxonomy], id);
   return current;

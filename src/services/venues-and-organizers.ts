@@ -5,7 +5,7 @@
 import type { operations } from '../../generated/api.js';
 import { effectiveAuthor, effectiveStatus, listScope } from '../auth/permissions.js';
 import { hasRole } from '../auth/roles.js';
-import type { Prisma, Tx } from '../db/client.js';
+import type { PrismaClient, Tx } from '../db/client.js';
 import { InvalidInput, NotFound } from '../domain/errors.js';
 import { describeKey, type Key, type PostStatus } from '../domain/posts.js';
 import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/records.js';
@@ -37,7 +37,7 @@ interface Delegate {
 }
 
 /** The kind's table. */
-export const tableOf = (kind: VenueOrOrganizerKind, db: Prisma | Tx): Delegate =>
+export const tableOf = (kind: VenueOrOrganizerKind, db: PrismaClient | Tx): Delegate =>
   kind.type === 'venue' ? db.venue : db.organizer;
 
 /** A write of a venue or organizer: the fields both kinds have, and the kind's own. */

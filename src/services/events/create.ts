@@ -1,7 +1,7 @@
 // Creating an event, in one transaction with everything it links to (new venues, organizers and
 // terms included), so that a failed create leaves nothing behind.
 import type { components } from '../../../generated/api.js';
-import { type Event, Prisma as PrismaNS } from '../../../generated/prisma/client.js';
+import { type Event, Prisma as Prisma } from '../../../generated/prisma/client.js';
 import { effectiveAuthor, effectiveStatus } from '../../auth/permissions.js';
 import type { Tx } from '../../db/client.js';
 import { type Driver, statementsOf, transactionDriverOf } from '../../db/driver.js';
@@ -154,7 +154,7 @@ export async function insertEvent(on: CreateIn, ctx: ServiceContext, input: NewE
   const now = new Date();
   const id = await insertEventRow(run, {
     ...fields,
-    cost: cost === PrismaNS.DbNull ? null : (cost as Event['cost']),
+    cost: cost === Prisma.DbNull ? null : (cost as Event['cost']),
     ...when,
     recurrence,
     title,

@@ -23,11 +23,11 @@ export async function deleteEvent(ctx: ServiceContext, key: Key, force: boolean,
     const current = await readBack(tx, locked.id);
     if (series && chosen === 'all') {
       const whole = await readBack(tx, series.id);
-      await removeSeries(ctx, tx, whole, force);
+      await removeSeries(tx, ctx, whole, force);
       return whole;
     }
     if (kind === 'series') {
-      await removeSeries(ctx, tx, current, force);
+      await removeSeries(tx, ctx, current, force);
       return current;
     }
     await trashOrDelete(ctx, 'event', current, force, {

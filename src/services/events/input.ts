@@ -2,7 +2,7 @@
 // times (what is not sent keeps its value), and the recurrence lines checked in the final zone.
 // Pure functions of the input and the current row: a 400 names the field at fault.
 import type { components } from '../../../generated/api.js';
-import { type Event, Prisma as PrismaNS } from '../../../generated/prisma/client.js';
+import { type Event, Prisma as Prisma } from '../../../generated/prisma/client.js';
 import { InvalidInput } from '../../domain/errors.js';
 import { eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../../lib/event-times.js';
 import { canonicalLines, convertLines } from '../../lib/recurrence.js';
@@ -25,7 +25,7 @@ type EventColumns = Partial<
     | 'sticky'
     | 'featured'
   >
-> & { cost?: PrismaNS.InputJsonValue | typeof PrismaNS.DbNull };
+> & { cost?: Prisma.InputJsonValue | typeof Prisma.DbNull };
 
 /** The columns a write sets as sent: text, flags, cost, website and image. */
 export function columns(input: EventInput): EventColumns {
@@ -53,7 +53,7 @@ export function columns(input: EventInput): EventColumns {
 function costColumn(cost: EventInput['cost'] | null): EventColumns['cost'] {
   if (cost === undefined) return undefined;
   const empty = cost === null || cost === '' || (Array.isArray(cost) && cost.length === 0);
-  return empty ? PrismaNS.DbNull : cost;
+  return empty ? Prisma.DbNull : cost;
 }
 
 interface StoredTimes {

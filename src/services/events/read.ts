@@ -1,8 +1,8 @@
 // Reading events: one by its ID or slug, as its caller may see it; the occurrences of a series shown as
 // its overrides; the iCalendar UIDs they came with. Writes read their result back through here too.
-import { Prisma as PrismaNS } from '../../../generated/prisma/client.js';
+import { Prisma } from '../../../generated/prisma/client.js';
 import { canRead } from '../../auth/permissions.js';
-import type { Prisma, Tx } from '../../db/client.js';
+import type { PrismaClient, Tx } from '../../db/client.js';
 import { NotFound } from '../../domain/errors.js';
 import { describeKey, type Key } from '../../domain/posts.js';
 import { type EventRecord } from '../../domain/records.js';
@@ -15,8 +15,8 @@ import { assertReadable } from '../posts.js';
 import { occurrenceOf } from './scope.js';
 
 /** The event an ID or slug names, with everything its representation shows, or undefined. */
-async function findEvent(db: Prisma | Tx, key: Key): Promise<EventRecord | undefined> {
-  const where = 'id' in key ? PrismaNS.sql`e.id = ${key.id}::int` : PrismaNS.sql`e.slug = ${key.slug}::text`;
+async function findEvent(db: PrismaClient | Tx, key: Key): Promise<EventRecord | undefined> {
+  const where = 'id' in key ? Prisma.sql`e.id = ${key.id}::int` : Prisma.sql`e.slug = ${key.slug}::text`;
   return (await selectEvents(db, { where }))[0];
 }
 
@@ -34,8 +34,8 @@ export async function getEvent(ctx: ServiceContext, key: Key): Promise<EventReco
  */
 export async function seriesOverrides(ctx: ServiceContext, series: EventRecord): Promise<EventRecord[]> {
   const rows = await selectEvents(ctx.db, {
-    where: PrismaNS.sql`e.parent_id = ${series.id}::int AND e.is_exception AND e.status <> 'trash'`,
-    orderBy: PrismaNS.sql`ORDER BY e.original_start_local`,
+    where: Prisma.sql`e.parent_id = ${series.id}::int AND e.is_exception AND e.status <> 'trash'`,
+    orderBy: Prisma.sql`ORDER BY e.original_start_local`,
   });
   const zone = eventZone(series.timezone) ?? UTC_ZONE;
   const rule = parseRecurrence(series.recurrence, zone, series.allDay);
@@ -45,7 +45,7 @@ export async function seriesOverrides(ctx: ServiceContext, series: EventRecord):
 }
 
 /** The event as stored, read after the write's transaction has committed. */
-export async function readBack(db: Prisma | Tx, id: number): Promise<EventRecord> {
+export async function readBack(db: PrismaClient | Tx, id: number): Promise<EventRecord> {
   const row = await findEvent(db, { id });
   if (!row) throw new NotFound('event', id); // deleted by another request in between
   return row;

@@ -1,7 +1,7 @@
 // Edits of a series that an update or delete of one of its occurrences makes: splitting it at an
 // occurrence (`following`), EXDATEs added or taken back, a series trashed or deleted whole. Each
 // runs in the caller's transaction with the series locked (scope.ts lockTarget).
-import { Prisma as PrismaNS } from '../../../generated/prisma/client.js';
+import { Prisma } from '../../../generated/prisma/client.js';
 import type { Tx } from '../../db/client.js';
 import { InvalidInput } from '../../domain/errors.js';
 import type { EventRecord } from '../../domain/records.js';
@@ -65,7 +65,7 @@ async function copySeries(tx: Tx, series: EventRow, from: Date, lines: string[])
   const copy = await tx.event.create({
     data: {
       ...fields,
-      cost: fields.cost ?? PrismaNS.DbNull,
+      cost: fields.cost ?? Prisma.DbNull,
       ...when,
       recurrence: lines,
       slug: await freeSlug(undefined, slug, 'event', (base) => takenSlugs(tx, base, undefined)),
@@ -117,7 +117,7 @@ export async function dropOccurrences(
 }
 
 /** A series to the trash with all its occurrences, or for good (they go by cascade). */
-export async function removeSeries(ctx: ServiceContext, tx: Tx, series: EventRecord, force: boolean) {
+export async function removeSeries(tx: Tx, ctx: ServiceContext, series: EventRecord, force: boolean) {
   await trashOrDelete(ctx, 'event', series, force, {
     trash: async () => {
       const modifiedAt = new Date();
