@@ -27,7 +27,10 @@ const SLOW = [
 export default defineConfig({
   test: {
     projects: [
-      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: SLOW } },
+      // The fast files share their workers' modules (isolate: false): each file starts servers of its
+      // own on databases of its own, so nothing a file sees is another's, and importing the service
+      // anew for each file took 171 of the run's 362 s.
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: SLOW, isolate: false } },
       { extends: true, test: { name: 'slow', include: SLOW } },
     ],
     globalSetup: ['test/setup/global-setup.ts'],
