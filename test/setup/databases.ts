@@ -8,6 +8,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { type Database, type DatabaseOptions, openDatabase } from '../../src/db/client.js';
 import type { RoleUsers } from './role-users.js';
+import { readTemplateRows, resetToTemplate, type TemplateRows } from './template-rows.js';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
@@ -45,15 +46,56 @@ export async function createPostgresDatabase(template?: string): Promise<{ url: 
   };
 }
 
+/**
+ * Embedded databases the worker's earlier test files are done with, back at the template's rows
+ * (template-rows.ts): the files of a worker run one after another and share its modules
+ * (vitest.config.ts), so the next file with the same limits takes one instead of starting PGlite.
+ */
+const idlePGlite: { key: string; db: Database }[] = [];
+
+/** The template's rows as a database started from it has them (read from the worker's first one). */
+let templateRows: TemplateRows | undefined;
+
+function reusedPGlite(key: string): Database | undefined {
+  const index = idlePGlite.findIndex((idle) => idle.key === key);
+  return index < 0 ? undefined : idlePGlite.splice(index, 1)[0].db;
+}
+
+async function openPGliteTemplate(limits: Pick<DatabaseOptions, 'statementTimeoutMs' | 'transactionTimeoutMs'>) {
+  const { file, reusable } = inject('databaseTemplates').pglite;
+  const db = await openDatabase({ dataDir: 'memory://', loadDataDir: new Blob([fs.readFileSync(file)]), ...limits });
+  if (reusable) templateRows ??= await readTemplateRows(db);
+  return db;
+}
+
+/** Puts the database back for the next file, or closes it when no file could take it. */
+async function handOnOrClose(db: Database, key: string): Promise<void> {
+  if (!templateRows) {
+    await db.close();
+    return;
+  }
+  try {
+    await resetToTemplate(db, templateRows);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  idlePGlite.push({ key, db });
+}
+
 export async function openTestDatabase(
   kind: DatabaseKind,
   limits: Pick<DatabaseOptions, 'statementTimeoutMs' | 'transactionTimeoutMs'> = {},
 ): Promise<TestDatabase> {
   const templates = inject('databaseTemplates');
   if (kind === 'pglite') {
-    const loadDataDir = new Blob([fs.readFileSync(templates.pglite.file)]);
-    const db = await openDatabase({ dataDir: 'memory://', loadDataDir, ...limits });
-    return { db, users: templates.pglite.users, drop: () => db.close() };
+    const key = JSON.stringify(limits);
+    const db = reusedPGlite(key) ?? (await openPGliteTemplate(limits));
+    return {
+      db,
+      users: templates.pglite.users,
+      drop: () => handOnOrClose(db, key),
+    };
   }
   if (!templates.postgresql) throw new Error('TEST_DATABASE_URL is not set');
   const created = await createPostgresDatabase(templates.postgresql.name);

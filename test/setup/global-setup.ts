@@ -10,7 +10,11 @@ import { createPostgresDatabase, postgresUrl } from './databases.js';
 import { createRoleUsers, type RoleUsers } from './role-users.js';
 
 export interface DatabaseTemplates {
-  pglite: { file: string; users: RoleUsers };
+  /**
+   * `reusable` when the project's files share their workers' modules (isolate: false), so that one
+   * file can hand its embedded database on to the next (databases.ts).
+   */
+  pglite: { file: string; users: RoleUsers; reusable: boolean };
   postgresql?: { name: string; users: RoleUsers };
 }
 
@@ -39,7 +43,10 @@ export default async function setup(project: TestProject) {
     postgresql = { name: new URL(created.url).pathname.slice(1), users };
     dropTemplate = created.drop;
   }
-  project.provide('databaseTemplates', { pglite: { file, users: liteUsers }, postgresql });
+  project.provide('databaseTemplates', {
+    pglite: { file, users: liteUsers, reusable: !project.config.isolate },
+    postgresql,
+  });
   return async () => {
     fs.rmSync(file, { force: true });
     await dropTemplate();
