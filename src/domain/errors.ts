@@ -84,8 +84,8 @@ export class DuplicateTermName extends DomainError {
   }
 }
 
-/** Another term of the taxonomy has this slug. */
-export class DuplicateTermSlug extends DomainError {
+/** The slug sent is invalid because another term of the taxonomy has it (a 400, not a conflict: WordPress's duplicate_term_slug). */
+export class InvalidTermSlug extends DomainError {
   constructor(
     readonly type: 'category' | 'tag',
     readonly slug: string,

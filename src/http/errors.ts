@@ -14,7 +14,7 @@ import {
   CursorExpired,
   DomainError,
   DuplicateTermName,
-  DuplicateTermSlug,
+  InvalidTermSlug,
   Forbidden,
   InvalidCredentials,
   InvalidInput,
@@ -100,7 +100,7 @@ function fromInputError(err: DomainError): ApiError | undefined {
     return new ApiError(400, 'rest_invalid_param', message, { params: err.fields, details: [] });
   }
   if (err instanceof DuplicateTermName) return new ApiError(400, 'term_exists', message, { term_id: err.existingId });
-  if (err instanceof DuplicateTermSlug) {
+  if (err instanceof InvalidTermSlug) {
     return new ApiError(400, 'duplicate_term_slug', message, { params: { slug: 'slug is already in use.' } });
   }
   return undefined;

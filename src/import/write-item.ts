@@ -5,7 +5,7 @@
 // with the same permissions, derived fields, counts and change feed.
 import { createHash } from 'node:crypto';
 import type { Tx } from '../db/client.js';
-import { DomainError, DuplicateTermName, DuplicateTermSlug, InvalidInput } from '../domain/errors.js';
+import { DomainError, DuplicateTermName, InvalidTermSlug, InvalidInput } from '../domain/errors.js';
 import { CATEGORY, ORGANIZER, TAG, VENUE } from '../domain/records.js';
 import type { ServiceContext } from '../services/context.js';
 import { occurrenceAt } from '../services/series.js';
@@ -275,7 +275,7 @@ async function insertOrAdoptTerm(
       return { id: await insertTerm(tx, taxonomy, input), found: false };
     } catch (err) {
       if (err instanceof DuplicateTermName) return { id: err.existingId, found: true };
-      if (!(err instanceof DuplicateTermSlug) || input.slug === undefined) throw err;
+      if (!(err instanceof InvalidTermSlug) || input.slug === undefined) throw err;
     }
   }
   throw new Error('unreachable: the second try has no slug to refuse');

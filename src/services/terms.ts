@@ -2,7 +2,7 @@
 // the unique indexes (slug; name among siblings) settle races between concurrent writers.
 import { Prisma as Prisma, type Term } from '../../generated/prisma/client.js';
 import type { Tx } from '../db/client.js';
-import { DuplicateTermName, DuplicateTermSlug, InvalidInput, NotFound } from '../domain/errors.js';
+import { DuplicateTermName, InvalidTermSlug, InvalidInput, NotFound } from '../domain/errors.js';
 import { CATEGORY, type Taxonomy, TERM_TYPE, type TermRecord, type TermRow } from '../domain/records.js';
 import { containing, sameText, startingWith } from '../lib/like.js';
 import { firstFreeSlug, slugify } from '../lib/slug.js';
@@ -260,7 +260,7 @@ async function chooseSlug(
       select: { id: true },
     });
     if (clash) {
-      throw new DuplicateTermSlug(TYPE[taxonomy], explicit);
+      throw new InvalidTermSlug(TYPE[taxonomy], explicit);
     }
     return explicit;
   }

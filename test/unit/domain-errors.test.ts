@@ -15,7 +15,7 @@ const examples: [domain.DomainError, number, string][] = [
   [new domain.AlreadyTrashed('event', 3), 410, 'event-is-in-trash'],
   [new domain.PreconditionFailed(), 412, 'rest_precondition_failed'],
   [new domain.DuplicateTermName('category', 'Jazz', 4), 400, 'term_exists'],
-  [new domain.DuplicateTermSlug('tag', 'jazz'), 400, 'duplicate_term_slug'],
+  [new domain.InvalidTermSlug('tag', 'jazz'), 400, 'duplicate_term_slug'],
   [new domain.InvalidCredentials(), 401, 'rest_invalid_credentials'],
   [new domain.Throttled(30), 429, 'rest_too_many_failed_logins'],
   [new domain.Conflict(), 409, 'rest_conflict'],
