@@ -12,10 +12,12 @@ import { DataDirLockedError } from '../src/db/data-dir-lock.js';
 const USAGE = `Usage: npm run users -- <command>
 
   list
-  create <login> [--role R] [--email E] [--name "Display Name"] [--password P]
+  create <login> [--role R] [--email E] [--name "Display Name"] [--password P] [--rate-limits L]
       roles: administrator, editor, author, contributor, subscriber (default subscriber);
-      without --password (or USER_PASSWORD in the environment) a random one is made and printed once
-  set <login> [--role R] [--email E] [--name N] [--password P]
+      without --password (or USER_PASSWORD in the environment) a random one is made and printed once;
+      --rate-limits exempt: the general rate limits never count the account (an integration of your
+      own), counted (the default) as everyone else
+  set <login> [--role R] [--email E] [--name N] [--password P] [--rate-limits exempt|counted]
   delete <login>
   app-password add <login> <name>      prints the new application password once
   app-password list <login>
@@ -27,6 +29,7 @@ const OPTIONS = {
   email: { type: 'string' },
   name: { type: 'string' },
   password: { type: 'string' },
+  'rate-limits': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -67,8 +70,11 @@ const createCommand: Command = async (prisma, [login], options) => {
     role: options.role as never,
     email: options.email,
     displayName: options.name,
+    rateLimitExempt: rateLimitExempt(options),
   });
-  console.log(`Created ${user.role} "${user.login}" (ID ${user.id}).`);
+  console.log(
+    `Created ${user.role} "${user.login}" (ID ${user.id}${user.rateLimitExempt ? ', exempt from rate limits' : ''}).`,
+  );
   if (generated) console.log(`Password (shown once): ${generated}`);
 };
 
@@ -78,8 +84,10 @@ const setCommand: Command = async (prisma, [login], options) => {
     email: options.email,
     displayName: options.name,
     password: options.password,
+    rateLimitExempt: rateLimitExempt(options),
   });
-  console.log(`Updated "${user.login}": ${user.role}, ${user.email || 'no e-mail'}.`);
+  const limits = user.rateLimitExempt ? 'exempt from rate limits' : 'counted by rate limits';
+  console.log(`Updated "${user.login}": ${user.role}, ${user.email || 'no e-mail'}, ${limits}.`);
 };
 
 const deleteCommand: Command = async (prisma, [login]) => {
@@ -120,6 +128,15 @@ const COMMANDS = new Map<string, Command>([
   ],
   ['app-password revoke', revokeAppPasswordCommand],
 ]);
+
+/** --rate-limits: exempt or counted; undefined when not given. */
+function rateLimitExempt(options: Options): boolean | undefined {
+  const value = options['rate-limits'];
+  if (value === undefined) return undefined;
+  if (value !== 'exempt' && value !== 'counted')
+    throw new accounts.AccountError(`--rate-limits must be exempt or counted, got "${value}"`);
+  return value === 'exempt';
+}
 
 function required(value: string | undefined, what: string): string {
   if (!value) throw new accounts.AccountError(`missing ${what}`);

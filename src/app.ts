@@ -29,7 +29,7 @@ import type { Call, Handler, Reply } from './http/handler.js';
 import { type LocaleInfo, localeMiddleware } from './http/locale.js';
 import { decodeFlags, normalizeQuery } from './http/query.js';
 import { hostCheck, NAMESPACE, requestUrls } from './http/urls.js';
-import { countOtherReads, createRateLimits, keyOf, type RateLimits } from './http/rate-limits.js';
+import { countOtherReads, createRateLimits, type RateLimits } from './http/rate-limits.js';
 import { validationError } from './http/validation.js';
 import {
   assertDocumentationBuilt,
@@ -225,7 +225,7 @@ async function describeRoute(
   // No security handler runs for it: it finds its caller itself, and counts as a read. The body
   // describes every endpoint, Allow only what this caller may use, as WordPress does.
   const caller = await identify(req, res);
-  await rateLimits.take('reads', keyOf(caller?.id, req.ip), res);
+  await rateLimits.take('reads', { caller, address: req.ip }, res);
   const usable = usableMethods(routes.get(template) ?? [], caller);
   const allow = ['OPTIONS', ...usable, ...(usable.includes('GET') ? ['HEAD'] : [])].join(', ');
   sendReply(req, res, { body: route, headers: { Allow: allow } });
@@ -242,7 +242,8 @@ async function embedWanted(
   if (wanted && !reply.contentType && (reply.status ?? 200) < 300) {
     const base = requestUrls(req, config, (res.locals.locale as LocaleInfo).segment).base;
     // Each link followed is a read of the caller's, charged before any is followed.
-    const charge = (links: number) => rateLimits.charge('reads', keyOf(callerOfResponse(res)?.id, req.ip), res, links);
+    const charge = (links: number) =>
+      rateLimits.charge('reads', { caller: callerOfResponse(res), address: req.ip }, res, links);
     reply.body = await embedLinks(reply.body, wanted, followThrough(api, base, req, res), charge);
   }
 }

@@ -71,11 +71,15 @@ export interface Config {
 
 /**
  * Requests allowed per window to each signed-in user, or else to each client address, by class of
- * operation (http/rate-limits.ts). 0 turns a class off.
+ * operation (http/rate-limits.ts). 0 turns a class off: reads and writes are off by default, as in
+ * the content systems deployed beside the service, whose own pages and integrations call it from
+ * one address; sign-ins, each a password hash, are on.
  */
 export interface RateLimitSettings {
   reads: number;
   writes: number;
+  /** Client addresses and CIDR ranges that reads and writes never count (a site's own renderer, an office). */
+  exemptAddresses: string[];
   /** Checks of credentials not proven right lately (each costs a password hash), per client address. */
   signIns: number;
   windowSeconds: number;
@@ -197,8 +201,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     costCurrency: costCurrency(env),
     rateLimits: {
-      reads: nonNegativeInteger(env, 'RATE_LIMIT_READS', 1200),
-      writes: nonNegativeInteger(env, 'RATE_LIMIT_WRITES', 300),
+      reads: nonNegativeInteger(env, 'RATE_LIMIT_READS', 0),
+      writes: nonNegativeInteger(env, 'RATE_LIMIT_WRITES', 0),
+      exemptAddresses: addressesAndRanges(env, 'RATE_LIMIT_EXEMPT_ADDRESSES'),
       signIns: nonNegativeInteger(env, 'RATE_LIMIT_SIGN_INS', 30),
       windowSeconds: positiveInteger(env, 'RATE_LIMIT_WINDOW_SECONDS', 60),
       redisUrl: redisUrl(env.REDIS_URL),
@@ -337,6 +342,18 @@ function trustProxy(value: string | undefined): TrustProxy {
       );
     }
   }
+  return entries;
+}
+
+/** A comma-separated list of addresses and CIDR ranges; empty when unset. */
+function addressesAndRanges(env: NodeJS.ProcessEnv, name: string): string[] {
+  const entries = (env[name] ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  const wrong = entries.find((entry) => !isAddressOrRange(entry));
+  if (wrong !== undefined)
+    throw new ConfigError(`${name} must list addresses and CIDR ranges such as 10.0.0.0/8,2001:db8::/32; got "${wrong}"`);
   return entries;
 }
 

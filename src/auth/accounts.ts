@@ -14,6 +14,8 @@ export interface UserSummary {
   displayName: string;
   email: string;
   role: Role;
+  /** Not counted by the general rate limits (http/rate-limits.ts). */
+  rateLimitExempt: boolean;
   appPasswords: number;
 }
 
@@ -23,6 +25,7 @@ export interface NewUser {
   role?: Role;
   displayName?: string;
   email?: string;
+  rateLimitExempt?: boolean;
 }
 
 const LOGIN = /^[A-Za-z0-9._@-]{1,60}$/;
@@ -52,6 +55,7 @@ export async function createUser(prisma: PrismaClient, input: NewUser): Promise<
       email: input.email ?? '',
       role,
       passwordHash: await hashSecret(input.password),
+      rateLimitExempt: input.rateLimitExempt ?? false,
     },
   });
   return { ...user, appPasswords: 0 };
@@ -86,6 +90,7 @@ export interface UserChanges {
   password?: string;
   displayName?: string;
   email?: string;
+  rateLimitExempt?: boolean;
 }
 
 export async function updateUser(prisma: PrismaClient, login: string, changes: UserChanges): Promise<UserSummary> {
@@ -97,7 +102,13 @@ export async function updateUser(prisma: PrismaClient, login: string, changes: U
     if (role !== undefined && role !== 'administrator') await keepAnAdministrator(tx, user, 'take the role of');
     return tx.user.update({
       where: { id: user.id },
-      data: { role, displayName: changes.displayName, email: changes.email, passwordHash },
+      data: {
+        role,
+        displayName: changes.displayName,
+        email: changes.email,
+        passwordHash,
+        rateLimitExempt: changes.rateLimitExempt,
+      },
     });
   });
   const appPasswords = await prisma.appPassword.count({ where: { userId: updated.id } });
@@ -107,6 +118,7 @@ export async function updateUser(prisma: PrismaClient, login: string, changes: U
     displayName: updated.displayName,
     email: updated.email,
     role: updated.role,
+    rateLimitExempt: updated.rateLimitExempt,
     appPasswords,
   };
 }

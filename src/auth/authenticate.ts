@@ -141,7 +141,7 @@ async function byLogin(prisma: PrismaClient, { login, secret }: Credentials): Pr
     if (principal) return principal;
   }
   return (await verifySecret(secret, user.passwordHash))
-    ? { id: user.id, login: user.login, role: user.role }
+    ? { id: user.id, login: user.login, role: user.role, rateLimitExempt: user.rateLimitExempt }
     : undefined;
 }
 
@@ -152,7 +152,7 @@ async function byAppPassword(prisma: PrismaClient, secret: string, userId?: numb
   const rows = await selectRows<AppPasswordRow>(
     prisma,
     Prisma.sql`SELECT ap.id, ap.user_id, ap.secret_hash, (extract(epoch FROM ap.last_used_at) * 1000)::float8 AS last_used_ms,
-                        u.login, u.role::text AS role
+                        u.login, u.role::text AS role, u.rate_limit_exempt
                  FROM app_passwords ap JOIN users u ON u.id = ap.user_id WHERE ap.lookup = ${parsed.lookup}`,
   );
   const row = rows.at(0);
@@ -170,7 +170,7 @@ async function byAppPassword(prisma: PrismaClient, secret: string, userId?: numb
       data: { lastUsedAt: new Date() },
     });
   }
-  return { id: row.user_id, login: row.login, role: row.role };
+  return { id: row.user_id, login: row.login, role: row.role, rateLimitExempt: row.rate_limit_exempt };
 }
 
 interface AppPasswordRow {
@@ -180,4 +180,5 @@ interface AppPasswordRow {
   last_used_ms: number | null;
   login: string;
   role: Principal['role'];
+  rate_limit_exempt: boolean;
 }

@@ -7,6 +7,8 @@ export interface Principal {
   id: number;
   login: string;
   role: Role;
+  /** Not counted by the general rate limits (users.rate_limit_exempt, as authentication read it; http/rate-limits.ts). */
+  rateLimitExempt?: boolean;
 }
 
 export type Caller = Principal | null;

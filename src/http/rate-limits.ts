@@ -20,6 +20,7 @@ import {
   RateLimiterRes,
   RLWrapperTimeouts,
 } from 'rate-limiter-flexible';
+import type { Caller } from '../auth/roles.js';
 import type { RateLimitSettings } from '../config.js';
 import ipaddr from 'ipaddr.js';
 import pg from 'pg';
@@ -28,17 +29,24 @@ import { ApiError } from './errors.js';
 
 export type LimitClass = 'reads' | 'writes' | 'sign-in';
 
+/** Who made a request: the caller its credentials name (null when signed out), from which address. */
+export interface Requester {
+  caller: Caller;
+  address: string | undefined;
+}
+
 export interface RateLimits {
   /**
-   * Counts one request of `limitClass` for `key` (`keyOf`) and says so in the answer's headers; a
-   * 429 when the window's allowance is spent. Nothing happens for a class that is turned off.
+   * Counts one request of `limitClass` against its requester (`keyOf`) and says so in the answer's
+   * headers; a 429 when the window's allowance is spent. Nothing happens for a class that is turned
+   * off, nor for reads and writes of an exempt account or address.
    */
-  take(limitClass: LimitClass, key: string, res: Response): Promise<void>;
+  take(limitClass: LimitClass, requester: Requester, res: Response): Promise<void>;
   /**
    * Counts `points` more of a class this request already counted: the work it does on top of its
    * own (each link `_embed` follows is a read). A 429 when they do not fit in what is left.
    */
-  charge(limitClass: LimitClass, key: string, res: Response, points: number): Promise<void>;
+  charge(limitClass: LimitClass, requester: Requester, res: Response, points: number): Promise<void>;
   /** Resolves once the shared store can be reached, or after a few seconds of trying (counting in memory meanwhile). */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -52,13 +60,27 @@ const STORE_TIMEOUT_MS = 250;
  * client is its /64 (one host usually has a whole /64 to pick addresses from); an IPv4 address
  * mapped into IPv6 is the IPv4 address.
  */
-export function keyOf(userId: number | undefined, clientAddress: string | undefined): string {
+function keyOf(userId: number | undefined, clientAddress: string | undefined): string {
   if (userId !== undefined) return `user:${userId}`;
   if (!clientAddress || !ipaddr.isValid(clientAddress)) return `client:${clientAddress ?? 'unknown'}`;
   const address = ipaddr.process(clientAddress);
   if (address.kind() === 'ipv4') return `client:${address.toString()}`;
   const parts = (address as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
   return `client:${parts.join(':')}::/64`;
+}
+
+/** Whether an address lies in one of the ranges (addresses and CIDR ranges, as config.ts checked them). */
+function addressMatcher(ranges: string[]): (address: string | undefined) => boolean {
+  const parsed = ranges.map((range) => {
+    if (range.includes('/')) return ipaddr.parseCIDR(range);
+    const address = ipaddr.parse(range);
+    return [address, address.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number];
+  });
+  return (address) => {
+    if (!parsed.length || !address || !ipaddr.isValid(address)) return false;
+    const client = ipaddr.process(address); // an IPv4 address mapped into IPv6 is the IPv4 address
+    return parsed.some((range) => client.kind() === range[0].kind() && client.match(range));
+  };
 }
 
 interface Counted {
@@ -158,9 +180,15 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
     );
   }
 
-  const count = async (limitClass: LimitClass, key: string, res: Response, points: number) => {
+  const exemptAddress = addressMatcher(settings.exemptAddresses);
+  /** Sign-ins always count (each costs a password hash); reads and writes not for exempt accounts and addresses. */
+  const counts = (limitClass: LimitClass, { caller, address }: Requester) =>
+    limitClass === 'sign-in' || !((caller?.rateLimitExempt ?? false) || exemptAddress(address));
+
+  const count = async (limitClass: LimitClass, requester: Requester, res: Response, points: number) => {
     const limiter = limiters.get(limitClass);
-    if (!limiter) return;
+    if (!limiter || !counts(limitClass, requester)) return;
+    const key = keyOf(requester.caller?.id, requester.address);
     const counted = countedOf(res);
     const allowance = allowances[limitClass];
     const policy = `"${limitClass}";q=${allowance};w=${settings.windowSeconds}`;
@@ -198,14 +226,14 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
   };
 
   return {
-    async take(limitClass, key, res) {
+    async take(limitClass, requester, res) {
       // Once per request and class: embedded links (`_embed`) run the operations again on the same
       // request, and are charged for all at once (charge).
       if (countedOf(res).has(limitClass)) return;
-      await count(limitClass, key, res, 1);
+      await count(limitClass, requester, res, 1);
     },
-    async charge(limitClass, key, res, points) {
-      if (points > 0) await count(limitClass, key, res, points);
+    async charge(limitClass, requester, res, points) {
+      if (points > 0) await count(limitClass, requester, res, points);
     },
     ready: () =>
       redis && redis.status !== 'ready'
@@ -238,7 +266,7 @@ export function countOtherReads(limits: RateLimits, namespacePath: string) {
       next();
       return;
     }
-    limits.take('reads', keyOf(undefined, req.ip), res).then(() => {
+    limits.take('reads', { caller: null, address: req.ip }, res).then(() => {
       next();
     }, next);
   };

@@ -10,7 +10,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { InvalidCredentials, Throttled } from '../domain/errors.js';
 import { signInFailures, signInThrottled } from '../metrics/registry.js';
-import { keyOf, type RateLimits } from './rate-limits.js';
+import type { RateLimits } from './rate-limits.js';
 
 interface Deps {
   config: Config;
@@ -33,7 +33,7 @@ function callerOf(req: Request, res: Response, deps: Deps): Promise<Caller> {
     caller = (async () => {
       // Credentials not seen to be right lately cost a password hash to check: a sign-in, limited per address.
       if (credentials && !provenLately(credentials))
-        await deps.rateLimits.take('sign-in', keyOf(undefined, req.ip), res);
+        await deps.rateLimits.take('sign-in', { caller: null, address: req.ip }, res);
       return authenticate(deps.db.prisma, credentials, req.ip ?? 'unknown', limits);
     })();
     caller.catch((err: unknown) => {
@@ -62,7 +62,7 @@ export function registerSecurity(api: OpenAPIBackend, deps: Deps): (req: Request
       // Wrong credentials are refused on every route, reads included.
       const caller = await callerOf(req, res, deps);
       // Counted before the role check, so that refused attempts count too.
-      await deps.rateLimits.take(c.operation.method === 'get' ? 'reads' : 'writes', keyOf(caller?.id, req.ip), res);
+      await deps.rateLimits.take(c.operation.method === 'get' ? 'reads' : 'writes', { caller, address: req.ip }, res);
       const required = (c.operation as { 'x-required-role'?: unknown })['x-required-role'];
       if (required !== undefined && (!isRole(required) || !hasRole(caller, required))) throw forbidden(caller);
       res.locals.caller = caller;

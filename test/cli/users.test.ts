@@ -69,6 +69,14 @@ describe('npm run users (on PGlite in a directory)', () => {
     expect(JSON.stringify(stored)).not.toContain(password!.replace(/ /g, '').slice(8));
 
     expect(await users('set', 'maria', '--role', 'author')).toContain('author');
+    expect(await users('set', 'maria', '--rate-limits', 'exempt')).toContain('exempt from rate limits');
+    expect(
+      await withDb((db) => authenticate(db.prisma, { scheme: 'bearer', secret: password! }, 'cli-test', limits)),
+    ).toMatchObject({ login: 'maria', rateLimitExempt: true });
+    await expect(users('set', 'maria', '--rate-limits', 'sometimes')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('exempt or counted'),
+    });
     expect(await users('app-password', 'revoke', 'maria', 'phone app')).toContain('Revoked 1');
     await expect(
       withDb((db) => authenticate(db.prisma, { scheme: 'bearer', secret: password! }, 'cli-test', limits)),

@@ -27,9 +27,13 @@ const refusals = async (limitClass: string) =>
   (await rateLimited.get()).values.find((v) => v.labels.class === limitClass)?.value ?? 0;
 const basic = (login: string, secret: string) => `Basic ${Buffer.from(`${login}:${secret}`).toString('base64')}`;
 
-/** Another instance of the service on the same database (and the same Redis, if any). */
-async function secondInstance(db: Parameters<typeof createApp>[0]['db'], env: Record<string, string>) {
-  const app = createApp({ config: { ...loadConfig({ ...LIMITS, ...env }), port: 0 }, db });
+/** Another instance of the service on the same database (and the same Redis, if any), by default with LIMITS. */
+async function secondInstance(
+  db: Parameters<typeof createApp>[0]['db'],
+  env: Record<string, string>,
+  limits: Record<string, string> = LIMITS,
+) {
+  const app = createApp({ config: { ...loadConfig({ ...limits, ...env }), port: 0 }, db });
   await app.ready();
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -205,6 +209,76 @@ describeEachDatabase(
     });
   },
   { env: { ...LIMITS, RATE_LIMIT_READS: '0' }, kinds: ['pglite'] },
+);
+
+describeEachDatabase(
+  'rate limit exemptions',
+  (s) => {
+    it('counts sign-ins only by default: reads and writes are off until an operator sets them', async () => {
+      const defaults = await secondInstance(s.db, { TRUST_PROXY: 'true' }, {});
+      try {
+        const me = client();
+        for (let i = 0; i < 40; i++) {
+          const read = await defaults.get('/venues', me);
+          expect(read.status).toBe(200);
+          expect(read.headers.get('ratelimit')).toBeNull();
+        }
+        const signIn = await defaults.get('/venues', { ...me, authorization: basic('nobody', 'wrong password') });
+        expect(signIn.headers.get('ratelimit-policy')).toBe('"sign-in";q=30;w=60');
+      } finally {
+        await defaults.close();
+      }
+    });
+
+    const EXEMPT = ['10.200.7.1', '2001:db8:5::1', '::ffff:10.200.9.9', '10.99.0.1'];
+    it('never counts reads or writes from an exempt address or range, IPv4 mapped into IPv6 included', async () => {
+      for (const address of EXEMPT) {
+        const me = { 'x-forwarded-for': address };
+        for (let i = 0; i < 8; i++) {
+          const r = await s.get('/venues', { as: null, headers: me });
+          expect(r.status, address).toBe(200);
+          expect(r.headers.get('ratelimit')).toBeNull();
+        }
+        // Anonymous writes are refused for want of an account, never for want of allowance.
+        for (let i = 0; i < 5; i++)
+          expect((await s.post('/tags', { name: 'x' }, { as: null, headers: me })).status).toBe(401);
+      }
+      const outside = { 'x-forwarded-for': '10.201.7.1' };
+      for (let i = 0; i < 5; i++) expect((await s.get('/venues', { as: null, headers: outside })).status).toBe(200);
+      expect((await s.get('/venues', { as: null, headers: outside })).status).toBe(429);
+    });
+
+    it('still counts sign-ins from an exempt address: each costs a password hash', async () => {
+      const me = { 'x-forwarded-for': '10.200.8.1', authorization: basic('nobody', 'wrong password') };
+      const first = await s.get('/venues', { as: null, headers: me });
+      expect(first.headers.get('ratelimit-policy')).toBe('"sign-in";q=2;w=60');
+    });
+
+    it('never counts an account marked exempt, from any address, and counts it again once unmarked', async () => {
+      const { editor, author } = s.users;
+      const mark = (exempt: boolean) =>
+        s.db.prisma.user.update({ where: { id: editor.id }, data: { rateLimitExempt: exempt } });
+      await mark(true);
+      const me = client();
+      for (let i = 0; i < 8; i++) {
+        const read = await s.get('/venues', { as: 'editor', headers: me });
+        expect(read.status).toBe(200);
+        // Its first request proves new credentials, a sign-in, which counts as ever.
+        expect(read.headers.get('ratelimit-policy') ?? '').not.toContain('"reads"');
+      }
+      for (let i = 0; i < 5; i++)
+        expect((await s.post('/tags', { name: `exempt ${i}` }, { as: 'editor', headers: me })).status).toBe(201);
+      // Another account at the same address is counted as ever.
+      for (let i = 0; i < 5; i++) expect((await s.get('/venues', { as: 'author', headers: me })).status).toBe(200);
+      expect((await s.get('/venues', { as: 'author', headers: me })).status).toBe(429);
+      expect(editor.id).not.toBe(author.id);
+
+      await mark(false);
+      const counted = await s.get('/venues', { as: 'editor', headers: me });
+      expect(counted.headers.get('ratelimit')).toMatch(/^"reads";r=4;/);
+    });
+  },
+  { env: { ...LIMITS, RATE_LIMIT_EXEMPT_ADDRESSES: '10.200.0.0/16, 2001:db8::/32,10.99.0.1' } },
 );
 
 // Redis: the store for many instances when REDIS_URL is set. CI starts a Redis server (.ci/run).
