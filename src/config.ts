@@ -353,7 +353,9 @@ function addressesAndRanges(env: NodeJS.ProcessEnv, name: string): string[] {
     .filter(Boolean);
   const wrong = entries.find((entry) => !isAddressOrRange(entry));
   if (wrong !== undefined)
-    throw new ConfigError(`${name} must list addresses and CIDR ranges such as 10.0.0.0/8,2001:db8::/32; got "${wrong}"`);
+    throw new ConfigError(
+      `${name} must list addresses and CIDR ranges such as 10.0.0.0/8,2001:db8::/32; got "${wrong}"`,
+    );
   return entries;
 }
 
