@@ -41,11 +41,17 @@ export function parseAuthorization(header: string | undefined): Credentials | un
 // Verified against when the login is unknown, so that an unknown login takes as long as a known one.
 const UNKNOWN_USER_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
+/**
+ * The caller the credentials name; null without credentials. `beforeHash` runs before a check that
+ * costs a password hash (credentials not proven right lately, and not being checked already), and
+ * may refuse it by throwing: the service counts those as sign-ins (http/security.ts).
+ */
 export async function authenticate(
   prisma: PrismaClient,
   credentials: Credentials | undefined,
   client: string,
   limits: ThrottleLimits,
+  beforeHash: () => Promise<void> = () => Promise.resolve(),
 ): Promise<Caller> {
   if (!credentials) return null;
   const key = fingerprint(credentials);
@@ -64,10 +70,14 @@ export async function authenticate(
     throw new InvalidCredentials();
   }
   // The same new credentials in parallel (an app's first burst of requests) wait for the first
-  // check instead of each reserving a failure, which could throttle a client that did nothing wrong.
+  // check instead of each reserving a failure, which could throttle a client that did nothing
+  // wrong, and each costing a sign-in (beforeHash). Should the first prove them wrong, each is
+  // checked as a guess of its own.
   const first = checking.get(key);
-  if (first && (await first.catch(() => undefined))) return authenticate(prisma, credentials, client, limits);
+  if (first && (await first.catch(() => undefined)))
+    return authenticate(prisma, credentials, client, limits, beforeHash);
   const attempt = (async () => {
+    await beforeHash();
     const trusted = possibleName(name) && (await signedInBefore(prisma, client, name));
     await reserveFailure(prisma, keys, limits, trusted);
     const principal = await verify(prisma, credentials);
@@ -115,9 +125,6 @@ const fingerprint = (c: Credentials) =>
   createHmac('sha256', FINGERPRINT_KEY)
     .update(`${c.scheme}\0${c.login ?? ''}\0${c.secret}`)
     .digest('base64url');
-
-/** Whether these credentials proved right lately in this process (checking them again costs no password hash). */
-export const provenLately = (credentials: Credentials) => knownGood.has(fingerprint(credentials));
 
 function remember(key: string) {
   if (knownGood.size >= KNOWN_GOOD_MAX) {

@@ -3,7 +3,7 @@
 // checked before the request is validated so that callers who may not write learn nothing more.
 import type { Request, Response } from 'express';
 import type { Context, OpenAPIBackend } from 'openapi-backend';
-import { authenticate, parseAuthorization, provenLately } from '../auth/authenticate.js';
+import { authenticate, parseAuthorization } from '../auth/authenticate.js';
 import { forbidden } from '../auth/permissions.js';
 import { type Caller, hasRole, isRole } from '../auth/roles.js';
 import type { Config } from '../config.js';
@@ -30,12 +30,11 @@ function callerOf(req: Request, res: Response, deps: Deps): Promise<Caller> {
       windowSeconds: deps.config.authWindowSeconds,
     };
     const credentials = parseAuthorization(req.headers.authorization);
-    caller = (async () => {
-      // Credentials not seen to be right lately cost a password hash to check: a sign-in, limited per address.
-      if (credentials && !provenLately(credentials))
-        await deps.rateLimits.take('sign-in', { caller: null, address: req.ip }, res);
-      return authenticate(deps.db.prisma, credentials, req.ip ?? 'unknown', limits);
-    })();
+    // A check that costs a password hash is a sign-in, limited per address; the same credentials
+    // in parallel share one check, and count as one.
+    caller = authenticate(deps.db.prisma, credentials, req.ip ?? 'unknown', limits, () =>
+      deps.rateLimits.take('sign-in', { caller: null, address: req.ip }, res),
+    );
     caller.catch((err: unknown) => {
       if (err instanceof InvalidCredentials) signInFailures.inc();
       else if (err instanceof Throttled) signInThrottled.inc();

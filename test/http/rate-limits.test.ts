@@ -5,6 +5,7 @@ import { randomInt } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
+import { createUser, issueAppPassword } from '../../src/auth/accounts.js';
 import { loadConfig } from '../../src/config.js';
 import { rateLimited } from '../../src/metrics/registry.js';
 import { describeEachDatabase } from '../setup/each-database.js';
@@ -109,6 +110,25 @@ describeEachDatabase(
       // Right credentials already proven are no sign-in: they pass from that address too.
       expect((await s.get('/venues', { as: 'editor', headers: client() })).status).toBe(200);
       expect((await s.get('/venues', { as: 'editor', headers: me })).status).toBe(200);
+    });
+
+    it('counts the same new credentials sent in parallel as one sign-in', async () => {
+      const login = `burst-${kind}-${run}`;
+      await createUser(s.db.prisma, { login, password: 'a long password', role: 'author' });
+      const { password } = await issueAppPassword(s.db.prisma, login, 'burst');
+      const me = client();
+      // An app's first burst: five requests at once with a password this instance has not seen yet.
+      const burst = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          s.get('/venues', { as: null, headers: { ...me, authorization: `Bearer ${password}` } }),
+        ),
+      );
+      expect(burst.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+      // One sign-in of the two is spent: one more new guess is checked, the next is refused.
+      const guess = (secret: string) =>
+        s.get('/venues', { as: null, headers: { ...me, authorization: basic(login, secret) } });
+      expect((await guess('first guess')).status).toBe(401);
+      expect((await guess('second guess')).status).toBe(429);
     });
 
     it('counts each link a request embeds as a read, and an IPv6 client by its /64', async () => {
