@@ -85,6 +85,12 @@ export interface RateLimitSettings {
   windowSeconds: number;
   /** Counters shared by every instance on Redis; else on PostgreSQL, or in memory on the embedded database. */
   redisUrl?: string;
+  /**
+   * Where the counts live (RATE_LIMIT_STORE): `shared` (the default: Redis when REDIS_URL is set,
+   * else PostgreSQL, else memory on the embedded database) or `memory`, each instance counting on
+   * its own (a limit per instance, and no round trip per request).
+   */
+  store: 'shared' | 'memory';
 }
 
 /**
@@ -207,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signIns: nonNegativeInteger(env, 'RATE_LIMIT_SIGN_INS', 30),
       windowSeconds: positiveInteger(env, 'RATE_LIMIT_WINDOW_SECONDS', 60),
       redisUrl: redisUrl(env.REDIS_URL),
+      store: oneOf(env, 'RATE_LIMIT_STORE', ['shared', 'memory'] as const, 'shared'),
     },
     metrics: metrics(env),
   };
@@ -402,6 +409,13 @@ function positiveSeconds(env: NodeJS.ProcessEnv, name: string, fallback: number)
   if (!Number.isFinite(value) || value <= 0 || value > 3600)
     throw new ConfigError(`${name} must be a number of seconds above 0, at most 3600, got "${env[name]}"`);
   return value;
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const value = (env[name] ?? '').trim() || fallback;
+  if (!values.includes(value as T))
+    throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${value}"`);
+  return value as T;
 }
 
 function nonNegativeInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

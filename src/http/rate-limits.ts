@@ -142,18 +142,20 @@ function sharedLimiter(
 }
 
 export function createRateLimits(settings: RateLimitSettings, databaseUrl: string | undefined): RateLimits {
-  const redis = settings.redisUrl
-    ? new Redis(settings.redisUrl, {
-        // Fail a count at once while Redis is away (the insurance limiter takes it), never queue it.
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 1,
-        lazyConnect: false,
-      })
-    : undefined;
+  const shared = settings.store === 'shared';
+  const redis =
+    shared && settings.redisUrl
+      ? new Redis(settings.redisUrl, {
+          // Fail a count at once while Redis is away (the insurance limiter takes it), never queue it.
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 1,
+          lazyConnect: false,
+        })
+      : undefined;
   redis?.on('error', () => {
     // Reconnects by itself; counts meanwhile go to the insurance limiter.
   });
-  const pool = !redis && databaseUrl ? counterPool(databaseUrl) : undefined;
+  const pool = shared && !redis && databaseUrl ? counterPool(databaseUrl) : undefined;
   const allowances: Record<LimitClass, number> = {
     reads: settings.reads,
     writes: settings.writes,

@@ -211,6 +211,24 @@ describeEachDatabase(
           await other.close();
         }
       });
+
+      it('counts on each instance alone with RATE_LIMIT_STORE=memory, nothing in the database', async () => {
+        const me = client();
+        const [one, two] = [
+          await secondInstance(s.db, { RATE_LIMIT_STORE: 'memory' }),
+          await secondInstance(s.db, { RATE_LIMIT_STORE: 'memory' }),
+        ];
+        try {
+          for (let i = 0; i < 5; i++) expect((await one.get('/venues', me)).status).toBe(200);
+          expect((await one.get('/venues', me)).status).toBe(429);
+          expect((await two.get('/venues', me)).status).toBe(200);
+          const key = `reads:client:${me['x-forwarded-for']}`;
+          expect(await s.db.prisma.rateLimit.count({ where: { key } })).toBe(0);
+        } finally {
+          await one.close();
+          await two.close();
+        }
+      });
     }
   },
   { env: LIMITS },
