@@ -7,20 +7,25 @@
 // BENCH_SECONDS (default 10) is the length of each measured run; BENCH_CONNECTIONS (default 32) the
 // number of concurrent connections; BENCH_ROUNDS (default 2) how many times the service and the
 // baseline take turns at each read scenario (the best round of each counts); BENCH_ONLY (default
-// all) a comma-separated choice of the parts: postgresql (baseline and service, 10,000 events),
-// pglite, scaling, webhooks (event creation with and without a subscription, and the delay from a
+// postgresql,pglite,limits: under ten minutes on two cores) a comma-separated choice of the parts:
+// postgresql (baseline and service, 10,000 events), pglite, limits (the cheapest read with rate
+// limits off and counted in each store: memory, PostgreSQL, Redis at BENCH_REDIS_URL, else
+// TEST_REDIS_URL or REDIS_URL, else redis://127.0.0.1:6379 when it answers), scaling, webhooks
+// (event creation with and without a subscription, and the delay from a
 // write's acknowledgement to the receiver), recurring (the postgresql part on a calendar where a
 // fifth of the events are occurrences of series, and the write of a series of 500), import (10,000
 // events from a site of The Events Calendar, scripts/bench/import.ts), cluster (1 to 3 instances behind
 // nginx, and a failover run, scripts/bench/cluster.ts); BENCH_PROFILE a folder where each service
 // process leaves a CPU profile (.cpuprofile, for Chrome DevTools or speedscope); BENCH_SERVICE_ENV
-// settings of the service as JSON. The service counts rate limits set too high to be reached.
+// settings of the service as JSON. The service runs with its default configuration (rate limits on
+// sign-ins only) but for the limits part.
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createUser, issueAppPassword } from '../../src/auth/accounts.js';
 import { openDatabase } from '../../src/db/client.js';
@@ -37,11 +42,7 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 // `npm run bench -- cluster pglite` chooses parts as BENCH_ONLY does.
 const PARTS = new Set(
-  (
-    process.argv.slice(2).join(',') ||
-    process.env.BENCH_ONLY ||
-    'postgresql,pglite,scaling,webhooks,recurring,import,cluster'
-  )
+  (process.argv.slice(2).join(',') || process.env.BENCH_ONLY || 'postgresql,pglite,limits')
     .split(',')
     .map((part) => part.trim()),
 );
@@ -146,6 +147,7 @@ async function main() {
 
   if (PARTS.has('postgresql')) await comparePostgres(print);
   if (PARTS.has('pglite')) await measurePglite(print);
+  if (PARTS.has('limits')) await measureLimits(print);
   if (PARTS.has('scaling')) await measureScaling(print);
   if (PARTS.has('webhooks')) await measureWebhooks(print);
   if (PARTS.has('recurring')) await comparePostgres(print, true);
@@ -183,7 +185,7 @@ async function clusterPart(print: Print) {
       adminBearer,
       seconds: SECONDS,
       connections: CONNECTIONS,
-      env: { LOG_LEVEL: 'warn', ...UNREACHABLE_RATE_LIMITS },
+      env: { LOG_LEVEL: 'warn' },
       print,
     });
   } finally {
@@ -504,7 +506,7 @@ function startService(storage: Storage, extra: Record<string, string> = {}): Pro
   const profile = PROFILE_DIR ? [`--cpu-prof`, `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : [];
   return startServer(
     [...profile, ...START_ARGS],
-    { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...UNREACHABLE_RATE_LIMITS, ...SERVICE_ENV, ...extra },
+    { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...SERVICE_ENV, ...extra },
     '/readyz',
   );
 }
@@ -513,11 +515,71 @@ function startService(storage: Storage, extra: Record<string, string> = {}): Pro
  * Rate limits so high that the load never reaches them: every request is still counted, so their
  * cost is in the figures, but none is refused.
  */
-export const UNREACHABLE_RATE_LIMITS = {
+const UNREACHABLE_RATE_LIMITS = {
   RATE_LIMIT_READS: '1000000000',
   RATE_LIMIT_WRITES: '1000000000',
   RATE_LIMIT_SIGN_INS: '1000000000',
 };
+
+/** A Redis server for the limits part, if one answers. */
+async function benchRedis(): Promise<string | undefined> {
+  const url =
+    process.env.BENCH_REDIS_URL || process.env.TEST_REDIS_URL || process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+    return url;
+  } catch {
+    return undefined;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * What counting rate limits costs: the cheapest read (the venue search, PostgreSQL, 10,000 events)
+ * with the limits off, as by default, and on, counted in each store; the configurations take turns,
+ * ROUNDS times, each keeping its best round. The target: each store within 5 % of off.
+ */
+async function measureLimits(print: Print) {
+  const database = await createPostgres('limits');
+  try {
+    const fixtures = await seed({ kind: 'postgresql', url: database.url }, STANDARD);
+    // The read the service answers fastest, where a round trip per count weighs most.
+    const read = scenarios(fixtures)['venue search'];
+    const redisUrl = await benchRedis();
+    const stores: [string, Record<string, string>][] = [
+      ['limits off (default)', {}],
+      ['limits in memory', { ...UNREACHABLE_RATE_LIMITS, RATE_LIMIT_STORE: 'memory' }],
+      ['limits in PostgreSQL', UNREACHABLE_RATE_LIMITS],
+      ...(redisUrl
+        ? [['limits in Redis', { ...UNREACHABLE_RATE_LIMITS, REDIS_URL: redisUrl }] as [string, Record<string, string>]]
+        : []),
+    ];
+    const runs = new Map<string, Figures[]>(stores.map(([name]) => [name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, env] of stores) {
+        const service = await startService({ kind: 'postgresql', url: database.url }, env);
+        try {
+          runs.get(name)?.push(await measure(service, read, SECONDS, CONNECTIONS));
+        } finally {
+          await service.stop();
+        }
+      }
+    }
+    const off = best(runs.get(stores[0][0]) ?? []);
+    for (const [name] of stores) {
+      const figures = best(runs.get(name) ?? []);
+      print(name, read.name, figures, figures.requestsPerSecond / off.requestsPerSecond);
+    }
+    if (!redisUrl) console.log('  (Redis skipped: no server answered; set BENCH_REDIS_URL)');
+    console.log('  (÷ baseline here: ÷ the same read with limits off; 0.95 or more is the target)');
+  } finally {
+    await database.drop();
+  }
+}
 
 /** BENCH_SERVICE_ENV: settings of the service's own to compare, as JSON (`{"REDIS_URL":"redis://127.0.0.1:6379"}`). */
 const SERVICE_ENV = JSON.parse(process.env.BENCH_SERVICE_ENV || '{}') as Record<string, string>;
@@ -554,7 +616,9 @@ async function seed(storage: Storage, size: CalendarSize): Promise<Fixtures> {
       // that autovacuum does not start in the middle of a measurement.
       await sql.exec('VACUUM ANALYZE');
     });
-    await createUser(db.prisma, { login: 'bench', password: 'bench-password', role: 'contributor' });
+    // An editor, as an integration syncing a calendar would be: accounts below editor have a quota
+    // of creates per hour (QUOTA_CREATES_PER_HOUR), which the creation scenario would meet at once.
+    await createUser(db.prisma, { login: 'bench', password: 'bench-password', role: 'editor' });
     const { password } = await issueAppPassword(db.prisma, 'bench', 'benchmark');
     const fixtures = await db.withConnection((sql) => pickFixtures(sql, password));
     console.log(
