@@ -1,12 +1,13 @@
 // Rate limits: each signed-in user, or else each client address, may make so many requests of a
-// class (reads, writes; and, per address, sign-ins: checks of credentials not proven right lately,
-// each of which costs a password hash) per window. Counted with rate-limiter-flexible in a store
-// every instance shares: Redis when REDIS_URL is set, else the `rate_limits` table of PostgreSQL,
-// whose upsert counts and reads in one statement, so parallel requests on any instance never both
-// take the last request of a window; on the embedded database, which only one process may open,
-// in memory. Should the shared store fail, each instance counts in memory meanwhile (the
-// library's insurance limiter) rather than refusing or letting everything through, and so does
-// each count the store has not answered within a quarter of a second.
+// class (reads, writes; and, per address, sign-ins: checks of credentials that cost a password
+// hash) per window. Reads and writes are off by default, and never counted for an account or an
+// address the operator exempted (config.ts RateLimitSettings). Counted with rate-limiter-flexible
+// in a store every instance shares: Redis when REDIS_URL is set, else the `rate_limits` table of
+// PostgreSQL, whose upsert counts and reads in one statement, so parallel requests on any instance
+// never both take the last request of a window; on the embedded database, which only one process
+// may open, or with RATE_LIMIT_STORE=memory, in memory. Should the shared store fail, each instance
+// counts in memory meanwhile (the library's insurance limiter) rather than refusing or letting
+// everything through, and so does each count the store has not answered within a quarter of a second.
 //
 // Every answer of an operation says where its caller stands, in the IETF's RateLimit-Policy and
 // RateLimit fields (draft-ietf-httpapi-ratelimit-headers); a refusal is a 429 with Retry-After.
