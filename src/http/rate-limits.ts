@@ -14,7 +14,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { Redis } from 'ioredis';
 import {
-  type RateLimiterAbstract,
   RateLimiterMemory,
   RateLimiterPostgres,
   RateLimiterRedis,
@@ -26,6 +25,7 @@ import type { RateLimitSettings } from '../config.js';
 import ipaddr from 'ipaddr.js';
 import pg from 'pg';
 import { rateLimited } from '../metrics/registry.js';
+import { BatchedCounter, type Counter } from './batched-counts.js';
 import { ApiError } from './errors.js';
 
 export type LimitClass = 'reads' | 'writes' | 'sign-in';
@@ -162,7 +162,8 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
     writes: settings.writes,
     'sign-in': settings.signIns,
   };
-  const limiters = new Map<LimitClass, RateLimiterAbstract>();
+  const limiters = new Map<LimitClass, Counter>();
+  const batched: BatchedCounter[] = [];
   for (const [limitClass, points] of Object.entries(allowances) as [LimitClass, number][]) {
     if (points === 0) continue;
     const options = { keyPrefix: limitClass, points, duration: settings.windowSeconds };
@@ -173,14 +174,19 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
     // that fails late would count the request in memory twice.
     const stored = { ...options, inMemoryBlockOnConsumed: points + 1 };
     const store = sharedLimiter(stored, { redis, pool });
+    if (!store) {
+      limiters.set(limitClass, insuranceLimiter);
+      continue;
+    }
     // A store that does not answer at once (a database that hangs) must not hold the request up:
-    // past STORE_TIMEOUT_MS the count is taken in memory.
-    limiters.set(
-      limitClass,
-      store
-        ? new RLWrapperTimeouts({ limiter: store, insuranceLimiter, timeoutMs: STORE_TIMEOUT_MS })
-        : insuranceLimiter,
+    // past STORE_TIMEOUT_MS the count is taken in memory. A busy key goes to the store once per
+    // interval, not once per request (batched-counts.ts).
+    const counter = new BatchedCounter(
+      new RLWrapperTimeouts({ limiter: store, insuranceLimiter, timeoutMs: STORE_TIMEOUT_MS }),
+      points,
     );
+    batched.push(counter);
+    limiters.set(limitClass, counter);
   }
 
   const exemptAddress = addressMatcher(settings.exemptAddresses);
@@ -249,6 +255,8 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
           })
         : Promise.resolve(),
     close: async () => {
+      // What was counted in memory and not sent yet, before the connections go.
+      await Promise.all(batched.map((counter) => counter.close()));
       // quit() is refused while Redis is away (no offline queue); disconnect() stops the reconnecting too.
       if (redis)
         await redis.quit().catch(() => {
