@@ -3,9 +3,9 @@
 // hash) per window. Reads and writes are off by default, and never counted for an account or an
 // address the operator exempted (config.ts RateLimitSettings). Counted with rate-limiter-flexible
 // in a store every instance shares: Redis when REDIS_URL is set, else the `rate_limits` table of
-// PostgreSQL, whose upsert counts and reads in one statement, so parallel requests on any instance
-// never both take the last request of a window; on the embedded database, which only one process
-// may open, or with RATE_LIMIT_STORE=memory, in memory. Should the shared store fail, each instance
+// PostgreSQL, whose upsert counts and reads in one statement, asked once per key and interval
+// (batched-counts.ts); on the embedded database, which only one process may open, or with
+// RATE_LIMIT_STORE=memory, in memory. Should the shared store fail, each instance
 // counts in memory meanwhile (the library's insurance limiter) rather than refusing or letting
 // everything through, and so does each count the store has not answered within a quarter of a second.
 //
