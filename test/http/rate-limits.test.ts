@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createUser, issueAppPassword } from '../../src/auth/accounts.js';
-import { loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { SYNC_MS } from '../../src/http/batched-counts.js';
 import { rateLimited } from '../../src/metrics/registry.js';
 import { describeEachDatabase } from '../setup/each-database.js';
@@ -272,6 +272,20 @@ describeEachDatabase(
       } finally {
         await defaults.close();
       }
+    });
+
+    it('refuses to start on an exempt range or a store it cannot read', () => {
+      for (const env of [
+        { RATE_LIMIT_EXEMPT_ADDRESSES: '10.0.0.0/33' },
+        { RATE_LIMIT_EXEMPT_ADDRESSES: '10.0.0.0/8,example.org' },
+        { RATE_LIMIT_EXEMPT_ADDRESSES: '2001:db8::/129' },
+        { RATE_LIMIT_STORE: 'disk' },
+      ])
+        expect(() => loadConfig(env), JSON.stringify(env)).toThrow(ConfigError);
+      expect(loadConfig({ RATE_LIMIT_EXEMPT_ADDRESSES: ' 10.0.0.0/8 , ::1 ' }).rateLimits.exemptAddresses).toEqual([
+        '10.0.0.0/8',
+        '::1',
+      ]);
     });
 
     const EXEMPT = ['10.200.7.1', '2001:db8:5::1', '::ffff:10.200.9.9', '10.99.0.1'];

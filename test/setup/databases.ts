@@ -52,6 +52,8 @@ export async function createPostgresDatabase(template?: string): Promise<{ url: 
  * (vitest.config.ts), so the next file with the same limits takes one instead of starting PGlite.
  */
 const idlePGlite: { key: string; db: Database }[] = [];
+/** Each idle database holds a few hundred MB of WebAssembly memory: a worker keeps this many at most. */
+const MAX_IDLE = 2;
 
 /** The template's rows as a database started from it has them (read from the worker's first one). */
 let templateRows: TemplateRows | undefined;
@@ -70,7 +72,7 @@ async function openPGliteTemplate(limits: Pick<DatabaseOptions, 'statementTimeou
 
 /** Puts the database back for the next file, or closes it when no file could take it. */
 async function handOnOrClose(db: Database, key: string): Promise<void> {
-  if (!templateRows) {
+  if (!templateRows || idlePGlite.length >= MAX_IDLE) {
     await db.close();
     return;
   }
