@@ -20,7 +20,9 @@ import { bodyParserError, bodyParsers, requestBody } from './http/body.js';
 import { discoveryLink } from './http/discovery-link.js';
 import { embedLinks, followThrough, wantedRelations } from './http/embed.js';
 import { methodOverride, restRoute } from './http/wordpress-request.js';
-import { sendReply } from './http/reply.js';
+import { renderReply, sendRendered, sendReply } from './http/reply.js';
+import { AnswerCache, type KeptAnswer, requestTime } from './http/answer-cache.js';
+import { dataVersions } from './db/data-version.js';
 import { ApiError, noRoute, toApiError } from './http/errors.js';
 import { hardening, requestId } from './http/hardening.js';
 import { health } from './http/health.js';
@@ -28,7 +30,7 @@ import { idempotent } from './http/idempotency.js';
 import type { Call, Handler, Reply } from './http/handler.js';
 import { type LocaleInfo, localeMiddleware } from './http/locale.js';
 import { decodeFlags, normalizeQuery } from './http/query.js';
-import { hostCheck, NAMESPACE, requestUrls } from './http/urls.js';
+import { hostCheck, NAMESPACE, requestUrls, type Urls } from './http/urls.js';
 import { countOtherReads, createRateLimits, type RateLimits } from './http/rate-limits.js';
 import { validationError } from './http/validation.js';
 import {
@@ -67,6 +69,10 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   const probes = health(db, feedLag);
   const untrackFeedLag = trackFeedLag(feedLag);
   const routes = operationsByRoute(api);
+  const answers =
+    config.responseCacheMegabytes > 0
+      ? new AnswerCache(dataVersions(db.prisma), config.responseCacheMegabytes)
+      : undefined;
 
   sampleLoopDelay();
   const app = express();
@@ -97,7 +103,7 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   // The public pages that `url`s name (/event/<slug>/, /venue/<slug>/, /organizer/<slug>/).
   app.use(publicPages(config, db.prisma));
   app.use(`${config.restPrefix}/${NAMESPACE}`, (req, res, next) => {
-    dispatch(api, routes, { config, rateLimits, identify }, req, res).catch(next);
+    dispatch(api, routes, { config, rateLimits, identify, answers }, req, res).catch(next);
   });
   app.use((_req, _res, next) => {
     next(noRoute());
@@ -133,6 +139,8 @@ interface DispatchDeps {
   rateLimits: RateLimits;
   /** The caller of a request no operation answers (OPTIONS). */
   identify: (req: Request, res: Response) => Promise<Caller>;
+  /** Answers to anonymous reads, unless RESPONSE_CACHE_MB is 0. */
+  answers?: AnswerCache;
 }
 
 /** The methods of a route (by its operations) that this caller may use, in METHODS order. */
@@ -159,21 +167,16 @@ async function dispatch(
   const search = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
   const operation = api.router.matchOperation({ method, path, headers: {} });
   if (!operation) {
-    const allowed = METHODS.filter((m) => api.router.matchOperation({ method: m, path, headers: {} }));
-    if (!allowed.length) throw noRoute();
-    if (req.method === 'OPTIONS') {
-      await describeRoute(api, routes, deps, req, res, { path, method: allowed[0] });
-      return;
-    }
-    throw new ApiError(
-      405,
-      'rest_method_not_allowed',
-      `Method ${req.method} is not allowed here.`,
-      {},
-      { Allow: allowed.join(', ') },
-    );
+    await answerUnmatched(api, routes, deps, req, res, path);
+    return;
   }
   res.locals[OPERATION_LOCAL] = operation.operationId;
+  const urls = requestUrls(req, deps.config, (res.locals.locale as LocaleInfo).segment);
+  const cached = await deps.answers?.lookup(req, urls);
+  if (cached && 'kept' in cached) {
+    await sendKept(deps, routes.get(operation.path) ?? [], req, res, cached.kept);
+    return;
+  }
   const body = requestBody(req, operation);
   let reply: Reply;
   try {
@@ -197,8 +200,52 @@ async function dispatch(
   if (reply.build && (!reply.etag || noneMatch(req.headers['if-none-match'], reply.etag))) {
     reply.body = await reply.build();
   }
-  await embedWanted(api, deps, { req, res, search }, reply);
-  sendReply(req, res, reply);
+  const embedded = await embedWanted(api, deps, { req, res, search, urls }, reply);
+  const rendered = renderReply(req, res, reply);
+  if (cached) cached.keep({ rendered, embedded }, res);
+  sendRendered(req, res, rendered);
+}
+
+/** A request no operation takes: OPTIONS describes the route, another method of a route is 405, else 404. */
+async function answerUnmatched(
+  api: OpenAPIBackend,
+  routes: Map<string, Operation[]>,
+  deps: DispatchDeps,
+  req: Request,
+  res: Response,
+  path: string,
+): Promise<void> {
+  const allowed = METHODS.filter((m) => api.router.matchOperation({ method: m, path, headers: {} }));
+  if (!allowed.length) throw noRoute();
+  if (req.method === 'OPTIONS') {
+    await describeRoute(api, routes, deps, req, res, { path, method: allowed[0] });
+    return;
+  }
+  throw new ApiError(
+    405,
+    'rest_method_not_allowed',
+    `Method ${req.method} is not allowed here.`,
+    {},
+    { Allow: allowed.join(', ') },
+  );
+}
+
+/**
+ * Sends an anonymous read the answer kept for it, as it would have been built: counted as a read
+ * (and each object it embeds as another), with the methods an anonymous caller may use.
+ */
+async function sendKept(
+  { rateLimits }: DispatchDeps,
+  operations: Operation[],
+  req: Request,
+  res: Response,
+  kept: KeptAnswer,
+): Promise<void> {
+  const anonymous = { caller: null, address: req.ip };
+  res.set('Allow', usableMethods(operations, null).join(', '));
+  await rateLimits.take('reads', anonymous, res);
+  if (kept.embedded) await rateLimits.charge('reads', anonymous, res, kept.embedded);
+  sendRendered(req, res, kept.rendered);
 }
 
 /**
@@ -231,21 +278,24 @@ async function describeRoute(
   sendReply(req, res, { body: route, headers: { Allow: allow } });
 }
 
-/** Embeds in a successful JSON reply the linked objects `_embed` asks for. */
+/** Embeds in a successful JSON reply the linked objects `_embed` asks for; answers how many it charged. */
 async function embedWanted(
   api: OpenAPIBackend,
-  { config, rateLimits }: DispatchDeps,
-  { req, res, search }: { req: Request; res: Response; search: string },
+  { rateLimits }: DispatchDeps,
+  { req, res, search, urls }: { req: Request; res: Response; search: string; urls: Urls },
   reply: Reply,
-): Promise<void> {
+): Promise<number> {
   const wanted = wantedRelations(search);
+  let charged = 0;
   if (wanted && !reply.contentType && (reply.status ?? 200) < 300) {
-    const base = requestUrls(req, config, (res.locals.locale as LocaleInfo).segment).base;
     // Each link followed is a read of the caller's, charged before any is followed.
-    const charge = (links: number) =>
-      rateLimits.charge('reads', { caller: callerOfResponse(res), address: req.ip }, res, links);
-    reply.body = await embedLinks(reply.body, wanted, followThrough(api, base, req, res), charge);
+    const charge = (links: number) => {
+      charged += links;
+      return rateLimits.charge('reads', { caller: callerOfResponse(res), address: req.ip }, res, links);
+    };
+    reply.body = await embedLinks(reply.body, wanted, followThrough(api, urls.base, req, res), charge);
   }
+  return charged;
 }
 
 function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Database }) {
@@ -272,7 +322,9 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
         db: deps.db.prisma,
         caller: callerOfResponse(res),
         siteZone: deps.config.siteTimezone,
-        now: new Date(),
+        get now() {
+          return requestTime(res);
+        },
         precondition: ifMatchPrecondition(req.headers['if-match']),
         recurrence: deps.config.recurrence,
         quotas: deps.config.quotas,

@@ -67,6 +67,11 @@ export interface Config {
   costCurrency: CurrencySettings;
   rateLimits: RateLimitSettings;
   metrics: MetricsSettings;
+  /**
+   * Room for answers to anonymous reads, sent again while the data and the second they were built
+   * from stay the same (http/answer-cache.ts); 0 builds every answer.
+   */
+  responseCacheMegabytes: number;
 }
 
 /**
@@ -216,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       store: oneOf(env, 'RATE_LIMIT_STORE', ['shared', 'memory'] as const, 'shared'),
     },
     metrics: metrics(env),
+    responseCacheMegabytes: nonNegativeInteger(env, 'RESPONSE_CACHE_MB', 32),
   };
 }
 

@@ -1,6 +1,7 @@
 // Rows that only matter for a while: sign-in failures, rate limit windows and hours of creates per account that have ended, idempotency keys
 // older than a day, changes older than the feed's retention, and webhook messages sent, given up or
-// waiting on a disabled subscription that long ago (with their attempts). Each instance purges now and then;
+// waiting on a disabled subscription that long ago (with their attempts); the data versions of
+// connections that are gone are folded into one row. Each instance purges now and then;
 // running it on several at once is harmless (each delete is a condition on age, and the feed's
 // retention mark only moves forward).
 import type { Database, PrismaClient } from './client.js';
@@ -29,6 +30,7 @@ export async function purgeExpired(db: Database, retention: Retention): Promise<
   const kept = new Date(now - retention.changesRetentionDays * 86_400_000);
   await pruneChanges(db.prisma, kept);
   await pruneDeliveries(db.prisma, kept);
+  await foldDataVersions(db.prisma);
   if (db.kind === 'pglite') await maintainEmbedded(db);
 }
 
@@ -127,6 +129,19 @@ export async function pruneChanges(db: PrismaClient, before: Date): Promise<void
       SELECT count(*)::int AS n FROM gone`;
     if (n < CHUNK) return;
   }
+}
+
+/**
+ * Folds the data versions of database connections that are gone into row 0, in one statement:
+ * their sum, which answers are kept by (db/data-version.ts), stays the same. A connection that
+ * raises its row meanwhile waits for this statement, or this one for it; either way the sum holds.
+ */
+async function foldDataVersions(db: PrismaClient): Promise<void> {
+  await db.$executeRaw`
+    WITH gone AS (
+      DELETE FROM data_versions WHERE backend <> 0 AND backend NOT IN (SELECT pid FROM pg_stat_activity WHERE pid IS NOT NULL)
+      RETURNING version)
+    UPDATE data_versions SET version = version + (SELECT coalesce(sum(version), 0) FROM gone) WHERE backend = 0`;
 }
 
 /** Deletes, with their attempts, the webhook messages sent, given up or waiting on a disabled subscription since before `before`. */

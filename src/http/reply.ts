@@ -7,19 +7,53 @@ import { pickFields, responseOptions } from './wordpress-response.js';
 
 export function sendReply(req: Request, res: Response, reply: Reply) {
   if (res.headersSent) return;
+  sendRendered(req, res, renderReply(req, res, reply));
+}
+
+/** A reply made into what goes on the wire: the same for every request whose answer it is (http/answer-cache.ts). */
+export interface Rendered {
+  status: number;
+  /** Undefined for a redirect, which says all in its status and Location (303 to an event's iCalendar URL). */
+  body?: string | Buffer;
+  contentType?: string;
+  /** The reply's own headers. */
+  headers: Record<string, string>;
+  /** A successful answer's validators. */
+  etag?: string;
+  lastModified?: string;
+}
+
+export function renderReply(req: Request, res: Response, reply: Reply): Rendered {
   const { status, data, succeeded } = shapedAnswer(req, res, reply);
+  const headers = reply.headers ?? {};
+  if (status >= 300 && status < 400 && data === undefined) return { status, headers };
   const body = reply.contentType ? asText(data) : JSON.stringify(data);
+  const contentType = reply.contentType ?? 'application/json; charset=UTF-8';
+  if (!succeeded) return { status, body, contentType, headers };
+  return {
+    status,
+    body,
+    contentType,
+    headers,
+    etag: reply.etag ?? entityTag(body, reply.version),
+    lastModified: reply.lastModified?.toUTCString(),
+  };
+}
+
+/** Writes a rendered reply; a conditional read whose If-None-Match holds its ETag becomes a 304. */
+export function sendRendered(req: Request, res: Response, rendered: Rendered) {
+  if (res.headersSent) return;
+  const { status, body, contentType, headers, etag, lastModified } = rendered;
   res.status(status);
-  res.set('Content-Type', reply.contentType ?? 'application/json; charset=UTF-8');
-  setReplyHeaders(res, reply.headers ?? {});
-  if (status >= 300 && status < 400 && data === undefined) {
-    // A redirect (303 to an event's iCalendar URL) says all in its status and Location.
-    res.removeHeader('Content-Type');
+  if (contentType) res.set('Content-Type', contentType);
+  setReplyHeaders(res, headers);
+  if (body === undefined) {
     res.end();
     return;
   }
-  if (succeeded) {
-    const etag = setValidators(res, reply, body);
+  if (etag) {
+    res.set('ETag', etag);
+    if (lastModified) res.set('Last-Modified', lastModified);
     if (readerIsCurrent(req, status, etag)) {
       res.status(304).removeHeader('Content-Type');
       res.end();
@@ -57,14 +91,6 @@ function setReplyHeaders(res: Response, headers: Record<string, string>) {
     if (name.toLowerCase() === 'link') res.append('Link', value);
     else res.set(name, value);
   }
-}
-
-/** Sets ETag and Last-Modified on a successful answer; returns the ETag. */
-function setValidators(res: Response, reply: Reply, body: string | Buffer): string {
-  const etag = reply.etag ?? entityTag(body, reply.version);
-  res.set('ETag', etag);
-  if (reply.lastModified) res.set('Last-Modified', reply.lastModified.toUTCString());
-  return etag;
 }
 
 /** Whether a conditional read's If-None-Match holds the answer's ETag, which makes it a 304. */

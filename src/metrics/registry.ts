@@ -109,6 +109,13 @@ export const rateLimited = new Counter({
   registers,
 });
 
+export const answerLookups = new Counter({
+  name: 'http_kept_answer_lookups_total',
+  help: 'Anonymous reads by whether they were sent an answer kept since the data last changed (hit) or had theirs built (miss); RESPONSE_CACHE_MB.',
+  labelNames: ['result'] as const,
+  registers,
+});
+
 export const webhookAttempts = new Counter({
   name: 'webhook_delivery_attempts_total',
   help: 'Attempts to deliver a webhook message, by outcome: delivered, retry (to be tried again) or failed (retries spent).',

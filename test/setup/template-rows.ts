@@ -48,14 +48,15 @@ export async function readTemplateRows(db: Database): Promise<TemplateRows> {
 
 /**
  * Puts the database back to the template's rows, in one transaction. The rows go back as they were,
- * without the triggers and foreign-key checks they passed once already (replica role), in any order.
+ * without the triggers and foreign-key checks they passed once already (replica role), in any order;
+ * the truncation fires no trigger either (it would raise the data version, migration data_versions).
  */
 export async function resetToTemplate(db: Database, template: TemplateRows): Promise<void> {
   await db.withConnection(async (sql: SqlConnection) => {
     await sql.exec('BEGIN');
     try {
-      await sql.exec(`TRUNCATE ${template.tables.map(quoted).join(', ')} RESTART IDENTITY CASCADE`);
       await sql.exec('SET LOCAL session_replication_role = replica');
+      await sql.exec(`TRUNCATE ${template.tables.map(quoted).join(', ')} RESTART IDENTITY CASCADE`);
       for (const { table, columns, json } of template.rows) {
         const list = columns.map(quoted).join(', ');
         await sql.query(

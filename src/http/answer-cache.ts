@@ -1,0 +1,114 @@
+// Answers to anonymous reads, kept while the data they were built from stays as it is. Public
+// pages and apps ask the same few questions (the coming events, one event, the venues) far more
+// often than anyone writes; an answer kept is sent again without the query, the serialization,
+// the ETag's hash or the document's validation.
+//
+// Exact, on every instance: an answer is kept with the database snapshot read before it was built
+// (db/data-version.ts), and sent again only to a request that reads the same snapshot, asked after
+// it arrived. A write acknowledged to anyone, through any instance, committed before it was
+// acknowledged, so it moved the snapshot every later request reads. An answer that read the time
+// (the default window of a list starts now) is kept with its second too, and sent again only
+// within it.
+//
+// What an answer is built from, besides the data and the time, is in its key: the URL (path,
+// query, locale segment), the scheme and host links are built from, and the Accept and
+// Accept-Language it negotiates by. Only anonymous requests are answered from here, so the caller
+// is always the same one; a request with credentials or If-Match is built every time.
+import type { Request, Response } from 'express';
+import { LRUCache } from 'lru-cache';
+import type { DataVersion, DataVersions } from '../db/data-version.js';
+import { answerLookups } from '../metrics/registry.js';
+import type { Rendered } from './reply.js';
+import type { Urls } from './urls.js';
+
+export interface KeptAnswer {
+  rendered: Rendered;
+  /** How many linked objects its `_embed` followed: each is charged as a read again (app.ts embedWanted). */
+  embedded: number;
+}
+
+interface Entry extends KeptAnswer {
+  version: DataVersion;
+  /** The second of the time the answer read, if it read the time. */
+  second?: number;
+}
+
+/** What the cache has for one request: the answer kept for it, or a way to keep the one about to be built. */
+export type Lookup = { kept: KeptAnswer } | { keep: (answer: KeptAnswer, res: Response) => void };
+
+const NOW = 'requestTime';
+const TIME_READ = 'requestTimeRead';
+
+/**
+ * The time of the request, to the second, as services see it (`ServiceContext.now`): the same in
+ * every part of one answer (an embedded object's too), and the same for every request of that
+ * second, which may then share the answer. Reading it marks the answer as one of that second.
+ */
+export function requestTime(res: Response): Date {
+  res.locals[TIME_READ] = true;
+  return ((res.locals[NOW] as Date | undefined) ??= new Date(Math.floor(Date.now() / 1000) * 1000));
+}
+
+export class AnswerCache {
+  readonly #versions: DataVersions;
+  readonly #entries: LRUCache<string, Entry>;
+  /** The snapshot of the newest lookup: answers of other snapshots will never be sent again. */
+  #version?: DataVersion;
+
+  constructor(versions: DataVersions, megabytes: number) {
+    const maxSize = megabytes * 1024 * 1024;
+    this.#versions = versions;
+    this.#entries = new LRUCache<string, Entry>({
+      maxSize,
+      // One answer takes at most an eighth of the room: a few large feeds do not push out every list.
+      maxEntrySize: Math.ceil(maxSize / 8),
+      sizeCalculation: (entry, key) => key.length + (entry.rendered.body?.length ?? 0) + 512,
+    });
+  }
+
+  /**
+   * The answer kept for this request, or how to keep it; undefined when its answer is not kept
+   * (a caller with credentials, a write, the database not answering).
+   */
+  async lookup(req: Request, urls: Urls): Promise<Lookup | undefined> {
+    if (!anonymousRead(req)) return undefined;
+    let version: DataVersion;
+    try {
+      version = await this.#versions.current();
+    } catch {
+      return undefined; // the request itself will meet the database's trouble, and report it
+    }
+    if (version !== this.#version) {
+      this.#entries.clear();
+      this.#version = version;
+    }
+    const key = keyOf(req, urls);
+    const entry = this.#entries.get(key);
+    if (entry?.version === version && (entry.second === undefined || entry.second === Math.floor(Date.now() / 1000))) {
+      answerLookups.inc({ result: 'hit' });
+      return { kept: entry };
+    }
+    answerLookups.inc({ result: 'miss' });
+    return {
+      keep: (answer, res) => {
+        if (this.#version !== version || answer.rendered.status !== 200 || answer.rendered.body === undefined) return;
+        const now = res.locals[TIME_READ] ? (res.locals[NOW] as Date).getTime() / 1000 : undefined;
+        this.#entries.set(key, { ...answer, version, second: now });
+      },
+    };
+  }
+}
+
+/** A GET or HEAD without credentials nor If-Match: its answer is the same for every such request. */
+function anonymousRead(req: Request): boolean {
+  return (
+    (req.method === 'GET' || req.method === 'HEAD') &&
+    req.headers.authorization === undefined &&
+    req.headers['if-match'] === undefined
+  );
+}
+
+function keyOf(req: Request, urls: Urls): string {
+  const { accept = '', 'accept-language': language = '' } = req.headers;
+  return [urls.base, urls.site, req.url, accept, language].join('\n');
+}

@@ -1,0 +1,203 @@
+// Answers kept for anonymous reads (src/http/answer-cache.ts): sent again byte for byte while the
+// data is unchanged, never once a write has been acknowledged, through this instance or another;
+// and the data versions they are kept by (migration data_versions, src/db/data-version.ts).
+import type { AddressInfo } from 'node:net';
+import { expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { purgeExpired } from '../../src/db/housekeeping.js';
+import { answerLookups } from '../../src/metrics/registry.js';
+import { describeEachDatabase } from '../setup/each-database.js';
+import type { TestServer } from '../setup/server.js';
+
+// Counted rate limits write to their table now and then; none here, so that nothing but the tests' own writes moves the data.
+const NO_LIMITS = { RATE_LIMIT_READS: '0', RATE_LIMIT_WRITES: '0' };
+
+/** The tables no answer is built from: writing them keeps every answer (the migration's list). */
+const BOOKKEEPING = [
+  '_prisma_migrations',
+  'account_creates',
+  'app_passwords',
+  'auth_failures',
+  'auth_known_clients',
+  'data_changes_due',
+  'data_versions',
+  'idempotency_keys',
+  'pending_counts',
+  'pending_counts_due',
+  'rate_limits',
+  'webhook_attempts',
+  'webhook_deliveries',
+  'webhook_dispatch',
+  'webhook_subscriptions',
+];
+
+const lookups = async () => {
+  const values = (await answerLookups.get()).values;
+  const of = (result: string) => values.find((v) => v.labels.result === result)?.value ?? 0;
+  return { hit: of('hit'), miss: of('miss') };
+};
+
+async function dataVersion(s: TestServer): Promise<bigint> {
+  const [row] = await s.db.prisma.$queryRaw<
+    { version: bigint }[]
+  >`SELECT sum(version)::bigint AS version FROM data_versions`;
+  return row.version;
+}
+
+/** Another instance of the service on the same database, answering plain fetches. */
+async function secondInstance(s: TestServer) {
+  const app = createApp({ config: { ...loadConfig({ ...NO_LIMITS }), port: 0 }, db: s.db });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/wp-json/calendar/events/v1`;
+  return {
+    get: async (path: string) => {
+      const r = await fetch(`${base}${path}`);
+      return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+    },
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      await app.close();
+    },
+  };
+}
+
+describeEachDatabase(
+  'kept answers',
+  (s, kind) => {
+    let n = 0;
+    const event = async () =>
+      (
+        await s.post('/events', {
+          title: `Kept ${++n}`,
+          start_date: '2033-01-01 10:00',
+          end_date: '2033-01-01 11:00',
+        })
+      ).body as { id: number };
+
+    it('sends an anonymous read the answer it kept, byte for byte, until a write changes the data', async () => {
+      const e = await event();
+      const before = await lookups();
+      const built = await s.get(`/events/${e.id}`, { as: null });
+      const kept = await s.get(`/events/${e.id}`, { as: null });
+      expect(await lookups()).toEqual({ hit: before.hit + 1, miss: before.miss + 1 });
+      expect(kept.text).toBe(built.text);
+      for (const header of ['etag', 'last-modified', 'content-type', 'allow', 'link'])
+        expect(kept.headers.get(header)).toBe(built.headers.get(header));
+      // HEAD and a conditional GET are answered from it too.
+      const etag = built.headers.get('etag')!;
+      expect((await fetch(`${s.base}/events/${e.id}`, { method: 'HEAD' })).headers.get('etag')).toBe(etag);
+      expect((await s.get(`/events/${e.id}`, { as: null, headers: { 'if-none-match': etag } })).status).toBe(304);
+      // Another URL, language or host is another answer.
+      const french = await s.get(`/events/${e.id}`, { as: null, locale: '/fr' });
+      expect(french.body.rest_url).toContain('/fr/wp-json/');
+      // A caller with credentials has every answer built.
+      const counted = await lookups();
+      await s.get(`/events/${e.id}`);
+      expect(await lookups()).toEqual(counted);
+
+      await s.request('PATCH', `/events/${e.id}`, { body: { title: 'Renamed' } });
+      const after = await s.get(`/events/${e.id}`, { as: null });
+      expect(after.body.title).toBe('Renamed');
+      expect(after.headers.get('etag')).not.toBe(etag);
+      // A change to what the answer embeds counts as much as one to the event.
+      const venue = (await s.post('/venues', { venue: `Kept venue ${n}` })).body as { id: number };
+      await s.request('PATCH', `/events/${e.id}`, { body: { venue: venue.id } });
+      expect((await s.get(`/events/${e.id}`, { as: null })).body.venue.venue).toBe(`Kept venue ${n}`);
+      await s.request('PATCH', `/venues/${venue.id}`, { body: { venue: 'Moved venue' } });
+      expect((await s.get(`/events/${e.id}`, { as: null })).body.venue.venue).toBe('Moved venue');
+    });
+
+    it('raises the data version once per writing transaction, and never for bookkeeping or reads', async () => {
+      const start = await dataVersion(s);
+      const venue = (await s.post('/venues', { venue: 'Versioned' })).body as { id: number };
+      expect(await dataVersion(s)).toBe(start + 1n);
+      await s.db.prisma.$transaction([
+        s.db.prisma.venue.update({ where: { id: venue.id }, data: { city: 'One' } }),
+        s.db.prisma.venue.update({ where: { id: venue.id }, data: { city: 'Two' } }),
+      ]);
+      expect(await dataVersion(s)).toBe(start + 2n);
+      await s.get('/venues', { as: null });
+      await s.db.prisma.$executeRaw`INSERT INTO rate_limits (key, points, expire) VALUES ('kept-answers', 1, 0)`;
+      expect(await dataVersion(s)).toBe(start + 2n);
+      // A write rolled back raises nothing.
+      await expect(
+        s.db.prisma.$transaction(async (tx) => {
+          await tx.venue.update({ where: { id: venue.id }, data: { city: 'Three' } });
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      expect(await dataVersion(s)).toBe(start + 2n);
+      // Housekeeping folds the rows of connections that are gone, and the sum stays.
+      await purgeExpired(s.db, { authWindowSeconds: 900, idempotencyHours: 24, changesRetentionDays: 30 });
+      const folded = await dataVersion(s);
+      expect(folded).toBeGreaterThanOrEqual(start + 2n); // pruning the feed is a write of its own
+      expect(await dataVersion(s)).toBe(folded);
+    });
+
+    it('watches every table answers are built from', async () => {
+      const tables = await s.db.prisma.$queryRaw<{ name: string; watched: boolean }[]>`
+        SELECT c.relname::text AS name,
+               EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = c.relname || '_data_changed') AS watched
+        FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace
+        WHERE ns.nspname = current_schema() AND c.relkind IN ('r', 'p') ORDER BY 1`;
+      const unwatched = tables.filter((t) => !t.watched).map((t) => t.name);
+      expect(unwatched).toEqual(BOOKKEEPING);
+    });
+
+    if (kind === 'postgresql') {
+      it('raises the version of every one of parallel writers, none waiting for another', async () => {
+        const venues = await Promise.all(
+          Array.from(
+            { length: 8 },
+            async (_, i) => (await s.post('/venues', { venue: `Parallel ${i}` })).body as { id: number },
+          ),
+        );
+        const start = await dataVersion(s);
+        const answers = await Promise.all(
+          venues.flatMap((venue) =>
+            [1, 2, 3].map((round) => s.request('PATCH', `/venues/${venue.id}`, { body: { city: `Round ${round}` } })),
+          ),
+        );
+        expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+        expect(await dataVersion(s)).toBe(start + BigInt(answers.length));
+      });
+
+      it('never answers an anonymous read with data older than a write acknowledged through another instance', async () => {
+        const other = await secondInstance(s);
+        const events = await Promise.all(Array.from({ length: 4 }, () => event()));
+        let writing = true;
+        // Readers keep the other instance's answers warm and its data version questions in flight.
+        const readers = Array.from({ length: 3 }, async () => {
+          while (writing) for (const e of events) await other.get(`/events/${e.id}`);
+        });
+        try {
+          // Each writer alone writes its event: after its write is acknowledged, a read through the
+          // other instance must show exactly that title.
+          const stale: string[] = [];
+          await Promise.all(
+            events.map(async (e) => {
+              for (let round = 1; round <= 12; round++) {
+                const title = `Event ${e.id} round ${round}`;
+                const written = await s.request('PATCH', `/events/${e.id}`, { body: { title } });
+                expect(written.status).toBe(200);
+                const read = await other.get(`/events/${e.id}`);
+                if (read.body.title !== title) stale.push(`${title}: read ${String(read.body.title)}`);
+                const list = await other.get(`/events?start_date=2033-01-01&end_date=2033-01-02&per_page=50`);
+                const listed = (list.body.events as { id: number; title: string }[]).find((x) => x.id === e.id);
+                if (listed?.title !== title) stale.push(`${title}: listed ${String(listed?.title)}`);
+              }
+            }),
+          );
+          expect(stale).toEqual([]);
+        } finally {
+          writing = false;
+          await Promise.all(readers);
+          await other.close();
+        }
+      });
+    }
+  },
+  { env: NO_LIMITS },
+);
