@@ -4,7 +4,6 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Context, OpenAPIBackend, Operation } from 'openapi-backend';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import type { Config } from './config.js';
 import { restRoot } from './discovery/rest-root.js';
 import { siteRoot } from './discovery/site-root.js';
@@ -25,6 +24,7 @@ import { AnswerCache, type KeptAnswer, requestTime } from './http/answer-cache.j
 import { dataVersions } from './db/data-version.js';
 import { ApiError, noRoute, toApiError } from './http/errors.js';
 import { hardening, requestId } from './http/hardening.js';
+import { requestLog } from './http/request-log.js';
 import { health } from './http/health.js';
 import { idempotent } from './http/idempotency.js';
 import type { Call, Handler, Reply } from './http/handler.js';
@@ -81,7 +81,7 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.set('trust proxy', config.trustProxy);
   app.use(requestId());
   app.use(measureRequests());
-  if (logger) app.use(requestLogger(logger));
+  if (logger) app.use(requestLog(logger));
   if (afterWrite) app.use(notifyWrites(afterWrite));
   app.use(localeMiddleware(config.restPrefix));
   app.use(discoveryLink(config));
@@ -365,22 +365,6 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
     notFound: () => {
       throw noRoute();
     },
-  });
-}
-
-// Only what an operator needs: headers (credentials!) and bodies never reach the log.
-function requestLogger(logger: Logger) {
-  return pinoHttp({
-    logger,
-    serializers: {
-      req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
-      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-    },
-    genReqId: (_req, res) => (res as Response).locals.requestId as string,
-    customProps: (req, res) => ({
-      client: (req as Request).ip,
-      requestId: (res as Response).locals.requestId as string,
-    }),
   });
 }
 

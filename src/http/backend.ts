@@ -48,34 +48,40 @@ function compileRoutes(api: OpenAPIBackend) {
       return { operation, segments, specificity };
     })
     .sort((a, b) => b.specificity - a.specificity); // stable: equal ones keep the document's order
+  // The first operation of the document with each method and literal path.
+  const exactly = new Map<string, Operation>();
+  for (const operation of [...operations].reverse()) exactly.set(`${operation.method} ${operation.path}`, operation);
   router.matchOperation = ((request: Request, strict?: boolean): Operation | undefined => {
     const req = router.normalizeRequest(request);
-    const fail = (message: string) => {
+    const fail = (message: string): undefined => {
       if (strict) throw new Error(message);
       return undefined;
     };
     // No apiRoot is set, so every path lies under the root '/' and only needs normalizing.
     const path = router.normalizePath(req.path);
-    const exact = operations.find((operation) => operation.path === path && operation.method === req.method);
+    const exact = exactly.get(`${req.method} ${path}`);
     if (exact) return exact;
-    const matching = templates.filter((template) => matchesTemplate(template.segments, path));
-    if (!matching.length) {
-      fail('404-notFound: no route matches request');
-      return;
+    // The templates, most specific first: the first that matches with this method wins.
+    const parts = path.split('/');
+    let matched = false;
+    for (const template of templates) {
+      if (!matchesTemplate(template.segments, parts)) continue;
+      if (template.operation.method === req.method) return template.operation;
+      matched = true;
     }
-    const found = matching.find((template) => template.operation.method === req.method)?.operation;
-    if (found) return found;
-    fail('405-methodNotAllowed: this method is not registered for the route');
-    return;
+    return fail(
+      matched
+        ? '405-methodNotAllowed: this method is not registered for the route'
+        : '404-notFound: no route matches request',
+    );
   }) as typeof router.matchOperation;
 }
 
 /** A literal segment, or a variable with the literal that ends its segment (`.ics` of `{id}.ics`, often none). */
 type Segment = string | { suffix: string };
 
-/** A path matches a template segment by segment: literals exactly, a variable any non-empty value before its suffix. */
-function matchesTemplate(segments: Segment[], path: string): boolean {
-  const parts = path.split('/');
+/** A path (its segments) matches a template segment by segment: literals exactly, a variable any non-empty value before its suffix. */
+function matchesTemplate(segments: Segment[], parts: string[]): boolean {
   return (
     parts.length === segments.length &&
     segments.every((segment, i) =>
