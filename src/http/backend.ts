@@ -53,10 +53,6 @@ function compileRoutes(api: OpenAPIBackend) {
   for (const operation of [...operations].reverse()) exactly.set(`${operation.method} ${operation.path}`, operation);
   router.matchOperation = ((request: Request, strict?: boolean): Operation | undefined => {
     const req = router.normalizeRequest(request);
-    const fail = (message: string): undefined => {
-      if (strict) throw new Error(message);
-      return undefined;
-    };
     // No apiRoot is set, so every path lies under the root '/' and only needs normalizing.
     const path = router.normalizePath(req.path);
     const exact = exactly.get(`${req.method} ${path}`);
@@ -69,11 +65,14 @@ function compileRoutes(api: OpenAPIBackend) {
       if (template.operation.method === req.method) return template.operation;
       matched = true;
     }
-    return fail(
-      matched
-        ? '405-methodNotAllowed: this method is not registered for the route'
-        : '404-notFound: no route matches request',
-    );
+    if (strict) {
+      throw new Error(
+        matched
+          ? '405-methodNotAllowed: this method is not registered for the route'
+          : '404-notFound: no route matches request',
+      );
+    }
+    return undefined;
   }) as typeof router.matchOperation;
 }
 
