@@ -177,7 +177,34 @@ async function dispatch(
     await sendKept(deps, routes.get(operation.path) ?? [], req, res, cached.kept);
     return;
   }
-  const body = requestBody(req, operation);
+  const asked = { req, res, operation, method, path, search, urls };
+  try {
+    const answer = await buildAnswer(api, deps, routes.get(operation.path) ?? [], asked);
+    if (cached) cached.keep(answer, res);
+    sendRendered(req, res, answer.rendered);
+  } catch (err) {
+    if (cached) cached.abandon();
+    throw err;
+  }
+}
+
+interface Asked {
+  req: Request;
+  res: Response;
+  operation: Operation;
+  method: string;
+  path: string;
+  search: string;
+  urls: Urls;
+}
+
+/** Runs the operation and renders its reply, with what `_embed` asks for. */
+async function buildAnswer(
+  api: OpenAPIBackend,
+  deps: DispatchDeps,
+  routeOperations: Operation[],
+  { req, res, operation, method, path, search, urls }: Asked,
+): Promise<KeptAnswer> {
   let reply: Reply;
   try {
     reply = (await api.handleRequest(
@@ -185,7 +212,7 @@ async function dispatch(
         method,
         path,
         query: normalizeQuery(search, operation.parameters as OpenAPIV3_1.ParameterObject[]),
-        body,
+        body: requestBody(req, operation),
         headers: req.headers as Record<string, string>,
       },
       req,
@@ -194,16 +221,14 @@ async function dispatch(
   } finally {
     // As WordPress: every answer of a route, errors included, says which of its methods this caller
     // may use (by the role each operation asks for; the objects' own rules are in `_links`).
-    res.set('Allow', usableMethods(routes.get(operation.path) ?? [], callerOfResponse(res)).join(', '));
+    res.set('Allow', usableMethods(routeOperations, callerOfResponse(res)).join(', '));
   }
   // A body that takes work to build is built only for a client that does not hold it already.
   if (reply.build && (!reply.etag || noneMatch(req.headers['if-none-match'], reply.etag))) {
     reply.body = await reply.build();
   }
   const embedded = await embedWanted(api, deps, { req, res, search, urls }, reply);
-  const rendered = renderReply(req, res, reply);
-  if (cached) cached.keep({ rendered, embedded }, res);
-  sendRendered(req, res, rendered);
+  return { rendered: renderReply(req, res, reply), embedded };
 }
 
 /** A request no operation takes: OPTIONS describes the route, another method of a route is 405, else 404. */

@@ -33,8 +33,11 @@ interface Entry extends KeptAnswer {
   second?: number;
 }
 
-/** What the cache has for one request: the answer kept for it, or a way to keep the one about to be built. */
-export type Lookup = { kept: KeptAnswer } | { keep: (answer: KeptAnswer, res: Response) => void };
+/**
+ * What the cache has for one request: the answer kept for it, or a way to keep the one about to be
+ * built (`keep`), or to say none came of it (`abandon`: a failure); one of the two must be called.
+ */
+export type Lookup = { kept: KeptAnswer } | { keep: (answer: KeptAnswer, res: Response) => void; abandon: () => void };
 
 const NOW = 'requestTime';
 const TIME_READ = 'requestTimeRead';
@@ -52,8 +55,10 @@ export function requestTime(res: Response): Date {
 export class AnswerCache {
   readonly #versions: DataVersions;
   readonly #entries: LRUCache<string, Entry>;
-  /** The snapshot of the newest lookup: answers of other snapshots will never be sent again. */
+  /** The version of the newest lookup: answers of other versions will never be sent again. */
   #version?: DataVersion;
+  /** The answers being built, by key, with the version they are built at. */
+  readonly #building = new Map<string, { version: DataVersion; answer: Promise<Entry | undefined> }>();
 
   constructor(versions: DataVersions, megabytes: number) {
     const maxSize = megabytes * 1024 * 1024;
@@ -84,19 +89,56 @@ export class AnswerCache {
     }
     const key = keyOf(req, urls);
     const entry = this.#entries.get(key);
-    if (entry?.version === version && (entry.second === undefined || entry.second === Math.floor(Date.now() / 1000))) {
+    if (isCurrent(entry, version)) {
       answerLookups.inc({ result: 'hit' });
       return { kept: entry };
     }
+    // The same answer being built at this version: a request that arrived after its version was
+    // read may take it, as it may take a kept one. Under load, a list whose window starts now is
+    // built once a second, not once per request waiting at the turn of the second.
+    const building = this.#building.get(key);
+    if (building?.version === version) {
+      const built = await building.answer;
+      if (isCurrent(built, version)) {
+        answerLookups.inc({ result: 'hit' });
+        return { kept: built };
+      }
+    }
     answerLookups.inc({ result: 'miss' });
+    return this.#build(key, version);
+  }
+
+  /** How a request keeps the answer it builds, or says it has none; those waiting for it hear either. */
+  #build(key: string, version: DataVersion): Lookup {
+    let settle: (entry?: Entry) => void = () => undefined;
+    const mine = { version, answer: new Promise<Entry | undefined>((resolve) => (settle = resolve)) };
+    this.#building.set(key, mine);
+    const finish = (entry?: Entry) => {
+      if (this.#building.get(key) === mine) this.#building.delete(key);
+      settle(entry);
+    };
     return {
       keep: (answer, res) => {
-        if (this.#version !== version || answer.rendered.status !== 200 || answer.rendered.body === undefined) return;
+        const { status, body } = answer.rendered;
+        if (this.#version !== version || status !== 200 || body === undefined) {
+          finish();
+          return;
+        }
         const now = res.locals[TIME_READ] ? (res.locals[NOW] as Date).getTime() / 1000 : undefined;
-        this.#entries.set(key, { ...answer, version, second: now });
+        const entry = { ...answer, version, second: now };
+        this.#entries.set(key, entry);
+        finish(entry);
+      },
+      abandon: () => {
+        finish();
       },
     };
   }
+}
+
+/** Whether an answer is of this data version and, if it read the time, of this second. */
+function isCurrent(entry: Entry | undefined, version: DataVersion): entry is Entry {
+  return entry?.version === version && (entry.second === undefined || entry.second === Math.floor(Date.now() / 1000));
 }
 
 /** A GET or HEAD without credentials nor If-Match: its answer is the same for every such request. */

@@ -149,4 +149,20 @@ describe('answer cache', () => {
     lookup.keep({ rendered: rendered('old'), embedded: 0 }, response());
     expect(await keptBody(cache, request('/events'))).toBeUndefined();
   });
+
+  it('gives requests that arrive while an answer is built that answer, and a failed build none', async () => {
+    const cache = cacheAt({ current: '1' });
+    const building = await cache.lookup(request('/events'), urls);
+    if (!building || !('keep' in building)) throw new Error('expected a miss');
+    const waiting = keptBody(cache, request('/events'));
+    building.keep({ rendered: rendered('built once'), embedded: 0 }, response());
+    expect(await waiting).toBe('built once');
+
+    const failing = await cache.lookup(request('/venues'), urls);
+    if (!failing || !('abandon' in failing)) throw new Error('expected a miss');
+    const next = cache.lookup(request('/venues'), urls);
+    failing.abandon();
+    const own = await next;
+    expect(own && 'keep' in own).toBe(true);
+  });
 });
