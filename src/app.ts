@@ -228,7 +228,7 @@ async function buildAnswer(
     reply.body = await reply.build();
   }
   const embedded = await embedWanted(api, deps, { req, res, search, urls }, reply);
-  return { rendered: renderReply(req, res, reply), embedded };
+  return { rendered: renderReply(req, res, reply), embedded, unkept: reply.unkept };
 }
 
 /** A request no operation takes: OPTIONS describes the route, another method of a route is 405, else 404. */

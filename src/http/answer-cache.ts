@@ -25,6 +25,8 @@ export interface KeptAnswer {
   rendered: Rendered;
   /** How many linked objects its `_embed` followed: each is charged as a read again (app.ts embedWanted). */
   embedded: number;
+  /** Not to be kept (Reply.unkept). */
+  unkept?: true;
 }
 
 interface Entry extends KeptAnswer {
@@ -120,7 +122,7 @@ export class AnswerCache {
     return {
       keep: (answer, res) => {
         const { status, body } = answer.rendered;
-        if (this.#version !== version || status !== 200 || body === undefined) {
+        if (this.#version !== version || status !== 200 || body === undefined || answer.unkept) {
           finish();
           return;
         }

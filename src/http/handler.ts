@@ -77,6 +77,8 @@ export interface Reply {
   etag?: string;
   build?: () => Promise<string | Buffer>;
   headers?: Record<string, string>;
+  /** Depends on more than the data and the time: never sent again from memory (http/answer-cache.ts). */
+  unkept?: true;
 }
 
 export type Handler<K extends OperationId = OperationId> = (call: Call<K>) => Promise<Reply>;

@@ -109,6 +109,13 @@ describeEachDatabase(
       expect((await s.get(`/events/${e.id}`, { as: null })).body.venue.venue).toBe('Moved venue');
     });
 
+    it('builds the change feed every time: it holds changes back behind transactions that change no data', async () => {
+      const before = await lookups();
+      expect((await s.get('/changes', { as: null })).status).toBe(200);
+      expect((await s.get('/changes', { as: null })).status).toBe(200);
+      expect(await lookups()).toEqual({ hit: before.hit, miss: before.miss + 2 });
+    });
+
     it('raises the data version once per writing transaction, and never for bookkeeping or reads', async () => {
       const start = await dataVersion(s);
       const venue = (await s.post('/venues', { venue: 'Versioned' })).body as { id: number };
