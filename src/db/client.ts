@@ -11,7 +11,7 @@ import { PrismaClient } from '../../generated/prisma/client.js';
 import type { SqlConnection } from './sql.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { migrate } from './migrate.js';
-import { registerDriver } from './driver.js';
+import { preparedName, registerDriver, type StatementOptions } from './driver.js';
 import { measurePool } from './pool-metrics.js';
 import { countStatementError } from '../metrics/registry.js';
 
@@ -215,16 +215,22 @@ function openPostgres(connectionString: string, options: DatabaseOptions): Datab
   });
   const untrack = measurePool(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: transactionOptions(options) });
+  /** A statement as pg runs it: named (prepared once per connection) when asked, else unnamed. */
+  const statement = (text: string, values: unknown[], options?: StatementOptions) => {
+    const name = options?.prepare ? preparedName(text) : undefined;
+    return name ? { name, text, values } : { text, values };
+  };
   registerDriver(
     prisma,
-    async (text, values) => (await pool.query<Record<string, unknown>>(text, values)).rows,
+    async (text, values, options) => (await pool.query<Record<string, unknown>>(statement(text, values, options))).rows,
     async (work) => {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
         await client.query('BEGIN');
         const result = await work(
-          async (text, values) => (await client.query<Record<string, unknown>>(text, values)).rows,
+          async (text, values, options) =>
+            (await client.query<Record<string, unknown>>(statement(text, values, options))).rows,
         );
         await client.query('COMMIT');
         return result;

@@ -3,7 +3,16 @@
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient, Tx } from './client.js';
 
-export type Driver = (text: string, values: unknown[]) => Promise<unknown[]>;
+/**
+ * Runs one statement. `prepare` asks for a statement that runs often with the same text to be
+ * prepared once per connection (PostgreSQL: a named statement, planned once instead of on every
+ * run); drivers that cannot ignore it.
+ */
+export type Driver = (text: string, values: unknown[], options?: StatementOptions) => Promise<unknown[]>;
+
+export interface StatementOptions {
+  prepare?: boolean;
+}
 
 /** Runs `work` in one transaction on one connection of the driver: committed if it resolves, else rolled back. */
 export type TransactionDriver = <T>(work: (query: Driver) => Promise<T>) => Promise<T>;
@@ -38,7 +47,28 @@ export const driverOf = (db: PrismaClient | Tx): Driver | undefined => drivers.g
  * on the driver beneath the adapter instead (the same pool, or the same PGlite); inside a
  * transaction they stay with Prisma, so that they see its writes.
  */
-export async function selectRows<T>(db: PrismaClient | Tx, statement: Prisma.Sql): Promise<T[]> {
+export async function selectRows<T>(
+  db: PrismaClient | Tx,
+  statement: Prisma.Sql,
+  options?: StatementOptions,
+): Promise<T[]> {
   const driver = driverOf(db);
-  return (driver ? await driver(statement.text, statement.values) : await db.$queryRaw<T[]>(statement)) as T[];
+  return (driver ? await driver(statement.text, statement.values, options) : await db.$queryRaw<T[]>(statement)) as T[];
 }
+
+/**
+ * The name a statement is prepared under on PostgreSQL (pg keeps it per connection, the server per
+ * session), or undefined once MAX_PREPARED texts have one: the texts asked for are built from a
+ * few fixed parts (an insert's columns vary with the fields sent), and this bounds what a
+ * connection holds should that ever stop being so.
+ */
+export function preparedName(text: string): string | undefined {
+  const known = prepared.get(text);
+  if (known || prepared.size >= MAX_PREPARED) return known;
+  const name = `s${prepared.size + 1}`;
+  prepared.set(text, name);
+  return name;
+}
+
+const MAX_PREPARED = 200;
+const prepared = new Map<string, string>();

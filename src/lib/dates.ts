@@ -3,6 +3,9 @@
 import { DateTime, type Zone } from 'luxon';
 
 const LOCAL_FORMATS = ['yyyy-MM-dd HH:mm:ss', 'yyyy-MM-dd HH:mm', 'yyyy-MM-dd'];
+// Each format's parser built once: DateTime.fromFormat builds it (a regular expression from the
+// tokens) on every call: about 4 % of the service's CPU in a create, which reads two dates.
+const LOCAL_PARSERS = LOCAL_FORMATS.map((format) => DateTime.buildFormatParser(format));
 const RELATIVE = /^([+-])\s*(\d{1,6})\s*(second|minute|hour|day|week|month|year)s?$/i;
 const UNITS = {
   second: 'seconds',
@@ -56,8 +59,8 @@ function namedDay(text: string, zone: string | Zone, now: DateTime): DateTime | 
 
 /** A date (and time) written out: one of LOCAL_FORMATS in `zone`, or ISO 8601. */
 function writtenDate(text: string, zone: string | Zone): DateTime | undefined {
-  for (const format of LOCAL_FORMATS) {
-    const parsed = valid(DateTime.fromFormat(text, format, { zone }));
+  for (const parser of LOCAL_PARSERS) {
+    const parsed = valid(DateTime.fromFormatParser(text, parser, { zone }));
     if (parsed) return firstOccurrence(parsed);
   }
   // ISO 8601; an offset in the value wins over `zone`, when it is one a place can have.

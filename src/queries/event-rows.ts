@@ -35,6 +35,8 @@ export interface EventSelection {
   orderBy?: Prisma.Sql;
   take?: number;
   skip?: number;
+  /** A statement of fixed text that runs often (one event by ID or slug): prepared (db/driver.ts). */
+  prepare?: boolean;
 }
 
 /** The events that match, in the order asked for. */
@@ -55,7 +57,7 @@ export async function selectEventPage(db: PrismaClient | Tx, selection: EventSel
 
 async function select(
   db: PrismaClient | Tx,
-  { where, orderBy = Prisma.empty, take, skip = 0 }: EventSelection,
+  { where, orderBy = Prisma.empty, take, skip = 0, prepare = false }: EventSelection,
   withTotal: boolean,
 ) {
   const page = take === undefined ? Prisma.empty : sql`LIMIT ${take}::int OFFSET ${skip}::int`;
@@ -65,6 +67,7 @@ async function select(
       db,
       sql`
       SELECT (${EVENT_JSON})::text AS event FROM (SELECT * FROM events e WHERE ${where} ${orderBy} ${page}) e ${orderBy}`,
+      { prepare },
     );
   }
   // The count over every match keeps them all until the page is cut: only IDs and the sort keys,

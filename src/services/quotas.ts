@@ -24,7 +24,7 @@ export async function chargeCreate(
 ): Promise<void> {
   const limit = quotasOf(ctx).createsPerHour;
   const { caller } = ctx;
-  if (!limit || !caller || hasRole(caller, 'editor')) return;
+  if (!chargesCreate(ctx) || !caller) return;
   const rows = await run(
     `INSERT INTO account_creates AS a (user_id, hour, creates) VALUES ($1::int, date_trunc('hour', now()), 1)
      ON CONFLICT (user_id, hour) DO UPDATE SET creates = a.creates + 1 WHERE a.creates < $2::int
@@ -35,6 +35,12 @@ export async function chargeCreate(
     const nextHour = Math.ceil(Date.now() / 3_600_000) * 3_600_000;
     throw new QuotaExceeded('creates', limit, Math.max(1, Math.ceil((nextHour - Date.now()) / 1000)));
   }
+}
+
+/** Whether chargeCreate counts the caller's creates (else it writes nothing). */
+export function chargesCreate(ctx: Pick<ServiceContext, 'caller' | 'quotas'>): boolean {
+  const { caller } = ctx;
+  return Boolean(quotasOf(ctx).createsPerHour && caller && !hasRole(caller, 'editor'));
 }
 
 /** chargeCreate in a Prisma transaction. */

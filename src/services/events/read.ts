@@ -17,7 +17,7 @@ import { occurrenceOf } from './scope.js';
 /** The event an ID or slug names, with everything its representation shows, or undefined. */
 async function findEvent(db: PrismaClient | Tx, key: Key): Promise<EventRecord | undefined> {
   const where = 'id' in key ? Prisma.sql`e.id = ${key.id}::int` : Prisma.sql`e.slug = ${key.slug}::text`;
-  return (await selectEvents(db, { where }))[0];
+  return (await selectEvents(db, { where, prepare: true }))[0];
 }
 
 export async function getEvent(ctx: ServiceContext, key: Key): Promise<EventRecord> {
