@@ -125,7 +125,10 @@ export class BatchedCounter implements Counter {
       consumed: res.consumedPoints + pending,
       pending,
       resetAt: now + Math.max(res.msBeforeNext, 0),
-      syncedAt: now,
+      // Fresh from when the answer came: dated from the question, an answer slower than the
+      // interval was stale on arrival, and every request that had waited for it asked the store
+      // again, one after another, each apt to run past the store's timeout into the insurance count.
+      syncedAt: Date.now(),
     });
     this.#scheduleFlush();
   }

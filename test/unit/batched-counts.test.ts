@@ -55,6 +55,21 @@ describe('batched counts', () => {
     await counter.close();
   });
 
+  it('counts the requests that waited for a store slower than the interval on its answer, not asking again', async () => {
+    const { counter: store, asked } = sharedStore();
+    const slow: Counter = {
+      consume: async (key, points) => {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        return store.consume(key, points);
+      },
+    };
+    const counter = new BatchedCounter(slow, ALLOWANCE, 100);
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => outcome(counter, 'k')));
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(ALLOWANCE);
+    expect(asked.times).toBe(1);
+    await counter.close();
+  });
+
   it('lets exactly the allowance through when a new key comes all at once', async () => {
     const { counter: store, asked } = sharedStore();
     const counter = new BatchedCounter(store, ALLOWANCE, A_MINUTE);
