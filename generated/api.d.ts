@@ -597,6 +597,77 @@ export interface paths {
         patch: operations["patchTag"];
         trace?: never;
     };
+    "/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List uploaded images
+         * @description A page of the media library, newest first, with the totals in the body and in the headers. Every uploaded image is public.
+         */
+        get: operations["listMedia"];
+        put?: never;
+        /**
+         * Upload an image
+         * @description Stores an image and the sizes made of it, and answers 201 with it and its URL in `Location`. Its
+         *     ID is what an event's, venue's or organizer's `image` takes. Authors and above may upload, as
+         *     WordPress's `upload_files` allows. Each upload counts as a write for the rate limits.
+         */
+        post: operations["uploadMedia"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an uploaded image by ID
+         * @description One uploaded image with its sizes. Every uploaded image is public.
+         */
+        get: operations["getMedia"];
+        /**
+         * Update an uploaded image by ID (PUT)
+         * @description Changes the texts that are sent (title, alt text, caption); its files never change. Editors may change any image, authors their own. POST, PUT and PATCH behave the same.
+         */
+        put: operations["putMedia"];
+        /**
+         * Update an uploaded image by ID (POST)
+         * @description Changes the texts that are sent (title, alt text, caption); its files never change. Editors may change any image, authors their own. POST, PUT and PATCH behave the same.
+         */
+        post: operations["updateMedia"];
+        /**
+         * Delete an uploaded image by ID
+         * @description Deletes the image and its files for good (an image has no trash, as in WordPress; `force` is
+         *     taken and changes nothing). Refused with 409 `rest_media_in_use` while an event, venue or
+         *     organizer shows it, trashed ones included: give them another image first. Editors may delete any
+         *     image, authors their own.
+         */
+        delete: operations["deleteMedia"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an uploaded image by ID (PATCH)
+         * @description Changes the texts that are sent (title, alt text, caption); its files never change. Editors may change any image, authors their own. POST, PUT and PATCH behave the same.
+         */
+        patch: operations["patchMedia"];
+        trace?: never;
+    };
     "/changes": {
         parameters: {
             query?: never;
@@ -1213,10 +1284,36 @@ export interface components {
         };
         /**
          * Image
-         * @description A featured image.
+         * @description A featured image. An uploaded one (`image` written as a media ID) shows its ID, size, file size
+         *     and `sizes` (part 1.6 of the modelled service's image object); one given as a URL shows the URL
+         *     and its extension only.
          * @example {
          *       "url": "https://bluenotehall.example.com/front.jpg",
          *       "extension": "jpg"
+         *     }
+         * @example {
+         *       "url": "http://127.0.0.1:8080/uploads/41/jazz-night.jpg",
+         *       "id": 41,
+         *       "extension": "jpg",
+         *       "width": 1200,
+         *       "height": 800,
+         *       "filesize": 154211,
+         *       "sizes": {
+         *         "thumbnail": {
+         *           "width": 150,
+         *           "height": 150,
+         *           "mime-type": "image/jpeg",
+         *           "filesize": 6220,
+         *           "url": "http://127.0.0.1:8080/uploads/41/jazz-night-150x150.jpg"
+         *         },
+         *         "medium": {
+         *           "width": 300,
+         *           "height": 200,
+         *           "mime-type": "image/jpeg",
+         *           "filesize": 18543,
+         *           "url": "http://127.0.0.1:8080/uploads/41/jazz-night-300x200.jpg"
+         *         }
+         *       }
          *     }
          */
         Image: {
@@ -1228,7 +1325,9 @@ export interface components {
             extension?: string;
             width?: number;
             height?: number;
+            /** @description Bytes of the full size. */
             filesize?: number;
+            /** @description The sizes of an uploaded image smaller than its full size, by name (`thumbnail`, `medium`, `medium_large`, `large`). */
             sizes?: {
                 [key: string]: components["schemas"]["ImageSize"];
             };
@@ -2402,7 +2501,7 @@ export interface components {
         Flag: boolean;
         /**
          * ImageInput
-         * @description The featured image, given as the ID of an uploaded image or as its URL; an empty string or `0` removes it.
+         * @description The featured image, given as the ID of an uploaded image (`POST /media`) or as an http(s) URL, shown as given; an empty string or `0` removes it. An ID that names no uploaded image is a 400.
          * @example https://example.org/images/poster.jpg
          */
         ImageInput: number | string;
@@ -3020,6 +3119,171 @@ export interface components {
          */
         TagInput: WithRequired<components["schemas"]["TermFields"], "name">;
         /**
+         * MediaSize
+         * @description One size of an uploaded image, as its `sizes` name it.
+         * @example {
+         *       "width": 300,
+         *       "height": 200,
+         *       "mime-type": "image/jpeg",
+         *       "filesize": 18543,
+         *       "url": "http://127.0.0.1:8080/uploads/41/jazz-night-300x200.jpg"
+         *     }
+         */
+        MediaSize: {
+            width: number;
+            height: number;
+            "mime-type": string;
+            /** @description Bytes. */
+            filesize: number;
+            /** Format: uri */
+            url: string;
+        };
+        /**
+         * Media
+         * @description An uploaded image of the media library. Its files are made once, at upload, and never change: the
+         *     full size (the upload turned upright, scaled down to 2560 pixels at most on its longer side, written
+         *     without its metadata) and WordPress's default sizes that are smaller than it (`thumbnail` 150×150
+         *     cropped, `medium` within 300×300, `medium_large` 768 wide, `large` within 1024×1024). They are
+         *     served from `/uploads/<id>/<name>` of the site, cached for a year as immutable.
+         * @example {
+         *       "id": 41,
+         *       "author": "1",
+         *       "date": "2026-11-27 10:02:11",
+         *       "date_utc": "2026-11-27 10:02:11",
+         *       "modified": "2026-11-27 10:02:11",
+         *       "modified_utc": "2026-11-27 10:02:11",
+         *       "slug": "jazz-night",
+         *       "url": "http://127.0.0.1:8080/uploads/41/jazz-night.jpg",
+         *       "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/media/41",
+         *       "title": "jazz-night",
+         *       "alt_text": "A trio on a small stage",
+         *       "caption": "",
+         *       "media_type": "image",
+         *       "mime_type": "image/jpeg",
+         *       "extension": "jpg",
+         *       "width": 1200,
+         *       "height": 800,
+         *       "filesize": 154211,
+         *       "sizes": {
+         *         "thumbnail": {
+         *           "width": 150,
+         *           "height": 150,
+         *           "mime-type": "image/jpeg",
+         *           "filesize": 6220,
+         *           "url": "http://127.0.0.1:8080/uploads/41/jazz-night-150x150.jpg"
+         *         },
+         *         "medium": {
+         *           "width": 300,
+         *           "height": 200,
+         *           "mime-type": "image/jpeg",
+         *           "filesize": 18543,
+         *           "url": "http://127.0.0.1:8080/uploads/41/jazz-night-300x200.jpg"
+         *         },
+         *         "medium_large": {
+         *           "width": 768,
+         *           "height": 512,
+         *           "mime-type": "image/jpeg",
+         *           "filesize": 71290,
+         *           "url": "http://127.0.0.1:8080/uploads/41/jazz-night-768x512.jpg"
+         *         },
+         *         "large": {
+         *           "width": 1024,
+         *           "height": 683,
+         *           "mime-type": "image/jpeg",
+         *           "filesize": 112804,
+         *           "url": "http://127.0.0.1:8080/uploads/41/jazz-night-1024x683.jpg"
+         *         }
+         *       }
+         *     }
+         */
+        Media: {
+            /** @description The image's ID: what an event's, venue's or organizer's `image` takes. */
+            id: number;
+            /** @description The ID of the user who uploaded it. */
+            author: string;
+            date: components["schemas"]["DateTimeString"];
+            date_utc: components["schemas"]["DateTimeString"];
+            modified: components["schemas"]["DateTimeString"];
+            modified_utc: components["schemas"]["DateTimeString"];
+            /** @description The stem of its files' names, from the uploaded file's name. */
+            slug: string;
+            /**
+             * Format: uri
+             * @description The full size.
+             */
+            url: string;
+            /** Format: uri */
+            rest_url: string;
+            title: string;
+            /** @description What the image shows, for readers who cannot see it. */
+            alt_text: string;
+            caption: string;
+            /** @constant */
+            media_type: "image";
+            /** @enum {string} */
+            mime_type: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "image/avif";
+            /** @enum {string} */
+            extension: "jpg" | "png" | "webp" | "gif" | "avif";
+            width: number;
+            height: number;
+            /** @description Bytes of the full size. */
+            filesize: number;
+            /** @description The sizes smaller than the full size, by name. */
+            sizes: {
+                [key: string]: components["schemas"]["MediaSize"];
+            };
+        };
+        /**
+         * MediaList
+         * @description A page of the media library, newest first.
+         */
+        MediaList: {
+            media: components["schemas"]["Media"][];
+            /**
+             * Format: uri
+             * @description This page's URL, with its filters.
+             */
+            rest_url: string;
+            /**
+             * Format: uri
+             * @description The next page's URL; absent on the last page.
+             */
+            next_rest_url?: string;
+            /**
+             * Format: uri
+             * @description The previous page's URL; absent on the first page.
+             */
+            previous_rest_url?: string;
+            total: number;
+            total_pages: number;
+        };
+        /**
+         * MediaUploadForm
+         * @description An upload as a form; `file` is required.
+         */
+        MediaUploadForm: {
+            /**
+             * Format: binary
+             * @description The image, JPEG, PNG, WebP, GIF or AVIF (its type is read from its bytes). At most `MEDIA_MAX_MB` (25 by default) megabytes and `MEDIA_MAX_PIXELS` (50 million by default) pixels, all frames together.
+             */
+            file: string;
+            /** @description Defaults to the uploaded file's name without its extension. */
+            title?: string;
+            alt_text?: string;
+            caption?: string;
+        };
+        /**
+         * MediaTexts
+         * @description The texts of an uploaded image; its files never change.
+         */
+        MediaTexts: {
+            /** @description Defaults to the uploaded file's name without its extension. */
+            title?: string;
+            /** @description What the image shows, for readers who cannot see it. */
+            alt_text?: string;
+            caption?: string;
+        };
+        /**
          * Cursor
          * @description A place in the change feed, as the feed gave it (`next_cursor`, or a change's `cursor`). Keep it as it is: its form may change.
          * @example 1042-5310
@@ -3045,7 +3309,7 @@ export interface components {
              * @description The kind of object that changed.
              * @enum {string}
              */
-            type: "event" | "venue" | "organizer" | "category" | "tag";
+            type: "event" | "venue" | "organizer" | "category" | "tag" | "media";
             id: components["schemas"]["Id"];
             /**
              * @description What the write did: `created`, `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them. A change of a recurring event (a series) stands for its occurrences that are not changed on their own: they come, move, change and go with it without changes of their own; read them again with `post_parent`.
@@ -3059,7 +3323,7 @@ export interface components {
             /** @description True when the object no longer exists or the caller may not read it (a draft, a trashed event to anonymous readers): a copy removes it. */
             tombstone: boolean;
             /** @description The object as its own route answers it now (so several changes of one object show the same state), or null for a tombstone. */
-            object: components["schemas"]["Event"] | components["schemas"]["Venue"] | components["schemas"]["Organizer"] | components["schemas"]["Category"] | components["schemas"]["Tag"] | null;
+            object: components["schemas"]["Event"] | components["schemas"]["Venue"] | components["schemas"]["Organizer"] | components["schemas"]["Category"] | components["schemas"]["Tag"] | components["schemas"]["Media"] | null;
         };
         /**
          * ChangeList
@@ -3086,7 +3350,7 @@ export interface components {
         WebhookUrl: string;
         /**
          * WebhookEventType
-         * @description A kind of change a subscription wants: `<object>.<action>` (`event.created`, `venue.updated`, `tag.deleted`, ...), `<object>.*` for every action on such objects, or `*` for every change.
+         * @description A kind of change a subscription wants: `<object>.<action>` (`event.created`, `venue.updated`, `tag.deleted`, `media.created`, ...), `<object>.*` for every action on such objects, or `*` for every change.
          * @example event.created
          * @example venue.*
          * @example *
@@ -4125,6 +4389,30 @@ export interface components {
          *       "url": "https://bluenotehall.example.com/front.jpg",
          *       "extension": "jpg"
          *     }
+         * @example {
+         *       "url": "http://127.0.0.1:8080/uploads/41/jazz-night.jpg",
+         *       "id": 41,
+         *       "extension": "jpg",
+         *       "width": 1200,
+         *       "height": 800,
+         *       "filesize": 154211,
+         *       "sizes": {
+         *         "thumbnail": {
+         *           "width": 150,
+         *           "height": 150,
+         *           "mime-type": "image/jpeg",
+         *           "filesize": 6220,
+         *           "url": "http://127.0.0.1:8080/uploads/41/jazz-night-150x150.jpg"
+         *         },
+         *         "medium": {
+         *           "width": 300,
+         *           "height": 200,
+         *           "mime-type": "image/jpeg",
+         *           "filesize": 18543,
+         *           "url": "http://127.0.0.1:8080/uploads/41/jazz-night-300x200.jpg"
+         *         }
+         *       }
+         *     }
          */
         ImagePart: {
             /** @description The full-size URL. */
@@ -4135,7 +4423,9 @@ export interface components {
             extension?: string;
             width?: number;
             height?: number;
+            /** @description Bytes of the full size. */
             filesize?: number;
+            /** @description The sizes of an uploaded image smaller than its full size, by name (`thumbnail`, `medium`, `medium_large`, `large`). */
             sizes?: {
                 [key: string]: components["schemas"]["ImageSizePart"];
             };
@@ -4959,6 +5249,141 @@ export interface components {
             _embedded?: components["schemas"]["Embedded"];
         };
         /**
+         * MediaListPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         */
+        MediaListPart: {
+            media?: components["schemas"]["MediaPart"][];
+            /**
+             * Format: uri
+             * @description This page's URL, with its filters.
+             */
+            rest_url?: string;
+            /**
+             * Format: uri
+             * @description The next page's URL; absent on the last page.
+             */
+            next_rest_url?: string;
+            /**
+             * Format: uri
+             * @description The previous page's URL; absent on the first page.
+             */
+            previous_rest_url?: string;
+            total?: number;
+            total_pages?: number;
+        };
+        /**
+         * MediaPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 41,
+         *       "author": "1",
+         *       "date": "2026-11-27 10:02:11",
+         *       "date_utc": "2026-11-27 10:02:11",
+         *       "modified": "2026-11-27 10:02:11",
+         *       "modified_utc": "2026-11-27 10:02:11",
+         *       "slug": "jazz-night",
+         *       "url": "http://127.0.0.1:8080/uploads/41/jazz-night.jpg",
+         *       "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/media/41",
+         *       "title": "jazz-night",
+         *       "alt_text": "A trio on a small stage",
+         *       "caption": "",
+         *       "media_type": "image",
+         *       "mime_type": "image/jpeg",
+         *       "extension": "jpg",
+         *       "width": 1200,
+         *       "height": 800,
+         *       "filesize": 154211,
+         *       "sizes": {
+         *         "thumbnail": {
+         *           "width": 150,
+         *           "height": 150,
+         *           "mime-type": "image/jpeg",
+         *           "filesize": 6220,
+         *           "url": "http://127.0.0.1:8080/uploads/41/jazz-night-150x150.jpg"
+         *         },
+         *         "medium": {
+         *           "width": 300,
+         *           "height": 200,
+         *           "mime-type": "image/jpeg",
+         *           "filesize": 18543,
+         *           "url": "http://127.0.0.1:8080/uploads/41/jazz-night-300x200.jpg"
+         *         },
+         *         "medium_large": {
+         *           "width": 768,
+         *           "height": 512,
+         *           "mime-type": "image/jpeg",
+         *           "filesize": 71290,
+         *           "url": "http://127.0.0.1:8080/uploads/41/jazz-night-768x512.jpg"
+         *         },
+         *         "large": {
+         *           "width": 1024,
+         *           "height": 683,
+         *           "mime-type": "image/jpeg",
+         *           "filesize": 112804,
+         *           "url": "http://127.0.0.1:8080/uploads/41/jazz-night-1024x683.jpg"
+         *         }
+         *       }
+         *     }
+         */
+        MediaPart: {
+            /** @description The image's ID: what an event's, venue's or organizer's `image` takes. */
+            id?: number;
+            /** @description The ID of the user who uploaded it. */
+            author?: string;
+            date?: components["schemas"]["DateTimeString"];
+            date_utc?: components["schemas"]["DateTimeString"];
+            modified?: components["schemas"]["DateTimeString"];
+            modified_utc?: components["schemas"]["DateTimeString"];
+            /** @description The stem of its files' names, from the uploaded file's name. */
+            slug?: string;
+            /**
+             * Format: uri
+             * @description The full size.
+             */
+            url?: string;
+            /** Format: uri */
+            rest_url?: string;
+            title?: string;
+            /** @description What the image shows, for readers who cannot see it. */
+            alt_text?: string;
+            caption?: string;
+            /** @constant */
+            media_type?: "image";
+            /** @enum {string} */
+            mime_type?: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "image/avif";
+            /** @enum {string} */
+            extension?: "jpg" | "png" | "webp" | "gif" | "avif";
+            width?: number;
+            height?: number;
+            /** @description Bytes of the full size. */
+            filesize?: number;
+            /** @description The sizes smaller than the full size, by name. */
+            sizes?: {
+                [key: string]: components["schemas"]["MediaSizePart"];
+            };
+        };
+        /**
+         * MediaSizePart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "width": 300,
+         *       "height": 200,
+         *       "mime-type": "image/jpeg",
+         *       "filesize": 18543,
+         *       "url": "http://127.0.0.1:8080/uploads/41/jazz-night-300x200.jpg"
+         *     }
+         */
+        MediaSizePart: {
+            width?: number;
+            height?: number;
+            "mime-type"?: string;
+            /** @description Bytes. */
+            filesize?: number;
+            /** Format: uri */
+            url?: string;
+        };
+        /**
          * ChangeListPart
          * @description With `_fields`: the fields asked for of this object, none of them required.
          * @example {
@@ -4994,7 +5419,7 @@ export interface components {
              * @description The kind of object that changed.
              * @enum {string}
              */
-            type?: "event" | "venue" | "organizer" | "category" | "tag";
+            type?: "event" | "venue" | "organizer" | "category" | "tag" | "media";
             id?: components["schemas"]["Id"];
             /**
              * @description What the write did: `created`, `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them. A change of a recurring event (a series) stands for its occurrences that are not changed on their own: they come, move, change and go with it without changes of their own; read them again with `post_parent`.
@@ -5008,7 +5433,7 @@ export interface components {
             /** @description True when the object no longer exists or the caller may not read it (a draft, a trashed event to anonymous readers): a copy removes it. */
             tombstone?: boolean;
             /** @description The object as its own route answers it now (so several changes of one object show the same state), or null for a tombstone. */
-            object?: components["schemas"]["EventPart"] | components["schemas"]["VenuePart"] | components["schemas"]["OrganizerPart"] | components["schemas"]["CategoryPart"] | components["schemas"]["TagPart"] | null;
+            object?: components["schemas"]["EventPart"] | components["schemas"]["VenuePart"] | components["schemas"]["OrganizerPart"] | components["schemas"]["CategoryPart"] | components["schemas"]["TagPart"] | components["schemas"]["MediaPart"] | null;
         };
         /**
          * WebhookListPart
@@ -5483,6 +5908,10 @@ export interface components {
         TermEvent: components["schemas"]["Id"];
         /** @description Limit the results to the terms with this slug (a comma-separated list for several). */
         TermSlug: components["schemas"]["Slug"][];
+        /** @description Only images uploaded by this user ID. */
+        MediaAuthor: number;
+        /** @description When true, only images that no event, venue or organizer shows (what housekeeping reports), trashed items counting as showing theirs. */
+        MediaUnreferenced: components["schemas"]["TruthyString"];
         /** @description A cursor the feed gave (`next_cursor`): only the changes after it. Without it, the feed starts at the oldest change it keeps. */
         Since: components["schemas"]["Cursor"];
         /** @description How many changes to return at most. */
@@ -8709,6 +9138,410 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"] | components["schemas"]["TagPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMedia: {
+        parameters: {
+            query?: {
+                /** @description The page of results to return. */
+                page?: components["parameters"]["Page"];
+                /** @description How many items to return per page; values above 50 are treated as 50. */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Limit the results to items containing this text. */
+                search?: components["parameters"]["Search"];
+                /** @description Only images uploaded by this user ID. */
+                author?: components["parameters"]["MediaAuthor"];
+                /** @description When true, only images that no event, venue or organizer shows (what housekeeping reports), trashed items counting as showing theirs. */
+                unreferenced?: components["parameters"]["MediaUnreferenced"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of uploaded images. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-TEC-Total": components["headers"]["XTecTotal"];
+                    "X-TEC-TotalPages": components["headers"]["XTecTotalPages"];
+                    "X-WP-Total": components["headers"]["XWpTotal"];
+                    "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
+                    Link: components["headers"]["PageLinks"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaList"] | components["schemas"]["MediaListPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadMedia: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The image, in either form WordPress's media route takes: a `multipart/form-data` form with the
+         *     image in its `file` field (and `title`, `alt_text`, `caption` beside it), or the image's bytes as
+         *     the whole body, named by `Content-Disposition: attachment; filename="poster.jpg"`. The type is read
+         *     from the bytes, never from the name or `Content-Type`.
+         */
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["MediaUploadForm"];
+                "image/jpeg": string;
+                "image/png": string;
+                "image/webp": string;
+                "image/gif": string;
+                "image/avif": string;
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The uploaded image. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Media"] | components["schemas"]["MediaPart"];
+                };
+            };
+            /** @description No file was sent, or the image is truncated or corrupt; nothing was stored. */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The file has more bytes than `MEDIA_MAX_MB` allows, or more pixels than `MEDIA_MAX_PIXELS`. */
+            413: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            /** @description The file is not a JPEG, PNG, WebP, GIF or AVIF image (SVG, HTML and files that are two things at once are refused). */
+            415: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enveloped"];
+                };
+            };
+        };
+    };
+    getMedia: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The uploaded image. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Media"] | components["schemas"]["MediaPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putMedia: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** @description The texts to change; those not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MediaTexts"];
+                "application/x-www-form-urlencoded": components["schemas"]["MediaTexts"];
+            };
+        };
+        responses: {
+            /** @description The uploaded image after the change. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Media"] | components["schemas"]["MediaPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateMedia: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** @description The texts to change; those not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MediaTexts"];
+                "application/x-www-form-urlencoded": components["schemas"]["MediaTexts"];
+            };
+        };
+        responses: {
+            /** @description The uploaded image after the change. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Media"] | components["schemas"]["MediaPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteMedia: {
+        parameters: {
+            query?: {
+                /** @description Delete for good instead of moving to the trash (editors and administrators). */
+                force?: components["parameters"]["Force"];
+            };
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image as it was. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        previous: components["schemas"]["Media"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Items show the image; nothing was deleted. */
+            409: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestError"];
+                };
+            };
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchMedia: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: {
+                /** @description The ETag the change is based on (or `*`); when the object has changed since, the answer is 412 and nothing is written. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** @description The texts to change; those not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MediaTexts"];
+                "application/x-www-form-urlencoded": components["schemas"]["MediaTexts"];
+            };
+        };
+        responses: {
+            /** @description The uploaded image after the change. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Media"] | components["schemas"]["MediaPart"] | components["schemas"]["Enveloped"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -8,6 +8,8 @@ import type { Config } from './config.js';
 import { restRoot } from './discovery/rest-root.js';
 import { siteRoot } from './discovery/site-root.js';
 import { publicPages } from './pages/routes.js';
+import { mediaFiles } from './media/files-route.js';
+import { uploadBody } from './media/upload-body.js';
 import type { Database } from './db/client.js';
 import { handlers } from './handlers/index.js';
 import { compileValidators, createBackend } from './http/backend.js';
@@ -93,6 +95,8 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.set('query parser', false); // normalizeQuery reads the raw query against the document
   app.use(restRoute(config.restPrefix));
   app.use(methodOverride());
+  // An upload's body is the image, read before (and instead of) the JSON and form parsers.
+  app.use(uploadBody(`${config.restPrefix}/${NAMESPACE}/media`, config.media.maxBytes));
   app.use(bodyParsers());
 
   // What lies outside the document's operations costs a read too (they count their own).
@@ -102,6 +106,8 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.get('/', siteRoot(config));
   // The public pages that `url`s name (/event/<slug>/, /venue/<slug>/, /organizer/<slug>/).
   app.use(publicPages(config, db.prisma));
+  // The media library's files (/uploads/<id>/<name>), which items' `image` objects name.
+  app.use(mediaFiles(db.prisma));
   app.use(`${config.restPrefix}/${NAMESPACE}`, (req, res, next) => {
     dispatch(api, routes, { config, rateLimits, identify, answers }, req, res).catch(next);
   });

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { IANAZone } from 'luxon';
 import { type CurrencySettings, DEFAULT_CURRENCY } from './lib/cost.js';
 import { trimEndChar } from './lib/text.js';
+import type { MediaLimits } from './media/images.js';
 
 export interface Config {
   host: string;
@@ -72,6 +73,8 @@ export interface Config {
    * from stay the same (http/answer-cache.ts); 0 builds every answer.
    */
   responseCacheMegabytes: number;
+  /** What the media library takes (media/images.ts). */
+  media: MediaLimits;
 }
 
 /**
@@ -222,6 +225,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     metrics: metrics(env),
     responseCacheMegabytes: nonNegativeInteger(env, 'RESPONSE_CACHE_MB', 32),
+    media: {
+      maxBytes: positiveInteger(env, 'MEDIA_MAX_MB', 25) * 1024 * 1024,
+      // A 50-megapixel photo, or 200 frames of 500 by 500: about 200 MB decoded at most.
+      maxPixels: positiveInteger(env, 'MEDIA_MAX_PIXELS', 50_000_000),
+      // WordPress's threshold for scaling down a big upload (its "-scaled" file).
+      maxSide: nonNegativeInteger(env, 'MEDIA_MAX_SIDE', 2560),
+    },
   };
 }
 

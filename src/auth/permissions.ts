@@ -32,6 +32,13 @@ export function canEdit(caller: Caller, item: Owned): boolean {
   return hasRole(caller, 'contributor') && (item.status === 'draft' || item.status === 'pending');
 }
 
+/**
+ * Changing or deleting an uploaded image: editors any, authors their own (WordPress's edit_post and
+ * delete_post on an attachment). Contributors upload nothing, so own none.
+ */
+export const canChangeMedia = (caller: Caller, media: { authorId: number | null }) =>
+  hasRole(caller, 'editor') || (hasRole(caller, 'author') && owns(caller, { ...media, status: 'publish' }));
+
 /** The caller has the role the document asks of an operation (`x-required-role`; none asked: anyone). */
 export function mayCall(caller: Caller, operationId: string): boolean {
   const role = requiredRole(operationId);

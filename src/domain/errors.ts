@@ -3,7 +3,7 @@
 // and headers (docs/architecture.md).
 
 /** The kinds of object the API serves, as error codes and messages name them. */
-export type ResourceType = 'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'webhook';
+export type ResourceType = 'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'webhook' | 'media';
 
 export abstract class DomainError extends Error {}
 
@@ -151,5 +151,30 @@ export class CursorExpired extends DomainError {
 export class WebhookDisabled extends DomainError {
   constructor(readonly id: number) {
     super(`The webhook subscription ${id} is disabled; enable it first.`);
+  }
+}
+
+/**
+ * An upload the media library does not take: no file, an empty one, too many bytes or pixels, not
+ * an image of a type it takes, or one that does not decode whole. Nothing of it is stored.
+ */
+export class MediaRefused extends DomainError {
+  constructor(
+    readonly reason: 'no-file' | 'empty' | 'bytes' | 'pixels' | 'type' | 'corrupt',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** An uploaded image that items show cannot be deleted: they would show nothing in its place. */
+export class MediaInUse extends DomainError {
+  constructor(
+    readonly id: number,
+    readonly usedBy: { type: 'event' | 'venue' | 'organizer'; id: number }[],
+  ) {
+    super(
+      `The image ${id} is the image of ${usedBy.length === 1 ? 'an item' : 'items'}; give them another image first.`,
+    );
   }
 }

@@ -1,6 +1,6 @@
 // The stored objects as the services hand them on, to serializers and handlers. Types only: how
 // they are read is queries/' and services/' business (docs/architecture.md).
-import type { Prisma as Prisma, Term } from '../../generated/prisma/client.js';
+import type { Media, Prisma as Prisma, Term } from '../../generated/prisma/client.js';
 import type { PostStatus } from './posts.js';
 
 /** Everything an event's representation shows: the event, its links, and what they link to. */
@@ -33,8 +33,27 @@ export interface VenueOrOrganizerRecord {
   publishedAt: Date;
   modifiedAt: Date;
   image: string | null;
+  imageId: number | null;
+  /** The uploaded image's meta (services/media.ts ImageMeta), copied into the row by a trigger. */
+  imageMeta: unknown;
   [column: string]: unknown;
 }
+
+/** What an item's `image` shows of an uploaded image, its files named by paths under /uploads/ (serializers/images.ts); a size not made is absent. */
+export interface ImageMeta {
+  id: number;
+  file: string;
+  extension: string;
+  width: number;
+  height: number;
+  filesize: number;
+  sizes: Partial<
+    Record<string, { width: number; height: number; 'mime-type': string; filesize: number; file: string }>
+  >;
+}
+
+/** An uploaded image: its texts and the meta of its files (the files themselves are read by name only). */
+export type MediaRecord = Media;
 
 export type Taxonomy = 'tribe_events_cat' | 'post_tag';
 export const CATEGORY: Taxonomy = 'tribe_events_cat';
@@ -99,7 +118,8 @@ export const ORGANIZER: VenueOrOrganizerKind = {
 export type ChangedObject =
   | { type: 'event'; row: EventRecord }
   | { type: 'venue' | 'organizer'; row: VenueOrOrganizerRecord }
-  | { type: 'category' | 'tag'; row: TermRecord };
+  | { type: 'category' | 'tag'; row: TermRecord }
+  | { type: 'media'; row: MediaRecord };
 
 /** One change of the feed (queries/changes.ts), with the object when the reader may read it. */
 export interface ChangeRecord {

@@ -5,6 +5,7 @@ import * as categories from './categories.js';
 import * as changes from './changes.js';
 import * as discovery from './discovery.js';
 import * as events from './events.js';
+import * as media from './media.js';
 import * as organizers from './organizers.js';
 import * as tags from './tags.js';
 import * as venues from './venues.js';
@@ -19,4 +20,5 @@ export const handlers = {
   ...discovery,
   ...changes,
   ...webhooks,
+  ...media,
 } satisfies HandlerMap;

@@ -18,6 +18,8 @@ import {
   Forbidden,
   InvalidCredentials,
   InvalidInput,
+  MediaInUse,
+  MediaRefused,
   NotFound,
   NotReadable,
   PreconditionFailed,
@@ -83,6 +85,16 @@ export function toApiError(err: unknown): ApiError {
   return new ApiError(500, 'rest_internal_error', 'The server could not complete the request.');
 }
 
+/** An upload's refusal by its reason: WordPress's `rest_upload_no_data` for a missing file, the rest ours. */
+const MEDIA_REFUSALS: Record<MediaRefused['reason'], [number, string]> = {
+  'no-file': [400, 'rest_upload_no_data'],
+  empty: [400, 'rest_upload_no_data'],
+  bytes: [413, 'rest_upload_file_too_big'],
+  pixels: [413, 'rest_upload_too_many_pixels'],
+  type: [415, 'rest_upload_invalid_type'],
+  corrupt: [400, 'rest_upload_invalid_image'],
+};
+
 /** Statuses and codes follow the modelled service's where it has one (docs/decisions.md, "Errors"). */
 function fromDomain(err: DomainError): ApiError {
   return (
@@ -102,6 +114,10 @@ function fromInputError(err: DomainError): ApiError | undefined {
   if (err instanceof DuplicateTermName) return new ApiError(400, 'term_exists', message, { term_id: err.existingId });
   if (err instanceof InvalidTermSlug) {
     return new ApiError(400, 'duplicate_term_slug', message, { params: { slug: 'slug is already in use.' } });
+  }
+  if (err instanceof MediaRefused) {
+    const [status, code] = MEDIA_REFUSALS[err.reason];
+    return new ApiError(status, code, message);
   }
   return undefined;
 }
@@ -145,5 +161,6 @@ function fromStateError(err: DomainError): ApiError | undefined {
   if (err instanceof Conflict) return conflict();
   if (err instanceof CursorExpired) return new ApiError(410, 'rest_changes_cursor_expired', message);
   if (err instanceof WebhookDisabled) return new ApiError(409, 'rest_webhook_disabled', message);
+  if (err instanceof MediaInUse) return new ApiError(409, 'rest_media_in_use', message, { used_by: err.usedBy });
   return undefined;
 }

@@ -35,11 +35,15 @@ type Params<K extends OperationId, In extends 'query' | 'path'> = operations[K][
     : Record<string, never>
   : never;
 
-type Body<K extends OperationId> = operations[K] extends { requestBody: { content: { 'application/json': infer B } } }
-  ? B
-  : operations[K] extends { requestBody?: { content: { 'application/json': infer B } } }
+// Distributed over a union of operations (Call<OperationId>), so that one without a JSON body (an
+// upload) does not make the body of every other `undefined`.
+type Body<K extends OperationId> = K extends OperationId
+  ? operations[K] extends { requestBody: { content: { 'application/json': infer B } } }
     ? B
-    : undefined;
+    : operations[K] extends { requestBody?: { content: { 'application/json': infer B } } }
+      ? B
+      : undefined
+  : never;
 
 export interface Call<K extends OperationId = OperationId> {
   /** Path parameters, validated and typed by the document. */

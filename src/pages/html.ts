@@ -11,9 +11,9 @@ export const text = (value: string) => escapeUTF8(value);
  */
 export const jsonInScript = (value: unknown) => JSON.stringify(value).replaceAll('<', '\\u003c');
 
-/** What the pages may load: their own inline style, and images from anywhere on https. */
+/** What the pages may load: their own inline style, and images from the site's library or anywhere on https. */
 export const PAGE_POLICY =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; frame-ancestors 'none'";
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; frame-ancestors 'none'";
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1b1b1b;background:#fff}
 main{max-width:42rem;margin:0 auto;padding:2rem 1rem}h1{line-height:1.2}dt{font-weight:600}

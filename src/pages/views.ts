@@ -68,7 +68,10 @@ export function eventPage(event: Event): string {
     ['Cost', text(event.cost)],
     ['Filed under', text(terms.join(', '))],
   ].filter(([, value]) => value);
-  const image = typeof event.image === 'object' ? `<img src="${text(event.image.url)}" alt="">` : '';
+  // An uploaded image's large size where it has one: the page shows it at most 42rem wide.
+  const sizes = typeof event.image === 'object' ? ((event.image.sizes ?? {}) as Partial<Record<string, { url: string }>>) : {};
+  const image =
+    typeof event.image === 'object' ? `<img src="${text(sizes.large?.url ?? event.image.url)}" alt="">` : '';
   const body = `<article>
 <h1>${text(event.title)}</h1>
 ${image}

@@ -18,7 +18,7 @@ export interface FeedPosition {
 const LAST_SEQ = '9223372036854775807';
 
 export type ChangeAction = 'created' | 'updated' | 'trashed' | 'deleted';
-export type ChangedType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
+export type ChangedType = 'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'media';
 
 export interface ChangeRow {
   position: FeedPosition;

@@ -47,6 +47,9 @@ export const EVENT_COLUMNS = {
   cost: { column: 'cost', type: 'jsonb', occurrence: 'series' },
   website: { column: 'website', type: 'text', occurrence: 'series' },
   image: { column: 'image', type: 'text', occurrence: 'series' },
+  imageId: { column: 'image_id', type: 'int', occurrence: 'series' },
+  // Copied from the image by a trigger whenever image_id is written (migration media_library).
+  imageMeta: { column: 'image_meta', type: 'jsonb', occurrence: 'series' },
   showMap: { column: 'show_map', type: 'boolean', occurrence: 'series' },
   showMapLink: { column: 'show_map_link', type: 'boolean', occurrence: 'series' },
   hideFromListings: { column: 'hide_from_listings', type: 'boolean', occurrence: 'series' },

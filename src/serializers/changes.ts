@@ -8,6 +8,7 @@ import { versionOf } from '../domain/posts.js';
 import { ORGANIZER, VENUE } from '../domain/records.js';
 import type { Urls } from '../http/urls.js';
 import { serializeEvent } from './events.js';
+import { serializeMedia } from './images.js';
 import { serializeTerm } from './terms.js';
 import { serializeVenueOrOrganizer } from './venues-and-organizers.js';
 
@@ -44,6 +45,8 @@ function serializeObject(object: ChangedObject, { urls, siteZone, caller, curren
         single: true,
         links,
       });
+    case 'media':
+      return serializeMedia(object.row, urls, siteZone);
     default:
       return serializeTerm(object.row, urls, links);
   }

@@ -14,7 +14,8 @@ import {
   type VenueOrOrganizerKind,
   type VenueOrOrganizerRecord,
 } from '../domain/records.js';
-import { globalId, imageObject, postMeta } from './posts.js';
+import { globalId, postMeta } from './posts.js';
+import { imageObject } from './images.js';
 import { eventJsonLd } from './json-ld.js';
 import { eventLinks } from './links.js';
 import { serializeVenueOrOrganizer } from './venues-and-organizers.js';
@@ -60,7 +61,7 @@ export function serializeEvent(row: EventRecord, options: EventSerializeOptions)
     description: row.description,
     excerpt: row.excerpt,
     slug: row.slug,
-    image: imageObject(row.image) ?? false,
+    image: imageObject(row, urls.site) ?? false,
     all_day: row.allDay,
     start_date: formatDateTime(row.startLocal, 'UTC'),
     start_date_details: dateDetails(row.startLocal),
@@ -92,7 +93,16 @@ export function serializeEvent(row: EventRecord, options: EventSerializeOptions)
   } as Event;
   if (single) {
     // The plugin describes the event's first venue and first organizer only.
-    event.json_ld = eventJsonLd({ row, zone, siteZone, url, cost, venue: venues[0], organizer: organizers[0] });
+    event.json_ld = eventJsonLd({
+      row,
+      zone,
+      siteZone,
+      site: urls.site,
+      url,
+      cost,
+      venue: venues[0],
+      organizer: organizers[0],
+    });
   }
   if (options.links) event._links = eventLinks(row, { venues, organizers }, urls, options.caller);
   return event;

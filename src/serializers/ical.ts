@@ -10,11 +10,12 @@ import type { Urls } from '../http/urls.js';
 import { type EventZone, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
 import { calendarLines, givesStart, parseRecurrence } from '../lib/recurrence.js';
 import { foldLines } from '../lib/ical-fold.js';
+import { imageUrl } from './images.js';
 import { eachInSlices } from '../lib/slices.js';
 import { textOf } from '../lib/text.js';
 import { plainText } from '../lib/plain-text.js';
 import { DATES_ZONE } from '../domain/import-sources.js';
-import type { EventRecord, VenueOrOrganizerRecord } from '../domain/records.js';
+import type { EventRecord, ImageMeta, VenueOrOrganizerRecord } from '../domain/records.js';
 import { eventPermalink, readableLinks } from './events.js';
 import { globalId } from './posts.js';
 
@@ -78,7 +79,7 @@ export async function eventsCalendar(
     if (full) return;
     const override = overrides.get(row.id);
     const event = calendar.createEvent(vevent(row, options, override));
-    const text = Buffer.from(foldLines(withDateRecurrenceId(event.toString(), override)));
+    const text = Buffer.from(foldLines(withImage(withDateRecurrenceId(event.toString(), override), row, options.urls)));
     const zone = event.timezone();
     const timezone = zone && !zones.has(zone) ? vtimezone(zone) : null;
     const size = text.length + (timezone ? Buffer.byteLength(timezone) + 2 : 0);
@@ -108,6 +109,21 @@ function withDateRecurrenceId(text: string, override: Override | undefined): str
   const day = override.original.toISOString().slice(0, 10).replaceAll('-', '');
   return `${text.slice(0, -END_VEVENT.length)}RECURRENCE-ID;VALUE=DATE:${day}\r\n${END_VEVENT}`;
 }
+
+/**
+ * The event's image as RFC 7986's IMAGE, which ical-generator does not write (its custom
+ * properties must be X- ones); a URI value, so not escaped (an image URL has no white space:
+ * services/media.ts imageColumns).
+ */
+function withImage(text: string, row: EventRecord, urls: Urls): string {
+  const url = imageUrl(row, urls.site);
+  if (!url || !text.endsWith(END_VEVENT)) return text;
+  const type = (row.imageMeta as ImageMeta | null)?.extension;
+  const format = type ? `;FMTTYPE=${IMAGE_TYPES[type] ?? 'image/' + type}` : '';
+  return `${text.slice(0, -END_VEVENT.length)}IMAGE;VALUE=URI;DISPLAY=BADGE${format}:${url}\r\n${END_VEVENT}`;
+}
+
+const IMAGE_TYPES: Record<string, string> = { jpg: 'image/jpeg' };
 
 interface Override {
   series: number;

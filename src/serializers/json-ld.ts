@@ -9,6 +9,7 @@
 // Where we differ from the plugin on content (not shape): descriptions are plain text, where the plugin
 // HTML-escapes the excerpt's markup (`&lt;p&gt;...`); e-mail addresses are sent as stored, where the
 // plugin entity-obfuscates them differently on every request (which would break our strong ETags).
+import { imageUrl } from './images.js';
 import type { EventLeaf, GeoCoordinatesLeaf, OfferLeaf, PersonLeaf, PlaceLeaf, PostalAddressLeaf } from 'schema-dts';
 import { DateTime } from 'luxon';
 import type { EventRecord, VenueOrOrganizerRecord } from '../domain/records.js';
@@ -115,11 +116,14 @@ const column = (row: Item, name: string) => textOf(row[name]);
 /** The plugin's description: the excerpt, else the description (`tribe_post_excerpt`), as plain text here. */
 const describe = (row: { excerpt: string; description: string }) => plainText(row.excerpt || row.description);
 /** `image` only when there is one, in the plugin's place: after `description`, before `url`. */
-const imageOf = (row: { image: string | null }) => (row.image ? { image: row.image } : {});
+const imageOf = (row: { image: string | null; imageMeta?: unknown }, site: string) => {
+  const image = imageUrl(row, site);
+  return image ? { image } : {};
+};
 
 const coordinate = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
-export function placeJsonLd(row: Item): PlaceJsonLd {
+export function placeJsonLd(row: Item, site: string): PlaceJsonLd {
   const address: PostalAddressJsonLd = { '@type': 'PostalAddress' };
   const parts = {
     streetAddress: column(row, 'address'),
@@ -137,7 +141,7 @@ export function placeJsonLd(row: Item): PlaceJsonLd {
     '@type': 'Place',
     name: row.name,
     description: describe(row),
-    ...imageOf(row),
+    ...imageOf(row, site),
     url: '',
     address,
     ...geo,
@@ -146,13 +150,13 @@ export function placeJsonLd(row: Item): PlaceJsonLd {
   };
 }
 
-export function personJsonLd(row: Item): PersonJsonLd {
+export function personJsonLd(row: Item, site: string): PersonJsonLd {
   const website = column(row, 'website');
   return {
     '@type': 'Person',
     name: row.name,
     description: describe(row),
-    ...imageOf(row),
+    ...imageOf(row, site),
     url: website,
     telephone: column(row, 'phone'),
     email: column(row, 'email'),
@@ -166,6 +170,8 @@ export interface EventJsonLdInput {
   zone: EventZone;
   /** The site's zone: the offer is valid from the day of publication there. */
   siteZone: string;
+  /** The site's address, which uploaded images are served under. */
+  site: string;
   /** The event's permalink. */
   url: string;
   cost: Cost;
@@ -175,21 +181,21 @@ export interface EventJsonLdInput {
 }
 
 /** The schema.org Event that search engines read (https://schema.org/Event). */
-export function eventJsonLd({ row, zone, siteZone, url, cost, venue, organizer }: EventJsonLdInput): EventJsonLd {
+export function eventJsonLd({ row, zone, siteZone, site, url, cost, venue, organizer }: EventJsonLdInput): EventJsonLd {
   const offers = eventOffer(cost, url, row.publishedAt, siteZone);
   return {
     '@context': 'http://schema.org',
     '@type': 'Event',
     name: row.title,
     description: describe(row),
-    ...imageOf(row),
+    ...imageOf(row, site),
     url,
     eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
     eventStatus: 'https://schema.org/EventScheduled',
     startDate: isoWithOffset(row.startUtc, zone),
     endDate: isoWithOffset(row.endUtc, zone),
-    ...(venue ? { location: placeJsonLd(venue) } : {}),
-    ...(organizer ? { organizer: personJsonLd(organizer) } : {}),
+    ...(venue ? { location: placeJsonLd(venue, site) } : {}),
+    ...(organizer ? { organizer: personJsonLd(organizer, site) } : {}),
     ...(offers ? { offers } : {}),
     performer: 'Organization',
   };

@@ -23,10 +23,3 @@ export function postMeta(row: PostRow, siteZone: string) {
 
 /** The ID an object keeps across sites and exports: the site's host and the object's ID. */
 export const globalId = (site: string, id: number) => `${new URL(site).host}?id=${id}`;
-
-/** The image object of a representation for a stored image URL (docs/decisions.md, "Images"). */
-export function imageObject(url: string | null) {
-  if (!url) return undefined;
-  const extension = /\.([A-Za-z0-9]{1,5})$/.exec(new URL(url).pathname)?.[1]?.toLowerCase();
-  return { url, ...(extension ? { extension } : {}) };
-}

@@ -2,7 +2,7 @@
 // name an object's route alike.
 import type { Urls } from '../http/urls.js';
 
-export type Collection = 'events' | 'venues' | 'organizers' | 'categories' | 'tags';
+export type Collection = 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'media';
 
 export const collectionUrl = (collection: Collection, urls: Urls) => `${urls.base}/${collection}`;
 

@@ -8,7 +8,8 @@ import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/rec
 import { personJsonLd, placeJsonLd } from './json-ld.js';
 import { venueOrOrganizerLinks } from './links.js';
 import { restUrl } from './rest-urls.js';
-import { globalId, imageObject, postMeta } from './posts.js';
+import { globalId, postMeta } from './posts.js';
+import { imageObject } from './images.js';
 
 type Venue = components['schemas']['Venue'];
 type Organizer = components['schemas']['Organizer'];
@@ -43,13 +44,13 @@ export function serializeVenueOrOrganizer(
   put('description', row.description);
   put('excerpt', row.excerpt);
   put('slug', row.slug);
-  put('image', imageObject(row.image));
+  put('image', imageObject(row, urls.site));
   for (const field of kind.textFields) put(field, textOf(row[field]));
   if (kind.type === 'venue') {
     put('geo_lat', row.geoLat);
     put('geo_lng', row.geoLng);
   }
-  if (single) out.json_ld = venueOrOrganizerJsonLd(kind, row);
+  if (single) out.json_ld = venueOrOrganizerJsonLd(kind, row, urls.site);
   if (kind.type === 'venue') {
     out.show_map = Boolean(row.showMap);
     out.show_map_link = Boolean(row.showMapLink);
@@ -61,6 +62,6 @@ export function serializeVenueOrOrganizer(
 }
 
 /** The schema.org Place of a venue or Person of an organizer (serializers/json-ld.ts). */
-function venueOrOrganizerJsonLd(kind: VenueOrOrganizerKind, row: VenueOrOrganizerRecord) {
-  return kind.type === 'venue' ? placeJsonLd(row) : personJsonLd(row);
+function venueOrOrganizerJsonLd(kind: VenueOrOrganizerKind, row: VenueOrOrganizerRecord, site: string) {
+  return kind.type === 'venue' ? placeJsonLd(row, site) : personJsonLd(row, site);
 }

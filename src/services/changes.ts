@@ -101,11 +101,12 @@ async function currentObjects(
   const ids = (...types: ChangeRow['type'][]) => [
     ...new Set(changes.filter((c) => types.includes(c.type)).map((c) => c.id)),
   ];
-  const [events, venues, organizers, terms] = await Promise.all([
+  const [events, venues, organizers, terms, media] = await Promise.all([
     ids('event').length ? selectEvents(db, { where: Prisma.sql`e.id = ANY(${ids('event')}::int[])` }) : [],
     ids('venue').length ? db.venue.findMany({ where: { id: { in: ids('venue') } } }) : [],
     ids('organizer').length ? db.organizer.findMany({ where: { id: { in: ids('organizer') } } }) : [],
     ids('category', 'tag').length ? termsWithIds(db, ids('category', 'tag')) : [],
+    ids('media').length ? db.media.findMany({ where: { id: { in: ids('media') } } }) : [],
   ]);
   const found = new Map<string, ChangedObject>();
   for (const row of events) if (canRead(caller, row)) found.set(`event:${row.id}`, { type: 'event', row });
@@ -117,5 +118,7 @@ async function currentObjects(
     const type = row.taxonomy === 'tribe_events_cat' ? 'category' : 'tag';
     found.set(`${type}:${row.id}`, { type, row });
   }
+  // Every uploaded image is public.
+  for (const row of media) found.set(`media:${row.id}`, { type: 'media', row });
   return found;
 }

@@ -1,4 +1,4 @@
-// What events, venues and organizers share as posts: publication dates, images, slugs, the answer
+// What events, venues and organizers share as posts: publication dates, slugs, the answer
 // to "may this caller read this item", and the `modified_after` filter (terms have it too).
 import { canRead } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
@@ -33,22 +33,6 @@ export function publicationDate(
     return parsed.toJSDate();
   }
   return undefined;
-}
-
-/**
- * The stored image for an `image` input: a URL is kept; an empty value or 0 removes the image. IDs
- * would name uploaded media, which this service does not hold, so any other ID is refused.
- */
-export function imageValue(image: string | number | undefined): string | null | undefined {
-  if (image === undefined) return undefined;
-  if (image === '' || image === 0 || image === '0') return null;
-  if (typeof image === 'number' || /^\d+$/.test(image)) {
-    throw new InvalidInput({ image: `There is no uploaded image with ID ${image}; give the image's URL instead.` });
-  }
-  if (!/^https?:\/\/[^\s]+$/i.test(image)) {
-    throw new InvalidInput({ image: 'image must be an http(s) URL or the ID of an image.' });
-  }
-  return image;
 }
 
 /** A slug free in one resource's table: the requested one, or one derived from the name. */

@@ -12,16 +12,9 @@ import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/rec
 import { sameText, startingWith } from '../lib/like.js';
 import { selectVenuesOrOrganizers } from '../queries/venue-organizer-list.js';
 import type { ServiceContext } from './context.js';
+import { imageColumns } from './media.js';
 import { lockForWrite, type PostTable, slugForUpdate, trashOrDelete } from './post-writes.js';
-import {
-  assertReadable,
-  freeSlug,
-  imageValue,
-  modifiedAfter,
-  publicationDate,
-  readableEvent,
-  userExists,
-} from './posts.js';
+import { assertReadable, freeSlug, modifiedAfter, publicationDate, readableEvent, userExists } from './posts.js';
 import { chargeCreateIn } from './quotas.js';
 import { inTransaction } from './retry.js';
 import { venueColumns } from './venues.js';
@@ -143,6 +136,7 @@ export async function insertVenueOrOrganizer(
   const row = await tableOf(kind, tx).create({
     data: {
       ...columns(kind, input, undefined),
+      ...(await imageColumns(tx, input.image)),
       name,
       slug,
       status,
@@ -180,6 +174,7 @@ export async function changeVenueOrOrganizer(
     where: { id: current.id },
     data: {
       ...columns(kind, input, current),
+      ...(await imageColumns(tx, input.image)),
       name,
       slug,
       status: effectiveStatus(ctx.caller, input.status, current.status),
@@ -231,8 +226,6 @@ function columns(
   for (const field of ['description', 'excerpt', ...kind.textFields]) {
     if (input[field] !== undefined) data[field] = trimmedText(input[field]);
   }
-  const image = imageValue(input.image);
-  if (image !== undefined) data.image = image;
   return kind.type === 'venue' ? { ...data, ...venueColumns(input, current) } : data;
 }
 

@@ -33,6 +33,7 @@ import { inTransaction, retryOnConflict } from '../retry.js';
 import { syncSeries } from '../series.js';
 import { columns, recurrenceFor, times } from './input.js';
 import { readBack } from './read.js';
+import { imageColumns } from '../media.js';
 
 /**
  * Creates an event. A create that needs nothing of Prisma (no series to expand, links by ID only)
@@ -114,8 +115,9 @@ export async function insertEvent(on: CreateIn, ctx: ServiceContext, input: NewE
   const title = input.title.trim();
   const publishedAt = publicationDate(input, siteZone);
   const when = times(input, undefined, siteZone);
-  // Before the author and the links: an image ID is refused first.
   const { cost, ...fields } = columns(input);
+  // Before the author and the links: an image that is not there is refused first.
+  const image = await imageColumns(ctx.db, input.image);
   const recurrence = recurrenceFor(input, undefined, when) ?? [];
   const links = linksById(input);
   const slugBase = (input.slug !== undefined ? slugify(input.slug) : '') || slugify(title) || 'event';
@@ -165,6 +167,7 @@ export async function insertEvent(on: CreateIn, ctx: ServiceContext, input: NewE
     run,
     {
       ...fields,
+      ...image,
       cost: cost === Prisma.DbNull ? null : (cost as Event['cost']),
       ...when,
       recurrence,

@@ -6,7 +6,6 @@ import { type Event, Prisma as Prisma } from '../../../generated/prisma/client.j
 import { InvalidInput } from '../../domain/errors.js';
 import { eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../../lib/event-times.js';
 import { canonicalLines, convertLines } from '../../lib/recurrence.js';
-import { imageValue } from '../posts.js';
 import { readRecurrence } from '../series.js';
 
 /** A write of an event, as the document defines it: every field optional (an update). */
@@ -15,19 +14,11 @@ export type EventInput = components['schemas']['EventFields'];
 type EventColumns = Partial<
   Pick<
     Event,
-    | 'description'
-    | 'excerpt'
-    | 'website'
-    | 'image'
-    | 'showMap'
-    | 'showMapLink'
-    | 'hideFromListings'
-    | 'sticky'
-    | 'featured'
+    'description' | 'excerpt' | 'website' | 'showMap' | 'showMapLink' | 'hideFromListings' | 'sticky' | 'featured'
   >
 > & { cost?: Prisma.InputJsonValue | typeof Prisma.DbNull };
 
-/** The columns a write sets as sent: text, flags, cost, website and image. */
+/** The columns a write sets as sent: text, flags, cost and website (the image is services/media.ts imageColumns'). */
 export function columns(input: EventInput): EventColumns {
   const text = (value: string | undefined) => (value === undefined ? undefined : value.trim());
   // Null, though the schema has none, clears the cost as an empty one does.
@@ -37,7 +28,6 @@ export function columns(input: EventInput): EventColumns {
     excerpt: text(input.excerpt),
     cost: costColumn(input.cost),
     website: website === undefined ? undefined : website.trim() || null,
-    image: imageValue(input.image),
     showMap: input.show_map,
     showMapLink: input.show_map_link,
     hideFromListings: input.hide_from_listings,

@@ -61,7 +61,8 @@ async function copySeries(tx: Tx, series: EventRow, from: Date, lines: string[])
     : start.plus(exactLength(series, zone));
   const when = eventTimes(start, end, zone, series.allDay);
   if ('field' in when) throw new InvalidInput({ [when.field]: when.message });
-  const { id: _id, slug, parentId: _p, originalStartLocal: _o, isException: _e, ...fields } = series;
+  // The image's meta is the trigger's to copy (migration media_library).
+  const { id: _id, slug, parentId: _p, originalStartLocal: _o, isException: _e, imageMeta: _m, ...fields } = series;
   const copy = await tx.event.create({
     data: {
       ...fields,

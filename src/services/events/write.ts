@@ -15,6 +15,7 @@ import { endSeries, expandSeries, reachesFurther, shiftSeries, syncSeries } from
 import { type EventInput, columns, times, recurrenceFor } from './input.js';
 import type { EventRow } from './scope.js';
 import { writeLinks, takenSlugs } from './links-and-slugs.js';
+import { imageColumns } from '../media.js';
 
 /** Writes the event's own row and links; answers the row before and after. */
 export async function writeEvent(
@@ -32,6 +33,7 @@ export async function writeEvent(
     where: { id: current.id },
     data: {
       ...columns(input),
+      ...(await imageColumns(tx, input.image)),
       ...when,
       recurrence: recurrenceFor(input, current, when),
       title,

@@ -1,0 +1,90 @@
+// The files of the media library, at the stable URLs items' `image` objects name:
+// /uploads/<id>/<name>. A file never changes under its name (an image's files are made once, at
+// upload), so each is cached for a year as immutable, with its SHA-256 as a strong ETag; Range
+// serves part of a large original. Every response says what it is (nosniff) and may run nothing
+// (a sandboxing Content-Security-Policy), whatever a browser would make of the bytes.
+import { type NextFunction, type Request, type Response, Router } from 'express';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { PrismaClient } from '../db/client.js';
+import { selectRows } from '../db/driver.js';
+import { noneMatch } from '../http/conditional.js';
+import { noRoute } from '../http/errors.js';
+
+interface FileRow {
+  mime_type: string;
+  etag: string;
+  /** A Buffer from pg, a Uint8Array from PGlite. */
+  bytes: Buffer | Uint8Array;
+}
+
+const MAX_ID = 2147483647;
+
+export function mediaFiles(db: PrismaClient) {
+  const router = Router();
+  router.get('/uploads/:id/:name', (req: Request, res: Response, next: NextFunction) => {
+    sendFile(db, req, res).catch(next);
+  });
+  return router;
+}
+
+async function sendFile(db: PrismaClient, req: Request, res: Response): Promise<void> {
+  const id = Number(req.params.id);
+  const name = String(req.params.name);
+  if (!/^\d{1,10}$/.test(String(req.params.id)) || id > MAX_ID || name.length > 255) throw noRoute();
+  const [file] = await selectRows<FileRow | undefined>(
+    db,
+    Prisma.sql`SELECT mime_type, etag, bytes FROM media_files WHERE media_id = ${id}::int AND name = ${name}::text`,
+    { prepare: true },
+  );
+  if (!file) throw noRoute();
+  const bytes = Buffer.isBuffer(file.bytes)
+    ? file.bytes
+    : Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
+  const etag = `"${file.etag}"`;
+  res.set({
+    'Content-Type': file.mime_type,
+    ETag: etag,
+    'Cache-Control': 'public, max-age=31536000, immutable',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "default-src 'none'; sandbox",
+    'Accept-Ranges': 'bytes',
+  });
+  // Set here, as a HEAD ends without the bytes that would give it.
+  const length = (n: number) => res.set('Content-Length', String(n));
+  if (!noneMatch(req.headers['if-none-match'], etag)) {
+    res.status(304).end();
+    return;
+  }
+  const part = wantedRange(req, bytes.length, etag);
+  if (part === 'unsatisfiable') {
+    res.status(416).set('Content-Range', `bytes */${bytes.length}`).end();
+    return;
+  }
+  if (part) {
+    res.status(206).set('Content-Range', `bytes ${part.start}-${part.end}/${bytes.length}`);
+    length(part.end - part.start + 1);
+    res.end(req.method === 'HEAD' ? undefined : bytes.subarray(part.start, part.end + 1));
+    return;
+  }
+  length(bytes.length);
+  res.status(200).end(req.method === 'HEAD' ? undefined : bytes);
+}
+
+/**
+ * The one range a Range header asks for (range-parser, through Express's req.range), or none: no
+ * Range, one Express cannot read, If-Range naming another version, or several ranges, which are
+ * answered with the whole file, as RFC 9110 allows.
+ */
+function wantedRange(
+  req: Request,
+  size: number,
+  etag: string,
+): { start: number; end: number } | 'unsatisfiable' | undefined {
+  if (!req.headers.range) return undefined;
+  const ifRange = req.headers['if-range'];
+  if (ifRange !== undefined && ifRange !== etag) return undefined;
+  const ranges = req.range(size, { combine: true });
+  if (ranges === -1) return 'unsatisfiable';
+  if (ranges === undefined || ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return undefined;
+  return ranges[0];
+}

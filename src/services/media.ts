@@ -1,0 +1,226 @@
+// The media library (docs/decisions.md, "Images"): uploads stored with their files in one
+// transaction, the list, changes to an item's texts, and deletion, refused while items show it.
+import { createHash } from 'node:crypto';
+import { Prisma } from '../../generated/prisma/client.js';
+import { canChangeMedia, forbidden } from '../auth/permissions.js';
+import type { PrismaClient, Tx } from '../db/client.js';
+import { transactionDriverOf } from '../db/driver.js';
+import { isForeignKeyViolation } from '../db/errors.js';
+import { InvalidInput, MediaInUse, MediaRefused, NotFound, PreconditionFailed } from '../domain/errors.js';
+import type { ImageMeta, MediaRecord } from '../domain/records.js';
+import { type MadeImage, makeImage, type MediaLimits } from '../media/images.js';
+import type { Upload } from '../media/upload-body.js';
+import type { ServiceContext } from './context.js';
+import { retryOnConflict } from './retry.js';
+
+export interface MediaTexts {
+  title?: string;
+  alt_text?: string;
+  caption?: string;
+}
+
+/** An upload made into files and stored, with its texts; the title defaults to the file's name. */
+export async function createMedia(
+  ctx: ServiceContext,
+  upload: Upload | undefined,
+  texts: MediaTexts,
+  limits: MediaLimits,
+): Promise<MediaRecord> {
+  if (!upload) {
+    throw new MediaRefused('no-file', 'No file was sent: send the image as the form field `file`, or as the body.');
+  }
+  const made = await makeImage(upload.bytes, upload.fileName, limits);
+  return storeMedia(ctx.db, made, {
+    authorId: ctx.caller?.id ?? null,
+    title: texts.title ?? upload.fileName.replace(/\.[A-Za-z0-9]{1,5}$/, ''),
+    altText: texts.alt_text ?? '',
+    caption: texts.caption ?? '',
+  });
+}
+
+/**
+ * Stores an image and its files in one transaction: a failure leaves nothing. The ID is taken
+ * first, as the files' paths (in `meta`) hold it. An image brought from `sourceUrl` is stored once:
+ * two imports that bring it at once meet on its unique index, and the second one's retry finds the
+ * first one's (import/images.ts).
+ */
+export async function storeMedia(
+  db: PrismaClient,
+  made: MadeImage,
+  texts: { authorId: number | null; title: string; altText: string; caption: string; sourceUrl?: string },
+): Promise<MediaRecord> {
+  // On the driver beneath Prisma: the files' bytes go to either database as a bytea parameter, which
+  // Prisma's PGlite adapter does not pass.
+  const transaction = transactionDriverOf(db);
+  if (!transaction) throw new Error('The database has no transaction driver');
+  const id = await transaction(async (run) => {
+    const [{ id }] = (await run(`SELECT nextval('post_id_seq')::int AS id`, [])) as { id: number }[];
+    const [full, ...sizes] = made.files;
+    const path = (name: string) => `${id}/${name}`;
+    const meta: ImageMeta = {
+      id,
+      file: path(full.name),
+      extension: made.extension,
+      width: full.width,
+      height: full.height,
+      filesize: full.bytes.length,
+      sizes: Object.fromEntries(
+        sizes.map((f) => [
+          f.size,
+          { width: f.width, height: f.height, 'mime-type': f.mimeType, filesize: f.bytes.length, file: path(f.name) },
+        ]),
+      ),
+    };
+    await run(
+      `INSERT INTO media (id, author_id, slug, title, alt_text, caption, mime_type, meta, source_url)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)`,
+      [
+        id,
+        texts.authorId,
+        full.name.replace(/\.[a-z0-9]+$/, '').replace(/-scaled$/, ''),
+        texts.title,
+        texts.altText,
+        texts.caption,
+        made.mimeType,
+        JSON.stringify(meta),
+        texts.sourceUrl ?? null,
+      ],
+    );
+    for (const f of new Map(made.files.map((made) => [made.name, made])).values()) {
+      await run(`INSERT INTO media_files (media_id, name, mime_type, bytes, etag) VALUES ($1, $2, $3, $4, $5)`, [
+        id,
+        f.name,
+        f.mimeType,
+        f.bytes,
+        createHash('sha256').update(f.bytes).digest('hex'),
+      ]);
+    }
+    return id;
+  });
+  return getMedia(db, id);
+}
+
+export interface MediaFilters {
+  search?: string;
+  author?: number;
+  /** Only images no event, venue or organizer shows (what housekeeping reports). */
+  unreferenced?: boolean;
+}
+
+/** A page of the library, newest first (as WordPress lists attachments). Every image is public. */
+export async function listMedia(db: PrismaClient, filters: MediaFilters, page: { take: number; skip: number }) {
+  const where: Prisma.MediaWhereInput = {
+    ...(filters.author !== undefined ? { authorId: filters.author } : {}),
+    ...(filters.search
+      ? {
+          OR: ['title', 'altText', 'caption', 'slug'].map((field) => ({
+            [field]: { contains: filters.search, mode: 'insensitive' as const },
+          })),
+        }
+      : {}),
+    ...(filters.unreferenced ? UNREFERENCED : {}),
+  };
+  const [total, items] = await Promise.all([
+    db.media.count({ where }),
+    db.media.findMany({ where, orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }], ...page }),
+  ]);
+  return { total, items };
+}
+
+const UNREFERENCED: Prisma.MediaWhereInput = { events: { none: {} }, venues: { none: {} }, organizers: { none: {} } };
+
+/** How many images nothing shows (housekeeping's report). */
+export const countUnreferencedMedia = (db: PrismaClient) => db.media.count({ where: UNREFERENCED });
+
+export async function getMedia(db: PrismaClient, id: number): Promise<MediaRecord> {
+  const row = await db.media.findUnique({ where: { id } });
+  if (!row) throw new NotFound('media', id);
+  return row;
+}
+
+/**
+ * Changes the texts of an image (its files never change). The row is locked first, so that If-Match
+ * is checked against the version the write replaces, and two writers of it go one after the other.
+ */
+export async function updateMedia(ctx: ServiceContext, id: number, texts: MediaTexts): Promise<MediaRecord> {
+  return retryOnConflict(() =>
+    ctx.db.$transaction(async (tx) => {
+      const current = await lockMedia(tx, ctx, id);
+      return tx.media.update({
+        where: { id },
+        data: {
+          ...(texts.title !== undefined ? { title: texts.title.trim() } : {}),
+          ...(texts.alt_text !== undefined ? { altText: texts.alt_text.trim() } : {}),
+          ...(texts.caption !== undefined ? { caption: texts.caption.trim() } : {}),
+          modifiedAt: new Date(Math.max(Date.now(), current.modifiedAt.getTime() + 1)),
+        },
+      });
+    }),
+  );
+}
+
+/**
+ * Deletes an image for good (an image has no trash, as in WordPress), its files with it. Refused
+ * while an item shows it. The lock keeps writes that would name the image waiting (their foreign
+ * key check takes a key share lock on its row) until this ends; one that committed before the lock
+ * is seen by the check below; and the foreign key (RESTRICT) refuses the delete whatever slipped
+ * between.
+ */
+export async function deleteMedia(ctx: ServiceContext, id: number): Promise<MediaRecord> {
+  try {
+    return await ctx.db.$transaction(async (tx) => {
+      const current = await lockMedia(tx, ctx, id);
+      const usedBy = await usersOf(tx, id);
+      if (usedBy.length) throw new MediaInUse(id, usedBy);
+      await tx.media.delete({ where: { id } });
+      return current;
+    });
+  } catch (err) {
+    if (isForeignKeyViolation(err)) throw new MediaInUse(id, await usersOf(ctx.db, id));
+    throw err;
+  }
+}
+
+async function lockMedia(tx: Tx, ctx: ServiceContext, id: number): Promise<MediaRecord> {
+  await tx.$queryRaw`SELECT id FROM media WHERE id = ${id}::int FOR UPDATE`;
+  const current = await tx.media.findUnique({ where: { id } });
+  if (!current) throw new NotFound('media', id);
+  if (!canChangeMedia(ctx.caller, current)) throw forbidden(ctx.caller);
+  const versions = ctx.precondition?.versions;
+  if (versions && versions !== '*' && !versions.some((v) => v.getTime() === current.modifiedAt.getTime())) {
+    throw new PreconditionFailed();
+  }
+  return current;
+}
+
+/** The items that show the image, trashed ones included (they come back with it). */
+async function usersOf(db: PrismaClient | Tx, id: number) {
+  const rows = await db.$queryRaw<{ type: 'event' | 'venue' | 'organizer'; id: number }[]>`
+    SELECT 'event' AS type, id FROM events WHERE image_id = ${id}::int
+    UNION ALL SELECT 'venue', id FROM venues WHERE image_id = ${id}::int
+    UNION ALL SELECT 'organizer', id FROM organizers WHERE image_id = ${id}::int
+    ORDER BY 1, 2 LIMIT 100`;
+  return rows;
+}
+
+/**
+ * The columns of an `image` input: a URL is kept as given; an ID names an uploaded image, which
+ * must exist (a 400 otherwise); an empty value or 0 removes the image.
+ */
+export async function imageColumns(
+  db: PrismaClient | Tx,
+  image: string | number | undefined,
+): Promise<{ image: string | null; imageId: number | null } | undefined> {
+  if (image === undefined) return undefined;
+  if (image === '' || image === 0 || image === '0') return { image: null, imageId: null };
+  if (typeof image === 'number' || /^\d+$/.test(image)) {
+    const id = Number(image);
+    const found = id <= 2147483647 && (await db.media.findUnique({ where: { id }, select: { id: true } }));
+    if (!found) throw new InvalidInput({ image: `There is no uploaded image with ID ${image}.` });
+    return { image: null, imageId: id };
+  }
+  if (!/^https?:\/\/[^\s]+$/i.test(image)) {
+    throw new InvalidInput({ image: 'image must be an http(s) URL or the ID of an uploaded image.' });
+  }
+  return { image, imageId: null };
+}
