@@ -3236,6 +3236,12 @@ export interface components {
         /**
          * MediaList
          * @description A page of the media library, newest first.
+         * @example {
+         *       "media": [],
+         *       "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/media/?page=1&per_page=12",
+         *       "total": 0,
+         *       "total_pages": 0
+         *     }
          */
         MediaList: {
             media: components["schemas"]["Media"][];
@@ -3260,6 +3266,10 @@ export interface components {
         /**
          * MediaUploadForm
          * @description An upload as a form; `file` is required.
+         * @example {
+         *       "file": "(the image's bytes)",
+         *       "alt_text": "A trio on a small stage"
+         *     }
          */
         MediaUploadForm: {
             /**
@@ -3275,6 +3285,10 @@ export interface components {
         /**
          * MediaTexts
          * @description The texts of an uploaded image; its files never change.
+         * @example {
+         *       "alt_text": "A trio on a small stage",
+         *       "caption": "Jazz night, November 2026"
+         *     }
          */
         MediaTexts: {
             /** @description Defaults to the uploaded file's name without its extension. */
@@ -3282,6 +3296,39 @@ export interface components {
             /** @description What the image shows, for readers who cannot see it. */
             alt_text?: string;
             caption?: string;
+        };
+        /**
+         * MediaDeleted
+         * @description The answer to a delete of an uploaded image, as WordPress answers it.
+         * @example {
+         *       "deleted": true,
+         *       "previous": {
+         *         "id": 41,
+         *         "author": "1",
+         *         "date": "2026-11-27 10:02:11",
+         *         "date_utc": "2026-11-27 10:02:11",
+         *         "modified": "2026-11-27 10:02:11",
+         *         "modified_utc": "2026-11-27 10:02:11",
+         *         "slug": "jazz-night",
+         *         "url": "http://127.0.0.1:8080/uploads/41/jazz-night.jpg",
+         *         "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/media/41",
+         *         "title": "jazz-night",
+         *         "alt_text": "",
+         *         "caption": "",
+         *         "media_type": "image",
+         *         "mime_type": "image/jpeg",
+         *         "extension": "jpg",
+         *         "width": 120,
+         *         "height": 80,
+         *         "filesize": 4211,
+         *         "sizes": {}
+         *       }
+         *     }
+         */
+        MediaDeleted: {
+            /** @constant */
+            deleted: true;
+            previous: components["schemas"]["Media"];
         };
         /**
          * Cursor
@@ -5251,6 +5298,12 @@ export interface components {
         /**
          * MediaListPart
          * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "media": [],
+         *       "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/media/?page=1&per_page=12",
+         *       "total": 0,
+         *       "total_pages": 0
+         *     }
          */
         MediaListPart: {
             media?: components["schemas"]["MediaPart"][];
@@ -9260,6 +9313,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             /** @description The file has more bytes than `MEDIA_MAX_MB` allows, or more pixels than `MEDIA_MAX_PIXELS`. */
             413: {
                 headers: {
@@ -9476,11 +9530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        deleted: true;
-                        previous: components["schemas"]["Media"];
-                    };
+                    "application/json": components["schemas"]["MediaDeleted"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -3,13 +3,14 @@
 // (src/import/). PGlite admits one process at a time: while the service runs on it, this command
 // refuses, naming the service's process.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { type Config, ConfigError, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import { DataDirLockedError } from '../src/db/data-dir-lock.js';
 import { mayCall } from '../src/auth/permissions.js';
 import { isRole } from '../src/auth/roles.js';
 import { importIcs, importTec, readIcs } from '../src/import/commands.js';
 import { SourceError, Stopped } from '../src/import/fetch-source.js';
+import type { ImageImport } from '../src/import/images.js';
 import { DEFAULT_LIMITS, type ImportLimits } from '../src/import/limits.js';
 import { terminalProgress } from '../src/import/progress.js';
 import { exitStatus, summaryLines } from '../src/import/run-import.js';
@@ -24,6 +25,8 @@ const USAGE = `Usage: npm run import -- <source> [options]
 
   --as LOGIN         the account here the items are written as (default: the first administrator)
   --dry-run          say what would be created, updated and skipped; write nothing
+  --keep-image-urls  link items to the source's image URLs instead of bringing the images into the
+                     media library (by default each image is copied once, across runs)
   --max-pages N      pages read of each of a site's lists (default ${DEFAULT_LIMITS.maxPages})
   --max-items N      items taken of each kind, or VEVENTs of a file (default ${DEFAULT_LIMITS.maxItems})
   --max-links N      categories, tags or organizers taken of one item (default ${DEFAULT_LIMITS.maxLinks})
@@ -38,6 +41,7 @@ const OPTIONS = {
   'app-password': { type: 'string' },
   as: { type: 'string' },
   'dry-run': { type: 'boolean', default: false },
+  'keep-image-urls': { type: 'boolean', default: false },
   'max-pages': { type: 'string' },
   'max-items': { type: 'string' },
   'max-links': { type: 'string' },
@@ -47,6 +51,10 @@ const OPTIONS = {
 const LIMIT_OPTIONS = { 'max-pages': 'maxPages', 'max-items': 'maxItems', 'max-links': 'maxLinks' } as const;
 
 const parseCommand = (argv: string[]) => parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+
+/** Images brought into the media library, unless the links are to be kept. */
+const imageImport = (keepLinks: boolean, config: Config): ImageImport | undefined =>
+  keepLinks ? undefined : { limits: config.media, known: new Map() };
 
 async function main(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseCommand>;
@@ -96,6 +104,7 @@ async function main(argv: string[]): Promise<number> {
       dryRun: values['dry-run'],
       // PostgreSQL overlaps the round trips of a few writers; PGlite runs one statement at a time.
       concurrency: config.databaseUrl ? IMPORT_CONCURRENCY : 1,
+      images: imageImport(values['keep-image-urls'], config),
     };
     const progress = terminalProgress();
     const summary =

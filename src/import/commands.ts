@@ -54,7 +54,9 @@ export async function importTec(
   };
   const source = tecSourceName(base);
   const summary = emptySummary();
-  const writer = startWriting({ ...run, source }, summary, progress, stop);
+  // Images come from the site with its own stop and messages, within the library's size bound.
+  const images = run.images && { ...run.images, fetch: { ...site.fetch, maxBytes: undefined } };
+  const writer = startWriting({ ...run, source, images }, summary, progress, stop);
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   try {
     await readSite({ site, db: run.ctx.db, source, limits, writer, summary, progress, stop });

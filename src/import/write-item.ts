@@ -14,6 +14,7 @@ import { changeEvent } from '../services/events/update.js';
 import { inTransaction } from '../services/retry.js';
 import { changeTerm, insertTerm, type TermInput } from '../services/terms.js';
 import { changeVenueOrOrganizer, insertVenueOrOrganizer } from '../services/venues-and-organizers.js';
+import { bringImagesHome, type ImageImport } from './images.js';
 import { type ImportItem, type ItemKind, refKey } from './items.js';
 import { findMapping, localState, saveMapping } from './ledger.js';
 import { bodyProblem, reasonOf } from './validate-body.js';
@@ -39,6 +40,8 @@ export interface ImportRun {
    * with the calendar.
    */
   known?: Map<string, number>;
+  /** Brings the source's images into the media library (images.ts); unset, image URLs are kept as links. */
+  images?: ImageImport;
 }
 
 /** Whether items of this kind are named by others (and so kept in `known` and `planned`). */
@@ -51,6 +54,7 @@ export async function writeItem(
 ): Promise<{ outcome: Outcome; carried: ImportItem[]; remarks: string[] }> {
   let attempt: Attempt = { carried: [], found: new Map(), remarks: [] };
   let tries = 0;
+  await bringImagesHome(run, item);
   try {
     const outcome = await inTransaction(run.ctx, async (tx) => {
       // A transaction run again starts over, without what the run remembers.

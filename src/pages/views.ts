@@ -69,7 +69,8 @@ export function eventPage(event: Event): string {
     ['Filed under', text(terms.join(', '))],
   ].filter(([, value]) => value);
   // An uploaded image's large size where it has one: the page shows it at most 42rem wide.
-  const sizes = typeof event.image === 'object' ? ((event.image.sizes ?? {}) as Partial<Record<string, { url: string }>>) : {};
+  const sizes =
+    typeof event.image === 'object' ? ((event.image.sizes ?? {}) as Partial<Record<string, { url: string }>>) : {};
   const image =
     typeof event.image === 'object' ? `<img src="${text(sizes.large?.url ?? event.image.url)}" alt="">` : '';
   const body = `<article>

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client.js';
 import { canChangeMedia, forbidden } from '../auth/permissions.js';
 import type { PrismaClient, Tx } from '../db/client.js';
-import { transactionDriverOf } from '../db/driver.js';
+import { type Driver, transactionDriverOf } from '../db/driver.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { InvalidInput, MediaInUse, MediaRefused, NotFound, PreconditionFailed } from '../domain/errors.js';
 import type { ImageMeta, MediaRecord } from '../domain/records.js';
@@ -208,14 +208,19 @@ async function usersOf(db: PrismaClient | Tx, id: number) {
  * must exist (a 400 otherwise); an empty value or 0 removes the image.
  */
 export async function imageColumns(
-  db: PrismaClient | Tx,
   image: string | number | undefined,
+  on: PrismaClient | Tx | Driver,
 ): Promise<{ image: string | null; imageId: number | null } | undefined> {
   if (image === undefined) return undefined;
   if (image === '' || image === 0 || image === '0') return { image: null, imageId: null };
   if (typeof image === 'number' || /^\d+$/.test(image)) {
     const id = Number(image);
-    const found = id <= 2147483647 && (await db.media.findUnique({ where: { id }, select: { id: true } }));
+    // Read in the write's own transaction (on PGlite's one connection, a read beside it would wait for it).
+    const found =
+      id <= 2147483647 &&
+      (typeof on === 'function'
+        ? (await on('SELECT 1 FROM media WHERE id = $1::int', [id])).length > 0
+        : (await on.media.findUnique({ where: { id }, select: { id: true } })) !== null);
     if (!found) throw new InvalidInput({ image: `There is no uploaded image with ID ${image}.` });
     return { image: null, imageId: id };
   }

@@ -136,7 +136,7 @@ export async function insertVenueOrOrganizer(
   const row = await tableOf(kind, tx).create({
     data: {
       ...columns(kind, input, undefined),
-      ...(await imageColumns(tx, input.image)),
+      ...(await imageColumns(input.image, tx)),
       name,
       slug,
       status,
@@ -174,7 +174,7 @@ export async function changeVenueOrOrganizer(
     where: { id: current.id },
     data: {
       ...columns(kind, input, current),
-      ...(await imageColumns(tx, input.image)),
+      ...(await imageColumns(input.image, tx)),
       name,
       slug,
       status: effectiveStatus(ctx.caller, input.status, current.status),

@@ -225,6 +225,18 @@ describeEachDatabase(
         body: { image: 'https://example.org/a.png' },
       });
       expect(byUrl.body.image).toEqual({ url: 'https://example.org/a.png', extension: 'png' });
+      // A contributor's create runs in a transaction with its quota's charge: the image is checked in it.
+      const drafted = await s.post(
+        '/events',
+        {
+          title: 'A draft with a poster',
+          start_date: '2031-05-02 20:00:00',
+          end_date: '2031-05-02 22:00:00',
+          image: media.id,
+        },
+        { as: 'contributor' },
+      );
+      expect([drafted.status, drafted.body.image?.id]).toEqual([201, media.id]);
       const missing = await s.request('PATCH', `/events/${event.body.id}`, { body: { image: 999999999 } });
       expect([missing.status, missing.body.data.params.image]).toEqual([
         400,

@@ -9,9 +9,10 @@ import { insertEvent } from '../factories.js';
 import { FULL_RUN } from '../setup/budget.js';
 import { databaseKinds } from '../setup/databases.js';
 import { describeEachDatabase } from '../setup/each-database.js';
+import { photo } from '../setup/images.js';
 import { storedRows } from '../setup/stored-rows.js';
 
-type Resource = 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'webhooks' | 'changes';
+type Resource = 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'webhooks' | 'changes' | 'media';
 type Caller = Role | null;
 
 /** The least role that may create, or change items of others, per resource (docs/decisions.md, "Permissions and roles"). */
@@ -23,6 +24,8 @@ const WRITE_ROLE: Record<Resource, Role> = {
   tags: 'editor',
   webhooks: 'administrator',
   changes: 'administrator',
+  // WordPress's upload_files: authors and up.
+  media: 'author',
 };
 /** Changing or deleting an item someone else published needs an editor. */
 const OTHERS_ITEMS_ROLE: Record<Resource, Role> = {
@@ -33,6 +36,7 @@ const OTHERS_ITEMS_ROLE: Record<Resource, Role> = {
   tags: 'editor',
   webhooks: 'administrator',
   changes: 'administrator',
+  media: 'editor',
 };
 /** Resources that only administrators may even read. */
 const ADMINISTRATORS_ONLY: Resource[] = ['webhooks'];
@@ -65,8 +69,10 @@ const EDGE_CALLERS: Caller[] = [null, 'contributor', 'editor'];
 
 describeEachDatabase('the capability matrix', (s, dbKind) => {
   let secrets: string[];
-  beforeAll(() => {
+  let image: Buffer;
+  beforeAll(async () => {
     secrets = Object.values(s.users).flatMap((u) => [u.password, u.appPassword]);
+    image = await photo(60, 40, { format: 'png' });
   });
 
   let counter = 0;
@@ -92,6 +98,10 @@ describeEachDatabase('the capability matrix', (s, dbKind) => {
         };
       case 'changes':
         throw new Error('the change feed has no items');
+      case 'media': {
+        const meta = { id: 0, file: `0/m-${n}.png`, extension: 'png', width: 60, height: 40, filesize: 10, sizes: {} };
+        return s.db.prisma.media.create({ data: { slug: `m-${n}`, mimeType: 'image/png', meta, ...owner } });
+      }
       case 'categories':
       case 'tags':
         return s.db.prisma.term.create({
@@ -123,6 +133,7 @@ describeEachDatabase('the capability matrix', (s, dbKind) => {
   /** The body of a write: a change to the item, or a new one; reads and deletes send none. */
   function requestBody(method: string, item: boolean, resource: Resource | undefined, caller: Caller) {
     if (method === 'get' || method === 'delete') return undefined;
+    if (resource === 'media') return item ? { caption: `changed by ${caller}` } : undefined;
     return item ? { description: `changed by ${caller}` } : createBody(resource!);
   }
 
@@ -143,7 +154,13 @@ describeEachDatabase('the capability matrix', (s, dbKind) => {
       const want = expected(method, resource, item, caller, op.path);
       const before = method === 'get' && want < 400 ? undefined : await storedRows(s.db);
 
-      const r = await s.request(method.toUpperCase(), path, { body, as: caller });
+      // An upload's body is the image itself.
+      const upload = resource === 'media' && method === 'post' && !item;
+      const r = await s.request(method.toUpperCase(), path, {
+        body,
+        as: caller,
+        ...(upload ? { raw: { contentType: 'image/png', data: image } } : {}),
+      });
       expect(r.status, JSON.stringify(r.body)).toBe(want);
       if (want === 401 || want === 403) {
         expect(r.body.code).toBe('rest_forbidden');

@@ -50,6 +50,8 @@ export interface TecSite {
    * first page again (`repeat`) or with new events for ever (`endless`).
    */
   hostile?: 'repeat' | 'endless';
+  /** Files the site serves besides its API, by path (its uploads: `/wp-content/uploads/...`). */
+  files: Map<string, { type: string; bytes: Buffer }>;
   /** Called with each request before it is answered: tests change the site mid-import with it. */
   beforeAnswer?: (url: URL) => void;
   close(): Promise<void>;
@@ -114,10 +116,11 @@ export async function startTecSite(options: { varied?: boolean } = {}): Promise<
     requests: [] as string[],
     wordpressRoute: true,
     hostile: undefined as TecSite['hostile'],
+    files: new Map<string, { type: string; bytes: Buffer }>(),
   };
   let failures = { count: 0, status: 503, retryAfter: '0' };
 
-  const server = http.createServer((req, res) => {
+  const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://site.test');
     site.requests.push(`${url.pathname}${url.search}`);
     (site as Partial<TecSite>).beforeAnswer?.(url);
@@ -275,6 +278,18 @@ export async function startTecSite(options: { varied?: boolean } = {}): Promise<
         return idsOnly ? { id } : copyOf(models[i % models.length], id, (first + i) % 3000);
       });
     }
+  };
+  // Its uploads are files, answered before anything else (and not logged in `requests` as API calls are).
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://site.test').pathname;
+    const file = site.files.get(path);
+    if (!file) {
+      answer(req, res);
+      return;
+    }
+    site.requests.push(path);
+    res.writeHead(200, { 'content-type': file.type, 'content-length': String(file.bytes.length) });
+    res.end(file.bytes);
   });
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) =>

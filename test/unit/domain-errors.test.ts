@@ -23,6 +23,12 @@ const examples: [domain.DomainError, number, string][] = [
   [new domain.QuotaExceeded('series', 20), 403, 'rest_quota_exceeded'],
   [new domain.CursorExpired(), 410, 'rest_changes_cursor_expired'],
   [new domain.WebhookDisabled(3), 409, 'rest_webhook_disabled'],
+  [new domain.MediaRefused('no-file', 'No file.'), 400, 'rest_upload_no_data'],
+  [new domain.MediaRefused('bytes', 'Too many bytes.'), 413, 'rest_upload_file_too_big'],
+  [new domain.MediaRefused('pixels', 'Too many pixels.'), 413, 'rest_upload_too_many_pixels'],
+  [new domain.MediaRefused('type', 'Not an image.'), 415, 'rest_upload_invalid_type'],
+  [new domain.MediaRefused('corrupt', 'Truncated.'), 400, 'rest_upload_invalid_image'],
+  [new domain.MediaInUse(41, [{ type: 'event', id: 12 }]), 409, 'rest_media_in_use'],
 ];
 
 describe('domain errors', () => {

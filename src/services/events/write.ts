@@ -33,7 +33,7 @@ export async function writeEvent(
     where: { id: current.id },
     data: {
       ...columns(input),
-      ...(await imageColumns(tx, input.image)),
+      ...(await imageColumns(input.image, tx)),
       ...when,
       recurrence: recurrenceFor(input, current, when),
       title,

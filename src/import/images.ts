@@ -1,0 +1,85 @@
+// Images brought home (docs/decisions.md, "Import"): an item's image URL on the source becomes an
+// image of our media library, so that the calendar keeps its pictures once the old site is switched
+// off. Each image is fetched once across runs: the library knows where each came from
+// (media.source_url, unique), and a run remembers what it found. An image that cannot be brought
+// (gone there, too large, not an image) stays a URL, with a remark in the summary. Images are
+// fetched before the item's transaction, which holds no lock while the network answers.
+import { isUniqueViolation } from '../db/errors.js';
+import { MediaRefused } from '../domain/errors.js';
+import { makeImage, type MediaLimits } from '../media/images.js';
+import { storeMedia } from '../services/media.js';
+import { type FetchOptions, fetchSource, SourceError, sourceUrl } from './fetch-source.js';
+import type { ImportItem } from './items.js';
+import type { ImportRun } from './write-item.js';
+
+export interface ImageImport {
+  limits: MediaLimits;
+  /** The source's fetch settings (stop, retries, messages); the size bound is the library's. */
+  fetch?: FetchOptions;
+  /**
+   * Each source URL this run asked for: its image here, or why it stays a link. Kept as the
+   * question, so that items written at once that show the same image fetch it once.
+   */
+  known: Map<string, Promise<number | string>>;
+}
+
+/** Replaces the image URL of the item and of what it carries by the ID of that image here. */
+export async function bringImagesHome(run: ImportRun, item: ImportItem): Promise<void> {
+  const images = run.images;
+  if (!images || run.dryRun) return;
+  for (const one of [...(item.embedded ?? []), item]) {
+    const url = one.body.image;
+    if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) continue;
+    let asked = images.known.get(url);
+    if (!asked) {
+      asked = localImage(run, images, url);
+      images.known.set(url, asked);
+    }
+    const local = await asked;
+    if (typeof local === 'number') one.body.image = local;
+    else (one.remarks ??= []).push(`image kept as a link: ${local}`);
+  }
+}
+
+/** The ID of the image here, or why it could not be brought. */
+async function localImage(run: ImportRun, images: ImageImport, url: string): Promise<number | string> {
+  const db = run.ctx.db;
+  const remembered = await stored(run, url);
+  if (remembered !== undefined) return remembered;
+  let bytes: Uint8Array;
+  try {
+    const answer = await fetchSource(sourceUrl(url), { ...images.fetch, maxBytes: images.limits.maxBytes });
+    if (answer.status !== 200) return `its source answered ${answer.status}`;
+    bytes = answer.bytes;
+  } catch (err) {
+    if (err instanceof SourceError) return err.message;
+    throw err;
+  }
+  let id: number;
+  try {
+    const name = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || 'image';
+    const made = await makeImage(Buffer.from(bytes), name, images.limits);
+    const title = name.replace(/\.[A-Za-z0-9]{1,5}$/, '');
+    id = (
+      await storeMedia(db, made, {
+        authorId: run.ctx.caller?.id ?? null,
+        title,
+        altText: '',
+        caption: '',
+        sourceUrl: url,
+      })
+    ).id;
+  } catch (err) {
+    if (err instanceof MediaRefused) return err.message;
+    if (err instanceof URIError) return 'its name is not a valid URL';
+    // Another writer of this run, or another import, brought it meanwhile.
+    const other = isUniqueViolation(err) ? await stored(run, url) : undefined;
+    if (other === undefined) throw err;
+    id = other;
+  }
+  return id;
+}
+
+async function stored(run: ImportRun, url: string): Promise<number | undefined> {
+  return (await run.ctx.db.media.findUnique({ where: { sourceUrl: url }, select: { id: true } }))?.id;
+}

@@ -1,0 +1,120 @@
+// Importing a site of the modelled service brings its images into the media library
+// (src/import/images.ts): the items show uploaded images with their sizes, each source image is
+// fetched once across runs, an image that cannot be brought stays a link with a remark, and
+// `images` unset keeps every link.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { importTec } from '../../src/import/commands.js';
+import { plainProgress } from '../../src/import/progress.js';
+import type { Summary } from '../../src/import/run-import.js';
+import { loadConfig } from '../../src/config.js';
+import { describeEachDatabase } from '../setup/each-database.js';
+import { HTML, photo } from '../setup/images.js';
+import type { TestServer } from '../setup/server.js';
+import { startTecSite, type TecSite } from '../setup/tec-site.js';
+
+const POSTER = '/wp-content/uploads/2026/11/jazz-poster.jpg';
+const HALL = '/wp-content/uploads/2026/10/hall.png';
+const GONE = '/wp-content/uploads/2020/01/gone.jpg';
+const PAGE = '/wp-content/uploads/2020/01/not-an-image.jpg';
+
+/** The image object the modelled service shows for a file of its uploads. */
+const theirImage = (site: TecSite, path: string) => ({
+  url: `${new URL(site.base).origin}${path}`,
+  id: 901,
+  extension: path.split('.').pop(),
+  width: 1200,
+  height: 800,
+  sizes: { medium: { width: 300, height: 200, 'mime-type': 'image/jpeg', url: `${new URL(site.base).origin}${path}` } },
+});
+
+describeEachDatabase('importing the images of a site of The Events Calendar', (s: TestServer, kind) => {
+  let site: TecSite;
+  const run = (images: boolean) =>
+    importTec(
+      {
+        ctx: {
+          db: s.db.prisma,
+          caller: { id: s.users.administrator.id, login: 'administrator', role: 'administrator' },
+          siteZone: 'UTC',
+          now: new Date(),
+        },
+        dryRun: false,
+        concurrency: kind === 'postgresql' ? 4 : 1,
+        ...(images ? { images: { limits: loadConfig({}).media, known: new Map() } } : {}),
+      },
+      {
+        base: site.base,
+        user: site.credentials.user,
+        appPassword: site.credentials.password,
+        fetch: { minTimeoutMs: 1, retries: 1 },
+      },
+      plainProgress({ write: () => undefined }),
+      new AbortController().signal,
+    );
+  const fetched = (path: string) => site.requests.filter((r) => r === path).length;
+
+  beforeAll(async () => {
+    site = await startTecSite();
+    site.files.set(POSTER, { type: 'image/jpeg', bytes: await photo(1200, 800) });
+    site.files.set(HALL, { type: 'image/png', bytes: await photo(640, 480, { format: 'png' }) });
+    site.files.set(PAGE, { type: 'image/jpeg', bytes: HTML });
+    const published = site.events.filter((e) => e.status === 'publish');
+    // Two events share the poster; the first venue has the hall; an organizer's image is gone there.
+    published[0].image = theirImage(site, POSTER);
+    published[1].image = theirImage(site, POSTER);
+    published[2].image = theirImage(site, PAGE);
+    site.venues[0].image = theirImage(site, HALL);
+    site.organizers[0].image = theirImage(site, GONE);
+  });
+  afterAll(async () => {
+    await site.close();
+  });
+
+  it('links the items to images of the library, each fetched once, and keeps a link where it must', async () => {
+    const summary: Summary = await run(true);
+    const published = site.events.filter((e) => e.status === 'publish');
+    const events = new Map<string, any>();
+    for (const e of published) events.set(e.slug as string, (await s.get(`/events/by-slug/${e.slug}`)).body);
+    const bySlug = (slug: string) => events.get(slug);
+    const first = bySlug(published[0].slug);
+    const second = bySlug(published[1].slug);
+    expect(first.image).toMatchObject({ id: expect.any(Number), extension: 'jpg', width: 1200, height: 800 });
+    expect(first.image.url).toMatch(new RegExp(`^${s.origin}/uploads/\\d+/jazz-poster\\.jpg$`));
+    expect(Object.keys(first.image.sizes)).toEqual(['thumbnail', 'medium', 'medium_large', 'large']);
+    expect(second.image).toEqual(first.image);
+    expect((await fetch(first.image.sizes.medium.url)).status).toBe(200);
+    const venue = (await s.get('/venues?per_page=50')).body.venues.find((v: any) => v.venue === site.venues[0].venue);
+    expect(venue.image).toMatchObject({ extension: 'png', width: 640, height: 480 });
+    // Gone there, or not an image: the link stays, and the summary says why.
+    expect(bySlug(published[2].slug).image).toEqual({ url: `${new URL(site.base).origin}${PAGE}`, extension: 'jpg' });
+    const organizer = (await s.get('/organizers?per_page=50')).body.organizers.find(
+      (o: any) => o.organizer === site.organizers[0].organizer,
+    );
+    expect(organizer.image).toEqual({ url: `${new URL(site.base).origin}${GONE}`, extension: 'jpg' });
+    const remarks = [...summary.remarks.keys()];
+    expect(remarks.some((r) => r.startsWith('image kept as a link: its source answered 404'))).toBe(true);
+    expect(remarks.some((r) => r.startsWith('image kept as a link: The file holds markup'))).toBe(true);
+    expect([fetched(POSTER), fetched(HALL)]).toEqual([1, 1]);
+    const library = await s.db.prisma.media.findMany({ orderBy: { id: 'asc' } });
+    expect(library.map((m) => m.sourceUrl)).toEqual(
+      expect.arrayContaining([`${new URL(site.base).origin}${POSTER}`, `${new URL(site.base).origin}${HALL}`]),
+    );
+    expect(library).toHaveLength(2);
+  });
+
+  it('fetches nothing again on the next run, and changes nothing', async () => {
+    const summary = await run(true);
+    expect(summary.counts.event.created + summary.counts.event.updated).toBe(0);
+    expect(summary.counts.venue.updated).toBe(0);
+    expect([fetched(POSTER), fetched(HALL)]).toEqual([1, 1]);
+    expect(await s.db.prisma.media.count()).toBe(2);
+  });
+
+  it('keeps the links when asked to (images unset), updating the items back to them', async () => {
+    await run(false);
+    const published = site.events.filter((e) => e.status === 'publish');
+    const event = (await s.get(`/events/by-slug/${published[0].slug}`)).body;
+    expect(event.image).toEqual({ url: `${new URL(site.base).origin}${POSTER}`, extension: 'jpg' });
+    expect(fetched(POSTER)).toBe(1);
+  });
+});
