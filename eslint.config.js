@@ -19,6 +19,7 @@ const LAYERS = [
   'http',
   'discovery',
   'validation',
+  'media',
   'import',
 ];
 
@@ -93,6 +94,7 @@ export default tseslint.config(
       'http',
       'discovery',
       'validation',
+      'media',
       'import',
     ),
   },
@@ -109,23 +111,32 @@ export default tseslint.config(
       'http',
       'discovery',
       'validation',
+      'media',
       'import',
     ),
   },
   {
     files: ['src/db/**'],
-    rules: forbid('queries', 'auth', 'services', 'serializers', 'handlers', 'http', 'discovery', 'import'),
+    rules: forbid('queries', 'auth', 'services', 'serializers', 'handlers', 'http', 'discovery', 'media', 'import'),
   },
-  { files: ['src/queries/**'], rules: forbid('services', 'serializers', 'handlers', 'http', 'discovery', 'import') },
+  {
+    files: ['src/queries/**'],
+    rules: forbid('services', 'serializers', 'handlers', 'http', 'discovery', 'media', 'import'),
+  },
   {
     files: ['src/auth/**'],
-    rules: forbid('queries', 'services', 'serializers', 'handlers', 'http', 'discovery', 'import'),
+    rules: forbid('queries', 'services', 'serializers', 'handlers', 'http', 'discovery', 'media', 'import'),
   },
   { files: ['src/services/**'], rules: forbid('serializers', 'handlers', 'http', 'discovery', 'import') },
   { files: ['src/serializers/**'], rules: forbid('db', 'queries', 'services', 'handlers', 'discovery', 'import') },
   { files: ['src/handlers/**'], rules: forbid('db', 'queries', 'auth', 'import') },
   { files: ['src/pages/**'], rules: forbid('db', 'queries', 'auth', 'handlers', 'import') },
   { files: ['src/webhooks/**'], rules: forbid('handlers', 'discovery', 'pages', 'import') },
+  // Images (sharp): what an upload becomes, on nothing but domain/ and lib/; services store it, http/ reads it.
+  {
+    files: ['src/media/**'],
+    rules: forbid(...LAYERS.filter((layer) => !['domain', 'lib', 'media'].includes(layer))),
+  },
   // The document's validators, which http/ and import/ both validate with: below both, on nothing but domain/ and lib/.
   {
     files: ['src/validation/**'],

@@ -23,7 +23,7 @@ export interface Scenario {
   method?: 'GET' | 'POST';
   /** The path and query of the next request; called once per request. */
   path: () => string;
-  body?: () => string;
+  body?: () => string | Buffer;
   headers?: Record<string, string>;
   /** The status every answer must have. */
   expect: number;

@@ -35,6 +35,7 @@ import { timeImport } from './import.js';
 import { measureCluster } from './cluster.js';
 import { nginxBinary, NGINX_HINT } from '../lib/cluster.js';
 import { type Figures, measure, type Scenario, type Server, startServer } from './load.js';
+import sharp from 'sharp';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -250,6 +251,7 @@ async function comparePostgres(print: Print, withSeries = false) {
         for (const { name, baseline, service } of results)
           print(label, name, service, service.requestsPerSecond / baseline.requestsPerSecond);
         print(label, 'event creation', await measure(service, all['event creation'], SECONDS, CONNECTIONS));
+        if (!withSeries) await measureMedia(service, fixtures, label, print);
       } finally {
         await service.stop();
       }
@@ -259,6 +261,44 @@ async function comparePostgres(print: Print, withSeries = false) {
   } finally {
     await standard.drop();
   }
+}
+
+/**
+ * The media library: uploads of a 1600×1200 JPEG of a photo's size (300 KB of fine noise; each
+ * upload makes the full size and four smaller ones), then reads of one of their sizes (`medium`,
+ * from /uploads/, as a page's <img> asks for it).
+ */
+async function measureMedia(service: Server, fixtures: Fixtures, label: string, print: Print) {
+  const image = await sharp({
+    create: {
+      width: 1600,
+      height: 1200,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 8 },
+    },
+  })
+    .jpeg({ quality: 85 })
+    .toBuffer();
+  const upload: Scenario = {
+    name: 'image upload',
+    method: 'POST',
+    path: () => `${API}/media`,
+    headers: {
+      authorization: `Bearer ${fixtures.bearer}`,
+      'content-type': 'image/jpeg',
+      'content-disposition': 'attachment; filename="bench-photo.jpg"',
+    },
+    body: () => image,
+    expect: 201,
+  };
+  print(label, 'image upload (1600×1200 JPEG)', await measure(service, upload, SECONDS, CONNECTIONS));
+  const list = (await (await fetch(`${service.url}${API}/media?per_page=1`)).json()) as {
+    media: { sizes: { medium: { url: string } } }[];
+  };
+  const medium = new URL(list.media[0].sizes.medium.url).pathname;
+  const read: Scenario = { name: 'sized image', path: () => medium, expect: 200 };
+  print(label, 'sized image (medium, 300×225)', await measure(service, read, SECONDS, CONNECTIONS));
 }
 
 /** Adds the series (writeSeries) as an administrator, then vacuums and analyses the calendar. */

@@ -1,9 +1,10 @@
 // Rows that only matter for a while: sign-in failures, rate limit windows and hours of creates per account that have ended, idempotency keys
 // older than a day, changes older than the feed's retention, and webhook messages sent, given up or
 // waiting on a disabled subscription that long ago (with their attempts); the data versions of
-// connections that are gone are folded into one row. Each instance purges now and then;
+// connections that are gone are folded into one row; uploads nothing shows are counted. Each instance purges now and then;
 // running it on several at once is harmless (each delete is a condition on age, and the feed's
 // retention mark only moves forward).
+import { mediaLibraryBytes, unreferencedImages } from '../metrics/registry.js';
 import type { Database, PrismaClient } from './client.js';
 
 export interface Retention {
@@ -31,7 +32,26 @@ export async function purgeExpired(db: Database, retention: Retention): Promise<
   await pruneChanges(db.prisma, kept);
   await pruneDeliveries(db.prisma, kept);
   await foldDataVersions(db.prisma);
+  await countMediaLibrary(db.prisma);
   if (db.kind === 'pglite') await maintainEmbedded(db);
+}
+
+/**
+ * Finds the uploads nothing shows any more (an event deleted for good leaves its image in the
+ * library, as WordPress does, since another item or a later one may use it): reported, not
+ * deleted, as an image uploaded for an event not written yet is one too. Each test is an index
+ * lookup (migration media_library).
+ */
+export async function countMediaLibrary(db: PrismaClient): Promise<void> {
+  const [row] = await db.$queryRaw<{ unreferenced: number; bytes: bigint }[]>`
+    SELECT
+      (SELECT count(*)::int FROM media m
+        WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.image_id = m.id)
+          AND NOT EXISTS (SELECT 1 FROM venues v WHERE v.image_id = m.id)
+          AND NOT EXISTS (SELECT 1 FROM organizers o WHERE o.image_id = m.id)) AS unreferenced,
+      (SELECT coalesce(sum(octet_length(bytes)), 0)::bigint FROM media_files) AS bytes`;
+  unreferencedImages.set(row.unreferenced);
+  mediaLibraryBytes.set(Number(row.bytes));
 }
 
 /**

@@ -28,6 +28,13 @@ const FORMATS = {
 
 type Format = keyof typeof FORMATS;
 
+/** An uploaded file, as the request's body held it (http/upload-body.ts). */
+export interface Upload {
+  bytes: Buffer;
+  /** The file's name as the client gave it; `image` when it gave none. */
+  fileName: string;
+}
+
 export interface MediaLimits {
   /** The most bytes an upload may have (413 past it). */
   maxBytes: number;

@@ -151,6 +151,21 @@ new Gauge({
   },
 });
 
+/**
+ * The media library as housekeeping last found it (db/housekeeping.ts): uploads no event, venue or
+ * organizer shows (`GET .../media?unreferenced=1` lists them), and the bytes of all its files.
+ */
+export const unreferencedImages = new Gauge({
+  name: 'media_unreferenced_images',
+  help: 'Uploaded images that no event, venue or organizer shows (trashed ones included), as housekeeping last counted them.',
+  registers,
+});
+export const mediaLibraryBytes = new Gauge({
+  name: 'media_library_bytes',
+  help: "Bytes of the media library's files (every size of every image), as housekeeping last counted them.",
+  registers,
+});
+
 /** The change feed's lag as a source reads it (queries/changes.ts FeedLag). */
 export interface FeedLagSource {
   heldBack: number;

@@ -8,8 +8,7 @@ import { type Driver, transactionDriverOf } from '../db/driver.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { InvalidInput, MediaInUse, MediaRefused, NotFound, PreconditionFailed } from '../domain/errors.js';
 import type { ImageMeta, MediaRecord } from '../domain/records.js';
-import { type MadeImage, makeImage, type MediaLimits } from '../media/images.js';
-import type { Upload } from '../media/upload-body.js';
+import { type MadeImage, makeImage, type MediaLimits, type Upload } from '../media/images.js';
 import type { ServiceContext } from './context.js';
 import { retryOnConflict } from './retry.js';
 

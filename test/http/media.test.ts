@@ -6,6 +6,8 @@ import sharp from 'sharp';
 import { expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { countMediaLibrary } from '../../src/db/housekeeping.js';
+import { unreferencedImages } from '../../src/metrics/registry.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { animatedGif, HTML, photo, pixelBomb, polyglot, SVG, uploadForm } from '../setup/images.js';
 import type { TestServer } from '../setup/server.js';
@@ -266,9 +268,11 @@ describeEachDatabase(
         (await s.get(`/media?unreferenced=1&per_page=50`)).body.media.map((m: { id: number }) => m.id),
       ).not.toContain(media.id);
       await s.request('DELETE', `/events/${event.id}?force=true`);
-      expect((await s.get(`/media?unreferenced=1&per_page=50`)).body.media.map((m: { id: number }) => m.id)).toContain(
-        media.id,
-      );
+      const unreferenced = (await s.get(`/media?unreferenced=1&per_page=50`)).body;
+      expect(unreferenced.media.map((m: { id: number }) => m.id)).toContain(media.id);
+      // Housekeeping finds the same uploads, and says so in its gauge.
+      await countMediaLibrary(s.db.prisma);
+      expect((await unreferencedImages.get()).values[0].value).toBe(unreferenced.total);
       expect((await s.request('DELETE', `/media/${media.id}`, { as: 'author' })).status).toBe(403);
       const deleted = await s.request('DELETE', `/media/${media.id}`);
       expect(deleted.status).toBe(200);

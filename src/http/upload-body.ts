@@ -7,16 +7,11 @@ import { Busboy, type BusboyFileStream, type BusboyHeaders } from '@fastify/busb
 import { parse as parseDisposition } from 'content-disposition';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { MediaRefused } from '../domain/errors.js';
-import { ApiError } from '../http/errors.js';
+import type { Upload } from '../media/images.js';
+import { ApiError } from './errors.js';
 
 /** The key of the uploaded file in the request's body. */
 export const UPLOAD = Symbol('upload');
-
-export interface Upload {
-  bytes: Buffer;
-  /** The file's name as the client gave it; `image` when it gave none. */
-  fileName: string;
-}
 
 /** The body types read as a form of fields alone, not as an upload: the handler then answers "no file". */
 const FIELD_TYPES = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'];

@@ -7,8 +7,8 @@ import { type NextFunction, type Request, type Response, Router } from 'express'
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../db/client.js';
 import { selectRows } from '../db/driver.js';
-import { noneMatch } from '../http/conditional.js';
-import { noRoute } from '../http/errors.js';
+import { noneMatch } from './conditional.js';
+import { noRoute } from './errors.js';
 
 interface FileRow {
   mime_type: string;
