@@ -400,3 +400,17 @@ describeEachDatabase(
   },
   { env: { MEDIA_MAX_MB: '1' } },
 );
+
+describeEachDatabase(
+  'media uploads and the write limits',
+  (s) => {
+    it('counts each upload as a write', async () => {
+      const image = await photo(40, 30);
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await upload(s, image, `limited-${i}.jpg`)).status);
+      expect(statuses).toEqual([201, 201, 429]);
+      expect(await s.db.prisma.media.count()).toBe(2);
+    });
+  },
+  { env: { RATE_LIMIT_WRITES: '2' } },
+);

@@ -11,6 +11,7 @@ import { dispatchChanges } from '../../src/webhooks/dispatch.js';
 import { PER_SUBSCRIPTION } from '../../src/webhooks/deliver.js';
 import { startWebhooks, type WebhookWorker } from '../../src/webhooks/worker.js';
 import { describeEachDatabase } from '../setup/each-database.js';
+import { photo } from '../setup/images.js';
 import { receiver } from '../setup/receiver.js';
 import type { TestServer } from '../setup/server.js';
 
@@ -144,6 +145,26 @@ describeEachDatabase(
       await new Promise((resolve) => setTimeout(resolve, 300));
       // The tag was not asked for; the event's update was not either.
       expect(hook.received.map((r) => JSON.parse(r.body).type)).toEqual(['event.created']);
+    });
+
+    it("sends the media library's changes to those who ask for them", async () => {
+      await s.post('/webhooks', { url: hook.url, events: ['media.*'] });
+      workers.push(worker(s));
+      const upload = await s.request('POST', '/media', {
+        raw: { contentType: 'image/png', data: await photo(40, 30, { format: 'png' }) },
+      });
+      await s.request('PATCH', `/media/${upload.body.id}`, { body: { alt_text: 'A square' } });
+      await s.post('/events', event('Not media'));
+      await until(() => hook.received.length >= 2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const messages = hook.received.map(
+        (r) => JSON.parse(r.body) as { type: string; data: { id: number; object: { alt_text: string } } },
+      );
+      expect(messages.map((m) => [m.type, m.data.id])).toEqual([
+        ['media.created', upload.body.id],
+        ['media.updated', upload.body.id],
+      ]);
+      expect(messages[1].data.object.alt_text).toBe('A square');
     });
 
     it('rotates a secret with an overlap: messages verify with the old and the new secrets, then the new one only', async () => {
