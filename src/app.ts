@@ -15,7 +15,9 @@ import { handlers } from './handlers/index.js';
 import { compileValidators, createBackend } from './http/backend.js';
 import { mayCall } from './auth/permissions.js';
 import type { Caller } from './auth/roles.js';
-import { callerOfResponse, registerSecurity } from './http/security.js';
+import { callerOfResponse, COUNTED, registerSecurity } from './http/security.js';
+import { busy as imagesBusy } from './media/images.js';
+import { MediaRefused } from './domain/errors.js';
 import { ifMatchPrecondition, noneMatch } from './http/conditional.js';
 import { bodyParserError, bodyParsers, requestBody } from './http/body.js';
 import { discoveryLink } from './http/discovery-link.js';
@@ -96,7 +98,17 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.use(restRoute(config.restPrefix));
   app.use(methodOverride());
   // An upload's body is the image, read before (and instead of) the JSON and form parsers.
-  app.use(uploadBody(`${config.restPrefix}/${NAMESPACE}/media`, config.media.maxBytes));
+  app.use(
+    uploadBody(`${config.restPrefix}/${NAMESPACE}/media`, config.media.maxBytes, async (req, res) => {
+      const caller = await identify(req, res);
+      await rateLimits.take('writes', { caller, address: req.ip }, res);
+      res.locals[COUNTED] = true;
+      if (!mayCall(caller, 'uploadMedia')) return false;
+      if (imagesBusy())
+        throw new MediaRefused('busy', 'This instance is making as many images as it takes; try again in a moment.');
+      return true;
+    }),
+  );
   app.use(bodyParsers());
 
   // What lies outside the document's operations costs a read too (they count their own).

@@ -160,7 +160,7 @@ export class WebhookDisabled extends DomainError {
  */
 export class MediaRefused extends DomainError {
   constructor(
-    readonly reason: 'no-file' | 'empty' | 'bytes' | 'pixels' | 'type' | 'corrupt',
+    readonly reason: 'no-file' | 'empty' | 'bytes' | 'pixels' | 'type' | 'corrupt' | 'busy',
     message: string,
   ) {
     super(message);

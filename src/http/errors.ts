@@ -93,6 +93,7 @@ const MEDIA_REFUSALS: Record<MediaRefused['reason'], [number, string]> = {
   pixels: [413, 'rest_upload_too_many_pixels'],
   type: [415, 'rest_upload_invalid_type'],
   corrupt: [400, 'rest_upload_invalid_image'],
+  busy: [429, 'rest_upload_busy'],
 };
 
 /** Statuses and codes follow the modelled service's where it has one (docs/decisions.md, "Errors"). */
@@ -117,7 +118,8 @@ function fromInputError(err: DomainError): ApiError | undefined {
   }
   if (err instanceof MediaRefused) {
     const [status, code] = MEDIA_REFUSALS[err.reason];
-    return new ApiError(status, code, message);
+    // Busy: as many images are being made as this instance takes; a moment later it takes more.
+    return new ApiError(status, code, message, {}, err.reason === 'busy' ? { 'Retry-After': '2' } : {});
   }
   return undefined;
 }

@@ -21,16 +21,22 @@ const MAX_ID = 2147483647;
 
 export function mediaFiles(db: PrismaClient) {
   const router = Router();
-  router.get('/uploads/:id/:name', (req: Request, res: Response, next: NextFunction) => {
+  // Matched here rather than by a route pattern: Express answers a name that does not decode
+  // (`%ZZ`) with an error of its own before any handler runs.
+  router.get(/^\/uploads\/[^/]+\/[^/]+$/, (req: Request, res: Response, next: NextFunction) => {
     sendFile(db, req, res).catch(next);
   });
   return router;
 }
 
 async function sendFile(db: PrismaClient, req: Request, res: Response): Promise<void> {
-  const id = Number(req.params.id);
-  const name = String(req.params.name);
-  if (!/^\d{1,10}$/.test(String(req.params.id)) || id > MAX_ID || name.length > 255) throw noRoute();
+  const [, , idText, encoded] = req.path.split('/');
+  const id = Number(idText);
+  const name = decoded(encoded);
+  // eslint-disable-next-line no-control-regex -- a name with a control character names no file
+  if (!/^\d{1,10}$/.test(idText) || id > MAX_ID || !name || name.length > 255 || /[\u0000-\u001f]/.test(name)) {
+    throw noRoute();
+  }
   const [file] = await selectRows<FileRow | undefined>(
     db,
     Prisma.sql`SELECT mime_type, etag, bytes FROM media_files WHERE media_id = ${id}::int AND name = ${name}::text`,
@@ -44,14 +50,19 @@ async function sendFile(db: PrismaClient, req: Request, res: Response): Promise<
   res.set({
     'Content-Type': file.mime_type,
     ETag: etag,
-    'Cache-Control': 'public, max-age=31536000, immutable',
     'X-Content-Type-Options': 'nosniff',
     'Content-Security-Policy': "default-src 'none'; sandbox",
+    // Images are shown by other sites too (a WordPress front end, an app): helmet's same-origin
+    // default would have browsers refuse them there.
+    'Cross-Origin-Resource-Policy': 'cross-origin',
     'Accept-Ranges': 'bytes',
   });
+  // Only what names the file's bytes (a 200, 206 or 304) is kept for a year, never a 416.
+  const immutable = () => res.set('Cache-Control', 'public, max-age=31536000, immutable');
   // Set here, as a HEAD ends without the bytes that would give it.
   const length = (n: number) => res.set('Content-Length', String(n));
   if (!noneMatch(req.headers['if-none-match'], etag)) {
+    immutable();
     res.status(304).end();
     return;
   }
@@ -60,6 +71,7 @@ async function sendFile(db: PrismaClient, req: Request, res: Response): Promise<
     res.status(416).set('Content-Range', `bytes */${bytes.length}`).end();
     return;
   }
+  immutable();
   if (part) {
     res.status(206).set('Content-Range', `bytes ${part.start}-${part.end}/${bytes.length}`);
     length(part.end - part.start + 1);
@@ -68,6 +80,14 @@ async function sendFile(db: PrismaClient, req: Request, res: Response): Promise<
   }
   length(bytes.length);
   res.status(200).end(req.method === 'HEAD' ? undefined : bytes);
+}
+
+function decoded(segment: string | undefined): string | undefined {
+  try {
+    return segment === undefined ? undefined : decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

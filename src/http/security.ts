@@ -60,8 +60,11 @@ export function registerSecurity(api: OpenAPIBackend, deps: Deps): (req: Request
     postSecurityHandler: async (c: Context, req: Request, res: Response) => {
       // Wrong credentials are refused on every route, reads included.
       const caller = await callerOf(req, res, deps);
-      // Counted before the role check, so that refused attempts count too.
-      await deps.rateLimits.take(c.operation.method === 'get' ? 'reads' : 'writes', { caller, address: req.ip }, res);
+      // Counted before the role check, so that refused attempts count too; an upload was counted
+      // before its body was read (http/upload-body.ts).
+      if (!res.locals[COUNTED]) {
+        await deps.rateLimits.take(c.operation.method === 'get' ? 'reads' : 'writes', { caller, address: req.ip }, res);
+      }
       const required = (c.operation as { 'x-required-role'?: unknown })['x-required-role'];
       if (required !== undefined && (!isRole(required) || !hasRole(caller, required))) throw forbidden(caller);
       res.locals.caller = caller;
@@ -74,6 +77,9 @@ export function registerSecurity(api: OpenAPIBackend, deps: Deps): (req: Request
   });
   return (req, res) => callerOf(req, res, deps);
 }
+
+/** Set on a request whose read or write was counted before dispatch. */
+export const COUNTED = 'countedBeforeDispatch';
 
 /** The caller established by the security handlers for this request. */
 export const callerOfResponse = (res: Response): Caller => (res.locals.caller as Caller | undefined) ?? null;

@@ -6,7 +6,7 @@
 // fetched before the item's transaction, which holds no lock while the network answers.
 import { isUniqueViolation } from '../db/errors.js';
 import { MediaRefused } from '../domain/errors.js';
-import { makeImage, type MediaLimits } from '../media/images.js';
+import { makeImage, type MediaLimits, titleOf } from '../media/images.js';
 import { storeMedia } from '../services/media.js';
 import { type FetchOptions, fetchSource, SourceError, sourceUrl } from './fetch-source.js';
 import type { ImportItem } from './items.js';
@@ -57,9 +57,9 @@ async function localImage(run: ImportRun, images: ImageImport, url: string): Pro
   }
   let id: number;
   try {
-    const name = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || 'image';
+    const name = fileNameOf(url);
     const made = await makeImage(Buffer.from(bytes), name, images.limits);
-    const title = name.replace(/\.[A-Za-z0-9]{1,5}$/, '');
+    const title = titleOf(name);
     id = (
       await storeMedia(db, made, {
         authorId: run.ctx.caller?.id ?? null,
@@ -71,13 +71,22 @@ async function localImage(run: ImportRun, images: ImageImport, url: string): Pro
     ).id;
   } catch (err) {
     if (err instanceof MediaRefused) return err.message;
-    if (err instanceof URIError) return 'its name is not a valid URL';
     // Another writer of this run, or another import, brought it meanwhile.
     const other = isUniqueViolation(err) ? await stored(run, url) : undefined;
     if (other === undefined) throw err;
     id = other;
   }
   return id;
+}
+
+/** The file's name, the last segment of its URL's path, decoded when it decodes. */
+function fileNameOf(url: string): string {
+  const last = new URL(url).pathname.split('/').pop() ?? '';
+  try {
+    return decodeURIComponent(last) || 'image';
+  } catch {
+    return last || 'image';
+  }
 }
 
 async function stored(run: ImportRun, url: string): Promise<number | undefined> {

@@ -3,6 +3,7 @@
 // upright, bounded (MEDIA_MAX_SIDE) and written again without its metadata; the smaller sizes are
 // WordPress's defaults. The decoding, resizing and encoding are sharp's (libvips): it reads each
 // format by its own signature, never by a name or a Content-Type, and refuses truncated data.
+import pLimit from 'p-limit';
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { MediaRefused } from '../domain/errors.js';
 import { slugify } from '../lib/slug.js';
@@ -44,6 +45,31 @@ export interface MediaLimits {
   maxSide: number;
 }
 
+/**
+ * Shapes no photograph or drawing has, whose decoding costs far more than their pixels suggest
+ * (libvips works a row at a time: a PNG one pixel wide and 20 million high took 6 s to decode),
+ * and animations of more frames than any real one: refused from the header.
+ */
+const MAX_SIDE = 30_000;
+const MAX_RATIO = 100;
+const MAX_FRAMES = 500;
+
+/** How long one file may take to make; an image that takes longer is refused, not waited for. */
+const RENDER_SECONDS = 20;
+
+/**
+ * Images made at once by this process. sharp works on libuv's four worker threads, which the
+ * password hashes of sign-ins share: two at a time keep sign-ins answered while uploads arrive
+ * (with four GIF bombs at once, a sign-in took 7 s). Beyond BUSY waiting, an upload is refused
+ * (429) before its body is read (http/upload-body.ts), so that waiting uploads hold no memory
+ * without bound.
+ */
+const work = pLimit(2);
+const BUSY = 8;
+
+/** Whether this process has as many images to make as it takes. */
+export const busy = () => work.activeCount + work.pendingCount >= BUSY;
+
 export interface MadeFile {
   /** `full` or a size's name. */
   size: 'full' | SizeName;
@@ -62,30 +88,54 @@ export interface MadeImage {
 }
 
 /**
- * Markup that makes a file something else besides an image (a page a browser would run, a script,
- * a vector image with scripts): a polyglot. None of these is ever part of an image's own data
- * except by a chance of about one in 2^56 per byte, so finding one is refusing a file built to be
- * read two ways. The served files are written again from the pixels, so none of it would be
- * served; refusing it says so to whoever sent it.
+ * Markup that makes a file something else besides an image (a page a browser would run, a
+ * script): a polyglot, which carries it in front of the image or after its end. The served files
+ * are written again from the pixels, so none of it would ever be served; refusing it says so to
+ * whoever sent it. Only the first and last SCANNED bytes are looked at, which keeps the look cheap
+ * and real photos safe: each marker has five or more letters after its `<` (any case), so it turns
+ * up in compressed data by chance about once in 2^36 bytes or rarer.
  */
-const MARKUP = ['<script', '<html', '<!doctype', '<?php', '<iframe', '<body', '<svg', '<object', '<embed'];
+const MARKUP = ['<script', '<html', '<!doctype', '<?php', '<iframe', '<body', '<object', '<embed'];
+const SCANNED = 4096;
+
+/** The title an upload gets from its file's name: without its extension or control characters, at most 1,000 characters. */
+export function titleOf(fileName: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what is removed
+  return withoutExtension(fileName.replace(/[\u0000-\u001f\u007f]/g, '')).slice(0, 1000);
+}
+
+const withoutExtension = (name: string) => name.replace(/\.[A-Za-z0-9]{1,5}$/, '');
 
 /** The files of an upload named `fileName`; MediaRefused for anything this library does not take. */
 export async function makeImage(bytes: Buffer, fileName: string, limits: MediaLimits): Promise<MadeImage> {
   if (!bytes.length) throw new MediaRefused('empty', 'The file is empty.');
-  if (bytes.length > limits.maxBytes) throw tooLarge(limits);
-  const text = bytes.toString('latin1').toLowerCase();
+  if (bytes.length > limits.maxBytes) {
+    throw new MediaRefused('bytes', `The file is larger than ${limits.maxBytes} bytes.`);
+  }
+  const ends = Buffer.concat([bytes.subarray(0, SCANNED), bytes.subarray(-SCANNED)]);
+  const text = ends.toString('latin1').toLowerCase();
   if (MARKUP.some((marker) => text.includes(marker))) {
     throw new MediaRefused('type', 'The file holds markup besides an image; upload the image alone.');
   }
+  return work(() => make(bytes, fileName, limits));
+}
+
+async function make(bytes: Buffer, fileName: string, limits: MediaLimits): Promise<MadeImage> {
   const source = await inspect(bytes, limits);
   const { format, width, height } = source;
-  const stem = slugify(fileName.replace(/\.[A-Za-z0-9]{1,5}$/, '')).slice(0, 100) || 'image';
+  const stem = slugify(titleOf(fileName)).slice(0, 100) || 'image';
   const { mimeType, extension } = FORMATS[format];
   const bound = limits.maxSide > 0 && Math.max(width, height) > limits.maxSide;
   const full = bound ? fit(width, height, limits.maxSide, limits.maxSide) : { width, height };
+  // A still image is decoded once, to the full size's pixels, and every file is made from those;
+  // an animation is decoded for each file, as its frames do not survive raw pixels.
+  const pixels = source.animated ? undefined : await decoded(bytes, full);
+  const input = () =>
+    pixels
+      ? sharp(pixels.data, { raw: pixels.info })
+      : sharp(bytes, { animated: true, failOn: 'warning', limitInputPixels: false }).autoOrient();
   const files: MadeFile[] = [
-    await render(bytes, source, {
+    await render(input, format, {
       size: 'full',
       name: `${stem}${bound ? '-scaled' : ''}.${extension}`,
       ...full,
@@ -101,7 +151,7 @@ export async function makeImage(bytes: Buffer, fileName: string, limits: MediaLi
     files.push(
       same
         ? { ...same, size: size.name }
-        : await render(bytes, source, { size: size.name, name, ...box, crop: size.crop }),
+        : await render(input, format, { size: size.name, name, ...box, crop: size.crop }),
     );
   }
   return { mimeType, extension, files };
@@ -115,21 +165,28 @@ interface Source {
   animated: boolean;
 }
 
+const NOT_TAKEN = 'The file is not an image of a type taken here: JPEG, PNG, WebP, GIF or AVIF.';
+
 /** The upload's format and size, read from its header alone; refused past the limits before any decoding. */
 async function inspect(bytes: Buffer, limits: MediaLimits): Promise<Source> {
   let meta: Metadata;
   try {
     meta = await sharp(bytes, { animated: true, limitInputPixels: false }).metadata();
   } catch {
-    throw new MediaRefused('type', 'The file is not an image of a type taken here: JPEG, PNG, WebP, GIF or AVIF.');
+    throw new MediaRefused('type', NOT_TAKEN);
   }
   const format = formatOf(meta);
-  if (!format) {
-    throw new MediaRefused('type', 'The file is not an image of a type taken here: JPEG, PNG, WebP, GIF or AVIF.');
-  }
+  if (!format) throw new MediaRefused('type', NOT_TAKEN);
   const frames = meta.pages ?? 1;
   const frameHeight = meta.pageHeight ?? meta.height;
   if (!meta.width || !frameHeight) throw new MediaRefused('corrupt', 'The image has no size.');
+  const [long, short] = [Math.max(meta.width, frameHeight), Math.min(meta.width, frameHeight)];
+  if (long > MAX_SIDE || long / short > MAX_RATIO || frames > MAX_FRAMES) {
+    throw new MediaRefused(
+      'pixels',
+      `The image is ${meta.width} by ${frameHeight} pixels in ${frames} frame(s): at most ${MAX_SIDE} pixels a side, ${MAX_RATIO} times as long as wide, and ${MAX_FRAMES} frames are taken.`,
+    );
+  }
   if (meta.width * frameHeight * frames > limits.maxPixels) {
     throw new MediaRefused(
       'pixels',
@@ -152,29 +209,58 @@ function formatOf(meta: Metadata): Format | undefined {
   return meta.format in FORMATS ? (meta.format as Format) : undefined;
 }
 
-/** One file: the upload decoded whole (a truncated or corrupt one fails here), upright, resized and written without metadata. */
+type Pixels = Awaited<ReturnType<typeof decode>>;
+
+/** A still image's pixels at the full size, upright: decoded whole, so a truncated or corrupt one fails here. */
+async function decoded(bytes: Buffer, full: { width: number; height: number }): Promise<Pixels> {
+  try {
+    return await decode(bytes, full);
+  } catch (err) {
+    throw refusal(err);
+  }
+}
+
+const decode = (bytes: Buffer, full: { width: number; height: number }) =>
+  sharp(bytes, { failOn: 'warning', limitInputPixels: false })
+    .timeout({ seconds: RENDER_SECONDS })
+    .autoOrient()
+    .resize(full.width, full.height, { fit: 'fill' })
+    .raw()
+    .toBuffer({ resolveWithObject: true })
+    .then(({ data, info }) => ({ data, info: { width: info.width, height: info.height, channels: info.channels } }));
+
+/** One file, resized and written without metadata. */
 async function render(
-  bytes: Buffer,
-  source: Source,
+  input: () => Sharp,
+  format: Format,
   file: { size: MadeFile['size']; name: string; width: number; height: number; crop: boolean },
 ): Promise<MadeFile> {
-  let pipeline: Sharp = sharp(bytes, { animated: source.animated, failOn: 'warning', limitInputPixels: false })
-    .autoOrient()
-    .resize(file.width, file.height, { fit: file.crop ? 'cover' : 'fill' });
-  pipeline = encode(pipeline, source.format);
+  const pipeline = encode(
+    input()
+      .timeout({ seconds: RENDER_SECONDS })
+      .resize(file.width, file.height, { fit: file.crop ? 'cover' : 'fill' }),
+    format,
+  );
   try {
     const { data, info } = await pipeline.toBuffer({ resolveWithObject: true });
     return {
       size: file.size,
       name: file.name,
-      mimeType: FORMATS[source.format].mimeType,
+      mimeType: FORMATS[format].mimeType,
       width: info.width,
       height: info.pageHeight ?? info.height,
       bytes: data,
     };
-  } catch {
-    throw new MediaRefused('corrupt', 'The image is truncated or corrupt; upload it again.');
+  } catch (err) {
+    throw refusal(err);
   }
+}
+
+/** libvips's failure as the client's: too slow to make, or not a whole image. */
+function refusal(err: unknown): MediaRefused {
+  return /timeout/i.test(String((err as Error | undefined)?.message).slice(0, 200))
+    ? new MediaRefused('pixels', `The image takes more than ${RENDER_SECONDS} s to make; upload a smaller one.`)
+    : new MediaRefused('corrupt', 'The image is truncated or corrupt; upload it again.');
 }
 
 /** The format's own encoder, at WordPress's default quality (82) where it is lossy. */
@@ -212,8 +298,4 @@ export function sizeOf(
 function fit(width: number, height: number, maxWidth: number, maxHeight: number) {
   const scale = Math.min(maxWidth / width, maxHeight / height, 1);
   return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
-}
-
-function tooLarge(limits: MediaLimits) {
-  return new MediaRefused('bytes', `The file is larger than ${limits.maxBytes} bytes.`);
 }

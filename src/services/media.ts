@@ -8,7 +8,8 @@ import { type Driver, transactionDriverOf } from '../db/driver.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { InvalidInput, MediaInUse, MediaRefused, NotFound, PreconditionFailed } from '../domain/errors.js';
 import type { ImageMeta, MediaRecord } from '../domain/records.js';
-import { type MadeImage, makeImage, type MediaLimits, type Upload } from '../media/images.js';
+import { type MadeImage, makeImage, type MediaLimits, titleOf, type Upload } from '../media/images.js';
+import { containing } from '../lib/like.js';
 import type { ServiceContext } from './context.js';
 import { retryOnConflict } from './retry.js';
 
@@ -31,7 +32,7 @@ export async function createMedia(
   const made = await makeImage(upload.bytes, upload.fileName, limits);
   return storeMedia(ctx.db, made, {
     authorId: ctx.caller?.id ?? null,
-    title: texts.title ?? upload.fileName.replace(/\.[A-Za-z0-9]{1,5}$/, ''),
+    title: texts.title ?? titleOf(upload.fileName),
     altText: texts.alt_text ?? '',
     caption: texts.caption ?? '',
   });
@@ -112,9 +113,7 @@ export async function listMedia(db: PrismaClient, filters: MediaFilters, page: {
     ...(filters.author !== undefined ? { authorId: filters.author } : {}),
     ...(filters.search
       ? {
-          OR: ['title', 'altText', 'caption', 'slug'].map((field) => ({
-            [field]: { contains: filters.search, mode: 'insensitive' as const },
-          })),
+          OR: ['title', 'altText', 'caption', 'slug'].map((field) => ({ [field]: containing(filters.search ?? '') })),
         }
       : {}),
     ...(filters.unreferenced ? UNREFERENCED : {}),

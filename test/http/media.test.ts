@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { countMediaLibrary } from '../../src/db/housekeeping.js';
 import { unreferencedImages } from '../../src/metrics/registry.js';
 import { describeEachDatabase } from '../setup/each-database.js';
+import { settled } from '../setup/feed.js';
 import { animatedGif, HTML, photo, pixelBomb, polyglot, SVG, uploadForm } from '../setup/images.js';
 import type { TestServer } from '../setup/server.js';
 
@@ -153,6 +154,48 @@ describeEachDatabase(
       const wrongField = await s.request('POST', '/media', { raw: await uploadForm(jpeg, 'a.jpg', {}, 'image') });
       expect(wrongField.body.code).toBe('rest_upload_no_data');
       expect([await mediaRows(s), await fileRows(s)]).toEqual(before);
+    });
+
+    it('refuses shapes and animations that cost far more to decode than their pixels say, from the header', async () => {
+      const tall = await sharp({ create: { width: 2, height: 40_000, channels: 3, background: '#fff' } })
+        .png()
+        .toBuffer();
+      const frames = await animatedGif(1, 1, 600);
+      for (const [name, bytes] of [
+        ['tall.png', tall],
+        ['frames.gif', frames],
+      ] as const) {
+        const r = await upload(s, bytes, name);
+        expect([name, r.status, r.body.code]).toEqual([name, 413, 'rest_upload_too_many_pixels']);
+      }
+    });
+
+    it('takes file names with control characters and of any length, and search words with LIKE wildcards', async () => {
+      const raw = await s.request('POST', '/media/', {
+        raw: { contentType: 'image/png', data: await photo(30, 20, { format: 'png' }) },
+        headers: { 'content-disposition': "attachment; filename*=UTF-8''a%00b%07c.png" },
+      });
+      expect([raw.status, raw.body.title, raw.body.slug]).toEqual([201, 'abc', 'abc']);
+      const long = await upload(s, await photo(30, 20), `${'x'.repeat(5000)}.jpg`);
+      expect([long.status, long.body.title.length]).toEqual([201, 1000]);
+      expect((await s.request('PUT', `/media/${long.body.id}`, { body: { title: long.body.title } })).status).toBe(200);
+      expect((await s.get('/media?search=_&per_page=50')).body.media).toEqual([]);
+      expect((await s.get('/media?search=%25&per_page=50')).body.media).toEqual([]);
+      for (const bad of [`/uploads/${raw.body.id}/a%00.png`, `/uploads/${raw.body.id}/a%ZZ`]) {
+        expect((await served(`${s.origin}${bad}`)).status, bad).toBe(404);
+      }
+    });
+
+    it('reads no upload body before the caller may upload, and no form with more parts than it takes', async () => {
+      // Over MEDIA_MAX_MB: had it been read, the answer would be 413.
+      const big = { contentType: 'image/jpeg', data: Buffer.alloc(3 * 1024 * 1024, 7) };
+      expect((await s.request('POST', '/media', { raw: big, as: 'contributor' })).status).toBe(403);
+      expect((await s.request('POST', '/media', { raw: big, as: null })).status).toBe(401);
+      const fields = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`f${i}`, 'x']));
+      const crowded = await s.request('POST', '/media', {
+        raw: await uploadForm(await photo(20, 20), 'a.jpg', fields),
+      });
+      expect([crowded.status, crowded.body.code]).toEqual([413, 'rest_payload_too_large']);
     });
 
     it('lets authors and above upload; contributors and anonymous callers may not', async () => {
@@ -301,7 +344,10 @@ describeEachDatabase(
       expect(part.bytes.equals(whole.bytes.subarray(100, 200))).toBe(true);
       const tail = await served(media.url as string, { range: 'bytes=-10' });
       expect(tail.bytes.equals(whole.bytes.subarray(-10))).toBe(true);
-      expect((await served(media.url as string, { range: `bytes=${whole.bytes.length + 5}-` })).status).toBe(416);
+      const unsatisfiable = await served(media.url as string, { range: `bytes=${whole.bytes.length + 5}-` });
+      expect([unsatisfiable.status, unsatisfiable.headers.get('cache-control')]).toEqual([416, null]);
+      // Other sites show the images too (a WordPress front end).
+      expect(whole.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
       // If-Range naming another version: the whole file.
       expect((await served(media.url as string, { range: 'bytes=0-9', 'if-range': '"other"' })).status).toBe(200);
       const head = await fetch(media.url as string, { method: 'HEAD' });
@@ -329,6 +375,7 @@ describeEachDatabase(
       const media = (await upload(s, await photo(60, 60), 'feed.jpg')).body;
       await s.request('PATCH', `/media/${media.id}`, { body: { caption: 'c' } });
       await s.request('DELETE', `/media/${media.id}`);
+      await settled(s);
       const cursor = start.next_cursor ?? start.cursor;
       const changes = (await s.get(`/changes?since=${encodeURIComponent(cursor as string)}&per_page=100`)).body
         .changes as {
