@@ -15,4 +15,3 @@ export async function settled(s: TestServer) {
   }
   throw new Error('the change feed did not catch up in 20 s');
 }
-
