@@ -249,12 +249,18 @@ function plainRequest(request: PostmanRequest, resource: string, seeded: Record<
   for (const header of plain.header ?? [])
     if (!['content-type', 'accept'].includes(header.key.toLowerCase())) header.disabled = true;
   if (plain.body?.raw) plain.body.raw = linkSeeded(resource, plain.body.raw, seeded);
-  // An upload's form sends a real file, as a client would: the converter names none (and Prism's
-  // multipart parser fails on a file part sent without its Content-Type). Prism forwards the form
-  // as text, which mangles the image's bytes: the service answers that upload with its 415.
-  for (const part of plain.body?.formdata ?? []) if (part.type === 'file') part.src = seeded.uploadFile;
+  withUploadFile(plain, seeded.uploadFile);
   delete plain.url.raw;
   return plain;
+}
+
+/**
+ * An upload's form sends a real file, as a client would: the converter names none (and Prism's
+ * multipart parser fails on a file part sent without its Content-Type). Prism forwards the form as
+ * text, which mangles the image's bytes: the service answers that upload with its 415.
+ */
+function withUploadFile(request: PostmanRequest, file: string) {
+  for (const part of request.body?.formdata ?? []) if (part.type === 'file') part.src = file;
 }
 
 function runNewman(collection: PostmanCollection): Promise<NewmanRunSummary> {
