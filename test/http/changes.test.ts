@@ -110,6 +110,52 @@ describeEachDatabase('the change feed', (s, kind) => {
     expect(fromMiddle).toEqual(copy);
   });
 
+  it('records a link once for its event: one `created` with every link, one `updated` when links change', async () => {
+    // A link's trigger skips the change its event already has in the transaction (migration
+    // link_change_once); these are the cases where it must, and one where there is none to skip.
+    const start = await follow(s);
+    const venue = (await s.post('/venues', { venue: 'Linked Hall' })).body;
+    const organizer = (await s.post('/organizers', { organizer: 'Linked Guild' })).body;
+    const other = (await s.post('/organizers', { organizer: 'Other Guild' })).body;
+    const category = (await s.post('/categories', { name: 'Linked music' })).body;
+    const tag = (await s.post('/tags', { name: 'linked-tag' })).body;
+    const created = await s.post('/events', {
+      title: 'Linked concert',
+      start_date: '2045-04-01 20:00',
+      end_date: '2045-04-01 22:00',
+      venue: venue.id,
+      organizer: [organizer.id],
+      categories: [category.id],
+      tags: [tag.id],
+    });
+    expect(created.status).toBe(201);
+    const event = created.body;
+    const afterCreate = await follow(s, start.cursor);
+    expect(actions(afterCreate.changes, 'event', event.id)).toEqual(['created']);
+    const shown = afterCreate.changes.find((c) => c.type === 'event' && c.id === event.id)!.object as any;
+    expect(shown.organizer.map((o: { id: number }) => o.id)).toEqual([organizer.id]);
+    expect(shown.tags.map((t: { id: number }) => t.id)).toEqual([tag.id]);
+
+    // Links of an existing event changed (organizers reordered and added, a tag removed): one `updated`.
+    const changed = await s.request('PATCH', `/events/${event.id}`, {
+      body: { organizer: [other.id, organizer.id], tags: [] },
+    });
+    expect(changed.status).toBe(200);
+    const afterChange = await follow(s, afterCreate.cursor);
+    expect(afterChange.changes.map((c) => `${c.type}:${c.id}:${c.action}`)).toContain(`event:${event.id}:updated`);
+    expect(actions(afterChange.changes, 'event', event.id)).toEqual(['updated']);
+    const now = afterChange.changes.find((c) => c.type === 'event' && c.id === event.id)!.object as any;
+    expect(now.organizer.map((o: { id: number }) => o.id)).toEqual([other.id, organizer.id]);
+    expect(now.tags).toEqual([]);
+
+    // A link removed without the event's row being written (its category deleted): still its change.
+    expect((await s.request('DELETE', `/categories/${category.id}`)).status).toBe(200);
+    const afterDelete = await follow(s, afterChange.cursor);
+    expect(actions(afterDelete.changes, 'category', category.id)).toEqual(['deleted']);
+    expect(actions(afterDelete.changes, 'event', event.id)).toEqual(['updated']);
+    expect((afterDelete.changes.find((c) => c.type === 'event')!.object as any).categories).toEqual([]);
+  });
+
   it('shows each reader only what it may read: a draft, or an event that stops being public, is a tombstone', async () => {
     const start = await follow(s, undefined, 50, null);
     const event = (
