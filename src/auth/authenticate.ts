@@ -10,12 +10,14 @@ import type { Caller, Principal } from './roles.js';
 import { appPasswordLookup, verifySecret } from './secrets.js';
 import {
   recordFailure,
+  refuseIfRetry,
   refuseIfThrottled,
   releaseFailure,
   rememberSignIn,
   reserveFailure,
   signedInBefore,
   type ThrottleLimits,
+  throttledRetry,
   throttleKeys,
 } from './throttle.js';
 
@@ -62,8 +64,14 @@ export async function authenticate(
     // account from this address only, not to the address's, so that someone else guessing from the
     // same address does not lock its owner out. (Not held to its account's either, a right guess
     // after the throttle had stopped the wrong ones would be told apart from them.)
-    await refuseIfThrottled(prisma, keys.pair, limits);
-    const principal = await verify(prisma, credentials);
+    // An application password is read with its throttle, in one statement; a login after it.
+    let principal: Principal | undefined;
+    if (credentials.scheme === 'bearer') {
+      principal = await byAppPassword(prisma, credentials.secret, undefined, { key: keys.pair, limits });
+    } else {
+      await refuseIfThrottled(prisma, keys.pair, limits);
+      principal = await verify(prisma, credentials);
+    }
     if (principal) return principal;
     knownGood.delete(key);
     await recordFailure(prisma, keys, limits);
@@ -152,19 +160,24 @@ async function byLogin(prisma: PrismaClient, { login, secret }: Credentials): Pr
     : undefined;
 }
 
-async function byAppPassword(prisma: PrismaClient, secret: string, userId?: number): Promise<Principal | undefined> {
+/**
+ * The account of an application password, if it checks out. With `throttle`, the counter under its
+ * key is read in the same statement, and a spent one is a 429 before anything is checked (as
+ * refuseIfThrottled ahead of this would be, one round trip less: credentials known to be good
+ * come with every request of a client).
+ */
+async function byAppPassword(
+  prisma: PrismaClient,
+  secret: string,
+  userId?: number,
+  throttle?: { key: string; limits: ThrottleLimits },
+): Promise<Principal | undefined> {
   const parsed = appPasswordLookup(secret);
-  if (!parsed) return undefined;
-  // One statement for the password and its user, past Prisma (db/driver.ts selectRows says why).
-  const rows = await selectRows<AppPasswordRow>(
-    prisma,
-    Prisma.sql`SELECT ap.id, ap.user_id, ap.secret_hash, (extract(epoch FROM ap.last_used_at) * 1000)::float8 AS last_used_ms,
-                        u.login, u.role::text AS role, u.rate_limit_exempt
-                 FROM app_passwords ap JOIN users u ON u.id = ap.user_id WHERE ap.lookup = ${parsed.lookup}`,
-  );
-  const row = rows.at(0);
+  if (!throttle && !parsed) return undefined;
+  const row = await readAppPassword(prisma, parsed?.lookup ?? '', throttle);
   if (
-    !row ||
+    !parsed ||
+    !row?.id ||
     (userId !== undefined && row.user_id !== userId) ||
     !(await verifySecret(parsed.password, row.secret_hash))
   )
@@ -178,6 +191,33 @@ async function byAppPassword(prisma: PrismaClient, secret: string, userId?: numb
     });
   }
   return { id: row.user_id, login: row.login, role: row.role, rateLimitExempt: row.rate_limit_exempt };
+}
+
+/**
+ * The password under `lookup` with its account (no row, or a row of nulls, when there is none),
+ * and with `throttle` the counter's retry (429 when it is spent). One statement past Prisma
+ * (db/driver.ts selectRows says why), prepared on each connection: planning it cost more than
+ * running it.
+ */
+async function readAppPassword(
+  prisma: PrismaClient,
+  lookup: string,
+  throttle: { key: string; limits: ThrottleLimits } | undefined,
+): Promise<AppPasswordRow | undefined> {
+  const password = Prisma.sql`SELECT ap.id, ap.user_id, ap.secret_hash, (extract(epoch FROM ap.last_used_at) * 1000)::float8 AS last_used_ms,
+                        u.login, u.role::text AS role, u.rate_limit_exempt
+                 FROM app_passwords ap JOIN users u ON u.id = ap.user_id WHERE ap.lookup = ${lookup}`;
+  if (!throttle) return (await selectRows<AppPasswordRow>(prisma, password, { prepare: true })).at(0);
+  const rows = await selectRows<AppPasswordRow & { retry: number | null }>(
+    prisma,
+    Prisma.sql`SELECT t.retry, p.* FROM (SELECT) AS one
+               LEFT JOIN (${throttledRetry(throttle.key, throttle.limits)}) AS t ON true
+               LEFT JOIN (${password}) AS p ON true`,
+    { prepare: true },
+  );
+  const row = rows.at(0);
+  refuseIfRetry(row?.retry);
+  return row;
 }
 
 interface AppPasswordRow {

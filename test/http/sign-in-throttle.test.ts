@@ -60,6 +60,24 @@ describeEachDatabase(
       expect((await read(basic('subscriber', s.users.subscriber.password), exit)).status).toBe(200);
     });
 
+    it('holds an application password proven right to the count of its own pair, read with it', async () => {
+      const me = client();
+      const issued = await issueAppPassword(s.db.prisma, 'author', `known good ${dbKind}`);
+      expect((await read(`Bearer ${issued.password}`, me)).status).toBe(200);
+      // Guesses at the rest of it (the same public part) from the same address spend its pair.
+      const lookup = issued.password.slice(0, 8);
+      for (let i = 0; i < MAX_FAILURES; i++) {
+        const guess = `${lookup}${'x'.repeat(23)}${'abcdefghjkmnpqr'[i]}`;
+        expect((await read(`Bearer ${guess}`, me)).status).toBe(401);
+      }
+      const throttled = await read(`Bearer ${issued.password}`, me);
+      expect(throttled.status).toBe(429);
+      expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Not elsewhere, and a wrong password is still wrong.
+      expect((await read(`Bearer ${issued.password}`, client())).status).toBe(200);
+      expect((await read(`Bearer ${lookup}${'y'.repeat(24)}`, client())).status).toBe(401);
+    });
+
     it('does not throttle a burst of parallel requests with new, right credentials', async () => {
       const me = client();
       const issued = await issueAppPassword(s.db.prisma, 'author', `burst ${dbKind}`);
