@@ -4,7 +4,7 @@
 // WordPress's defaults. The decoding, resizing and encoding are sharp's (libvips): it reads each
 // format by its own signature, never by a name or a Content-Type, and refuses truncated data.
 import pLimit from 'p-limit';
-import sharp, { type Metadata, type Sharp } from 'sharp';
+import type { Metadata, Sharp } from 'sharp';
 import { MediaRefused } from '../domain/errors.js';
 import { slugify } from '../lib/slug.js';
 
@@ -67,6 +67,13 @@ const RENDER_SECONDS = 20;
 const work = pLimit(2);
 const BUSY = 8;
 
+/**
+ * sharp, loaded with the first upload: libvips and its codecs take 32 MB of a process's memory
+ * that one serving only reads never needs.
+ */
+let library: Promise<typeof import('sharp')> | undefined;
+const loadSharp = async () => (await (library ??= import('sharp'))).default;
+
 /** Whether this process has as many images to make as it takes. */
 export const busy = () => work.activeCount + work.pendingCount >= BUSY;
 
@@ -121,7 +128,8 @@ export async function makeImage(bytes: Buffer, fileName: string, limits: MediaLi
 }
 
 async function make(bytes: Buffer, fileName: string, limits: MediaLimits): Promise<MadeImage> {
-  const source = await inspect(bytes, limits);
+  const sharp = await loadSharp();
+  const source = await inspect(sharp, bytes, limits);
   const { format, width, height } = source;
   const stem = slugify(titleOf(fileName)).slice(0, 100) || 'image';
   const { mimeType, extension } = FORMATS[format];
@@ -129,7 +137,7 @@ async function make(bytes: Buffer, fileName: string, limits: MediaLimits): Promi
   const full = bound ? fit(width, height, limits.maxSide, limits.maxSide) : { width, height };
   // A still image is decoded once, to the full size's pixels, and every file is made from those;
   // an animation is decoded for each file, as its frames do not survive raw pixels.
-  const pixels = source.animated ? undefined : await decoded(bytes, full);
+  const pixels = source.animated ? undefined : await decoded(sharp, bytes, full);
   const input = () =>
     pixels
       ? sharp(pixels.data, { raw: pixels.info })
@@ -157,6 +165,8 @@ async function make(bytes: Buffer, fileName: string, limits: MediaLimits): Promi
   return { mimeType, extension, files };
 }
 
+type SharpLibrary = Awaited<ReturnType<typeof loadSharp>>;
+
 interface Source {
   format: Format;
   /** Upright (its EXIF orientation applied), one frame. */
@@ -168,7 +178,7 @@ interface Source {
 const NOT_TAKEN = 'The file is not an image of a type taken here: JPEG, PNG, WebP, GIF or AVIF.';
 
 /** The upload's format and size, read from its header alone; refused past the limits before any decoding. */
-async function inspect(bytes: Buffer, limits: MediaLimits): Promise<Source> {
+async function inspect(sharp: SharpLibrary, bytes: Buffer, limits: MediaLimits): Promise<Source> {
   let meta: Metadata;
   try {
     meta = await sharp(bytes, { animated: true, limitInputPixels: false }).metadata();
@@ -212,15 +222,15 @@ function formatOf(meta: Metadata): Format | undefined {
 type Pixels = Awaited<ReturnType<typeof decode>>;
 
 /** A still image's pixels at the full size, upright: decoded whole, so a truncated or corrupt one fails here. */
-async function decoded(bytes: Buffer, full: { width: number; height: number }): Promise<Pixels> {
+async function decoded(sharp: SharpLibrary, bytes: Buffer, full: { width: number; height: number }): Promise<Pixels> {
   try {
-    return await decode(bytes, full);
+    return await decode(sharp, bytes, full);
   } catch (err) {
     throw refusal(err);
   }
 }
 
-const decode = (bytes: Buffer, full: { width: number; height: number }) =>
+const decode = (sharp: SharpLibrary, bytes: Buffer, full: { width: number; height: number }) =>
   sharp(bytes, { failOn: 'warning', limitInputPixels: false })
     .timeout({ seconds: RENDER_SECONDS })
     .autoOrient()
