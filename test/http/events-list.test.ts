@@ -392,7 +392,8 @@ describeEachDatabase('the event list', (s, dbKind) => {
         };
         const one = await counted(1);
         expect(await counted(6)).toBe(one);
-        expect(one).toBeGreaterThan(2); // the counter sees the queries
+        // The counter sees the queries: the credentials' one (with their throttle) and the page's.
+        expect(one).toBeGreaterThanOrEqual(2);
         expect(one).toBeLessThan(20);
       } finally {
         pg.Client.prototype.query = query;
