@@ -50,7 +50,7 @@ export function uploadBody(path: string, maxBytes: number, admit: (req: Request,
 
   function read(req: Request, res: Response, next: NextFunction) {
     if (req.is('multipart/form-data')) {
-      readForm(req, maxBytes).then(
+      readForm(req, maxBytes, tooLarge).then(
         (body) => {
           req.body = body;
           next();
@@ -78,7 +78,11 @@ export function uploadBody(path: string, maxBytes: number, admit: (req: Request,
 }
 
 /** The form's text fields, and its first `file` under UPLOAD. */
-function readForm(req: Request, maxBytes: number): Promise<Record<string | symbol, unknown>> {
+function readForm(
+  req: Request,
+  maxBytes: number,
+  tooLarge: () => MediaRefused,
+): Promise<Record<string | symbol, unknown>> {
   return new Promise((resolve, reject) => {
     const fields: Record<string | symbol, unknown> = {};
     let busboy: ReturnType<typeof Busboy>;
@@ -112,7 +116,7 @@ function readForm(req: Request, maxBytes: number): Promise<Record<string | symbo
         chunks.push(chunk);
       });
       stream.on('limit', () => {
-        fail(new MediaRefused('bytes', `The file is larger than ${maxBytes} bytes.`));
+        fail(tooLarge());
       });
       stream.on('end', () => {
         if (!failed) fields[UPLOAD] = { bytes: Buffer.concat(chunks), fileName: fileName || 'image' } satisfies Upload;

@@ -88,6 +88,8 @@ export interface MadeFile {
 }
 
 export interface MadeImage {
+  /** The stem of its files' names, from the upload's name. */
+  stem: string;
   mimeType: string;
   extension: string;
   /** The full size first, then the sizes smaller than it, in SIZES order; sizes of the same box share a name and bytes. */
@@ -162,7 +164,7 @@ async function make(bytes: Buffer, fileName: string, limits: MediaLimits): Promi
         : await render(input, format, { size: size.name, name, ...box, crop: size.crop }),
     );
   }
-  return { mimeType, extension, files };
+  return { stem, mimeType, extension, files };
 }
 
 type SharpLibrary = Awaited<ReturnType<typeof loadSharp>>;
@@ -291,7 +293,7 @@ function encode(pipeline: Sharp, format: Format): Sharp {
 }
 
 /** The box of a size for an image of this size, as WordPress computes it; undefined when it would not be smaller (never upscaled). */
-export function sizeOf(
+function sizeOf(
   width: number,
   height: number,
   size: { width: number; height: number; crop: boolean },

@@ -6,7 +6,8 @@ import { canChangeMedia, forbidden } from '../auth/permissions.js';
 import type { PrismaClient, Tx } from '../db/client.js';
 import { type Driver, transactionDriverOf } from '../db/driver.js';
 import { isForeignKeyViolation } from '../db/errors.js';
-import { InvalidInput, MediaInUse, MediaRefused, NotFound, PreconditionFailed } from '../domain/errors.js';
+import { InvalidInput, MediaInUse, MediaRefused, NotFound } from '../domain/errors.js';
+import { claimVersion } from './post-writes.js';
 import type { ImageMeta, MediaRecord } from '../domain/records.js';
 import { type MadeImage, makeImage, type MediaLimits, titleOf, type Upload } from '../media/images.js';
 import { containing } from '../lib/like.js';
@@ -77,7 +78,7 @@ export async function storeMedia(
       [
         id,
         texts.authorId,
-        full.name.replace(/\.[a-z0-9]+$/, '').replace(/-scaled$/, ''),
+        made.stem,
         texts.title,
         texts.altText,
         texts.caption,
@@ -126,9 +127,6 @@ export async function listMedia(db: PrismaClient, filters: MediaFilters, page: {
 }
 
 const UNREFERENCED: Prisma.MediaWhereInput = { events: { none: {} }, venues: { none: {} }, organizers: { none: {} } };
-
-/** How many images nothing shows (housekeeping's report). */
-export const countUnreferencedMedia = (db: PrismaClient) => db.media.count({ where: UNREFERENCED });
 
 export async function getMedia(db: PrismaClient, id: number): Promise<MediaRecord> {
   const row = await db.media.findUnique({ where: { id } });
@@ -184,10 +182,7 @@ async function lockMedia(tx: Tx, ctx: ServiceContext, id: number): Promise<Media
   const current = await tx.media.findUnique({ where: { id } });
   if (!current) throw new NotFound('media', id);
   if (!canChangeMedia(ctx.caller, current)) throw forbidden(ctx.caller);
-  const versions = ctx.precondition?.versions;
-  if (versions && versions !== '*' && !versions.some((v) => v.getTime() === current.modifiedAt.getTime())) {
-    throw new PreconditionFailed();
-  }
+  await claimVersion(tx.media, id, ctx.precondition);
   return current;
 }
 
