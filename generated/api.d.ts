@@ -824,6 +824,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/batch/v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send several writes in one request
+         * @description Runs up to 25 writes of the namespace (`POST`, `PUT`, `PATCH`, `DELETE`) in order, as WordPress's
+         *     batch route does, and answers 207 with each one's `status`, `headers` and `body` in the order
+         *     sent. Each inner request is handled exactly as if it had been sent alone, as the caller of the
+         *     batch: the same permissions, validation, `If-Match`, `Idempotency-Key`, rate limits (each inner
+         *     request counts as what it is; the batch itself as one read) and change feed.
+         *
+         *     With `validation: normal` each request stands alone: a failure answers its own error and the
+         *     others go on. With `require-all-validate` every request is checked against this document first,
+         *     and if one fails none runs (`failed: "validation"`, each failure in its place, `null` elsewhere).
+         *     Then all run in one database transaction: if one is refused while running (a permission, a
+         *     conflict, a missing item), all of them are undone, and the answer says `failed: "transaction"`
+         *     with that error in its place and `null` for the others. Nothing the batch did is then visible,
+         *     in the items or in the change feed.
+         */
+        post: operations["batchRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3588,6 +3620,125 @@ export interface components {
             total_pages: number;
         };
         /**
+         * BatchHeaderValue
+         * @description A header's value, on one line.
+         * @example "mwy3vat5-m0cGTP3XYvfsyESRGdxH5l"
+         */
+        BatchHeaderValue: string;
+        /**
+         * BatchRequestItem
+         * @description One request of a batch.
+         * @example {
+         *       "method": "PATCH",
+         *       "path": "/calendar/events/v1/events/42",
+         *       "body": {
+         *         "featured": true
+         *       },
+         *       "headers": {
+         *         "If-Match": "\"mwy3vat5-m0cGTP3XYvfsyESRGdxH5l\""
+         *       }
+         *     }
+         */
+        BatchRequestItem: {
+            /**
+             * @description The request's method; batches carry writes only.
+             * @default POST
+             * @enum {string}
+             */
+            method: "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description The route from the REST root, with its query if any: `/calendar/events/v1/events/42?_fields=id`. */
+            path: string;
+            /** @description The request's JSON body, as the route takes it. */
+            body?: {
+                [key: string]: unknown;
+            };
+            /** @description Headers of this request alone (`If-Match`, `Idempotency-Key`, `Accept-Language`). Its credentials are the batch's: `Authorization`, `Cookie` and the connection's headers here are ignored. */
+            headers?: {
+                [key: string]: components["schemas"]["BatchHeaderValue"] | components["schemas"]["BatchHeaderValue"][];
+            };
+        };
+        /**
+         * BatchInput
+         * @description Requests to run in one, as WordPress's batch route takes them.
+         * @example {
+         *       "validation": "require-all-validate",
+         *       "requests": [
+         *         {
+         *           "path": "/calendar/events/v1/tags",
+         *           "body": {
+         *             "name": "Jazz"
+         *           }
+         *         },
+         *         {
+         *           "method": "DELETE",
+         *           "path": "/calendar/events/v1/events/43"
+         *         }
+         *       ]
+         *     }
+         */
+        BatchInput: {
+            /**
+             * @description `normal`: each request on its own. `require-all-validate`: all are checked first and none runs if one fails; then all run in one transaction, all or none.
+             * @default normal
+             * @enum {string}
+             */
+            validation: "normal" | "require-all-validate";
+            /** @description At most 25 requests, run in this order. */
+            requests: components["schemas"]["BatchRequestItem"][];
+        };
+        /**
+         * BatchResponseItem
+         * @description One request's answer, as it would have been answered alone.
+         * @example {
+         *       "body": {
+         *         "id": 42,
+         *         "featured": true
+         *       },
+         *       "status": 200,
+         *       "headers": {
+         *         "ETag": "\"mwy3vb57-x3AzGwGLwgL-Mq_UAtHJF9\"",
+         *         "Allow": "GET, POST, PUT, PATCH, DELETE"
+         *       }
+         *     }
+         */
+        BatchResponseItem: {
+            /** @description The answer's body (an object, or an error in the service's error shape). */
+            body: unknown;
+            /** @description The answer's HTTP status. */
+            status: number;
+            /** @description The answer's own headers (`Location`, `ETag`, `Allow`, `RateLimit`, ...), without those of the connection. */
+            headers: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * BatchResponse
+         * @description What each request answered, in the order sent. With `failed`, nothing was applied: `responses` holds the error of the request that failed, in its place, and `null` for the others.
+         * @example {
+         *       "responses": [
+         *         {
+         *           "status": 201,
+         *           "headers": {
+         *             "Location": "http://127.0.0.1:8080/wp-json/calendar/events/v1/tags/7"
+         *           },
+         *           "body": {
+         *             "id": 7,
+         *             "name": "Jazz",
+         *             "slug": "jazz"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        BatchResponse: {
+            /**
+             * @description Only with `require-all-validate`, when nothing was applied: `validation` when a request did not validate (every such request answers its error), `transaction` when one was refused while all ran in one transaction, which was then undone.
+             * @enum {string}
+             */
+            failed?: "validation" | "transaction";
+            responses: (components["schemas"]["BatchResponseItem"] | null)[];
+        };
+        /**
          * NamespaceIndexPart
          * @description With `_fields`: the fields asked for of this object, none of them required.
          * @example {
@@ -5626,6 +5777,58 @@ export interface components {
             deliveries?: components["schemas"]["WebhookDeliveryPart"][];
             total?: number;
             total_pages?: number;
+        };
+        /**
+         * BatchResponsePart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "responses": [
+         *         {
+         *           "status": 201,
+         *           "headers": {
+         *             "Location": "http://127.0.0.1:8080/wp-json/calendar/events/v1/tags/7"
+         *           },
+         *           "body": {
+         *             "id": 7,
+         *             "name": "Jazz",
+         *             "slug": "jazz"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        BatchResponsePart: {
+            /**
+             * @description Only with `require-all-validate`, when nothing was applied: `validation` when a request did not validate (every such request answers its error), `transaction` when one was refused while all ran in one transaction, which was then undone.
+             * @enum {string}
+             */
+            failed?: "validation" | "transaction";
+            responses?: (components["schemas"]["BatchResponseItemPart"] | null)[];
+        };
+        /**
+         * BatchResponseItemPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "body": {
+         *         "id": 42,
+         *         "featured": true
+         *       },
+         *       "status": 200,
+         *       "headers": {
+         *         "ETag": "\"mwy3vb57-x3AzGwGLwgL-Mq_UAtHJF9\"",
+         *         "Allow": "GET, POST, PUT, PATCH, DELETE"
+         *       }
+         *     }
+         */
+        BatchResponseItemPart: {
+            /** @description The answer's body (an object, or an error in the service's error shape). */
+            body?: unknown;
+            /** @description The answer's HTTP status. */
+            status?: number;
+            /** @description The answer's own headers (`Location`, `ETag`, `Allow`, `RateLimit`, ...), without those of the connection. */
+            headers?: {
+                [key: string]: string;
+            };
         };
     };
     responses: {
@@ -10013,6 +10216,55 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    batchRequests: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The requests to run, in order, and how to validate them. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchInput"];
+            };
+        };
+        responses: {
+            /** @description The answer of each request, in the order sent; or, with `failed`, why none was applied. */
+            207: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchResponse"] | components["schemas"]["BatchResponsePart"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enveloped"];
+                };
+            };
         };
     };
 }

@@ -1,5 +1,6 @@
 // createApp wires Express, the locale segment, body parsing and openapi-backend together. It never
 // listens; server.ts does.
+import type { RequestListener } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Context, OpenAPIBackend, Operation } from 'openapi-backend';
 import type { OpenAPIV3_1 } from 'openapi-types';
@@ -26,11 +27,12 @@ import { methodOverride, restRoute } from './http/wordpress-request.js';
 import { renderReply, sendRendered, sendReply } from './http/reply.js';
 import { AnswerCache, type KeptAnswer, requestTime } from './http/answer-cache.js';
 import { dataVersions } from './db/data-version.js';
-import { ApiError, noRoute, toApiError } from './http/errors.js';
+import { ApiError, methodNotAllowed, noRoute, toApiError } from './http/errors.js';
 import { hardening, requestId } from './http/hardening.js';
 import { requestLog } from './http/request-log.js';
 import { health } from './http/health.js';
 import { idempotent } from './http/idempotency.js';
+import { BATCH_PATH, innerOf, runBatch } from './http/batch.js';
 import type { Call, Handler, Reply } from './http/handler.js';
 import { type LocaleInfo, localeMiddleware } from './http/locale.js';
 import { decodeFlags, normalizeQuery } from './http/query.js';
@@ -68,7 +70,6 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   const api = createBackend(loadDocument());
   const rateLimits = createRateLimits(config.rateLimits, db.connectionString);
   const identify = registerSecurity(api, { config, db, rateLimits });
-  registerHandlers(api, { config, db });
   const feedLag = () => selectFeedLag(db.prisma);
   const probes = health(db, feedLag);
   const untrackFeedLag = trackFeedLag(feedLag);
@@ -80,6 +81,8 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
 
   sampleLoopDelay();
   const app = express();
+  // The batch route answers each of its requests with this whole app (http/batch.ts).
+  registerHandlers(api, { config, db, app });
   app.disable('x-powered-by');
   // req.ip, which keys the sign-in throttle, comes from X-Forwarded-For only behind a trusted proxy.
   app.set('trust proxy', config.trustProxy);
@@ -120,8 +123,14 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.use(publicPages(config, db.prisma));
   // The media library's files (/uploads/<id>/<name>), which items' `image` objects name.
   app.use(mediaFiles(db.prisma));
+  const dispatching = { config, rateLimits, identify, answers };
+  // WordPress's batch route lies beside the namespace, under the REST prefix (openapi/paths/batch_v1.yaml).
+  app.use(config.restPrefix, (req, res, next) => {
+    if (req.path === BATCH_PATH) dispatch(api, routes, dispatching, req, res).catch(next);
+    else next();
+  });
   app.use(`${config.restPrefix}/${NAMESPACE}`, (req, res, next) => {
-    dispatch(api, routes, { config, rateLimits, identify, answers }, req, res).catch(next);
+    dispatch(api, routes, dispatching, req, res).catch(next);
   });
   app.use((_req, _res, next) => {
     next(noRoute());
@@ -183,9 +192,15 @@ async function dispatch(
   // Percent-escapes that are not UTF-8 (`%ED%A0%80`) name no route; decoding them later would throw.
   if (!decodes(path)) throw noRoute();
   const search = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
-  const operation = api.router.matchOperation({ method, path, headers: {} });
+  // The batch route lies under the REST prefix (mounted there), every other one under the namespace.
+  const atRoot = req.baseUrl === deps.config.restPrefix;
+  const match = (m: string) => {
+    const found = api.router.matchOperation({ method: m, path, headers: {} });
+    return found && (found.path === BATCH_PATH) === atRoot ? found : undefined;
+  };
+  const operation = match(method);
   if (!operation) {
-    await answerUnmatched(api, routes, deps, req, res, path);
+    await answerUnmatched(api, routes, deps, req, res, path, match);
     return;
   }
   res.locals[OPERATION_LOCAL] = operation.operationId;
@@ -257,20 +272,15 @@ async function answerUnmatched(
   req: Request,
   res: Response,
   path: string,
+  match: (method: string) => Operation | undefined,
 ): Promise<void> {
-  const allowed = METHODS.filter((m) => api.router.matchOperation({ method: m, path, headers: {} }));
+  const allowed = METHODS.filter((m) => match(m));
   if (!allowed.length) throw noRoute();
   if (req.method === 'OPTIONS') {
     await describeRoute(api, routes, deps, req, res, { path, method: allowed[0] });
     return;
   }
-  throw new ApiError(
-    405,
-    'rest_method_not_allowed',
-    `Method ${req.method} is not allowed here.`,
-    {},
-    { Allow: allowed.join(', ') },
-  );
+  throw methodNotAllowed(req.method, allowed);
 }
 
 /**
@@ -341,7 +351,7 @@ async function embedWanted(
   return charged;
 }
 
-function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Database }) {
+function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Database; app: RequestListener }) {
   // The one place where openapi-backend's untyped context becomes the typed Call of the operation:
   // validation has checked it against the document the types are generated from.
   const toCall = (c: Context, req: Request, res: Response): Call => {
@@ -362,7 +372,8 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
       localeFromPath: locale.segment !== undefined,
       accepts: (types: string[]) => req.accepts(types),
       context: {
-        db: deps.db.prisma,
+        // A batch's request with `require-all-validate` writes in the batch's transaction.
+        db: innerOf(req)?.db ?? deps.db.prisma,
         caller: callerOfResponse(res),
         siteZone: deps.config.siteTimezone,
         get now() {
@@ -400,8 +411,21 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
       ];
     }),
   );
+  const batchRequests = (c: Context, req: Request, res: Response) => {
+    const call = toCall(c, req, res) as Call<'batchRequests'>;
+    const outer = {
+      req,
+      caller: call.context.caller,
+      api,
+      app: deps.app,
+      db: deps.db,
+      restPrefix: deps.config.restPrefix,
+    };
+    return runBatch(outer, call.body);
+  };
   api.register({
     ...wrapped,
+    batchRequests,
     validationFail: (c: Context) => {
       throw validationError(c.validation.errors ?? []);
     },

@@ -136,8 +136,14 @@ function addBodyArgs(
   }
 }
 
+/** The namespace of a path: ours, unless the path item names WordPress's own (`x-wp-namespace`: the batch route). */
+export const namespaceOf = (pathItem: OpenAPIV3_1.PathItemObject): string | undefined =>
+  (pathItem as { 'x-wp-namespace'?: string })['x-wp-namespace'];
+
 /** `/events/{id}` → `/calendar/events/v1/events/(?P<id>\d+)`, as WordPress writes route patterns. */
 function routePattern(document: Document, path: string, pathItem: OpenAPIV3_1.PathItemObject): string {
+  // A route of another namespace is written from the REST root already (`/batch/v1`).
+  if (namespaceOf(pathItem)) return path;
   const pattern = path.replace(/\{([^{}]+)\}/g, (_, name: string) => {
     const parameter = (pathItem.parameters ?? [])
       .map((p) => resolve(document, p as Parameter))
@@ -168,7 +174,11 @@ function staticRoutes(document: Document) {
       else endpoints.push({ methods: [method.toUpperCase()], args: Object.keys(args).length ? args : [] });
       previous = key;
     }
-    const route: Route = { namespace: NAMESPACE, methods: endpoints.flatMap((e) => e.methods), endpoints };
+    const route: Route = {
+      namespace: namespaceOf(pathItem) ?? NAMESPACE,
+      methods: endpoints.flatMap((e) => e.methods),
+      endpoints,
+    };
     return [routePattern(document, path, pathItem), route, pathItem] as [string, Route, OpenAPIV3_1.PathItemObject];
   });
   cache.set(document, routes);

@@ -2,13 +2,14 @@
 // namespaces it serves, with the routes of ours.
 import type { NextFunction, Request, Response } from 'express';
 import { DateTime } from 'luxon';
+import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Config } from '../config.js';
 import { ApiError } from '../http/errors.js';
 import type { LocaleInfo } from '../http/locale.js';
 import { sendReply } from '../http/reply.js';
 import { NAMESPACE, requestUrls } from '../http/urls.js';
 import { documentLanguage, localizedDocument } from '../openapi.js';
-import { namespaceRoutes } from './namespace-index.js';
+import { namespaceOf, namespaceRoutes } from './namespace-index.js';
 
 export function restRoot(config: Config) {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -33,7 +34,7 @@ export function restRoot(config: Config) {
       home: urls.site,
       gmt_offset: DateTime.now().setZone(config.siteTimezone).offset / 60,
       timezone_string: config.siteTimezone,
-      namespaces: [NAMESPACE],
+      namespaces: [NAMESPACE, ...otherNamespaces(document)],
       authentication: [],
       routes: namespaceRoutes(document, urls, config.siteTimezone),
     };
@@ -43,3 +44,9 @@ export function restRoot(config: Config) {
 }
 
 const ALLOW = { Allow: 'OPTIONS, GET, HEAD' };
+
+/** The WordPress namespaces that the document's other routes belong to (`batch/v1`). */
+function otherNamespaces(document: ReturnType<typeof localizedDocument>): string[] {
+  const named = Object.values(document.paths ?? {}).map((item) => namespaceOf(item as OpenAPIV3_1.PathItemObject));
+  return [...new Set(named.filter((namespace) => namespace !== undefined))];
+}

@@ -54,6 +54,16 @@ export class ApiError extends Error {
 export const noRoute = () =>
   new ApiError(404, 'rest_no_route', 'No route was found matching the URL and request method.');
 
+/** 405 for a route that has other methods, which Allow lists. */
+export const methodNotAllowed = (method: string, allowed: string[]) =>
+  new ApiError(
+    405,
+    'rest_method_not_allowed',
+    `Method ${method} is not allowed here.`,
+    {},
+    { Allow: allowed.join(', ') },
+  );
+
 /** 400 naming each offending parameter with what is wrong with it. */
 export const invalidParams = (params: Record<string, string>) => fromDomain(new InvalidInput(params));
 

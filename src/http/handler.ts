@@ -87,4 +87,5 @@ export interface Reply {
 
 export type Handler<K extends OperationId = OperationId> = (call: Call<K>) => Promise<Reply>;
 
-export type HandlerMap = { [K in OperationId]: Handler<K> };
+/** The handlers of the operations; the batch route's is app.ts's, which answers each request with the whole app. */
+export type HandlerMap = { [K in Exclude<OperationId, 'batchRequests'>]: Handler<K> };

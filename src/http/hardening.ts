@@ -21,7 +21,7 @@ export function requestId() {
 }
 
 /** Headers a browser script may read from our responses (pagination, validators, IDs). */
-const EXPOSED = [
+export const EXPOSED_HEADERS = [
   'X-TEC-Total',
   'X-TEC-TotalPages',
   'X-WP-Total',
@@ -35,6 +35,7 @@ const EXPOSED = [
   'RateLimit-Policy',
   'X-Request-Id',
   'Content-Language',
+  'Idempotent-Replayed',
 ];
 const ALLOWED = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id'];
 
@@ -58,7 +59,7 @@ function corsExceptPlainOptions(config: Config) {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ALLOWED,
-    exposedHeaders: EXPOSED,
+    exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
   });
   return (req: Request, res: Response, next: NextFunction) => {

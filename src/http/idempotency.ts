@@ -4,7 +4,6 @@
 // after a restart, is recognised too. The same key with another body is a client error (422).
 import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../db/client.js';
-import { isUniqueViolation } from '../db/errors.js';
 import { ApiError, invalidParams } from './errors.js';
 import type { Call, Reply } from './handler.js';
 
@@ -58,12 +57,13 @@ async function claim(
 ): Promise<'new' | Reply> {
   const expired = new Date(Date.now() - IDEMPOTENCY_HOURS * 3600_000);
   await prisma.idempotencyKey.deleteMany({ where: { userId, key, createdAt: { lt: expired } } });
-  try {
-    await prisma.idempotencyKey.create({ data: { userId, key, operation, requestHash } });
-    return 'new';
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-  }
+  // ON CONFLICT DO NOTHING rather than a failed insert, which would end a batch's whole transaction
+  // (http/batch.ts); a concurrent first request with the key makes this one wait for its outcome.
+  const { count } = await prisma.idempotencyKey.createMany({
+    data: [{ userId, key, operation, requestHash }],
+    skipDuplicates: true,
+  });
+  if (count === 1) return 'new';
   const earlier = await prisma.idempotencyKey.findUnique({ where: { userId_key: { userId, key } } });
   if (!earlier) return claim(prisma, userId, key, operation, requestHash); // released meanwhile
   if (earlier.operation !== operation || earlier.requestHash !== requestHash) {

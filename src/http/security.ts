@@ -11,6 +11,7 @@ import type { Database } from '../db/client.js';
 import { InvalidCredentials, Throttled } from '../domain/errors.js';
 import { signInFailures, signInThrottled } from '../metrics/registry.js';
 import type { RateLimits } from './rate-limits.js';
+import { innerOf } from './batch.js';
 
 interface Deps {
   config: Config;
@@ -23,6 +24,9 @@ const callers = new WeakMap<Request, Promise<Caller>>();
 
 function callerOf(req: Request, res: Response, deps: Deps): Promise<Caller> {
   let caller = callers.get(req);
+  // A batch's request is its batch's caller's, authenticated once for all of them (http/batch.ts).
+  const inner = innerOf(req);
+  if (!caller && inner) caller = Promise.resolve(inner.caller);
   if (!caller) {
     const limits = {
       maxFailures: deps.config.authMaxFailures,
@@ -63,7 +67,11 @@ export function registerSecurity(api: OpenAPIBackend, deps: Deps): (req: Request
       // Counted before the role check, so that refused attempts count too; an upload was counted
       // before its body was read (http/upload-body.ts).
       if (!res.locals[COUNTED]) {
-        await deps.rateLimits.take(c.operation.method === 'get' ? 'reads' : 'writes', { caller, address: req.ip }, res);
+        // An operation counts as what its method says, unless the document says otherwise
+        // (`x-counts-as`: a batch is one read, and each of its requests counts as itself).
+        const countsAs = (c.operation as { 'x-counts-as'?: 'read' | 'write' })['x-counts-as'];
+        const read = countsAs ? countsAs === 'read' : c.operation.method === 'get';
+        await deps.rateLimits.take(read ? 'reads' : 'writes', { caller, address: req.ip }, res);
       }
       const required = (c.operation as { 'x-required-role'?: unknown })['x-required-role'];
       if (required !== undefined && (!isRole(required) || !hasRole(caller, required))) throw forbidden(caller);

@@ -7,6 +7,7 @@
 //   that method too, so it finds no route (404), as in WordPress, rather than passing as the POST.
 //   Only a POST is overridden: a GET that deletes could be sent by any link or prefetcher.
 import type { NextFunction, Request, Response } from 'express';
+import { innerOf } from './batch.js';
 import { noRoute } from './errors.js';
 
 const ROUTED = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -36,7 +37,8 @@ export function restRoute(restPrefix: string) {
 /** A POST that names another method (`_method` or X-HTTP-Method-Override) is that method. */
 export function methodOverride() {
   return (req: Request, _res: Response, next: NextFunction) => {
-    if (req.method === 'POST') {
+    // A batch's request has the method its item names, nothing else (http/batch.ts).
+    if (req.method === 'POST' && !innerOf(req)) {
       const [path, search = ''] = splitUrl(req.url);
       const wanted = (new URLSearchParams(search).get('_method') ?? req.get('x-http-method-override'))?.toUpperCase();
       if (wanted !== undefined) {

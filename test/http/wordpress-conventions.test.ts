@@ -274,7 +274,7 @@ describeEachDatabase('WordPress REST conventions', (s) => {
     expect(options.headers.get('allow')).toBe('OPTIONS, GET, HEAD');
     expect(((await options.json()) as { methods: string[] }).methods).toEqual(['GET']);
     const fielded = await fetch(`${s.origin}/wp-json/?_fields=namespaces`);
-    expect(await fielded.json()).toEqual({ namespaces: ['calendar/events/v1'] });
+    expect(await fielded.json()).toEqual({ namespaces: ['calendar/events/v1', 'batch/v1'] });
   });
 
   it('takes the route of ?rest_route= as a path: escapes stay escapes, after a locale segment too', async () => {

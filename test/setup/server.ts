@@ -26,6 +26,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Path prefix before the REST prefix, e.g. `/fr`. */
   locale?: string;
+  /** The path is from the REST root (`/batch/v1`) rather than from the namespace. */
+  fromRoot?: boolean;
   /** Answer a 303 as it is instead of following it. */
   noRedirect?: boolean;
   /** Whose application password to send (Bearer); `null` sends none. Default: the administrator. */
@@ -95,7 +97,7 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
     const encoded = encodeBody(options);
     if (encoded) headers['content-type'] = encoded.contentType;
     const data = encoded?.data;
-    const prefix = `${options.locale ?? ''}${namespacePath}`;
+    const prefix = `${options.locale ?? ''}${options.fromRoot ? config.restPrefix : namespacePath}`;
     let url = new URL(`${origin}${prefix}${path}`);
     // Redirects are followed as a client would (GET's 303 to an event's iCalendar URL), each answer
     // checked against the document on its own.

@@ -1,0 +1,309 @@
+// WordPress's batch route, `POST {prefix}/batch/v1` (openapi/paths/batch_v1.yaml): up to 25 writes of
+// the namespace in one request. Each inner request is real HTTP, written by Node's HTTP client and
+// read by Node's HTTP server into this very Express app, over a pair of connected in-memory streams
+// rather than a socket: authentication's outcome, permissions, validation, rate limits,
+// idempotency, the change feed and every header are what the same request sent alone gets, with no
+// second copy of that pipeline and no fake request objects. What differs is marked on the inner
+// request's connection (innerOf below): its caller is the batch's, already authenticated, and with
+// `require-all-validate` its database is the batch's one transaction.
+import http, { type IncomingMessage, type RequestListener } from 'node:http';
+import { duplexPair } from 'node:stream';
+import type { Request } from 'express';
+import type { Operation, OpenAPIBackend } from 'openapi-backend';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import type { components } from '../../generated/api.js';
+import type { Caller } from '../auth/roles.js';
+import type { Database, PrismaClient } from '../db/client.js';
+import { nestingTransactions } from '../db/savepoints.js';
+import { ApiError, methodNotAllowed, noRoute, toApiError } from './errors.js';
+import { EXPOSED_HEADERS } from './hardening.js';
+import type { LocaleInfo } from './locale.js';
+import { normalizeQuery } from './query.js';
+import type { Reply } from './handler.js';
+import { NAMESPACE } from './urls.js';
+import { validationError } from './validation.js';
+
+type BatchInput = components['schemas']['BatchInput'];
+type BatchItem = components['schemas']['BatchRequestItem'];
+type BatchAnswer = components['schemas']['BatchResponseItem'];
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+export const BATCH_OPERATION = 'batchRequests';
+/** The batch route's path under the REST prefix, as the document names it. */
+export const BATCH_PATH = '/batch/v1';
+
+/** What an injected request carries from its batch. */
+interface Inner {
+  caller: Caller;
+  /** The batch's transaction, with `require-all-validate`; else the request opens its own. */
+  db?: PrismaClient;
+}
+
+/** What the inner requests' connections carry, by connection. */
+const inners = new WeakMap<object, Inner>();
+
+/** The batch a request belongs to; undefined for a request that came over the network. */
+export const innerOf = (req: IncomingMessage): Inner | undefined => inners.get(req.socket);
+
+/** Raised when a batch request is itself refused for being in a batch (a nested batch, an upload). */
+export const notInBatch = () =>
+  new ApiError(400, 'rest_batch_not_allowed', 'The requested route does not support batch requests.');
+
+// The outer request's headers that every inner request keeps: who the caller is (already checked),
+// the host and proxy headers its links are built from, and its language. An inner request's own
+// headers cannot replace them, nor the framing headers that the injection sets itself.
+const CARRIED = [
+  'authorization',
+  'host',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'accept-language',
+];
+const NOT_OVERRIDDEN = new Set([
+  ...CARRIED.filter((name) => name !== 'accept-language'),
+  'cookie',
+  'forwarded',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'content-type',
+  'content-encoding',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  // Compressed answers would have to be undone to be put in the envelope.
+  'accept-encoding',
+  // An inner request's method is its item's (http/wordpress-request.ts skips injected requests too).
+  'x-http-method-override',
+]);
+/**
+ * An answer's own headers, which the envelope keeps (by their names in lower case): those that
+ * browser clients may read, and Allow; not the inner request's own ID, which only its log line shows.
+ */
+const KEPT = new Map(
+  [...EXPOSED_HEADERS.filter((name) => name !== 'X-Request-Id'), 'Allow'].map((name) => [name.toLowerCase(), name]),
+);
+
+interface Outer {
+  req: Request;
+  caller: Caller;
+  api: OpenAPIBackend;
+  /** The Express app that answers each inner request as it answers the network's. */
+  app: RequestListener;
+  db: Database;
+  restPrefix: string;
+}
+
+/** Runs a batch and answers 207, as WordPress does, with each answer in the order sent. */
+export async function runBatch(outer: Outer, { validation, requests }: BatchInput): Promise<Reply> {
+  if (innerOf(outer.req)) throw notInBatch();
+  if (validation !== 'require-all-validate') {
+    const responses: BatchAnswer[] = [];
+    // One after another, as WordPress runs them: a later request may depend on an earlier one.
+    for (const item of requests) {
+      const refused = unreachable(outer, item);
+      responses.push(refused ? errorAnswer(refused) : await send(outer, item, { caller: outer.caller }));
+    }
+    return { status: 207, body: { responses } };
+  }
+  const invalid = requests.map((item) => refusal(outer, item));
+  if (invalid.some(Boolean)) {
+    return {
+      status: 207,
+      body: { failed: 'validation', responses: invalid.map((error) => (error ? errorAnswer(error) : null)) },
+    };
+  }
+  return allOrNone(outer, requests);
+}
+
+/**
+ * Runs every request in one transaction, in order, and commits only if all succeeded. Services open
+ * their own transactions as savepoints of it (db/savepoints.ts). Other writers see nothing until the
+ * commit; a row an inner request locks stays locked until then, so a batch that waits for another
+ * batch's rows waits, and two that lock in opposite orders deadlock and PostgreSQL ends one, whose
+ * request answers the service's usual 409 and undoes its batch.
+ */
+async function allOrNone(outer: Outer, requests: BatchItem[]): Promise<Reply> {
+  let failure: { at: number; answer: BatchAnswer } | undefined;
+  const responses = await outer.db.prisma
+    .$transaction(async (tx) => {
+      const db = nestingTransactions(tx);
+      const answers: BatchAnswer[] = [];
+      for (const [at, item] of requests.entries()) {
+        const answer = await send(outer, item, { caller: outer.caller, db });
+        if (answer.status >= 400) {
+          failure = { at, answer };
+          throw new RolledBack();
+        }
+        answers.push(answer);
+      }
+      return answers;
+    })
+    .catch((err: unknown) => {
+      if (err instanceof RolledBack) return undefined;
+      throw err;
+    });
+  if (responses) return { status: 207, body: { responses } };
+  const failed = failure as { at: number; answer: BatchAnswer };
+  return {
+    status: 207,
+    body: { failed: 'transaction', responses: requests.map((_, at) => (at === failed.at ? failed.answer : null)) },
+  };
+}
+
+class RolledBack extends Error {}
+
+/**
+ * Why a request would be refused before it runs, as the document decides (its route, method, path
+ * variables, query and body), or undefined. Permissions and the data are checked when it runs.
+ */
+function refusal(outer: Outer, item: BatchItem): ApiError | undefined {
+  try {
+    const { operation, path, search } = target(outer.api, item);
+    const query = normalizeQuery(search, operation.parameters as OpenAPIV3_1.ParameterObject[]);
+    // Validation fills in the document's defaults: on a copy, so that the request sent is the one written.
+    const body: unknown = structuredClone(item.body ?? {});
+    const checked = outer.api.validator.validateRequest(
+      { method: item.method, path, query, body, headers: innerHeaders(outer, item) },
+      operation,
+    );
+    return checked.errors?.length ? validationError(checked.errors) : undefined;
+  } catch (err) {
+    return toApiError(err);
+  }
+}
+
+/** Why an item names no route a batch may reach (http/batch.ts's target), or undefined. */
+function unreachable(outer: Outer, item: BatchItem): ApiError | undefined {
+  try {
+    target(outer.api, item);
+    return undefined;
+  } catch (err) {
+    return toApiError(err);
+  }
+}
+
+/** The operation an item names, with its path inside the namespace and its query string. */
+function target(api: OpenAPIBackend, item: BatchItem): { operation: Operation; path: string; search: string } {
+  const at = item.path.indexOf('?');
+  const full = at < 0 ? item.path : item.path.slice(0, at);
+  const search = at < 0 ? '' : item.path.slice(at + 1);
+  const prefix = `/${NAMESPACE}`;
+  if (full === BATCH_PATH || full.startsWith(`${BATCH_PATH}/`)) throw notInBatch();
+  if (full !== prefix && !full.startsWith(`${prefix}/`)) throw noRoute();
+  const path = full.slice(prefix.length) || '/';
+  if (!decodes(path)) throw noRoute();
+  const method = item.method;
+  const operation = api.router.matchOperation({ method, path, headers: {} });
+  if (!operation) {
+    const allowed = METHODS.filter((m) => api.router.matchOperation({ method: m, path, headers: {} }));
+    if (!allowed.length) throw noRoute();
+    throw methodNotAllowed(method, allowed);
+  }
+  // A request whose body cannot be JSON (an upload) cannot be one of a batch, whose bodies are.
+  const body = operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined;
+  if (body && !('application/json' in body.content)) throw notInBatch();
+  return { operation, path, search };
+}
+
+/** An inner request's headers: its own, then those it keeps of the batch's. */
+function innerHeaders({ req }: Outer, item: BatchItem): Record<string, string> {
+  // A Map, not an object, whose `__proto__` a header of that name would replace.
+  const headers = new Map<string, string>();
+  for (const [name, value] of Object.entries(item.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (!NOT_OVERRIDDEN.has(lower)) headers.set(lower, Array.isArray(value) ? value.join(', ') : value);
+  }
+  for (const name of CARRIED) {
+    const value = req.headers[name];
+    if (value !== undefined && !(name === 'accept-language' && headers.has(name))) {
+      headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+  }
+  return Object.fromEntries(headers);
+}
+
+/** Sends one inner request through the app and answers it as WordPress's envelope does. */
+async function send(outer: Outer, item: BatchItem, inner: Inner): Promise<BatchAnswer> {
+  const { req } = outer;
+  const locale = (req.res?.locals.locale as LocaleInfo | undefined)?.segment;
+  const headers = innerHeaders(outer, item);
+  const body = item.body === undefined ? undefined : JSON.stringify(item.body);
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await exchange(outer, inner, {
+    method: item.method,
+    path: `${locale ? `/${locale}` : ''}${outer.restPrefix}${item.path}`,
+    headers: { ...headers, connection: 'close' },
+    body,
+  });
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    const canonical = KEPT.get(name);
+    if (canonical && value !== undefined) kept[canonical] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return { body: parsed(response.text, response.headers['content-type']), status: response.status, headers: kept };
+}
+
+interface Exchanged {
+  status: number;
+  headers: IncomingMessage['headers'];
+  text: string;
+}
+
+/**
+ * One HTTP exchange with the app over an in-memory connection. The server's end of it has the batch
+ * connection's address, so that the proxy headers carried count as they did for the batch (req.ip,
+ * http/urls.ts).
+ */
+function exchange(
+  outer: Outer,
+  inner: Inner,
+  request: { method: string; path: string; headers: Record<string, string>; body?: string },
+): Promise<Exchanged> {
+  const [clientEnd, serverEnd] = duplexPair();
+  const peer = outer.req.socket;
+  Object.assign(serverEnd, { remoteAddress: peer.remoteAddress, remotePort: peer.remotePort });
+  if ('encrypted' in peer) Object.assign(serverEnd, { encrypted: true });
+  inners.set(serverEnd, inner);
+  const server = http.createServer(outer.app);
+  server.emit('connection', serverEnd);
+  return new Promise<Exchanged>((resolve, reject) => {
+    const sent = http.request({ ...request, createConnection: () => clientEnd }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('end', () => {
+        resolve({ status: answer.statusCode ?? 500, headers: answer.headers, text: Buffer.concat(chunks).toString() });
+      });
+      answer.on('error', reject);
+    });
+    sent.on('error', reject);
+    sent.end(request.body);
+  }).finally(() => {
+    clientEnd.destroy();
+    serverEnd.destroy();
+  });
+}
+
+/** An answer's body: JSON as its value, anything else (a calendar) as text. */
+function parsed(payload: string, type: unknown): unknown {
+  if (payload === '') return null;
+  const mediaType = typeof type === 'string' ? type.split(';')[0].trim().toLowerCase() : '';
+  return mediaType === 'application/json' || mediaType.endsWith('+json') ? JSON.parse(payload) : payload;
+}
+
+function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function errorAnswer(error: ApiError): BatchAnswer {
+  return { body: error.toBody(), status: error.status, headers: error.headers };
+}
