@@ -36,7 +36,7 @@ import { BATCH_PATH, innerOf, runBatch } from './http/batch.js';
 import type { Call, Handler, Reply } from './http/handler.js';
 import { type LocaleInfo, localeMiddleware } from './http/locale.js';
 import { decodeFlags, normalizeQuery } from './http/query.js';
-import { hostCheck, NAMESPACE, requestUrls, type Urls } from './http/urls.js';
+import { decodes, hostCheck, NAMESPACE, requestUrls, type Urls } from './http/urls.js';
 import { countOtherReads, createRateLimits, type RateLimits } from './http/rate-limits.js';
 import { validationError } from './http/validation.js';
 import {
@@ -433,15 +433,6 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
       throw noRoute();
     },
   });
-}
-
-function decodes(path: string): boolean {
-  try {
-    decodeURIComponent(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Calls `afterWrite` when a request that may write (not GET, HEAD or OPTIONS) has been answered with success. */

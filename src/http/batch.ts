@@ -20,7 +20,7 @@ import { EXPOSED_HEADERS } from './hardening.js';
 import type { LocaleInfo } from './locale.js';
 import { normalizeQuery } from './query.js';
 import type { Reply } from './handler.js';
-import { NAMESPACE } from './urls.js';
+import { decodes, NAMESPACE } from './urls.js';
 import { validationError } from './validation.js';
 
 type BatchInput = components['schemas']['BatchInput'];
@@ -293,15 +293,6 @@ function parsed(payload: string, type: unknown): unknown {
   if (payload === '') return null;
   const mediaType = typeof type === 'string' ? type.split(';')[0].trim().toLowerCase() : '';
   return mediaType === 'application/json' || mediaType.endsWith('+json') ? JSON.parse(payload) : payload;
-}
-
-function decodes(path: string): boolean {
-  try {
-    decodeURIComponent(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function errorAnswer(error: ApiError): BatchAnswer {

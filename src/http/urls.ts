@@ -101,3 +101,13 @@ export function listeningHost(config: Config): string {
   if (everywhere) return 'localhost';
   return config.host.includes(':') ? `[${config.host}]` : config.host;
 }
+
+/** Whether a path's percent-escapes are UTF-8 (`%ED%A0%80` is not): one that is not names no route. */
+export function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
