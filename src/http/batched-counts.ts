@@ -103,11 +103,11 @@ export class BatchedCounter implements Counter {
   #sync(key: string, points: number, now: number): Promise<RateLimiterRes> {
     const asked = this.store.consume(key, points).then(
       (res) => {
-        this.#remember(key, res, now);
+        this.#remember(key, res, now, false);
         return res;
       },
       (err: unknown) => {
-        if (err instanceof RateLimiterRes) this.#remember(key, err, now);
+        if (err instanceof RateLimiterRes) this.#remember(key, err, now, true);
         throw err;
       },
     );
@@ -119,10 +119,15 @@ export class BatchedCounter implements Counter {
     return asked;
   }
 
-  #remember(key: string, res: RateLimiterRes, now: number) {
+  #remember(key: string, res: RateLimiterRes, now: number, refused: boolean) {
     const pending = this.#views.get(key)?.pending ?? 0; // counted here while the store answered
+    // A refusal says the key is over its allowance, whatever count it carries: the stores refuse a
+    // key that is over from their memory, without asking Redis or PostgreSQL, with a count of 0
+    // (rate-limiter-flexible's inMemoryBlockOnConsumed, rate-limits.ts). Taken as 0, it let the
+    // allowance through again in memory after every such refusal, each SYNC_MS.
+    const consumed = refused ? Math.max(res.consumedPoints, this.allowance + 1) : res.consumedPoints;
     this.#views.set(key, {
-      consumed: res.consumedPoints + pending,
+      consumed: consumed + pending,
       pending,
       resetAt: now + Math.max(res.msBeforeNext, 0),
       // Fresh from when the answer came: dated from the question, an answer slower than the

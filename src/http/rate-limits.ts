@@ -169,7 +169,8 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
     const options = { keyPrefix: limitClass, points, duration: settings.windowSeconds };
     const insuranceLimiter = new RateLimiterMemory(options);
     // Once a key is over its allowance, the rest of its window is refused from memory, without
-    // asking the store: a client hammering away costs no queries.
+    // asking the store: a client hammering away costs no queries. Such a refusal carries no count
+    // (consumedPoints 0), which the batched counter reads as over the allowance, not as 0.
     // The insurance limiter belongs to the wrapper below alone: given to the store as well, a store
     // that fails late would count the request in memory twice.
     const stored = { ...options, inMemoryBlockOnConsumed: points + 1 };

@@ -21,6 +21,27 @@ function sharedStore() {
   return { counter, asked, stored };
 }
 
+/**
+ * A shared store as rate-limiter-flexible's Redis and PostgreSQL stores are set up (rate-limits.ts,
+ * inMemoryBlockOnConsumed): once a key is over the allowance, they refuse it from memory for the rest
+ * of its window without asking the store, and such a refusal carries no count (consumedPoints 0).
+ */
+function blockingStore() {
+  const { counter: store } = sharedStore();
+  const blocked = new Set<string>();
+  const counter: Counter = {
+    consume: async (key, points) => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rate-limiter-flexible's contract: a refusal rejects with its result
+      if (blocked.has(key)) throw new RateLimiterRes(0, A_MINUTE);
+      return store.consume(key, points).catch((err: unknown) => {
+        blocked.add(key);
+        throw err;
+      });
+    },
+  };
+  return { counter };
+}
+
 /** resolved or refused, as the rate limits read a consume. */
 const outcome = (counter: Counter, key: string) =>
   counter.consume(key, 1).then(
@@ -76,6 +97,19 @@ describe('batched counts', () => {
     const outcomes = await Promise.all(Array.from({ length: 20 }, () => outcome(counter, 'burst')));
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(ALLOWANCE);
     expect(asked.times).toBe(1);
+    await counter.close();
+  });
+
+  it('keeps refusing a key the store refuses without a count, however long its requests keep coming', async () => {
+    const { counter: store } = blockingStore();
+    const interval = 20;
+    const counter = new BatchedCounter(store, ALLOWANCE, interval);
+    const outcomes = [];
+    for (let i = 0; i < 20; i++) {
+      outcomes.push(await outcome(counter, 'k'));
+      await new Promise((resolve) => setTimeout(resolve, interval / 2)); // a sync every other request
+    }
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(ALLOWANCE);
     await counter.close();
   });
 
