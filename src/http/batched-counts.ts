@@ -120,14 +120,18 @@ export class BatchedCounter implements Counter {
   }
 
   #remember(key: string, res: RateLimiterRes, now: number, refused: boolean) {
-    const pending = this.#views.get(key)?.pending ?? 0; // counted here while the store answered
+    const view = this.#views.get(key);
+    const pending = view?.pending ?? 0; // counted here while the store answered
     // A refusal says the key is over its allowance, whatever count it carries: the stores refuse a
     // key that is over from their memory, without asking Redis or PostgreSQL, with a count of 0
     // (rate-limiter-flexible's inMemoryBlockOnConsumed, rate-limits.ts). Taken as 0, it let the
     // allowance through again in memory after every such refusal, each SYNC_MS.
-    const consumed = refused ? Math.max(res.consumedPoints, this.allowance + 1) : res.consumedPoints;
+    const answered = (refused ? Math.max(res.consumedPoints, this.allowance + 1) : res.consumedPoints) + pending;
     this.#views.set(key, {
-      consumed: consumed + pending,
+      // Nor does an answer that counts less than this instance knew, within the window, lower its
+      // view: the insurance limiter's, taken when the store is slow or away, counts only what
+      // reached it, not what the store had counted before.
+      consumed: view && view.resetAt > Date.now() ? Math.max(answered, view.consumed) : answered,
       pending,
       resetAt: now + Math.max(res.msBeforeNext, 0),
       // Fresh from when the answer came: dated from the question, an answer slower than the

@@ -1,6 +1,6 @@
 // The batched counter (src/http/batched-counts.ts) over rate-limiter-flexible's memory store standing
 // for the shared one: two counters on one store are two instances on one database.
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes, RLWrapperTimeouts } from 'rate-limiter-flexible';
 import { describe, expect, it } from 'vitest';
 import { BatchedCounter, type Counter } from '../../src/http/batched-counts.js';
 
@@ -110,6 +110,36 @@ describe('batched counts', () => {
       await new Promise((resolve) => setTimeout(resolve, interval / 2)); // a sync every other request
     }
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(ALLOWANCE);
+    await counter.close();
+  });
+
+  it('does not forget what it counted when the store turns slow and the insurance limiter answers', async () => {
+    // As rate-limits.ts sets it up: past timeoutMs the count is taken in memory, which knows only
+    // what reached it, not what the store had counted before.
+    const options = { points: ALLOWANCE, duration: 60 };
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    class TurningSlow extends RateLimiterMemory {
+      answered = 0;
+      override async consume(key: string | number, points?: number, opts?: Record<string, unknown>) {
+        const counted = super.consume(key, points, opts); // counted at once, answered late
+        counted.catch(() => undefined);
+        if (this.answered++ > 0) await sleep(60);
+        return counted;
+      }
+    }
+    const insured = new RLWrapperTimeouts({
+      limiter: new TurningSlow(options),
+      insuranceLimiter: new RateLimiterMemory(options),
+      timeoutMs: 30,
+    });
+    const interval = 20;
+    const counter = new BatchedCounter(insured, ALLOWANCE, interval);
+    const outcomes = [];
+    for (let i = 0; i < 20; i++) {
+      outcomes.push(outcome(counter, 'k'));
+      await sleep(interval / 2);
+    }
+    expect((await Promise.all(outcomes)).filter((o) => o === 'ok')).toHaveLength(ALLOWANCE);
     await counter.close();
   });
 
