@@ -3621,7 +3621,7 @@ export interface components {
         };
         /**
          * BatchHeaderValue
-         * @description A header's value, on one line.
+         * @description A header's value: visible ASCII, spaces and tabs, as HTTP carries it.
          * @example "mwy3vat5-m0cGTP3XYvfsyESRGdxH5l"
          */
         BatchHeaderValue: string;

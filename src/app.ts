@@ -82,7 +82,7 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   sampleLoopDelay();
   const app = express();
   // The batch route answers each of its requests with this whole app (http/batch.ts).
-  registerHandlers(api, { config, db, app });
+  registerHandlers(api, { config, db, app, onServerError });
   app.disable('x-powered-by');
   // req.ip, which keys the sign-in throttle, comes from X-Forwarded-For only behind a trusted proxy.
   app.set('trust proxy', config.trustProxy);
@@ -124,7 +124,9 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   // The media library's files (/uploads/<id>/<name>), which items' `image` objects name.
   app.use(mediaFiles(db.prisma));
   const dispatching = { config, rateLimits, identify, answers };
-  // WordPress's batch route lies beside the namespace, under the REST prefix (openapi/paths/batch_v1.yaml).
+  // WordPress's batch route lies beside the namespace, under the REST prefix, where the document's
+  // path-level server puts it (openapi/paths/batch_v1.yaml). Tools that read only the document's
+  // top-level server (Postman's converter) send it under the namespace, where it is answered too.
   app.use(config.restPrefix, (req, res, next) => {
     if (req.path === BATCH_PATH) dispatch(api, routes, dispatching, req, res).catch(next);
     else next();
@@ -192,12 +194,7 @@ async function dispatch(
   // Percent-escapes that are not UTF-8 (`%ED%A0%80`) name no route; decoding them later would throw.
   if (!decodes(path)) throw noRoute();
   const search = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
-  // The batch route lies under the REST prefix (mounted there), every other one under the namespace.
-  const atRoot = req.baseUrl === deps.config.restPrefix;
-  const match = (m: string) => {
-    const found = api.router.matchOperation({ method: m, path, headers: {} });
-    return found && (found.path === BATCH_PATH) === atRoot ? found : undefined;
-  };
+  const match = (m: string) => api.router.matchOperation({ method: m, path, headers: {} });
   const operation = match(method);
   if (!operation) {
     await answerUnmatched(api, routes, deps, req, res, path, match);
@@ -351,7 +348,10 @@ async function embedWanted(
   return charged;
 }
 
-function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Database; app: RequestListener }) {
+function registerHandlers(
+  api: OpenAPIBackend,
+  deps: { config: Config; db: Database; app: RequestListener; onServerError?: AppOptions['onServerError'] },
+) {
   // The one place where openapi-backend's untyped context becomes the typed Call of the operation:
   // validation has checked it against the document the types are generated from.
   const toCall = (c: Context, req: Request, res: Response): Call => {
@@ -420,6 +420,7 @@ function registerHandlers(api: OpenAPIBackend, deps: { config: Config; db: Datab
       app: deps.app,
       db: deps.db,
       restPrefix: deps.config.restPrefix,
+      onError: (err: unknown) => deps.onServerError?.(err, req),
     };
     return runBatch(outer, call.body);
   };

@@ -19,6 +19,7 @@ import { ApiError, methodNotAllowed, noRoute, toApiError } from './errors.js';
 import { EXPOSED_HEADERS } from './hardening.js';
 import type { LocaleInfo } from './locale.js';
 import { normalizeQuery } from './query.js';
+import { parsedBody } from './body.js';
 import type { Reply } from './handler.js';
 import { decodes, NAMESPACE } from './urls.js';
 import { validationError } from './validation.js';
@@ -96,6 +97,8 @@ interface Outer {
   app: RequestListener;
   db: Database;
   restPrefix: string;
+  /** Told of an inner request that could not be exchanged at all (logged as a server error). */
+  onError?: (err: unknown) => void;
 }
 
 /** Runs a batch and answers 207, as WordPress does, with each answer in the order sent. */
@@ -106,7 +109,7 @@ export async function runBatch(outer: Outer, { validation, requests }: BatchInpu
     // One after another, as WordPress runs them: a later request may depend on an earlier one.
     for (const item of requests) {
       const refused = unreachable(outer, item);
-      responses.push(refused ? errorAnswer(refused) : await send(outer, item, { caller: outer.caller }));
+      responses.push(refused ? errorAnswer(refused) : await answered(outer, item, { caller: outer.caller }));
     }
     return { status: 207, body: { responses } };
   }
@@ -134,7 +137,7 @@ async function allOrNone(outer: Outer, requests: BatchItem[]): Promise<Reply> {
       const db = nestingTransactions(tx);
       const answers: BatchAnswer[] = [];
       for (const [at, item] of requests.entries()) {
-        const answer = await send(outer, item, { caller: outer.caller, db });
+        const answer = await answered(outer, item, { caller: outer.caller, db });
         if (answer.status >= 400) {
           failure = { at, answer };
           throw new RolledBack();
@@ -165,8 +168,9 @@ function refusal(outer: Outer, item: BatchItem): ApiError | undefined {
   try {
     const { operation, path, search } = target(outer.api, item);
     const query = normalizeQuery(search, operation.parameters as OpenAPIV3_1.ParameterObject[]);
-    // Validation fills in the document's defaults: on a copy, so that the request sent is the one written.
-    const body: unknown = structuredClone(item.body ?? {});
+    // As the request's own body will be read (http/body.ts), and on a copy: validation fills in the
+    // document's defaults, and the request sent must be the one written.
+    const body = parsedBody(structuredClone(item.body ?? {}), operation);
     const checked = outer.api.validator.validateRequest(
       { method: item.method, path, query, body, headers: innerHeaders(outer, item) },
       operation,
@@ -189,9 +193,10 @@ function unreachable(outer: Outer, item: BatchItem): ApiError | undefined {
 
 /** The operation an item names, with its path inside the namespace and its query string. */
 function target(api: OpenAPIBackend, item: BatchItem): { operation: Operation; path: string; search: string } {
-  const at = item.path.indexOf('?');
-  const full = at < 0 ? item.path : item.path.slice(0, at);
-  const search = at < 0 ? '' : item.path.slice(at + 1);
+  const url = innerUrl(item.path);
+  const at = url.indexOf('?');
+  const full = at < 0 ? url : url.slice(0, at);
+  const search = at < 0 ? '' : url.slice(at + 1);
   const prefix = `/${NAMESPACE}`;
   if (full === BATCH_PATH || full.startsWith(`${BATCH_PATH}/`)) throw notInBatch();
   if (full !== prefix && !full.startsWith(`${prefix}/`)) throw noRoute();
@@ -204,10 +209,23 @@ function target(api: OpenAPIBackend, item: BatchItem): { operation: Operation; p
     if (!allowed.length) throw noRoute();
     throw methodNotAllowed(method, allowed);
   }
+  if (operation.operationId === BATCH_OPERATION) throw notInBatch();
   // A request whose body cannot be JSON (an upload) cannot be one of a batch, whose bodies are.
   const body = operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined;
   if (body && !('application/json' in body.content)) throw notInBatch();
   return { operation, path, search };
+}
+
+/**
+ * An item's path as the inner request's URL, and as its route is found: without a fragment, which
+ * a URL's reader drops (WordPress parses the path as a URL too), and with every character that may
+ * not stand in a request line (a space, `é`) percent-encoded as UTF-8, so that it reaches the route
+ * as the same text. (Text that is not Unicode has none; the batch's body was refused for it.)
+ */
+function innerUrl(path: string): string {
+  const hash = path.indexOf('#');
+  const url = hash < 0 ? path : path.slice(0, hash);
+  return url.replace(/[^\x21-\x7e]/gu, (char) => encodeURIComponent(char));
 }
 
 /** An inner request's headers: its own, then those it keeps of the batch's. */
@@ -227,6 +245,19 @@ function innerHeaders({ req }: Outer, item: BatchItem): Record<string, string> {
   return Object.fromEntries(headers);
 }
 
+/**
+ * One request's answer; a failure to exchange it at all (which the checks before should leave
+ * none of) is that request's 500, never the batch's, whose other requests may have been applied.
+ */
+async function answered(outer: Outer, item: BatchItem, inner: Inner): Promise<BatchAnswer> {
+  try {
+    return await send(outer, item, inner);
+  } catch (err) {
+    outer.onError?.(err);
+    return errorAnswer(toApiError(err));
+  }
+}
+
 /** Sends one inner request through the app and answers it as WordPress's envelope does. */
 async function send(outer: Outer, item: BatchItem, inner: Inner): Promise<BatchAnswer> {
   const { req } = outer;
@@ -236,7 +267,7 @@ async function send(outer: Outer, item: BatchItem, inner: Inner): Promise<BatchA
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await exchange(outer, inner, {
     method: item.method,
-    path: `${locale ? `/${locale}` : ''}${outer.restPrefix}${item.path}`,
+    path: `${locale ? `/${locale}` : ''}${outer.restPrefix}${innerUrl(item.path)}`,
     headers: { ...headers, connection: 'close' },
     body,
   });
@@ -247,6 +278,9 @@ async function send(outer: Outer, item: BatchItem, inner: Inner): Promise<BatchA
   }
   return { body: parsed(response.text, response.headers['content-type']), status: response.status, headers: kept };
 }
+
+/** No request takes this long: a statement's limit is 10 s, a transaction's 30 s (db/client.ts). */
+const INNER_TIMEOUT_MS = 30_000;
 
 interface Exchanged {
   status: number;
@@ -271,6 +305,7 @@ function exchange(
   inners.set(serverEnd, inner);
   const server = http.createServer(outer.app);
   server.emit('connection', serverEnd);
+  let timer: NodeJS.Timeout | undefined;
   return new Promise<Exchanged>((resolve, reject) => {
     const sent = http.request({ ...request, createConnection: () => clientEnd }, (answer) => {
       const chunks: Buffer[] = [];
@@ -281,8 +316,17 @@ function exchange(
       answer.on('error', reject);
     });
     sent.on('error', reject);
+    // A connection closed without a whole answer (the server refused to parse the request) is a
+    // failure, not a wait; once answered, this does nothing.
+    sent.on('close', () => {
+      reject(new Error('The inner request ended without an answer.'));
+    });
+    timer = setTimeout(() => {
+      reject(new Error(`The inner request took longer than ${INNER_TIMEOUT_MS} ms.`));
+    }, INNER_TIMEOUT_MS);
     sent.end(request.body);
   }).finally(() => {
+    clearTimeout(timer);
     clientEnd.destroy();
     serverEnd.destroy();
   });

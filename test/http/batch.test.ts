@@ -254,11 +254,52 @@ describeEachDatabase('the batch route', (s, kind) => {
       raw: { contentType: 'application/json', data: '{"requests": [' },
     });
     expect(malformed.status).toBe(400);
-    // Only under the REST root: not under the namespace, and a write only.
-    expect((await s.post('/batch/v1', { requests: [] })).status).toBe(404);
+    // Also under the namespace, for tools that read only the document's top-level server; a write only.
+    expect((await s.post('/batch/v1', { requests: [] })).status).toBe(207);
     const get = await s.get('/batch/v1', { fromRoot: true });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it('sends any path as the same text, and answers every request in its place', async () => {
+    const venue = (await s.post('/venues', { venue: `Odd paths hall ${++n}` })).body;
+    const items: Item[] = [
+      { path: `${NS}/tags`, body: { name: `Before odd paths ${n}` } },
+      { method: 'DELETE', path: `${NS}/venues/by-slug/${venue.slug}` },
+      // Found the route (the venue's own 404, not rest_no_route): the slug arrived as written.
+      { method: 'DELETE', path: `${NS}/venues/by-slug/café-${n}` },
+      { method: 'DELETE', path: `${NS}/tags/1\u007f` },
+      { method: 'DELETE', path: `${NS}/tags/1?a=ÿ b` },
+      { method: 'DELETE', path: `${NS}/events/by-slug/日本` },
+      // A fragment is no part of the route: this is the upload route, which no batch may reach.
+      { path: `${NS}/media/#`, body: { title: 'x' } },
+      { path: `${NS}/tags`, body: { name: `After odd paths ${n}` } },
+    ];
+    const r = await batch(s, items);
+    expect(r.status).toBe(207);
+    expect(r.body.responses.map((a) => a!.status)).toEqual([201, 200, 404, 404, 404, 404, 400, 201]);
+    expect(r.body.responses[2]!.body.code).toBe('rest-venue-not-found');
+    expect(r.body.responses[5]!.body.code).toBe('rest-event-not-found');
+    expect(r.body.responses[6]!.body.code).toBe('rest_batch_not_allowed');
+    conforming(items, r.body.responses);
+    // Text that is not Unicode, or a header value that HTTP cannot carry, is refused with the batch.
+    const surrogate = await s.request('POST', '/batch/v1', {
+      fromRoot: true,
+      raw: { contentType: 'application/json', data: `{"requests":[{"method":"DELETE","path":"${NS}/tags/\\ud800"}]}` },
+    });
+    expect(surrogate.status).toBe(400);
+    const header = await batch(s, [{ path: `${NS}/tags`, body: { name: 'x' }, headers: { 'X-Note': '€' } }]);
+    expect(header.status).toBe(400);
+  });
+
+  it('checks a request before it runs as it will be read: form-like scalars are taken', async () => {
+    const items: Item[] = [{ path: `${NS}/events`, body: { ...event(), featured: 'true' } }];
+    const alone = await s.post('/events', items[0].body);
+    expect(alone.status).toBe(201);
+    const r = await batch(s, items, { validation: 'require-all-validate' });
+    expect(r.body.failed).toBeUndefined();
+    expect(r.body.responses[0]!.status).toBe(201);
+    expect(r.body.responses[0]!.body.featured).toBe(true);
   });
 
   it('is listed with its namespace in the REST root and the namespace index', async () => {
