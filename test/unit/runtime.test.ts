@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 
 const engines = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { engines: { node: string } }).engines.node;
 
-const parts = (version: string) => version.replace(/^[^\d]*/, '').split('.').map(Number);
+const parts = (version: string) =>
+  version
+    .replace(/^[^\d]*/, '')
+    .split('.')
+    .map(Number);
 
 describe('runtime', () => {
   it('is a Node that package.json engines accepts', () => {
