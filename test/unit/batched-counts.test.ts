@@ -123,16 +123,18 @@ describe('batched counts', () => {
       override async consume(key: string | number, points?: number, opts?: Record<string, unknown>) {
         const counted = super.consume(key, points, opts); // counted at once, answered late
         counted.catch(() => undefined);
-        if (this.answered++ > 0) await sleep(60);
+        if (this.answered++ > 0) await sleep(400);
         return counted;
       }
     }
     const insured = new RLWrapperTimeouts({
       limiter: new TurningSlow(options),
       insuranceLimiter: new RateLimiterMemory(options),
-      timeoutMs: 30,
+      // Margins wide enough for a busy machine: the first answer comes well within the timeout,
+      // the later ones well past it.
+      timeoutMs: 150,
     });
-    const interval = 20;
+    const interval = 40;
     const counter = new BatchedCounter(insured, ALLOWANCE, interval);
     const outcomes = [];
     for (let i = 0; i < 20; i++) {
