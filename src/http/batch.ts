@@ -78,7 +78,7 @@ const NOT_OVERRIDDEN = new Set([
   'expect',
   // Compressed answers would have to be undone to be put in the envelope.
   'accept-encoding',
-  // An inner request's method is its item's (http/wordpress-request.ts skips injected requests too).
+  // An inner request's method is its item's (http/wordpress-request.ts does not override a batch's).
   'x-http-method-override',
 ]);
 /**
