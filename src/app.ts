@@ -13,7 +13,7 @@ import { mediaFiles } from './http/media-files.js';
 import { uploadBody } from './http/upload-body.js';
 import type { Database } from './db/client.js';
 import { handlers } from './handlers/index.js';
-import { compileValidators, createBackend } from './http/backend.js';
+import { compileValidators, createBackend, METHODS, methodsOfPath } from './http/backend.js';
 import { mayCall } from './auth/permissions.js';
 import type { Caller } from './auth/roles.js';
 import { callerOfResponse, COUNTED, registerSecurity } from './http/security.js';
@@ -51,8 +51,6 @@ import { sampleLoopDelay } from './metrics/event-loop.js';
 import { trackFeedLag } from './metrics/registry.js';
 import { selectFeedLag } from './queries/changes.js';
 import { measureRequests, OPERATION_LOCAL, protectedMetrics } from './metrics/http.js';
-
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export interface AppOptions {
   config: Config;
@@ -194,10 +192,9 @@ async function dispatch(
   // Percent-escapes that are not UTF-8 (`%ED%A0%80`) name no route; decoding them later would throw.
   if (!decodes(path)) throw noRoute();
   const search = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
-  const match = (m: string) => api.router.matchOperation({ method: m, path, headers: {} });
-  const operation = match(method);
+  const operation = api.router.matchOperation({ method, path, headers: {} });
   if (!operation) {
-    await answerUnmatched(api, routes, deps, req, res, path, match);
+    await answerUnmatched(api, routes, deps, req, res, path);
     return;
   }
   res.locals[OPERATION_LOCAL] = operation.operationId;
@@ -269,9 +266,8 @@ async function answerUnmatched(
   req: Request,
   res: Response,
   path: string,
-  match: (method: string) => Operation | undefined,
 ): Promise<void> {
-  const allowed = METHODS.filter((m) => match(m));
+  const allowed = methodsOfPath(api, path);
   if (!allowed.length) throw noRoute();
   if (req.method === 'OPTIONS') {
     await describeRoute(api, routes, deps, req, res, { path, method: allowed[0] });

@@ -5,6 +5,13 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Document, Operation, OpenAPIBackend, Request } from 'openapi-backend';
 import { createDocumentBackend } from '../validation/document-backend.js';
 
+/** The methods operations have, in the order answers list them (Allow). */
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** The methods that operations of `path` take: what a 405 for another method allows. */
+export const methodsOfPath = (api: OpenAPIBackend, path: string): string[] =>
+  METHODS.filter((method) => api.router.matchOperation({ method, path, headers: {} }));
+
 export function createBackend(document: Document): OpenAPIBackend {
   const api = createDocumentBackend(document);
   compileRoutes(api);

@@ -20,6 +20,7 @@ import { EXPOSED_HEADERS } from './hardening.js';
 import type { LocaleInfo } from './locale.js';
 import { normalizeQuery } from './query.js';
 import { parsedBody } from './body.js';
+import { methodsOfPath } from './backend.js';
 import type { Reply } from './handler.js';
 import { decodes, NAMESPACE } from './urls.js';
 import { validationError } from './validation.js';
@@ -27,8 +28,6 @@ import { validationError } from './validation.js';
 type BatchInput = components['schemas']['BatchInput'];
 type BatchItem = components['schemas']['BatchRequestItem'];
 type BatchAnswer = components['schemas']['BatchResponseItem'];
-
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 export const BATCH_OPERATION = 'batchRequests';
 /** The batch route's path under the REST prefix, as the document names it. */
@@ -205,7 +204,7 @@ function target(api: OpenAPIBackend, item: BatchItem): { operation: Operation; p
   const method = item.method;
   const operation = api.router.matchOperation({ method, path, headers: {} });
   if (!operation) {
-    const allowed = METHODS.filter((m) => api.router.matchOperation({ method: m, path, headers: {} }));
+    const allowed = methodsOfPath(api, path);
     if (!allowed.length) throw noRoute();
     throw methodNotAllowed(method, allowed);
   }
