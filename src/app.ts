@@ -33,6 +33,7 @@ import { requestLog } from './http/request-log.js';
 import { health } from './http/health.js';
 import { idempotent } from './http/idempotency.js';
 import { BATCH_PATH, innerOf, runBatch } from './http/batch.js';
+import { davRoutes } from './caldav/routes.js';
 import type { Call, Handler, Reply } from './http/handler.js';
 import { type LocaleInfo, localeMiddleware } from './http/locale.js';
 import { decodeFlags, normalizeQuery } from './http/query.js';
@@ -94,6 +95,8 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.use(hostCheck(config));
   app.use(probes.router);
   if (config.metrics.token) app.use(protectedMetrics(config.metrics.token));
+  // CalDAV reads its own bodies (XML, iCalendar), before the API's parsers (caldav/routes.ts).
+  app.use(davRoutes({ config, db, identify, rateLimits, onServerError }));
   app.set('etag', false); // Express's weak ETag would hide our strong one (http/conditional.ts)
   app.set('query parser', false); // normalizeQuery reads the raw query against the document
   app.use(restRoute(config.restPrefix));

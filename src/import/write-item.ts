@@ -42,6 +42,11 @@ export interface ImportRun {
   known?: Map<string, number>;
   /** Brings the source's images into the media library (images.ts); unset, image URLs are kept as links. */
   images?: ImageImport;
+  /**
+   * Writes an event even when its body is the one last written from the source: a CalDAV PUT
+   * replaces the event as it is now, which the API may have changed since (caldav/write.ts).
+   */
+  rewrite?: boolean;
 }
 
 /** Whether items of this kind are named by others (and so kept in `known` and `planned`). */
@@ -105,7 +110,7 @@ async function write(tx: Tx, run: ImportRun, item: ImportItem, attempt: Attempt)
   if (state === 'trash') return { result: 'skipped', reason: 'it is in the trash here' };
   const body = await withLocalIds(tx, run, item, attempt.found);
   const hash = contentHash(body);
-  if (mapping && state === 'present' && mapping.contentHash === hash) {
+  if (mapping && state === 'present' && mapping.contentHash === hash && !(run.rewrite && item.kind === 'event')) {
     attempt.found.set(refKey(item), mapping.localId);
     return { result: 'unchanged', localId: mapping.localId };
   }

@@ -35,6 +35,11 @@ export interface CalendarOptions {
   uids?: ReadonlyMap<number, string>;
   /** The site's zone, written as the calendar's (X-WR-TIMEZONE), which readers take dates in. */
   zone?: string;
+  /**
+   * Content lines a CalDAV client wrote into an event that none of its fields hold (alarms, X-
+   * properties), by event ID, folded: put back at the end of its VEVENT (caldav/store.ts).
+   */
+  extras?: ReadonlyMap<number, string>;
 }
 
 const STATUS: Record<string, ICalEventStatus> = {
@@ -79,7 +84,12 @@ export async function eventsCalendar(
     if (full) return;
     const override = overrides.get(row.id);
     const event = calendar.createEvent(vevent(row, options, override));
-    const text = Buffer.from(foldLines(withImage(withDateRecurrenceId(event.toString(), override), row, options.urls)));
+    const text = Buffer.from(
+      withExtra(
+        foldLines(withImage(withDateRecurrenceId(event.toString(), override), row, options.urls)),
+        options.extras?.get(row.id),
+      ),
+    );
     const zone = event.timezone();
     const timezone = zone && !zones.has(zone) ? vtimezone(zone) : null;
     const size = text.length + (timezone ? Buffer.byteLength(timezone) + 2 : 0);
@@ -124,6 +134,12 @@ function withImage(text: string, row: EventRecord, urls: Urls): string {
 }
 
 const IMAGE_TYPES: Record<string, string> = { jpg: 'image/jpeg' };
+
+/** The lines a client gave the event, before its END:VEVENT. */
+function withExtra(text: string, extra: string | undefined): string {
+  if (!extra || !text.endsWith(END_VEVENT)) return text;
+  return `${text.slice(0, -END_VEVENT.length)}${extra}${END_VEVENT}`;
+}
 
 interface Override {
   series: number;

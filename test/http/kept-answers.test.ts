@@ -22,6 +22,7 @@ const BOOKKEEPING = [
   'auth_known_clients',
   'data_changes_due',
   'data_versions',
+  'dav_objects',
   'idempotency_keys',
   'pending_counts',
   'pending_counts_due',

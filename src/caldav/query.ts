@@ -1,0 +1,160 @@
+// calendar-query (RFC 4791 7.8): which resources a filter matches, and calendar-data expanded into
+// its occurrences (9.6.5). The filters clients send are a VCALENDAR holding a VEVENT, with or
+// without a time range; a filter on another component matches nothing (this calendar holds events
+// only), and property or text filters are refused as unsupported (CALDAV:supported-filter) rather
+// than answered wrong. Expansion is ical.js's, the reader the import uses: its iterator applies the
+// rule, EXDATEs and changed occurrences.
+import ICAL from 'ical.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { PrismaClient } from '../db/client.js';
+import { DavError, caldavCondition } from './errors.js';
+import { CALDAV, child, childrenNamed, type XmlElement } from './xml.js';
+
+const sql = Prisma.sql;
+
+export interface TimeRange {
+  start?: Date;
+  end?: Date;
+}
+
+/** What a filter asks: nothing (no VEVENT can match), every event, or events in a time range. */
+export type EventFilter = { none: true } | { range?: TimeRange };
+
+export function readFilter(filter: XmlElement | undefined): EventFilter {
+  const calendar = child(filter, CALDAV, 'comp-filter');
+  if (!filter || !calendar || attribute(calendar, 'name') !== 'VCALENDAR')
+    throw unsupported('A calendar-query filters on a VCALENDAR comp-filter (RFC 4791 9.7).');
+  if (child(calendar, CALDAV, 'is-not-defined')) return { none: true };
+  refuseOther(calendar);
+  const components = childrenNamed(calendar, CALDAV, 'comp-filter');
+  if (!components.length) return {};
+  if (components.length > 1 || attribute(components[0], 'name') !== 'VEVENT') return { none: true };
+  const event = components[0];
+  if (child(event, CALDAV, 'is-not-defined')) return { none: true };
+  refuseOther(event);
+  if (childrenNamed(event, CALDAV, 'comp-filter').length)
+    throw unsupported('Filters on components inside a VEVENT (VALARM) are not supported.');
+  const range = child(event, CALDAV, 'time-range');
+  return range ? { range: timeRange(range) } : {};
+}
+
+const attribute = (element: XmlElement, name: string) => element.attributes[name]?.toUpperCase();
+
+function refuseOther(element: XmlElement) {
+  if (child(element, CALDAV, 'prop-filter') || child(element, CALDAV, 'param-filter'))
+    throw unsupported('Property and parameter filters are not supported: ask for the events in a time range.');
+}
+
+const unsupported = (message: string) => new DavError(403, message, caldavCondition('supported-filter'));
+
+/** A time-range's start and end, UTC date-times (RFC 4791 9.9). */
+export function timeRange(element: XmlElement): TimeRange {
+  const read = (name: string) => {
+    const value = element.attributes[name];
+    if (value === undefined) return undefined;
+    const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value.trim());
+    const date = m ? new Date(Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6])) : undefined;
+    if (!date || Number.isNaN(date.getTime()))
+      throw new DavError(
+        400,
+        `A time-range ${name} is a UTC date-time such as 20260101T000000Z.`,
+        caldavCondition('valid-filter'),
+      );
+    return date;
+  };
+  const range = { start: read('start'), end: read('end') };
+  if (!range.start && !range.end)
+    throw new DavError(400, 'A time-range has a start, an end or both.', caldavCondition('valid-filter'));
+  if (range.start && range.end && range.start >= range.end)
+    throw new DavError(400, 'A time-range starts before it ends.', caldavCondition('valid-filter'));
+  return range;
+}
+
+/**
+ * Events (by their resource's ID) with a row in the range: the event, or one of its series'
+ * occurrences. A series whose occurrences are not stored that far ahead (services/series.ts keeps
+ * a window) matches when it starts before the range ends and its window ends before it: it may have
+ * occurrences there, and the client's own expansion decides.
+ */
+export async function idsInRange(db: PrismaClient, range: TimeRange): Promise<number[]> {
+  const start = range.start ?? new Date('0001-01-01T00:00:00Z');
+  const end = range.end ?? new Date('9999-12-31T00:00:00Z');
+  const rows = await db.$queryRaw<{ id: number }[]>(sql`
+    SELECT DISTINCT coalesce(e.parent_id, e.id) AS id FROM events e
+    WHERE e.status <> 'trash' AND e.start_utc < ${end} AND e.end_utc > ${start}
+    UNION
+    SELECT e.id FROM events e
+    WHERE e.parent_id IS NULL AND cardinality(e.recurrence) > 0 AND e.start_utc < ${end}
+      AND (e.expanded_until_local IS NULL OR e.expanded_until_local < ${end}::timestamp)`);
+  return rows.map((r) => r.id).sort((a, b) => a - b);
+}
+
+/** Occurrences written by an expansion at most, whatever the range. */
+const MAX_INSTANCES = 2000;
+
+/**
+ * The resource's text with its series expanded into the occurrences in the range: each a VEVENT
+ * with the series' UID and its RECURRENCE-ID, times in UTC, no rule (RFC 4791 9.6.5).
+ */
+export function expand(text: string, range: TimeRange): string {
+  const calendar = new ICAL.Component(ICAL.parse(text) as unknown[]);
+  for (const zone of calendar.getAllSubcomponents('vtimezone')) {
+    const tz = new ICAL.Timezone(zone);
+    if (!ICAL.TimezoneService.has(tz.tzid)) ICAL.TimezoneService.register(tz);
+  }
+  const vevents = calendar.getAllSubcomponents('vevent');
+  const master = vevents.find((e) => !e.getFirstProperty('recurrence-id'));
+  const out = new ICAL.Component('vcalendar');
+  out.addPropertyWithValue('version', '2.0');
+  out.addPropertyWithValue('prodid', String(calendar.getFirstPropertyValue('prodid') ?? ''));
+  if (!master) return out.toString();
+  const event = new ICAL.Event(master);
+  for (const exception of vevents) if (exception !== master) event.relateException(exception);
+  if (!event.isRecurring()) out.addSubcomponent(inUtc(master, undefined));
+  else for (const instance of occurrences(event, range)) out.addSubcomponent(instance);
+  return out.toString();
+}
+
+/** The series' occurrences in the range, each a VEVENT of its own, at most MAX_INSTANCES. */
+function occurrences(event: ICAL.Event, range: TimeRange): ICAL.Component[] {
+  const from = range.start ? ICAL.Time.fromJSDate(range.start, true) : undefined;
+  const to = range.end ? ICAL.Time.fromJSDate(range.end, true) : undefined;
+  const instances: ICAL.Component[] = [];
+  const iterator = event.iterator();
+  while (instances.length < MAX_INSTANCES) {
+    const next = nextOf(iterator);
+    if (!next || (to && next.compare(to) >= 0)) break;
+    const details: Occurrence = event.getOccurrenceDetails(next);
+    if (from && details.endDate.compare(from) <= 0) continue;
+    if (to && details.startDate.compare(to) >= 0) continue;
+    instances.push(inUtc(details.item.component, details));
+  }
+  return instances;
+}
+
+/** The next start, or null past the last: RecurExpansion.next's types leave the null out. */
+const nextOf = (iterator: ICAL.RecurExpansion): ICAL.Time | null => iterator.next();
+
+/** A copy of the VEVENT as one occurrence, its times in UTC (dates stay dates) and without a rule. */
+function inUtc(source: ICAL.Component, details: Occurrence | undefined): ICAL.Component {
+  const copy = new ICAL.Component(JSON.parse(JSON.stringify(source.toJSON())) as unknown[]);
+  for (const name of ['rrule', 'rdate', 'exdate', 'recurrence-id', 'dtstart', 'dtend', 'duration'])
+    copy.removeAllProperties(name);
+  const event = new ICAL.Event(source);
+  const start = details ? details.startDate : event.startDate;
+  const end = details ? details.endDate : event.endDate;
+  copy.addPropertyWithValue('dtstart', utc(start));
+  copy.addPropertyWithValue('dtend', utc(end));
+  if (details) copy.addPropertyWithValue('recurrence-id', utc(details.recurrenceId));
+  return copy;
+}
+
+/** What ical.js tells of one occurrence (its getOccurrenceDetails). */
+interface Occurrence {
+  startDate: ICAL.Time;
+  endDate: ICAL.Time;
+  recurrenceId: ICAL.Time;
+  item: ICAL.Event;
+}
+
+const utc = (time: ICAL.Time) => (time.isDate ? time : time.convertToZone(ICAL.Timezone.utcTimezone));

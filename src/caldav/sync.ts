@@ -1,0 +1,73 @@
+// Collection synchronization (RFC 6578) on the change feed (services/changes.ts): a sync token is
+// a feed position, so what changed since a token is what the feed gives after it. An event that
+// changed is reported by the resource it belongs to (a series for its occurrences); a venue,
+// organizer, term or image that changed, by the events whose text shows it. A token the feed no
+// longer reaches (pruned) or never gave is refused with DAV:valid-sync-token, and the client
+// starts over with a full sync.
+import { Prisma } from '../../generated/prisma/client.js';
+import type { PrismaClient } from '../db/client.js';
+import { type ChangeRow, type FeedPosition, selectChanges } from '../queries/changes.js';
+import { DavError, davCondition } from './errors.js';
+
+const sql = Prisma.sql;
+const TOKEN_PREFIX = 'urn:calendar-events:sync:';
+
+export const tokenOf = (position: FeedPosition) => `${TOKEN_PREFIX}${position.xid}-${position.seq}`;
+
+const invalidToken = () =>
+  new DavError(
+    403,
+    'The sync token is not one this calendar gave, or is too old: sync again from none.',
+    davCondition('valid-sync-token'),
+  );
+
+function positionOf(token: string): FeedPosition {
+  const match = /^(\d{1,20})-(\d{1,19})$/.exec(token.trim().slice(TOKEN_PREFIX.length));
+  if (!token.trim().startsWith(TOKEN_PREFIX) || !match) throw invalidToken();
+  if (BigInt(match[1]) > 2n ** 64n - 1n || BigInt(match[2]) > 2n ** 63n - 1n) throw invalidToken();
+  return { xid: match[1], seq: match[2] };
+}
+
+/** Where the feed is now: every change before it is in what is read after this. */
+export async function currentToken(db: PrismaClient): Promise<string> {
+  const read = await selectChanges(db, undefined, 0);
+  if (!('next' in read)) throw new Error('the feed answered no position for its head');
+  return tokenOf(read.next);
+}
+
+/** Changes read from the feed at a time. */
+const PAGE = 1000;
+
+/** The events (IDs of resources, or of rows that were) whose text changed after the token, and the new token. */
+export async function changedSince(db: PrismaClient, token: string): Promise<{ ids: number[]; token: string }> {
+  let position = positionOf(token);
+  const changes: ChangeRow[] = [];
+  for (;;) {
+    const read = await selectChanges(db, position, PAGE);
+    if (!('changes' in read)) throw invalidToken();
+    changes.push(...read.changes);
+    position = read.next;
+    if (!read.more) break;
+  }
+  return { ids: await eventsOf(db, changes), token: tokenOf(position) };
+}
+
+/** The resources the changes touch: events by their series, and the events that show a changed item. */
+async function eventsOf(db: PrismaClient, changes: ChangeRow[]): Promise<number[]> {
+  const of = (...types: ChangeRow['type'][]) => [
+    ...new Set(changes.filter((c) => types.includes(c.type)).map((c) => c.id)),
+  ];
+  const events = of('event');
+  const [venues, organizers, terms, media] = [of('venue'), of('organizer'), of('category', 'tag'), of('media')];
+  const rows = await db.$queryRaw<{ id: number; own: number }[]>(sql`
+    SELECT coalesce(e.parent_id, e.id) AS id, e.id AS own FROM events e
+    WHERE e.id = ANY(${events}::int[])
+      OR e.id IN (SELECT event_id FROM event_venues WHERE venue_id = ANY(${venues}::int[]))
+      OR e.id IN (SELECT event_id FROM event_organizers WHERE organizer_id = ANY(${organizers}::int[]))
+      OR e.id IN (SELECT event_id FROM event_terms WHERE term_id = ANY(${terms}::int[]))
+      OR e.image_id = ANY(${media}::int[])`);
+  // Deleted for good, an event has no row: it is reported by its own ID.
+  const present = new Set(rows.map((r) => r.own));
+  const gone = events.filter((id) => !present.has(id));
+  return [...new Set([...rows.map((r) => r.id), ...gone])].sort((a, b) => a - b);
+}

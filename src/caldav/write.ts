@@ -1,0 +1,320 @@
+// A calendar object resource written by a CalDAV client (PUT) or removed (DELETE), through the
+// same services as the REST API's writes. The VEVENTs are read as the iCalendar import reads them
+// (import/ics-source.ts: LOCATION, ORGANIZER and CATEGORIES become venues, organizers and
+// categories, RECURRENCE-IDs changed occurrences) and written with the import's writer
+// (import/write-item.ts), so permissions, validation, the change feed and webhooks are the API's.
+// What the event's fields cannot hold is either kept as the client wrote it (alarms and
+// properties no field maps: dav_objects.extra) or refused with a precondition, never dropped.
+//
+// Concurrency: the whole write is one transaction. The event a name names is locked (FOR UPDATE)
+// before its ETag is compared and it is changed, so two writers of one resource take turns and the
+// second's If-Match sees the first's result; two that create the same name or UID at once meet on
+// the unique keys of dav_objects and imported_items, and the second runs again (services/retry.ts)
+// and finds the first's event.
+import ICAL from 'ical.js';
+import { canEdit, mayCall } from '../auth/permissions.js';
+import type { Tx } from '../db/client.js';
+import { nestingTransactions } from '../db/savepoints.js';
+import { Forbidden } from '../domain/errors.js';
+import { DATES_ZONE, ICS_SOURCE } from '../domain/import-sources.js';
+import type { Urls } from '../http/urls.js';
+import { readCalendar } from '../import/ics-source.js';
+import type { ImportItem } from '../import/items.js';
+import { findMapping, saveMapping } from '../import/ledger.js';
+import { writeItem } from '../import/write-item.js';
+import { deleteEvent } from '../services/events/delete.js';
+import type { ServiceContext } from '../services/context.js';
+import { retryOnConflict } from '../services/retry.js';
+import { globalId } from '../serializers/posts.js';
+import { DavError, caldavCondition, invalidData, invalidResource } from './errors.js';
+import { type Collection, idOfName, readResources, resourceTexts, uidOfEvent } from './store.js';
+
+export interface Conditions {
+  ifMatch?: string;
+  ifNoneMatch?: string;
+}
+
+/** What the event's fields hold or the service writes itself; every other property is kept as written. */
+const MAPPED = new Set([
+  'uid',
+  'dtstamp',
+  'dtstart',
+  'dtend',
+  'duration',
+  'summary',
+  'description',
+  'location',
+  'geo',
+  'organizer',
+  'categories',
+  'url',
+  'status',
+  'class',
+  'rrule',
+  'rdate',
+  'exdate',
+  'recurrence-id',
+  'last-modified',
+  'sequence',
+  'image',
+  'x-microsoft-cdo-alldayevent',
+  'x-microsoft-msncalendar-alldayevent',
+  DATES_ZONE.toLowerCase(),
+]);
+
+/** The parts of a PUT's calendar: its VEVENTs by RECURRENCE-ID ('' for the series or single event). */
+interface Parsed {
+  uid: string;
+  text: string;
+  extras: Map<string, string>;
+}
+
+/** Reads and checks the body as one calendar object resource (RFC 4791 4.1). */
+export function parseResource(body: string, collection: Collection): Parsed {
+  const root = calendarOf(body);
+  const events = eventsOf(root);
+  const uids = new Set(events.map((e) => String(e.getFirstPropertyValue('uid') ?? '').trim()));
+  const [uid] = uids;
+  if (uids.size > 1 || !uid)
+    throw invalidResource('Every VEVENT of a resource has one and the same UID (RFC 4791 4.1).');
+  if (uid.length > 1000) throw invalidData('The UID is longer than 1,000 characters.');
+  const masters = events.filter((e) => !e.getFirstProperty('recurrence-id'));
+  if (masters.length !== 1) {
+    throw invalidResource(
+      masters.length
+        ? 'A resource holds one VEVENT without RECURRENCE-ID.'
+        : 'Changed occurrences without their series (no VEVENT without RECURRENCE-ID) are not taken.',
+    );
+  }
+  const extras = new Map<string, string>();
+  for (const event of events) {
+    const recurrenceId = event.getFirstProperty('recurrence-id');
+    // As import/ics-event.ts names an override: the RECURRENCE-ID as ical.js writes it.
+    const key = recurrenceId ? String(recurrenceId.getFirstValue()) : '';
+    if (extras.has(key)) throw invalidResource(`Two VEVENTs have the RECURRENCE-ID ${key}.`);
+    extras.set(key, extraOf(event));
+  }
+  if (collection.kind === 'category') inCategory(masters[0], collection.name);
+  return { uid, text: root.toString(), extras };
+}
+
+function calendarOf(body: string): ICAL.Component {
+  let root: ICAL.Component;
+  try {
+    root = new ICAL.Component(ICAL.parse(body) as unknown[]);
+  } catch (err) {
+    throw invalidData(`The body is not iCalendar: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (root.name !== 'vcalendar') throw invalidData('The body is no VCALENDAR (RFC 5545 3.4).');
+  if (root.getFirstProperty('method'))
+    throw invalidResource('A calendar object resource carries no METHOD (RFC 4791 4.1): that is for scheduling.');
+  return root;
+}
+
+/** The VEVENTs; any other component but VTIMEZONE is refused (this calendar holds events only). */
+function eventsOf(root: ICAL.Component): ICAL.Component[] {
+  const other = root.getAllSubcomponents().find((c) => c.name !== 'vevent' && c.name !== 'vtimezone');
+  if (other) {
+    throw new DavError(
+      403,
+      `This calendar holds events only, not ${other.name.toUpperCase()}.`,
+      caldavCondition('supported-calendar-component'),
+    );
+  }
+  const events = root.getAllSubcomponents('vevent');
+  if (!events.length) throw invalidResource('The calendar holds no VEVENT.');
+  return events;
+}
+
+/** A resource put into a category's collection is in that category. */
+function inCategory(master: ICAL.Component, name: string) {
+  const names = master.getAllProperties('categories').flatMap((p) => p.getValues().map((v) => String(v)));
+  if (!names.some((n) => n.trim().toLowerCase() === name.toLowerCase()))
+    master.addPropertyWithValue('categories', name);
+}
+
+/** The VEVENT's unmapped properties and its components (VALARM), as content lines, folded. */
+function extraOf(event: ICAL.Component): string {
+  const lines: string[] = [];
+  for (const property of event.getAllProperties()) {
+    if (!MAPPED.has(property.name)) lines.push(property.toICALString());
+  }
+  for (const component of event.getAllSubcomponents()) lines.push(component.toString());
+  return lines.length ? `${lines.map(fold).join('\r\n')}\r\n` : '';
+}
+
+/** RFC 5545 3.1 folding of what ical.js wrote (it folds with its own line ends). */
+const fold = (text: string) => text.replace(/\r?\n/g, '\r\n');
+
+/** The items of the calendar, read as the import reads them; any that cannot be is refused. */
+function itemsOf(text: string): ImportItem[] {
+  let calendar;
+  try {
+    calendar = readCalendar(Buffer.from(text), { maxPages: 1, maxItems: MAX_VEVENTS, maxLinks: 20 });
+  } catch (err) {
+    throw invalidData(err instanceof Error ? err.message : String(err));
+  }
+  if (calendar.unreadable.length) throw invalidData(calendar.unreadable.map((u) => u.reason).join(' '));
+  if (calendar.notes.length) throw invalidData(calendar.notes.join(' '));
+  const items = [...calendar.batches()].flat();
+  for (const item of items) {
+    // Taken as calendar apps show it; every other remark is something the event would lose.
+    const lost = (item.remarks ?? []).filter((r) => !r.startsWith('no SUMMARY'));
+    if (lost.length) throw invalidData(`It cannot be kept whole: ${lost.join('; ')}.`);
+  }
+  return items;
+}
+
+/** VEVENTs in one resource: a series and up to this many changed occurrences. */
+const MAX_VEVENTS = 1000;
+
+/** Writes the resource; whether it was created. */
+export async function putResource(
+  ctx: ServiceContext,
+  urls: Urls,
+  collection: Collection,
+  name: string,
+  body: string,
+  conditions: Conditions,
+): Promise<{ created: boolean }> {
+  const parsed = parseResource(body, collection);
+  const items = itemsOf(parsed.text);
+  return retryOnConflict(() =>
+    ctx.db.$transaction(
+      async (tx) => {
+        const inner: ServiceContext = { ...ctx, db: nestingTransactions(tx) };
+        const existing = await lockedResource(tx, inner, urls, collection, name);
+        checkConditions(conditions, existing?.etag);
+        if (existing && !canEdit(ctx.caller, existing.master))
+          throw new Forbidden(true, 'Sorry, you are not allowed to edit this event.');
+        if (!existing && !mayCall(ctx.caller, 'createEvent')) throw new Forbidden(ctx.caller !== null);
+        await claimUid(tx, inner, urls, parsed.uid, existing?.master.id);
+        const ids = await writeItems(inner, items);
+        const masterId = ids.get('') ?? 0;
+        await saveObjects(tx, masterId, name, parsed.extras, ids);
+        return { created: !existing };
+      },
+      { timeout: 30_000 },
+    ),
+  );
+}
+
+/** The resource the name names in the collection, as the caller reads it, locked; none when absent. */
+async function lockedResource(tx: Tx, ctx: ServiceContext, urls: Urls, collection: Collection, name: string) {
+  const id = await idOfName(tx, name);
+  if (id === undefined) return undefined;
+  await tx.$queryRaw`SELECT id FROM events WHERE id = ${id}::int FOR UPDATE`;
+  const resource = (await readResources(ctx, collection, [id])).at(0);
+  if (!resource) {
+    // The name's event is gone, in the trash, or not the caller's to see: the name is free again.
+    await tx.davObject.updateMany({ where: { name }, data: { name: null } });
+    return undefined;
+  }
+  const [text] = await resourceTexts(ctx, urls, [resource]);
+  return text;
+}
+
+/** If-Match and If-None-Match (RFC 9110 13.1), against the resource's current ETag. */
+export function checkConditions({ ifMatch, ifNoneMatch }: Conditions, etag: string | undefined) {
+  const listed = (header: string) => header.split(',').map((t) => t.trim());
+  const failed = () => new DavError(412, 'The resource is not in the state the request expects; read it again.');
+  if (ifMatch !== undefined) {
+    if (!etag || !(ifMatch.trim() === '*' || listed(ifMatch).includes(etag))) throw failed();
+  }
+  if (ifNoneMatch !== undefined && etag) {
+    if (ifNoneMatch.trim() === '*' || listed(ifNoneMatch).includes(etag)) throw failed();
+  }
+}
+
+/**
+ * Makes the UID this resource's in the import's mapping (which the export reads UIDs from): a UID
+ * another resource holds is refused (RFC 4791 5.3.2.1, no-uid-conflict); a resource keeps its UID.
+ */
+async function claimUid(tx: Tx, ctx: ServiceContext, urls: Urls, uid: string, resourceId: number | undefined) {
+  const ref = { kind: 'event' as const, externalId: uid };
+  const mapping = await findMapping(tx, ICS_SOURCE, ref);
+  const byGuid = /\?id=(\d+)$/.exec(uid);
+  const guidId = byGuid && uid === globalId(urls.site, Number(byGuid[1])) ? Number(byGuid[1]) : undefined;
+  const holder = mapping?.localId ?? guidId;
+  if (resourceId !== undefined) {
+    const current = (await readResources(ctx, { kind: 'all' }, [resourceId])).at(0);
+    const currentUid = current ? await uidOfEvent(ctx, urls, current.master) : uid;
+    if (currentUid !== uid || (holder !== undefined && holder !== resourceId)) {
+      throw new DavError(
+        409,
+        `This resource's UID is ${currentUid}: a resource keeps its UID.`,
+        caldavCondition('no-uid-conflict'),
+      );
+    }
+    if (!mapping) await saveMapping(tx, ICS_SOURCE, ref, resourceId, '', true);
+    return;
+  }
+  if (holder !== undefined) {
+    const state = await tx.event.findUnique({ where: { id: holder }, select: { status: true } });
+    if (state && state.status !== 'trash')
+      throw new DavError(409, `Another resource holds the UID ${uid}.`, caldavCondition('no-uid-conflict'));
+    // Its event is in the trash or gone: the UID starts a new event (the trashed one keeps no UID).
+    await tx.$executeRaw`
+      DELETE FROM imported_items WHERE source = ${ICS_SOURCE} AND kind = 'event'
+        AND (external_id = ${uid} OR left(external_id, ${uid.length + 1}::int) = ${uid + '#'})`;
+  }
+}
+
+/** Writes each item through the import's writer; the local IDs by RECURRENCE-ID ('' for the master). */
+async function writeItems(ctx: ServiceContext, items: ImportItem[]): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  const run = { ctx, source: ICS_SOURCE, dryRun: false, rewrite: true };
+  for (const item of items) {
+    const { outcome } = await writeItem(run, item);
+    if (outcome.result === 'skipped') throw invalidData(`It cannot be written: ${outcome.reason}`);
+    const hash = item.externalId.indexOf('#');
+    ids.set(hash < 0 ? '' : item.externalId.slice(hash + 1), outcome.localId);
+  }
+  return ids;
+}
+
+/** The resource's name on its event, and each VEVENT's kept lines on its own event. */
+async function saveObjects(
+  tx: Tx,
+  masterId: number,
+  name: string,
+  extras: Map<string, string>,
+  ids: Map<string, number>,
+) {
+  await tx.davObject.updateMany({ where: { name, NOT: { eventId: masterId } }, data: { name: null } });
+  await tx.davObject.upsert({
+    where: { eventId: masterId },
+    create: { eventId: masterId, name, extra: extras.get('') ?? '' },
+    update: { name, extra: extras.get('') ?? '' },
+  });
+  // Occurrences no longer changed in this PUT lose what they kept.
+  const overrides = [...ids].filter(([key]) => key !== '').map(([, id]) => id);
+  await tx.$executeRaw`
+    DELETE FROM dav_objects d USING events e
+    WHERE d.event_id = e.id AND e.parent_id = ${masterId}::int AND NOT (e.id = ANY(${overrides}::int[]))`;
+  for (const [key, id] of ids) {
+    if (key === '') continue;
+    const extra = extras.get(key) ?? '';
+    await tx.davObject.upsert({ where: { eventId: id }, create: { eventId: id, extra }, update: { extra } });
+  }
+}
+
+/**
+ * DELETE: the resource's event to the trash, a series with its occurrences (as the API's DELETE).
+ * Its ETag is compared under the event's lock, so no write slips in between.
+ */
+export async function deleteResource(
+  ctx: ServiceContext,
+  urls: Urls,
+  collection: Collection,
+  name: string,
+  conditions: Conditions,
+): Promise<void> {
+  await ctx.db.$transaction(async (tx) => {
+    const inner: ServiceContext = { ...ctx, db: nestingTransactions(tx) };
+    const existing = await lockedResource(tx, inner, urls, collection, name);
+    if (!existing) throw new DavError(404, 'No such resource.');
+    checkConditions(conditions, existing.etag);
+    await deleteEvent(inner, { id: existing.master.id }, false);
+  });
+}
