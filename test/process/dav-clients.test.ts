@@ -1,0 +1,73 @@
+// Real CalDAV clients (vdirsyncer, khal) against Radicale, the reference CalDAV server, and against
+// this service, with the same scenarios (test/setup/dav-scenarios.ts). vdirsyncer talks through a
+// recording proxy, so the reports (test-artifacts/dav-clients-<target>.json) show what it sends and
+// can be put side by side.
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import {
+  davClientsInstalled,
+  type Radicale,
+  type RecordingProxy,
+  startRadicale,
+  startRecordingProxy,
+} from '../setup/dav-clients.js';
+import { type DavTarget, scenarios } from '../setup/dav-scenarios.js';
+import { startServer, type TestServer } from '../setup/server.js';
+
+describe.skipIf(!davClientsInstalled())('vdirsyncer and khal against Radicale', () => {
+  let radicale: Radicale;
+  let proxy: RecordingProxy;
+  let target: DavTarget;
+  const suite = scenarios(() => target);
+
+  beforeAll(async () => {
+    radicale = await startRadicale();
+    proxy = await startRecordingProxy(radicale.url);
+    target = {
+      name: 'radicale',
+      davUrl: proxy.url,
+      user: radicale.user,
+      password: radicale.password,
+      collection: 'events',
+      calendarUrl: radicale.calendarUrl,
+      recorder: proxy,
+    };
+  });
+
+  afterAll(async () => {
+    if (target) await suite.write();
+    await proxy?.close();
+    await radicale?.close();
+  });
+
+  for (const scenario of suite.cases) it(scenario.name, scenario.run, 60_000);
+});
+
+describe.skipIf(!davClientsInstalled())('vdirsyncer and khal against this service', () => {
+  let server: TestServer;
+  let proxy: RecordingProxy;
+  let target: DavTarget;
+  const suite = scenarios(() => target);
+
+  beforeAll(async () => {
+    server = await startServer('pglite');
+    proxy = await startRecordingProxy(server.origin);
+    target = {
+      name: 'service',
+      // Discovery from the CalDAV root, as a client given the site's address and /caldav/ does.
+      davUrl: `${proxy.url}/caldav/`,
+      user: 'editor',
+      password: server.users.editor.appPassword,
+      collection: 'events',
+      calendarUrl: `${server.origin}/caldav/calendars/events/`,
+      recorder: proxy,
+    };
+  });
+
+  afterAll(async () => {
+    if (target) await suite.write();
+    await proxy?.close();
+    await server?.close();
+  });
+
+  for (const scenario of suite.cases) it(scenario.name, scenario.run, 60_000);
+});
