@@ -183,6 +183,11 @@ export async function putResource(
     ctx.db.$transaction(
       async (tx) => {
         const inner: ServiceContext = { ...ctx, db: nestingTransactions(tx) };
+        // Writers of one name, or of one UID, take turns from here: each sees what the one before
+        // it committed (a new resource, a claimed UID), which no row lock can give for rows that
+        // do not exist yet. Always the name first, then the UID, so no two wait on each other.
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`caldav name ${name}`}, 0))`;
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`caldav uid ${parsed.uid}`}, 0))`;
         const existing = await lockedResource(tx, inner, urls, collection, name);
         checkConditions(conditions, existing?.etag);
         if (existing && !canEdit(ctx.caller, existing.master))

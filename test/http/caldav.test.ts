@@ -1,0 +1,465 @@
+// CalDAV (src/caldav, docs/caldav.md) on both databases, spoken by hand: discovery, what each role
+// reads and writes (the REST API's permissions), PUT and GET round trips, preconditions, UIDs,
+// DELETE to the trash, sync-collection on the change feed, calendar-query with time ranges and
+// expansion, multiget, hostile XML, and parallel writers of one resource.
+import { expect, it } from 'vitest';
+import type { Role } from '../../src/auth/roles.js';
+import { describeEachDatabase } from '../setup/each-database.js';
+import { pruneChanges } from '../../src/db/housekeeping.js';
+import { settled } from '../setup/feed.js';
+import type { TestServer } from '../setup/server.js';
+
+interface DavOptions {
+  as?: Role | null;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+async function dav(s: TestServer, method: string, path: string, options: DavOptions = {}) {
+  const role = options.as === undefined ? 'editor' : options.as;
+  const headers: Record<string, string> = { ...options.headers };
+  if (role) {
+    const user = s.users[role];
+    headers.authorization = `Basic ${Buffer.from(`${user.login}:${user.appPassword}`).toString('base64')}`;
+  }
+  if (options.body !== undefined && !headers['content-type'])
+    headers['content-type'] = method === 'PUT' ? 'text/calendar; charset=utf-8' : 'application/xml; charset=utf-8';
+  const response = await fetch(`${s.origin}${path}`, { method, headers, body: options.body, redirect: 'manual' });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+const HOME = '/caldav/calendars/';
+const ALL = `${HOME}events/`;
+
+const propfind = (...props: string[]) =>
+  `<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:cs="http://calendarserver.org/ns/"><d:prop>${props.map((p) => `<${p}/>`).join('')}</d:prop></d:propfind>`;
+
+const syncBody = (token: string) =>
+  `<d:sync-collection xmlns:d="DAV:"><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`;
+
+/** The hrefs of a multistatus, each with the status of its first propstat or its own. */
+function responses(xml: string): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const [, body] of xml.matchAll(/<d:response>(.*?)<\/d:response>/gs)) {
+    const href = /<d:href>(.*?)<\/d:href>/s.exec(body)?.[1] ?? '';
+    const status = /<d:status>HTTP\/1\.1 (\d{3})/.exec(body)?.[1] ?? '';
+    found.set(decodeURIComponent(href), status);
+  }
+  return found;
+}
+
+const tokenOf = (xml: string) => /<d:sync-token>(.*?)<\/d:sync-token>/.exec(xml)?.[1] ?? '';
+
+let n = 0;
+const uid = () => `caldav-test-${process.pid}-${++n}`;
+
+function vevent(id: string, fields: { summary?: string; start?: string; end?: string; extra?: string[] } = {}) {
+  return [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//tests//EN',
+    'BEGIN:VEVENT',
+    `UID:${id}`,
+    'DTSTAMP:20260101T000000Z',
+    `DTSTART:${fields.start ?? '20410601T180000Z'}`,
+    `DTEND:${fields.end ?? '20410601T200000Z'}`,
+    `SUMMARY:${fields.summary ?? 'From a calendar app'}`,
+    ...(fields.extra ?? []),
+    'END:VEVENT',
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
+}
+
+const restEvent = (title: string, extra: object = {}) => ({
+  title,
+  start_date: '2041-07-01 10:00:00',
+  end_date: '2041-07-01 11:00:00',
+  ...extra,
+});
+
+describeEachDatabase('CalDAV', (s, kind) => {
+  it('is found from /.well-known/caldav, the principal and its calendar home', async () => {
+    const known = await dav(s, 'PROPFIND', '/.well-known/caldav', { as: null });
+    expect(known.status).toBe(301);
+    expect(known.headers.get('location')).toBe('/caldav/');
+
+    const anonymous = await dav(s, 'PROPFIND', '/caldav/', { as: null, body: propfind('d:current-user-principal') });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
+
+    const root = await dav(s, 'PROPFIND', '/caldav/', {
+      body: propfind('d:current-user-principal'),
+      headers: { depth: '0' },
+    });
+    expect(root.status).toBe(207);
+    expect(root.headers.get('dav')).toContain('calendar-access');
+    expect(root.text).toContain('<d:current-user-principal><d:href>/caldav/principals/editor/</d:href>');
+
+    const principal = await dav(s, 'PROPFIND', '/caldav/principals/editor/', {
+      body: propfind('c:calendar-home-set', 'c:calendar-user-address-set'),
+    });
+    expect(principal.text).toContain(`<c:calendar-home-set><d:href>${HOME}</d:href>`);
+    expect(principal.text).toContain('mailto:editor@example.org');
+    // Another user's principal is not shown.
+    expect((await dav(s, 'PROPFIND', '/caldav/principals/author/', { body: propfind('d:displayname') })).status).toBe(
+      404,
+    );
+
+    await s.post('/categories', { name: 'Jazz nights' });
+    const home = await dav(s, 'PROPFIND', HOME, {
+      headers: { depth: '1' },
+      body: propfind(
+        'd:resourcetype',
+        'd:displayname',
+        'c:supported-calendar-component-set',
+        'd:sync-token',
+        'cs:getctag',
+      ),
+    });
+    const listed = responses(home.text);
+    expect([...listed.keys()]).toEqual(expect.arrayContaining([HOME, ALL, `${HOME}category-jazz-nights/`]));
+    expect(home.text).toContain('<d:resourcetype><d:collection/><c:calendar/></d:resourcetype>');
+    expect(home.text).toContain('<c:comp name="VEVENT"/>');
+    expect(home.text).toMatch(/<d:sync-token>urn:calendar-events:sync:\d+-\d+<\/d:sync-token>/);
+    expect(home.text).toContain('Events: Jazz nights');
+  });
+
+  it('refuses wrong credentials with a challenge, and answers an unknown property 404 in its propstat', async () => {
+    const wrong = await fetch(`${s.origin}${ALL}`, {
+      method: 'PROPFIND',
+      headers: { authorization: `Basic ${Buffer.from('editor:wrong').toString('base64')}` },
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toContain('Basic');
+    const odd = await dav(s, 'PROPFIND', ALL, { body: propfind('d:quota-used-bytes', 'd:displayname') });
+    expect(odd.text).toMatch(/<d:quota-used-bytes\/><\/d:prop><d:status>HTTP\/1\.1 404/);
+  });
+
+  it('shows each caller the events the REST API lets it read', async () => {
+    const published = (await s.post('/events', restEvent('Public concert'))).body;
+    const draft = (await s.post('/events', restEvent('Editor draft', { status: 'draft' }))).body;
+    const own = (await s.post('/events', restEvent('Contributor draft'), { as: 'contributor' })).body;
+    const hrefs = async (as: Role | null) =>
+      responses((await dav(s, 'PROPFIND', ALL, { as, headers: { depth: '1' }, body: propfind('d:getetag') })).text);
+    const anonymous = await hrefs(null);
+    expect(anonymous.has(`${ALL}${published.id}.ics`)).toBe(true);
+    expect(anonymous.has(`${ALL}${draft.id}.ics`)).toBe(false);
+    expect(anonymous.has(`${ALL}${own.id}.ics`)).toBe(false);
+    const contributor = await hrefs('contributor');
+    expect(contributor.has(`${ALL}${own.id}.ics`)).toBe(true);
+    expect(contributor.has(`${ALL}${draft.id}.ics`)).toBe(false);
+    const editor = await hrefs('editor');
+    expect(editor.has(`${ALL}${draft.id}.ics`)).toBe(true);
+    // Nor by name, nor by multiget.
+    expect((await dav(s, 'GET', `${ALL}${draft.id}.ics`, { as: 'subscriber' })).status).toBe(404);
+    const multiget = await dav(s, 'REPORT', ALL, {
+      as: null,
+      body: `<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><d:href>${ALL}${draft.id}.ics</d:href><d:href>${ALL}${published.id}.ics</d:href></c:calendar-multiget>`,
+    });
+    const got = responses(multiget.text);
+    expect(got.get(`${ALL}${draft.id}.ics`)).toBe('404');
+    expect(got.get(`${ALL}${published.id}.ics`)).toBe('200');
+  });
+
+  it('creates an event from a PUT through the API, maps its place and categories, and keeps what no field holds', async () => {
+    const id = uid();
+    const body = vevent(id, {
+      summary: 'Choir rehearsal',
+      extra: [
+        'LOCATION:Town Hall',
+        'CATEGORIES:Choir',
+        'TRANSP:OPAQUE',
+        'X-APPLE-TRAVEL-ADVISORY-BEHAVIOR:AUTOMATIC',
+        'BEGIN:VALARM',
+        'ACTION:DISPLAY',
+        'TRIGGER:-PT15M',
+        'DESCRIPTION:Reminder',
+        'END:VALARM',
+      ],
+    });
+    const put = await dav(s, 'PUT', `${ALL}${id}.ics`, { body, headers: { 'if-none-match': '*' } });
+    expect(put.status).toBe(201);
+    // Stored other than as sent, so without an ETag (RFC 9110 9.3.4).
+    expect(put.headers.get('etag')).toBeNull();
+    const got = await dav(s, 'GET', `${ALL}${id}.ics`);
+    expect(got.status).toBe(200);
+    expect(got.headers.get('etag')).toMatch(/^"[\w-]+"$/);
+    expect(got.text).toContain(`UID:${id}\r\n`);
+    expect(got.text).toContain('SUMMARY:Choir rehearsal');
+    expect(got.text).toContain('LOCATION:Town Hall');
+    expect(got.text).toContain('CATEGORIES:Choir');
+    expect(got.text).toContain('X-APPLE-TRAVEL-ADVISORY-BEHAVIOR:AUTOMATIC');
+    expect(got.text).toMatch(
+      /BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT15M\r\nDESCRIPTION:Reminder\r\nEND:VALARM\r\nEND:VEVENT/,
+    );
+
+    const list = await s.get(`/events?search=Choir%20rehearsal&start_date=2041-01-01&end_date=2041-12-31`);
+    const [event] = list.body.events;
+    expect(event.venue.venue).toBe('Town Hall');
+    expect(event.categories.map((c: { name: string }) => c.name)).toEqual(['Choir']);
+
+    // A change through the API is a new ETag.
+    await s.post(`/events/${event.id}`, { title: 'Choir rehearsal (moved)' });
+    const after = await dav(s, 'GET', `${ALL}${id}.ics`);
+    expect(after.headers.get('etag')).not.toBe(got.headers.get('etag'));
+    expect(after.text).toContain('SUMMARY:Choir rehearsal (moved)');
+  });
+
+  it('honours If-Match and If-None-Match, and keeps a resource to its UID', async () => {
+    const id = uid();
+    const path = `${ALL}${id}.ics`;
+    expect((await dav(s, 'PUT', path, { body: vevent(id), headers: { 'if-none-match': '*' } })).status).toBe(201);
+    expect((await dav(s, 'PUT', path, { body: vevent(id), headers: { 'if-none-match': '*' } })).status).toBe(412);
+    const etag = (await dav(s, 'GET', path)).headers.get('etag') ?? '';
+    expect(
+      (await dav(s, 'PUT', path, { body: vevent(id, { summary: 'x' }), headers: { 'if-match': '"stale"' } })).status,
+    ).toBe(412);
+    const changed = await dav(s, 'PUT', path, {
+      body: vevent(id, { summary: 'Changed' }),
+      headers: { 'if-match': etag },
+    });
+    expect(changed.status).toBe(204);
+    expect((await dav(s, 'GET', path)).text).toContain('SUMMARY:Changed');
+
+    // The same UID under another name, or another UID under this name: no-uid-conflict.
+    const elsewhere = await dav(s, 'PUT', `${ALL}other-${id}.ics`, { body: vevent(id) });
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.text).toContain('<c:no-uid-conflict/>');
+    const renamed = await dav(s, 'PUT', path, { body: vevent(`${id}-renamed`) });
+    expect(renamed.status).toBe(409);
+    expect((await dav(s, 'GET', `${ALL}other-${id}.ics`)).status).toBe(404);
+  });
+
+  it('refuses what it cannot hold with a CalDAV precondition, writing nothing', async () => {
+    const todo =
+      'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VTODO\r\nUID:t1\r\nSUMMARY:Task\r\nEND:VTODO\r\nEND:VCALENDAR\r\n';
+    const refused = await dav(s, 'PUT', `${ALL}todo.ics`, { body: todo });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('<c:supported-calendar-component/>');
+
+    const method = vevent(uid()).replace('PRODID:-//tests//EN', 'PRODID:-//tests//EN\r\nMETHOD:REQUEST');
+    expect((await dav(s, 'PUT', `${ALL}method.ics`, { body: method })).text).toContain(
+      '<c:valid-calendar-object-resource/>',
+    );
+    const two = vevent(uid()).replace(
+      'END:VCALENDAR',
+      vevent('another').split('VERSION:2.0\r\nPRODID:-//tests//EN\r\n')[1],
+    );
+    expect((await dav(s, 'PUT', `${ALL}two.ics`, { body: two })).status).toBe(403);
+    const broken = await dav(s, 'PUT', `${ALL}broken.ics`, { body: 'BEGIN:VCALENDAR\r\nthis is no calendar' });
+    expect(broken.status).toBe(403);
+    expect(broken.text).toContain('<c:valid-calendar-data/>');
+    // A DTEND before DTSTART would be dropped by a lenient import: refused instead.
+    const id = uid();
+    const backwards = await dav(s, 'PUT', `${ALL}${id}.ics`, { body: vevent(id, { end: '20410601T100000Z' }) });
+    expect(backwards.status).toBe(403);
+    expect(backwards.text).toContain('DTEND before DTSTART');
+    expect(
+      (await dav(s, 'PUT', `${ALL}json.ics`, { body: '{}', headers: { 'content-type': 'application/json' } })).status,
+    ).toBe(415);
+    for (const name of ['todo.ics', 'method.ics', 'two.ics', 'broken.ics', `${id}.ics`])
+      expect((await dav(s, 'GET', `${ALL}${name}`)).status).toBe(404);
+  });
+
+  it('lets each role write as the API does', async () => {
+    const anonymous = await dav(s, 'PUT', `${ALL}anon.ics`, { as: null, body: vevent(uid()) });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toMatch(/^Basic/);
+    expect((await dav(s, 'PUT', `${ALL}subscriber.ics`, { as: 'subscriber', body: vevent(uid()) })).status).toBe(403);
+
+    const id = uid();
+    expect(
+      (await dav(s, 'PUT', `${ALL}${id}.ics`, { as: 'contributor', body: vevent(id, { summary: 'Pending one' }) }))
+        .status,
+    ).toBe(201);
+    const mine = await dav(s, 'GET', `${ALL}${id}.ics`, { as: 'contributor' });
+    expect(mine.text).toContain('STATUS:TENTATIVE');
+    expect((await dav(s, 'GET', `${ALL}${id}.ics`, { as: null })).status).toBe(404);
+    // Not another's event.
+    const editors = (await s.post('/events', restEvent('Editor event'))).body;
+    const taken = await dav(s, 'PUT', `${ALL}${editors.id}.ics`, {
+      as: 'author',
+      body: vevent(`${new URL(s.origin).host}?id=${editors.id}`, { summary: 'Hijacked' }),
+    });
+    expect(taken.status).toBe(403);
+    expect((await s.get(`/events/${editors.id}`)).body.title).toBe('Editor event');
+  });
+
+  it('deletes to the trash, honouring If-Match', async () => {
+    const id = uid();
+    const path = `${ALL}${id}.ics`;
+    await dav(s, 'PUT', path, { body: vevent(id, { summary: 'Short-lived' }) });
+    expect((await dav(s, 'DELETE', path, { headers: { 'if-match': '"stale"' } })).status).toBe(412);
+    expect((await dav(s, 'DELETE', path, { as: 'subscriber' })).status).toBe(403);
+    const etag = (await dav(s, 'GET', path)).headers.get('etag') ?? '';
+    expect((await dav(s, 'DELETE', path, { headers: { 'if-match': etag } })).status).toBe(204);
+    expect((await dav(s, 'GET', path)).status).toBe(404);
+    const trashed = await s.get(`/events?search=Short-lived&status=trash&start_date=2041-01-01&end_date=2041-12-31`);
+    expect(trashed.body.events).toHaveLength(1);
+    // The name and UID are free again.
+    expect((await dav(s, 'PUT', path, { body: vevent(id), headers: { 'if-none-match': '*' } })).status).toBe(201);
+  });
+
+  it('syncs a collection from the change feed: what changed, what went, and a token that is too old', async () => {
+    const start = await dav(s, 'REPORT', ALL, { body: syncBody('') });
+    expect(start.status).toBe(207);
+    const token = tokenOf(start.text);
+    expect(token).toMatch(/^urn:calendar-events:sync:/);
+
+    const venue = (await s.post('/venues', { venue: 'Old Hall' })).body;
+    const linked = (await s.post('/events', restEvent('With a venue', { venue: venue.id }))).body;
+    const gone = (await s.post('/events', restEvent('To be deleted'))).body;
+    await settled(s);
+    const first = await dav(s, 'REPORT', ALL, { body: syncBody(token) });
+    const changed = responses(first.text);
+    expect(changed.get(`${ALL}${linked.id}.ics`)).toBe('200');
+    expect(changed.get(`${ALL}${gone.id}.ics`)).toBe('200');
+    const next = tokenOf(first.text);
+    expect(next).not.toBe(token);
+
+    await s.request('DELETE', `/events/${gone.id}`);
+    await s.post(`/venues/${venue.id}`, { venue: 'New Hall' });
+    await settled(s);
+    const second = await dav(s, 'REPORT', ALL, { body: syncBody(next) });
+    const since = responses(second.text);
+    // The renamed venue is in the linked event's LOCATION: reported as changed.
+    expect(since.get(`${ALL}${linked.id}.ics`)).toBe('200');
+    expect(since.get(`${ALL}${gone.id}.ics`)).toBe('404');
+    expect(since.size).toBe(2);
+    // Nothing since: an empty answer with the same or a later token.
+    const quiet = await dav(s, 'REPORT', ALL, { body: syncBody(tokenOf(second.text)) });
+    expect(responses(quiet.text).size).toBe(0);
+
+    // Once the feed is pruned past a token, that token is too old (RFC 6578 3.2).
+    await pruneChanges(s.db.prisma, new Date(Date.now() + 1000));
+    for (const bad of [token, 'garbage', 'urn:other:1-1', 'urn:calendar-events:sync:18446744073709551615-1']) {
+      const refused = await dav(s, 'REPORT', ALL, { body: syncBody(bad) });
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('<d:valid-sync-token/>');
+    }
+  });
+
+  it('answers calendar-query with a time range, expanded or not', async () => {
+    const weekly = (
+      await s.post('/events', {
+        title: 'Weekly class',
+        start_date: '2042-03-02 18:00:00',
+        end_date: '2042-03-02 19:00:00',
+        timezone: 'Europe/Berlin',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+      })
+    ).body;
+    const other = (
+      await s.post('/events', {
+        title: 'Elsewhere in time',
+        start_date: '2043-01-01 10:00:00',
+        end_date: '2043-01-01 11:00:00',
+      })
+    ).body;
+    const query = (expand: boolean) => `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
+      <d:prop><d:getetag/><c:calendar-data>${expand ? '<c:expand start="20420301T000000Z" end="20420317T000000Z"/>' : ''}</c:calendar-data></d:prop>
+      <c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"><c:time-range start="20420301T000000Z" end="20420317T000000Z"/></c:comp-filter></c:comp-filter></c:filter>
+    </c:calendar-query>`;
+    const plain = await dav(s, 'REPORT', ALL, { headers: { depth: '1' }, body: query(false) });
+    const found = responses(plain.text);
+    expect(found.has(`${ALL}${weekly.id}.ics`)).toBe(true);
+    expect(found.has(`${ALL}${other.id}.ics`)).toBe(false);
+    expect(plain.text).toContain('RRULE:FREQ=WEEKLY;COUNT=4');
+
+    const expanded = await dav(s, 'REPORT', ALL, { headers: { depth: '1' }, body: query(true) });
+    const data =
+      /<c:calendar-data>(.*?)<\/c:calendar-data>/s.exec(expanded.text.split(`${weekly.id}.ics`)[1])?.[1] ?? '';
+    // 2, 9 and 16 March at 18:00 in Berlin (UTC+1), each an occurrence of the series' UID.
+    expect(data.match(/RECURRENCE-ID:\d{8}T\d{6}Z/g)).toEqual([
+      'RECURRENCE-ID:20420302T170000Z',
+      'RECURRENCE-ID:20420309T170000Z',
+      'RECURRENCE-ID:20420316T170000Z',
+    ]);
+    expect(data).not.toContain('RRULE');
+
+    const todos = await dav(s, 'REPORT', ALL, {
+      body: '<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VTODO"/></c:comp-filter></c:filter></c:calendar-query>',
+    });
+    expect(responses(todos.text).size).toBe(0);
+    const textMatch = await dav(s, 'REPORT', ALL, {
+      body: '<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"><c:prop-filter name="SUMMARY"><c:text-match>x</c:text-match></c:prop-filter></c:comp-filter></c:comp-filter></c:filter></c:calendar-query>',
+    });
+    expect(textMatch.status).toBe(403);
+    expect(textMatch.text).toContain('<c:supported-filter/>');
+  });
+
+  it('puts an event into a category by its collection', async () => {
+    await s.post('/categories', { name: 'Workshops' });
+    const id = uid();
+    const path = `${HOME}category-workshops/${id}.ics`;
+    expect((await dav(s, 'PUT', path, { body: vevent(id, { summary: 'Pottery' }) })).status).toBe(201);
+    expect((await dav(s, 'GET', path)).text).toContain('CATEGORIES:Workshops');
+    const listed = responses(
+      (await dav(s, 'PROPFIND', `${HOME}category-workshops/`, { headers: { depth: '1' }, body: propfind('d:getetag') }))
+        .text,
+    );
+    expect(listed.has(path)).toBe(true);
+    expect((await dav(s, 'PROPFIND', `${HOME}category-none-such/`, { body: propfind('d:getetag') })).status).toBe(404);
+  });
+
+  it('answers hostile or unknown XML with a 4xx, and stays up', async () => {
+    const laughs = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><d:propfind xmlns:d="DAV:"><d:prop><d:displayname>&lol2;</d:displayname></d:prop></d:propfind>`;
+    expect((await dav(s, 'PROPFIND', ALL, { body: laughs })).status).toBe(400);
+    const external = `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><d:propfind xmlns:d="DAV:"><d:prop><d:displayname>&e;</d:displayname></d:prop></d:propfind>`;
+    const refused = await dav(s, 'PROPFIND', ALL, { body: external });
+    expect(refused.status).toBe(400);
+    expect(refused.text).not.toContain('root:');
+    const deep = `${'<a xmlns="DAV:">'.repeat(5000)}${'</a>'.repeat(5000)}`;
+    expect((await dav(s, 'PROPFIND', ALL, { body: deep })).status).toBe(400);
+    expect((await dav(s, 'PROPFIND', ALL, { body: '<d:propfind xmlns:d="DAV:"><d:prop>' })).status).toBe(400);
+    expect(
+      (await dav(s, 'PROPFIND', ALL, { body: `<d:propfind xmlns:d="DAV:">${' '.repeat(600 * 1024)}</d:propfind>` }))
+        .status,
+    ).toBe(413);
+    expect(
+      (await dav(s, 'PUT', `${ALL}huge.ics`, { body: vevent(uid(), { extra: [`X-BIG:${'a'.repeat(1100 * 1024)}`] }) }))
+        .status,
+    ).toBe(413);
+    const unknown = await dav(s, 'REPORT', ALL, { body: '<x:free-busy-query xmlns:x="urn:example"/>' });
+    expect(unknown.status).toBe(403);
+    expect(unknown.text).toContain('<d:supported-report/>');
+    const infinite = await dav(s, 'PROPFIND', HOME, { headers: { depth: 'infinity' }, body: propfind('d:getetag') });
+    expect(infinite.status).toBe(403);
+    expect(infinite.text).toContain('propfind-finite-depth');
+    expect((await dav(s, 'GET', `${ALL}%E0%A4%A.ics`)).status).toBe(400);
+    expect((await dav(s, 'PROPFIND', '/caldav/', { body: propfind('d:displayname') })).status).toBe(207);
+  });
+
+  it.runIf(kind === 'postgresql')(
+    'lets one of two writers with the same If-Match through, and one creator of a name',
+    async () => {
+      const id = uid();
+      const path = `${ALL}${id}.ics`;
+      await dav(s, 'PUT', path, { body: vevent(id) });
+      const etag = (await dav(s, 'GET', path)).headers.get('etag') ?? '';
+      const writes = await Promise.all(
+        ['One', 'Two', 'Three', 'Four'].map((summary) =>
+          dav(s, 'PUT', path, { body: vevent(id, { summary }), headers: { 'if-match': etag } }),
+        ),
+      );
+      expect(writes.map((w) => w.status).sort()).toEqual([204, 412, 412, 412]);
+
+      const fresh = uid();
+      const creates = await Promise.all(
+        [1, 2, 3, 4].map(() =>
+          dav(s, 'PUT', `${ALL}${fresh}.ics`, { body: vevent(fresh), headers: { 'if-none-match': '*' } }),
+        ),
+      );
+      expect(creates.map((c) => c.status).sort()).toEqual([201, 412, 412, 412]);
+      const found = await s.get(
+        `/events?search=${encodeURIComponent('From a calendar app')}&start_date=2041-01-01&end_date=2041-12-31&per_page=50`,
+      );
+      const ids = new Set(found.body.events.map((e: { id: number }) => e.id));
+      // Each create that lost made no event of its own.
+      const text = (await dav(s, 'GET', `${ALL}${fresh}.ics`)).text;
+      expect(text).toContain(`UID:${fresh}`);
+      expect(ids.size).toBeGreaterThan(0);
+    },
+  );
+});
