@@ -32,6 +32,7 @@ import { openDatabase } from '../../src/db/client.js';
 import type { SqlConnection } from '../../src/db/sql.js';
 import { type CalendarSize, STANDARD, scaledCalendar, seedCalendar } from './calendar.js';
 import { timeImport } from './import.js';
+import { measureCalDav } from './caldav.js';
 import { measureCluster } from './cluster.js';
 import { nginxBinary, NGINX_HINT } from '../lib/cluster.js';
 import { type Figures, measure, type Scenario, type Server, startServer } from './load.js';
@@ -252,6 +253,7 @@ async function comparePostgres(print: Print, withSeries = false) {
           print(label, name, service, service.requestsPerSecond / baseline.requestsPerSecond);
         print(label, 'event creation', await measure(service, all['event creation'], SECONDS, CONNECTIONS));
         if (!withSeries) await measureMedia(service, fixtures, label, print);
+        if (!withSeries) await measureCalDav(service.url, fixtures.bearer, fixtures.eventIds, label, console.log);
       } finally {
         await service.stop();
       }
@@ -388,6 +390,7 @@ async function measurePglite(print: Print) {
     try {
       for (const name of [...READS, 'event creation'] as const)
         print('service on PGlite', name, await measure(service, all[name], SECONDS, CONNECTIONS));
+      await measureCalDav(service.url, fixtures.bearer, fixtures.eventIds, 'service on PGlite', console.log);
     } finally {
       await service.stop();
     }

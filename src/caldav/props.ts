@@ -5,7 +5,7 @@
 import { mayCall } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
-import type { Collection, ResourceText } from './store.js';
+import type { Collection, ResourceText, ResourceVersion } from './store.js';
 import { HOME, principalHref, DAV_PREFIX } from './paths.js';
 import { add, APPLE, CALDAV, CALSERVER, DAV, keyOf } from './xml.js';
 
@@ -125,11 +125,28 @@ export function collectionProps(seen: Seen, collection: Collection): PropertyVal
 /** The largest calendar object resource a PUT takes (caldav/routes.ts reads no more). */
 export const MAX_RESOURCE_BYTES = 1024 * 1024;
 
+/** The properties a listing of ETags gives, which need no resource's text (store.ts resourceVersions). */
+const LISTED = [keyOf(DAV, 'resourcetype'), keyOf(DAV, 'getetag'), keyOf(DAV, 'getcontenttype')];
+
+/** Whether a request asks nothing of its resources but what a listing of ETags gives. */
+export const listedOnly = (names: { ns: string; name: string }[]) =>
+  names.every((n) => LISTED.includes(keyOf(n.ns, n.name)));
+
+export function versionProps(resource: ResourceVersion): PropertyValues {
+  return new Map<string, Value>([
+    [keyOf(DAV, 'resourcetype'), empty],
+    [keyOf(DAV, 'getetag'), text(resource.etag)],
+    [keyOf(DAV, 'getcontenttype'), text(RESOURCE_TYPE)],
+  ]);
+}
+
+const RESOURCE_TYPE = 'text/calendar; charset=utf-8; component=VEVENT';
+
 export function resourceProps(seen: Seen, resource: ResourceText): PropertyValues {
   const values = common(seen);
   values.set(keyOf(DAV, 'resourcetype'), empty);
   values.set(keyOf(DAV, 'getetag'), text(resource.etag));
-  values.set(keyOf(DAV, 'getcontenttype'), text('text/calendar; charset=utf-8; component=VEVENT'));
+  values.set(keyOf(DAV, 'getcontenttype'), text(RESOURCE_TYPE));
   values.set(keyOf(DAV, 'getcontentlength'), text(String(Buffer.byteLength(resource.text))));
   values.set(keyOf(DAV, 'getlastmodified'), text(resource.master.modifiedAt.toUTCString()));
   values.set(keyOf(DAV, 'displayname'), text(resource.master.title));

@@ -33,6 +33,8 @@ import {
   type PropertyValues,
   resourceProps,
   rootProps,
+  listedOnly,
+  versionProps,
   type Seen,
 } from './props.js';
 import { expand, type EventFilter, idsInRange, readFilter, type TimeRange, timeRange } from './query.js';
@@ -44,6 +46,7 @@ import {
   idOfName,
   readResources,
   resourceIds,
+  resourceVersions,
   resourceTexts,
   type ResourceText,
   segmentOf,
@@ -213,11 +216,11 @@ async function propfind(x: Exchange, body: XmlElement | undefined): Promise<void
   if (depth !== '0' && depth !== '1')
     throw new DavError(403, 'Depth is 0 or 1 here.', { ns: DAV, name: 'propfind-finite-depth' });
   const wanted = wantedOf(body);
-  const entries = await entriesOf(x, depth === '1');
+  const entries = await entriesOf(x, depth === '1', wanted);
   multistatus(x.res, entries, wanted);
 }
 
-async function entriesOf(x: Exchange, deep: boolean): Promise<Entry[]> {
+async function entriesOf(x: Exchange, deep: boolean, wanted: Wanted): Promise<Entry[]> {
   const seen = await x.seen();
   const { target, ctx } = x;
   switch (target.kind) {
@@ -247,8 +250,7 @@ async function entriesOf(x: Exchange, deep: boolean): Promise<Entry[]> {
       const collection = await collectionOf(x, target.segment);
       const self: Entry = { href: collectionHref(target.segment), values: collectionProps(seen, collection) };
       if (!deep) return [self];
-      const texts = await textsOf(x, collection, await resourceIds(ctx, collection));
-      return [self, ...texts.map((t) => resourceEntry(seen, target.segment, t))];
+      return [self, ...(await members(x, collection, target.segment, undefined, wanted)).entries];
     }
     case 'resource': {
       const collection = await collectionOf(x, target.segment);
@@ -407,21 +409,45 @@ async function syncCollection(
   let next: string;
   if (!token) {
     next = seen.token;
-    const texts = await textsOf(x, collection, await resourceIds(x.ctx, collection));
-    entries = texts.map((t) => keep(resourceEntry(seen, segment, t), t));
+    entries = (await members(x, collection, segment, undefined, wanted)).entries;
   } else {
     const changed = await changedSince(x.ctx.db, token);
     next = changed.token;
-    const texts = await textsOf(x, collection, changed.ids);
-    const present = new Set(texts.map((t) => t.master.id));
-    const gone = changed.ids.filter((id) => !present.has(id));
+    const found = await members(x, collection, segment, changed.ids, wanted);
+    const gone = changed.ids.filter((id) => !found.ids.has(id));
     const names = await hrefNames(x.ctx.db, gone);
     entries = [
-      ...texts.map((t) => keep(resourceEntry(seen, segment, t), t)),
+      ...found.entries,
       ...gone.map((id) => ({ href: resourceHref(segment, names.get(id) ?? `${id}.ics`), status: 404 })),
     ];
   }
   multistatus(x.res, entries, wanted, next);
+}
+
+/**
+ * The collection's resources (all, or those among `ids`) the caller may read, as the request
+ * wants them: from their ETags alone when it asks for nothing more, else from their texts.
+ */
+async function members(
+  x: Exchange,
+  collection: Collection,
+  segment: string,
+  ids: number[] | undefined,
+  wanted: Wanted,
+): Promise<{ entries: Entry[]; ids: Set<number> }> {
+  if ('names' in wanted && listedOnly(wanted.names)) {
+    const versions = await resourceVersions(x.ctx, x.urls, collection, ids);
+    return {
+      entries: versions.map((v) => ({ href: resourceHref(segment, v.name), values: versionProps(v) })),
+      ids: new Set(versions.map((v) => v.id)),
+    };
+  }
+  const seen = await x.seen();
+  const texts = await textsOf(x, collection, ids ?? (await resourceIds(x.ctx, collection)));
+  return {
+    entries: texts.map((t) => keep(resourceEntry(seen, segment, t), t)),
+    ids: new Set(texts.map((t) => t.master.id)),
+  };
 }
 
 // ---- Writing the multistatus --------------------------------------------------------------------

@@ -340,6 +340,60 @@ describeEachDatabase('CalDAV', (s, kind) => {
     }
   });
 
+  it('gives each resource one ETag in listings and GETs, which changes with whatever its text shows', async () => {
+    const venue = (await s.post('/venues', { venue: 'Riverside' })).body;
+    const category = (await s.post('/categories', { name: 'Open air' })).body;
+    const single = (await s.post('/events', restEvent('Picnic', { venue: venue.id, categories: [category.id] }))).body;
+    const series = (
+      await s.post('/events', {
+        title: 'Morning run',
+        start_date: '2042-05-04 07:00:00',
+        end_date: '2042-05-04 08:00:00',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+      })
+    ).body;
+    const listed = async (as: Role | null = 'editor') => {
+      const xml = (await dav(s, 'PROPFIND', ALL, { as, headers: { depth: '1' }, body: propfind('d:getetag') })).text;
+      const etags = new Map<string, string>();
+      for (const [, body] of xml.matchAll(/<d:response>(.*?)<\/d:response>/gs)) {
+        const etag = /<d:getetag>(.*?)<\/d:getetag>/.exec(body)?.[1];
+        if (etag) etags.set(/<d:href>(.*?)<\/d:href>/.exec(body)?.[1] ?? '', etag.replaceAll('&quot;', '"'));
+      }
+      return etags;
+    };
+    const get = (id: number, as: Role | null = 'editor') => dav(s, 'GET', `${ALL}${id}.ics`, { as });
+    // Every listed ETag is the one a GET of the resource gives, for each kind of caller.
+    for (const as of ['editor', null] as const) {
+      for (const [href, etag] of await listed(as))
+        expect((await dav(s, 'GET', href, { as })).headers.get('etag'), href).toBe(etag);
+    }
+    const before = await listed();
+    const picnic = `${ALL}${single.id}.ics`;
+    const run = `${ALL}${series.id}.ics`;
+
+    await s.post(`/venues/${venue.id}`, { venue: 'Riverside Park' });
+    const renamed = await listed();
+    expect(renamed.get(picnic)).not.toBe(before.get(picnic));
+    expect(renamed.get(run)).toBe(before.get(run));
+    const text = await get(single.id);
+    expect(text.headers.get('etag')).toBe(renamed.get(picnic));
+    expect(text.text).toContain('LOCATION:Riverside Park');
+
+    await s.post(`/categories/${category.id}`, { name: 'Outdoors' });
+    expect((await listed()).get(picnic)).not.toBe(renamed.get(picnic));
+
+    // One occurrence changed on its own is an override inside the series' resource.
+    const occurrences = await s.get(`/events?start_date=2042-05-01&end_date=2042-05-31&search=Morning%20run`);
+    const second = occurrences.body.events.find((e: { start_date: string }) => e.start_date.startsWith('2042-05-11'));
+    await s.post(`/events/${second.id}?scope=this`, { title: 'Morning run (long)' });
+    const after = await listed();
+    expect(after.get(run)).not.toBe(renamed.get(run));
+    const seriesText = await get(series.id);
+    expect(seriesText.headers.get('etag')).toBe(after.get(run));
+    expect(seriesText.text).toContain('SUMMARY:Morning run (long)');
+    expect(seriesText.text).toMatch(/RECURRENCE-ID[^:]*:20420511T0[57]0000/);
+  });
+
   it('answers calendar-query with a time range, expanded or not', async () => {
     const weekly = (
       await s.post('/events', {
