@@ -46,9 +46,13 @@ export function pathOfHref(href: string): string {
 }
 
 function decodeSegment(segment: string): string {
+  let decoded: string;
   try {
-    return decodeURIComponent(segment);
+    decoded = decodeURIComponent(segment);
   } catch {
     throw new DavError(400, 'The path has a percent sign that encodes no character.');
   }
+  // No name here holds a control character (PUT refuses them), and PostgreSQL's text holds no NUL.
+  if (/\p{Cc}/u.test(decoded)) throw new DavError(400, 'The path encodes a control character.');
+  return decoded;
 }

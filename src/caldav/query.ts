@@ -7,6 +7,7 @@
 import ICAL from 'ical.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../db/client.js';
+import { eachInSlices } from '../lib/slices.js';
 import { DavError, caldavCondition } from './errors.js';
 import { CALDAV, child, childrenNamed, type XmlElement } from './xml.js';
 
@@ -52,9 +53,8 @@ export function timeRange(element: XmlElement): TimeRange {
   const read = (name: string) => {
     const value = element.attributes[name];
     if (value === undefined) return undefined;
-    const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value.trim());
-    const date = m ? new Date(Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6])) : undefined;
-    if (!date || Number.isNaN(date.getTime()))
+    const date = utcDateTime(value.trim());
+    if (!date)
       throw new DavError(
         400,
         `A time-range ${name} is a UTC date-time such as 20260101T000000Z.`,
@@ -89,14 +89,50 @@ export async function idsInRange(db: PrismaClient, range: TimeRange): Promise<nu
   return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 
-/** Occurrences written by an expansion at most, whatever the range. */
-const MAX_INSTANCES = 2000;
+/** A UTC date-time as RFC 5545 writes it (`20260101T000000Z`), if it names a moment that exists. */
+function utcDateTime(value: string): Date | undefined {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number);
+  // setUTCFullYear, unlike Date.UTC, takes the years 0 to 99 as they are.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second);
+  const same =
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second;
+  return same ? date : undefined;
+}
+
+/**
+ * What one request may expand: occurrences written, and steps of the rules walked to find them
+ * (a daily series from the year 1 walks 740,000 to reach today). Past either, the request is
+ * refused with CALDAV:max-instances (RFC 4791 9.6.5) rather than answered in part.
+ */
+export class ExpansionBudget {
+  instances = 5000;
+  steps = 500_000;
+
+  take(kind: 'instances' | 'steps') {
+    if (--this[kind] < 0) {
+      throw new DavError(
+        403,
+        'The expansion asks for more occurrences than are written at once: ask for a shorter time range.',
+        caldavCondition('max-instances'),
+      );
+    }
+  }
+}
 
 /**
  * The resource's text with its series expanded into the occurrences in the range: each a VEVENT
  * with the series' UID and its RECURRENCE-ID, times in UTC, no rule (RFC 4791 9.6.5).
  */
-export function expand(text: string, range: TimeRange): string {
+export async function expand(text: string, range: TimeRange, budget: ExpansionBudget): Promise<string> {
   const calendar = new ICAL.Component(ICAL.parse(text) as unknown[]);
   for (const zone of calendar.getAllSubcomponents('vtimezone')) {
     const tz = new ICAL.Timezone(zone);
@@ -111,25 +147,36 @@ export function expand(text: string, range: TimeRange): string {
   const event = new ICAL.Event(master);
   for (const exception of vevents) if (exception !== master) event.relateException(exception);
   if (!event.isRecurring()) out.addSubcomponent(inUtc(master, undefined));
-  else for (const instance of occurrences(event, range)) out.addSubcomponent(instance);
+  else for (const instance of await occurrences(event, range, budget)) out.addSubcomponent(instance);
   return out.toString();
 }
 
-/** The series' occurrences in the range, each a VEVENT of its own, at most MAX_INSTANCES. */
-function occurrences(event: ICAL.Event, range: TimeRange): ICAL.Component[] {
+/**
+ * The series' occurrences in the range, each a VEVENT of its own, within the budget; the rule is
+ * walked a slice at a time (lib/slices.ts), so a long walk holds no other request up.
+ */
+async function occurrences(event: ICAL.Event, range: TimeRange, budget: ExpansionBudget): Promise<ICAL.Component[]> {
   const from = range.start ? ICAL.Time.fromJSDate(range.start, true) : undefined;
   const to = range.end ? ICAL.Time.fromJSDate(range.end, true) : undefined;
   const instances: ICAL.Component[] = [];
-  const iterator = event.iterator();
-  while (instances.length < MAX_INSTANCES) {
-    const next = nextOf(iterator);
-    if (!next || (to && next.compare(to) >= 0)) break;
+  await eachInSlices(startsOf(event.iterator(), to, budget), (next) => {
     const details: Occurrence = event.getOccurrenceDetails(next);
-    if (from && details.endDate.compare(from) <= 0) continue;
-    if (to && details.startDate.compare(to) >= 0) continue;
+    if (from && details.endDate.compare(from) <= 0) return;
+    if (to && details.startDate.compare(to) >= 0) return;
+    budget.take('instances');
     instances.push(inUtc(details.item.component, details));
-  }
+  });
   return instances;
+}
+
+/** The rule's starts before `to`, each a step taken from the budget. */
+function* startsOf(iterator: ICAL.RecurExpansion, to: ICAL.Time | undefined, budget: ExpansionBudget) {
+  for (;;) {
+    budget.take('steps');
+    const next = nextOf(iterator);
+    if (!next || (to && next.compare(to) >= 0)) return;
+    yield next;
+  }
 }
 
 /** The next start, or null past the last: RecurExpansion.next's types leave the null out. */

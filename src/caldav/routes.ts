@@ -37,12 +37,21 @@ import {
   versionProps,
   type Seen,
 } from './props.js';
-import { expand, type EventFilter, idsInRange, readFilter, type TimeRange, timeRange } from './query.js';
+import {
+  expand,
+  ExpansionBudget,
+  type EventFilter,
+  idsInRange,
+  readFilter,
+  type TimeRange,
+  timeRange,
+} from './query.js';
 import {
   categoryCollections,
   type Collection,
   findCollection,
   hrefNames,
+  idsOfNames,
   idOfName,
   readResources,
   resourceIds,
@@ -307,14 +316,14 @@ async function report(x: Exchange, body: XmlElement | undefined): Promise<void> 
   const calendarData = calendarDataOf(wanted);
   if (is(body, CALDAV, 'calendar-multiget')) {
     const entries = await multiget(x, collection, target.segment, body);
-    multistatus(x.res, withExpansion(entries, calendarData), wanted);
+    multistatus(x.res, await withExpansion(entries, calendarData), wanted);
     return;
   }
   if (is(body, CALDAV, 'calendar-query')) {
     const filter = readFilter(child(body, CALDAV, 'filter'));
     const texts = await queried(x, collection, target, filter);
     const entries = texts.map((t) => keep(resourceEntry(seen, target.segment, t), t));
-    multistatus(x.res, withExpansion(entries, calendarData), wanted);
+    multistatus(x.res, await withExpansion(entries, calendarData), wanted);
     return;
   }
   if (is(body, DAV, 'sync-collection')) {
@@ -334,14 +343,15 @@ function calendarDataOf(wanted: Wanted): { expand?: TimeRange } | undefined {
   return expansion ? { expand: timeRange(expansion) } : {};
 }
 
-function withExpansion(entries: Entry[], data: { expand?: TimeRange } | undefined): Entry[] {
+async function withExpansion(entries: Entry[], data: { expand?: TimeRange } | undefined): Promise<Entry[]> {
   const range = data?.expand;
   if (!range) return entries;
+  const budget = new ExpansionBudget();
   for (const entry of entries) {
     const value = entry.values?.get(keyOf(CALDAV, 'calendar-data'));
     const text = entry.values && textOfEntry(entry);
     if (value && text !== undefined) {
-      const expanded = expand(text, range);
+      const expanded = await expand(text, range, budget);
       entry.values?.set(keyOf(CALDAV, 'calendar-data'), (element) => {
         element.txt(expanded);
       });
@@ -354,23 +364,32 @@ function withExpansion(entries: Entry[], data: { expand?: TimeRange } | undefine
 const entryTexts = new WeakMap<PropertyValues, string>();
 const textOfEntry = (entry: Entry) => (entry.values ? entryTexts.get(entry.values) : undefined);
 
+/** The hrefs, each answered once under the href as the client wrote it, which it matches them by. */
 async function multiget(x: Exchange, collection: Collection, segment: string, body: XmlElement): Promise<Entry[]> {
   const seen = await x.seen();
-  const hrefs = childrenNamed(body, DAV, 'href').map((h) => h.text.trim());
-  const entries: Entry[] = [];
+  const hrefs = [...new Set(childrenNamed(body, DAV, 'href').map((h) => h.text.trim()))];
+  const names = new Map<string, string>();
   for (const href of hrefs) {
-    const target = targetOf(pathOfHref(href));
-    if (target?.kind !== 'resource' || target.segment !== segment) {
-      entries.push({ href, status: 404 });
-      continue;
-    }
-    const id = await idOfName(x.ctx.db, target.name);
-    const resources = id === undefined ? [] : await readResources(x.ctx, collection, [id]);
-    const text = (await resourceTexts(x.ctx, x.urls, resources)).at(0);
-    // Answered under the href as the client wrote it, which it matches its request with.
-    entries.push(text ? keep({ ...resourceEntry(seen, segment, text), href }, text) : { href, status: 404 });
+    const target = targetOfHref(href);
+    if (target?.kind === 'resource' && target.segment === segment) names.set(href, target.name);
   }
-  return entries;
+  const ids = await idsOfNames(x.ctx.db, [...new Set(names.values())]);
+  const texts = await textsOf(x, collection, [...new Set(ids.values())]);
+  const byId = new Map(texts.map((t) => [t.master.id, t]));
+  return hrefs.map((href) => {
+    const id = ids.get(names.get(href) ?? '');
+    const text = id === undefined ? undefined : byId.get(id);
+    return text ? keep({ ...resourceEntry(seen, segment, text), href }, text) : { href, status: 404 };
+  });
+}
+
+/** What an href of a request body names; nothing for one that names nothing here. */
+function targetOfHref(href: string): DavTarget | undefined {
+  try {
+    return targetOf(pathOfHref(href));
+  } catch {
+    return undefined;
+  }
 }
 
 const keep = (entry: Entry, text: ResourceText): Entry => {

@@ -154,6 +154,24 @@ export async function idOfName(db: PrismaClient | Tx, name: string): Promise<num
   return own?.name ? undefined : Number(id);
 }
 
+/** The events these names name (idOfName), in one statement for the given names. */
+export async function idsOfNames(db: PrismaClient | Tx, names: string[]): Promise<Map<string, number>> {
+  const given = await db.davObject.findMany({ where: { name: { in: names } } });
+  const ids = new Map(given.map((d) => [d.name ?? '', d.eventId]));
+  const numbered = names
+    .filter((n) => !ids.has(n))
+    .map((name) => ({ name, id: Number(/^([1-9]\d{0,9})\.ics$/.exec(name)?.[1] ?? NaN) }))
+    .filter((n) => n.id <= 2 ** 31 - 1);
+  if (!numbered.length) return ids;
+  // `<id>.ics` names an event only while no client has given it a name of its own.
+  const named = await db.davObject.findMany({
+    where: { eventId: { in: numbered.map((n) => n.id) }, name: { not: null } },
+  });
+  const renamed = new Set(named.map((d) => d.eventId));
+  for (const { name, id } of numbered) if (!renamed.has(id)) ids.set(name, id);
+  return ids;
+}
+
 /** The names of events, given or `<id>.ics`, for hrefs of events that may be gone. */
 export async function hrefNames(db: PrismaClient | Tx, ids: number[]): Promise<Map<number, string>> {
   const names = await namesOf(db, ids);

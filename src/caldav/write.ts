@@ -189,11 +189,13 @@ export async function putResource(
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`caldav name ${name}`}, 0))`;
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`caldav uid ${parsed.uid}`}, 0))`;
         const existing = await lockedResource(tx, inner, urls, collection, name);
+        if (!existing) await freeName(tx, name);
         checkConditions(conditions, existing?.etag);
         if (existing && !canEdit(ctx.caller, existing.master))
           throw new Forbidden(true, 'Sorry, you are not allowed to edit this event.');
         if (!existing && !mayCall(ctx.caller, 'createEvent')) throw new Forbidden(ctx.caller !== null);
         await claimUid(tx, inner, urls, parsed.uid, existing?.master.id);
+        await assertMayCreateCategories(tx, ctx, items);
         const ids = await writeItems(inner, items);
         const masterId = ids.get('') ?? 0;
         await saveObjects(tx, masterId, name, parsed.extras, ids);
@@ -205,19 +207,33 @@ export async function putResource(
 }
 
 /** The resource the name names in the collection, as the caller reads it, locked; none when absent. */
+/**
+ * The resource the name names in the collection, as the caller reads it, locked; none when the
+ * name is free. A name is free when nothing has it or its event is gone or in the trash; a name
+ * whose event the caller may not read, or that lies outside this collection, is refused, never
+ * taken over. `<number>.ics` are the names of events no client named (store.ts idOfName): a client
+ * cannot give one to a new event, which would take the name of a later one.
+ */
 async function lockedResource(tx: Tx, ctx: ServiceContext, urls: Urls, collection: Collection, name: string) {
   const id = await idOfName(tx, name);
-  if (id === undefined) return undefined;
-  await tx.$queryRaw`SELECT id FROM events WHERE id = ${id}::int FOR UPDATE`;
-  const resource = (await readResources(ctx, collection, [id])).at(0);
-  if (!resource) {
-    // The name's event is gone, in the trash, or not the caller's to see: the name is free again.
-    await tx.davObject.updateMany({ where: { name }, data: { name: null } });
-    return undefined;
-  }
-  const [text] = await resourceTexts(ctx, urls, [resource]);
-  return text;
+  const rows =
+    id === undefined
+      ? []
+      : await tx.$queryRaw<{ status: string }[]>`SELECT status FROM events WHERE id = ${id}::int FOR UPDATE`;
+  const live = rows.at(0)?.status !== undefined && rows.at(0)?.status !== 'trash';
+  if (!live) return undefined;
+  const resource = (await readResources(ctx, collection, [id ?? 0])).at(0);
+  if (!resource) throw new DavError(403, 'This name belongs to an event you may not change here.');
+  return (await resourceTexts(ctx, urls, [resource])).at(0);
 }
+
+/** Takes the name from an event that is gone or in the trash, for a new one. */
+async function freeName(tx: Tx, name: string) {
+  if (NUMBERED.test(name)) throw new DavError(403, `Names such as ${name} are the service's own: choose another.`);
+  await tx.davObject.updateMany({ where: { name }, data: { name: null } });
+}
+
+const NUMBERED = /^\d+\.ics$/;
 
 /** If-Match and If-None-Match (RFC 9110 13.1), against the resource's current ETag. */
 export function checkConditions({ ifMatch, ifNoneMatch }: Conditions, etag: string | undefined) {
@@ -265,6 +281,25 @@ async function claimUid(tx: Tx, ctx: ServiceContext, urls: Urls, uid: string, re
   }
 }
 
+/**
+ * A category the event names that does not exist yet is created with it, which needs the role
+ * creating it through its own route needs, as naming a new one in the API's event writes does
+ * (services/event-links.ts); the import's writer, run by an administrator, does not ask.
+ */
+async function assertMayCreateCategories(tx: Tx, ctx: ServiceContext, items: ImportItem[]) {
+  if (mayCall(ctx.caller, 'createCategory')) return;
+  const names = items
+    .flatMap((i) => i.embedded ?? [])
+    .filter((e) => e.kind === 'category')
+    .map((e) => e.label);
+  if (!names.length) return;
+  const found = await tx.$queryRaw<{ name: string }[]>`
+    SELECT lower(name) AS name FROM terms WHERE taxonomy = 'tribe_events_cat' AND lower(name) = ANY(${names.map((n) => n.toLowerCase())}::text[])`;
+  const known = new Set(found.map((f) => f.name));
+  const missing = names.find((n) => !known.has(n.toLowerCase()));
+  if (missing) throw new DavError(403, `Creating the category "${missing}" needs the author role or higher.`);
+}
+
 /** Writes each item through the import's writer; the local IDs by RECURRENCE-ID ('' for the master). */
 async function writeItems(ctx: ServiceContext, items: ImportItem[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
@@ -286,7 +321,6 @@ async function saveObjects(
   extras: Map<string, string>,
   ids: Map<string, number>,
 ) {
-  await tx.davObject.updateMany({ where: { name, NOT: { eventId: masterId } }, data: { name: null } });
   await tx.davObject.upsert({
     where: { eventId: masterId },
     create: { eventId: masterId, name, extra: extras.get('') ?? '' },

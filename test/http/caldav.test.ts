@@ -286,6 +286,42 @@ describeEachDatabase('CalDAV', (s, kind) => {
     expect((await s.get(`/events/${editors.id}`)).body.title).toBe('Editor event');
   });
 
+  it('never lets a name change hands while its event lives, nor a contributor make a category', async () => {
+    const draft = (await s.post('/events', restEvent('Board meeting', { status: 'draft' }))).body;
+    const id = uid();
+    const hidden = await dav(s, 'PUT', `${ALL}${draft.id}.ics`, { as: 'contributor', body: vevent(id) });
+    expect(hidden.status).toBe(403);
+    expect((await s.get(`/events/${draft.id}`)).body.title).toBe('Board meeting');
+    expect((await dav(s, 'GET', `${ALL}${draft.id}.ics`)).text).toContain('SUMMARY:Board meeting');
+    // A published event outside a category's collection is not taken by a name in it either.
+    const concert = (await s.post('/events', restEvent('Concert'))).body;
+    await s.post('/categories', { name: 'Theatre' });
+    const outside = await dav(s, 'PUT', `${HOME}category-theatre/${concert.id}.ics`, {
+      as: 'contributor',
+      body: vevent(uid()),
+    });
+    expect(outside.status).toBe(403);
+    expect((await dav(s, 'GET', `${ALL}${concert.id}.ics`, { as: null })).status).toBe(200);
+    // Numbered names are the service's own.
+    expect((await dav(s, 'PUT', `${ALL}99999.ics`, { body: vevent(uid()) })).status).toBe(403);
+
+    const newCategory = await dav(s, 'PUT', `${ALL}${id}.ics`, {
+      as: 'contributor',
+      body: vevent(id, { extra: ['CATEGORIES:Brand new category'] }),
+    });
+    expect(newCategory.status).toBe(403);
+    const categories = await s.get('/categories?hide_empty=false&per_page=100');
+    expect(categories.body.categories.map((c: { name: string }) => c.name)).not.toContain('Brand new category');
+    expect(
+      (
+        await dav(s, 'PUT', `${ALL}${id}.ics`, {
+          as: 'contributor',
+          body: vevent(id, { extra: ['CATEGORIES:Theatre'] }),
+        })
+      ).status,
+    ).toBe(201);
+  });
+
   it('deletes to the trash, honouring If-Match', async () => {
     const id = uid();
     const path = `${ALL}${id}.ics`;
@@ -432,6 +468,23 @@ describeEachDatabase('CalDAV', (s, kind) => {
     ]);
     expect(data).not.toContain('RRULE');
 
+    // A daily series from the year 1000, expanded in the year 9000: refused, not walked for minutes.
+    const ancient = uid();
+    await dav(s, 'PUT', `${ALL}${ancient}.ics`, {
+      body: vevent(ancient, { start: '10000101T090000Z', end: '10000101T100000Z', extra: ['RRULE:FREQ=DAILY'] }),
+    });
+    const far = (body: string) =>
+      `<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data>${body}</c:calendar-data></d:prop><d:href>${ALL}${ancient}.ics</d:href></c:calendar-multiget>`;
+    const tooMany = await dav(s, 'REPORT', ALL, {
+      body: far('<c:expand start="90000101T000000Z" end="90010101T000000Z"/>'),
+    });
+    expect(tooMany.status).toBe(403);
+    expect(tooMany.text).toContain('<c:max-instances/>');
+    const week = await dav(s, 'REPORT', ALL, {
+      body: far('<c:expand start="10000101T000000Z" end="10000108T000000Z"/>'),
+    });
+    expect(week.text.match(/RECURRENCE-ID:/g)).toHaveLength(7);
+
     const todos = await dav(s, 'REPORT', ALL, {
       body: '<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VTODO"/></c:comp-filter></c:filter></c:calendar-query>',
     });
@@ -482,6 +535,20 @@ describeEachDatabase('CalDAV', (s, kind) => {
     expect(infinite.status).toBe(403);
     expect(infinite.text).toContain('propfind-finite-depth');
     expect((await dav(s, 'GET', `${ALL}%E0%A4%A.ics`)).status).toBe(400);
+    for (const path of [`${ALL}%00.ics`, `${HOME}category-%00/`, '/caldav/principals/%00/'])
+      expect((await dav(s, 'PROPFIND', path, { body: propfind('d:getetag') })).status, path).toBe(400);
+    const hrefs = ['%00.ics', 'x/../y.ics', 'http://elsewhere.example/a.ics', 'none.ics', 'none.ics'].map(
+      (h) => `<d:href>${h.startsWith('http') ? h : ALL + h}</d:href>`,
+    );
+    const multiget = await dav(s, 'REPORT', ALL, {
+      body: `<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop>${hrefs.join('')}</c:calendar-multiget>`,
+    });
+    expect(multiget.status).toBe(207);
+    expect([...responses(multiget.text).values()]).toEqual(['404', '404', '404', '404']);
+    const impossible = await dav(s, 'REPORT', ALL, {
+      body: '<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"><c:time-range start="20269999T999999Z"/></c:comp-filter></c:comp-filter></c:filter></c:calendar-query>',
+    });
+    expect(impossible.status).toBe(400);
     expect((await dav(s, 'PROPFIND', '/caldav/', { body: propfind('d:displayname') })).status).toBe(207);
   });
 
@@ -506,6 +573,12 @@ describeEachDatabase('CalDAV', (s, kind) => {
         ),
       );
       expect(creates.map((c) => c.status).sort()).toEqual([201, 412, 412, 412]);
+      // One UID under four names at once: one resource, the others told of the conflict.
+      const shared = uid();
+      const named = await Promise.all(
+        [1, 2, 3, 4].map((i) => dav(s, 'PUT', `${ALL}${shared}-${i}.ics`, { body: vevent(shared) })),
+      );
+      expect(named.map((c) => c.status).sort()).toEqual([201, 409, 409, 409]);
       const found = await s.get(
         `/events?search=${encodeURIComponent('From a calendar app')}&start_date=2041-01-01&end_date=2041-12-31&per_page=50`,
       );
