@@ -21,6 +21,7 @@ const LAYERS = [
   'validation',
   'media',
   'import',
+  'caldav',
 ];
 
 /** A rule that forbids imports from the named folders of src/ (relative paths, any depth). */
@@ -96,6 +97,7 @@ export default tseslint.config(
       'validation',
       'media',
       'import',
+      'caldav',
     ),
   },
   {
@@ -113,25 +115,40 @@ export default tseslint.config(
       'validation',
       'media',
       'import',
+      'caldav',
     ),
   },
   {
     files: ['src/db/**'],
-    rules: forbid('queries', 'auth', 'services', 'serializers', 'handlers', 'http', 'discovery', 'media', 'import'),
+    rules: forbid(
+      'queries',
+      'auth',
+      'services',
+      'serializers',
+      'handlers',
+      'http',
+      'discovery',
+      'media',
+      'import',
+      'caldav',
+    ),
   },
   {
     files: ['src/queries/**'],
-    rules: forbid('services', 'serializers', 'handlers', 'http', 'discovery', 'media', 'import'),
+    rules: forbid('services', 'serializers', 'handlers', 'http', 'discovery', 'media', 'import', 'caldav'),
   },
   {
     files: ['src/auth/**'],
-    rules: forbid('queries', 'services', 'serializers', 'handlers', 'http', 'discovery', 'media', 'import'),
+    rules: forbid('queries', 'services', 'serializers', 'handlers', 'http', 'discovery', 'media', 'import', 'caldav'),
   },
-  { files: ['src/services/**'], rules: forbid('serializers', 'handlers', 'http', 'discovery', 'import') },
-  { files: ['src/serializers/**'], rules: forbid('db', 'queries', 'services', 'handlers', 'discovery', 'import') },
-  { files: ['src/handlers/**'], rules: forbid('db', 'queries', 'auth', 'import') },
-  { files: ['src/pages/**'], rules: forbid('db', 'queries', 'auth', 'handlers', 'import') },
-  { files: ['src/webhooks/**'], rules: forbid('handlers', 'discovery', 'pages', 'import') },
+  { files: ['src/services/**'], rules: forbid('serializers', 'handlers', 'http', 'discovery', 'import', 'caldav') },
+  {
+    files: ['src/serializers/**'],
+    rules: forbid('db', 'queries', 'services', 'handlers', 'discovery', 'import', 'caldav'),
+  },
+  { files: ['src/handlers/**'], rules: forbid('db', 'queries', 'auth', 'import', 'caldav') },
+  { files: ['src/pages/**'], rules: forbid('db', 'queries', 'auth', 'handlers', 'import', 'caldav') },
+  { files: ['src/webhooks/**'], rules: forbid('handlers', 'discovery', 'pages', 'import', 'caldav') },
   // Images (sharp): what an upload becomes, on nothing but domain/ and lib/; services store it, http/ reads it.
   {
     files: ['src/media/**'],
@@ -146,8 +163,11 @@ export default tseslint.config(
   // with their permissions, and validates with validation/, never through the HTTP layer.
   {
     files: ['src/import/**'],
-    rules: forbid('queries', 'auth', 'serializers', 'handlers', 'pages', 'webhooks', 'http', 'discovery'),
+    rules: forbid('queries', 'auth', 'serializers', 'handlers', 'pages', 'webhooks', 'http', 'discovery', 'caldav'),
   },
+  // CalDAV (src/caldav/) is an entry point beside http/: it reads through the services and the
+  // iCalendar serializer, and writes through the importer's writer, as an import of one resource.
+  { files: ['src/caldav/**'], rules: forbid('handlers', 'pages', 'discovery', 'webhooks') },
   // Neither entry point imports the other.
   { files: ['src/http/**', 'src/discovery/**', 'src/app.ts', 'src/server.ts'], rules: forbid('import') },
   // Every layer counts into the metrics; the metrics import none of them.

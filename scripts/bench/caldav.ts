@@ -26,7 +26,7 @@ export async function measureCalDav(
 ): Promise<void> {
   // CalDAV signs in with HTTP Basic: the login and its application password.
   const auth = `Basic ${Buffer.from(`bench:${bearer}`).toString('base64')}`;
-  const report_ = (url: string, body: string, depth = '1') =>
+  const ask = (url: string, body: string, depth = '1') =>
     fetch(url, {
       method: 'REPORT',
       headers: { authorization: auth, depth, 'content-type': 'application/xml' },
@@ -46,15 +46,16 @@ export async function measureCalDav(
     times.sort((a, b) => a - b);
     return { medianMs: times[Math.floor(times.length / 2)], maxMs: times[times.length - 1], ...last };
   };
-  const line = (name: string, t: Timing) =>
+  const line = (name: string, t: Timing) => {
     report(
       `${label.padEnd(28)} ${name.padEnd(44)} median ${t.medianMs.toFixed(1).padStart(7)} ms, slowest ${t.maxMs.toFixed(1).padStart(7)} ms, ${t.responses} resources, ${(t.bytes / 1024).toFixed(0)} KiB`,
     );
+  };
 
-  const full = await timed(3, () => report_(`${url}${COLLECTION}`, syncBody('')));
+  const full = await timed(3, () => ask(`${url}${COLLECTION}`, syncBody('')));
   line('full initial sync (sync-collection, ETags)', full);
 
-  const first = await (await report_(`${url}${COLLECTION}`, syncBody(''))).text();
+  const first = await (await ask(`${url}${COLLECTION}`, syncBody(''))).text();
   const token = /<d:sync-token>(.*?)<\/d:sync-token>/.exec(first)?.[1] ?? '';
   const changed = eventIds.slice(0, 10);
   for (const id of changed) {
@@ -67,12 +68,12 @@ export async function measureCalDav(
   }
   // The feed gives a change once no older transaction is still running: a moment after it commits.
   await new Promise((resolve) => setTimeout(resolve, 500));
-  const incremental = await timed(21, () => report_(`${url}${COLLECTION}`, syncBody(token)));
+  const incremental = await timed(21, () => ask(`${url}${COLLECTION}`, syncBody(token)));
   line('incremental sync, 10 changes', incremental);
   if (incremental.responses < changed.length)
     throw new Error(`The incremental sync gave ${incremental.responses} of ${changed.length} changes`);
 
   const hrefs = changed.map((id) => `<d:href>${COLLECTION}${id}.ics</d:href>`).join('');
   const multiget = `<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>${hrefs}</c:calendar-multiget>`;
-  line('multiget of the 10 changed', await timed(21, () => report_(`${url}${COLLECTION}`, multiget)));
+  line('multiget of the 10 changed', await timed(21, () => ask(`${url}${COLLECTION}`, multiget)));
 }
