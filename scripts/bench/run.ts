@@ -15,7 +15,8 @@
 // write's acknowledgement to the receiver), recurring (the postgresql part on a calendar where a
 // fifth of the events are occurrences of series, and the write of a series of 500), import (10,000
 // events from a site of The Events Calendar, scripts/bench/import.ts), cluster (1 to 3 instances behind
-// nginx, and a failover run, scripts/bench/cluster.ts); BENCH_PROFILE a folder where each service
+// nginx, and a failover run, scripts/bench/cluster.ts), caldav (the CalDAV syncs of the postgresql and
+// pglite parts alone, scripts/bench/caldav.ts); BENCH_PROFILE a folder where each service
 // process leaves a CPU profile (.cpuprofile, for Chrome DevTools or speedscope); BENCH_SERVICE_ENV
 // settings of the service as JSON. The service runs with its default configuration (rate limits on
 // sign-ins only) but for the limits part.
@@ -155,10 +156,34 @@ async function main() {
   if (PARTS.has('recurring')) await comparePostgres(print, true);
   if (PARTS.has('import')) await measureImports();
   if (PARTS.has('cluster')) await clusterPart(print);
+  if (PARTS.has('caldav')) await caldavPart();
   const failed = rows.some((row) => row[7]);
   if (failed) {
     console.error('\nSome requests failed: the figures above are not to be trusted.');
     process.exitCode = 1;
+  }
+}
+
+/** CalDAV alone (scripts/bench/caldav.ts) on the standard calendar, on PostgreSQL and on PGlite. */
+async function caldavPart() {
+  const standard = await createPostgres('caldav');
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'calendar-bench-'));
+  try {
+    for (const [label, storage] of [
+      ['service on PostgreSQL', { kind: 'postgresql', url: standard.url }],
+      ['service on PGlite', { kind: 'pglite', dataDir }],
+    ] as const) {
+      const fixtures = await seed(storage, STANDARD);
+      const service = await startService(storage);
+      try {
+        await measureCalDav(service.url, fixtures.bearer, fixtures.eventIds, label, console.log);
+      } finally {
+        await service.stop();
+      }
+    }
+  } finally {
+    await standard.drop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -518,8 +518,8 @@ function writePropstats(response: ReturnType<typeof add>, values: PropertyValues
 /** A property's element, by the name a request gave or by its `{ns}name` key. */
 function element(prop: ReturnType<typeof add>, name: XmlElement | string) {
   if (typeof name !== 'string') return add(prop, name.ns, name.name);
-  const match = /^\{(.*)\}(.+)$/.exec(name);
-  return add(prop, match?.[1] ?? DAV, match?.[2] ?? name);
+  const end = name.lastIndexOf('}');
+  return add(prop, name.slice(1, end), name.slice(end + 1));
 }
 
 const REASONS: Record<number, string> = { 200: 'OK', 403: 'Forbidden', 404: 'Not Found', 424: 'Failed Dependency' };

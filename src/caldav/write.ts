@@ -23,6 +23,7 @@ import type { ImportItem } from '../import/items.js';
 import { findMapping, saveMapping } from '../import/ledger.js';
 import { writeItem } from '../import/write-item.js';
 import { deleteEvent } from '../services/events/delete.js';
+import { syncSeries } from '../services/series.js';
 import type { ServiceContext } from '../services/context.js';
 import { retryOnConflict } from '../services/retry.js';
 import { globalId } from '../serializers/posts.js';
@@ -196,8 +197,10 @@ export async function putResource(
         if (!existing && !mayCall(ctx.caller, 'createEvent')) throw new Forbidden(ctx.caller !== null);
         await claimUid(tx, inner, urls, parsed.uid, existing?.master.id);
         await assertMayCreateCategories(tx, ctx, items);
+        const shown = existing ? await overridesShown(inner, existing.master.id) : [];
         const ids = await writeItems(inner, items);
         const masterId = ids.get('') ?? 0;
+        await revertDropped(tx, inner, masterId, shown, ids);
         await saveObjects(tx, masterId, name, parsed.extras, ids);
         return { created: !existing };
       },
@@ -311,6 +314,28 @@ async function writeItems(ctx: ServiceContext, items: ImportItem[]): Promise<Map
     ids.set(hash < 0 ? '' : item.externalId.slice(hash + 1), outcome.localId);
   }
   return ids;
+}
+
+/** The changed occurrences the resource showed the caller before this PUT (store.ts readResources). */
+async function overridesShown(ctx: ServiceContext, masterId: number): Promise<number[]> {
+  const resources = await readResources(ctx, { kind: 'all' }, [masterId]);
+  return resources.flatMap((r) => r.overrides.map((o) => o.id));
+}
+
+/**
+ * A changed occurrence the client had and left out of its PUT goes back to being the series'
+ * occurrence: no longer an exception, it takes the series' fields and times again (services/series.ts
+ * syncSeries), as the client's calendar now shows it. One it never saw is left as it is.
+ */
+async function revertDropped(tx: Tx, ctx: ServiceContext, masterId: number, shown: number[], ids: Map<string, number>) {
+  const kept = new Set(ids.values());
+  const dropped = shown.filter((id) => !kept.has(id));
+  if (!dropped.length) return;
+  await tx.event.updateMany({
+    where: { id: { in: dropped }, parentId: masterId },
+    data: { isException: false, modifiedAt: new Date() },
+  });
+  await syncSeries(tx, ctx, masterId, { rebuild: true, links: true });
 }
 
 /** The resource's name on its event, and each VEVENT's kept lines on its own event. */

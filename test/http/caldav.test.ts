@@ -322,6 +322,55 @@ describeEachDatabase('CalDAV', (s, kind) => {
     ).toBe(201);
   });
 
+  it('takes a series with a changed occurrence, and gives the occurrence back to the series when a PUT leaves it out', async () => {
+    const id = uid();
+    const path = `${ALL}${id}.ics`;
+    const master = [
+      'BEGIN:VEVENT',
+      `UID:${id}`,
+      'DTSTAMP:20260101T000000Z',
+      'DTSTART:20450102T100000Z',
+      'DTEND:20450102T110000Z',
+      'SUMMARY:Yoga',
+      'RRULE:FREQ=WEEKLY;COUNT=3',
+      'END:VEVENT',
+    ];
+    const moved = [
+      'BEGIN:VEVENT',
+      `UID:${id}`,
+      'DTSTAMP:20260101T000000Z',
+      'RECURRENCE-ID:20450109T100000Z',
+      'DTSTART:20450109T150000Z',
+      'DTEND:20450109T160000Z',
+      'SUMMARY:Yoga (afternoon)',
+      'BEGIN:VALARM',
+      'ACTION:DISPLAY',
+      'TRIGGER:-PT5M',
+      'DESCRIPTION:Soon',
+      'END:VALARM',
+      'END:VEVENT',
+    ];
+    const calendar = (...events: string[][]) =>
+      ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//tests//EN', ...events.flat(), 'END:VCALENDAR', ''].join('\r\n');
+    expect((await dav(s, 'PUT', path, { body: calendar(master, moved) })).status).toBe(201);
+    const both = (await dav(s, 'GET', path)).text;
+    expect(both).toContain('RRULE:FREQ=WEEKLY;COUNT=3');
+    expect(both).toMatch(/RECURRENCE-ID:20450109T100000Z\r\n(?:.*\r\n)*?END:VEVENT/);
+    expect(both).toContain('SUMMARY:Yoga (afternoon)');
+    expect(both).toContain('TRIGGER:-PT5M');
+    const list = async () =>
+      (await s.get('/events?start_date=2045-01-01&end_date=2045-01-31&search=Yoga')).body.events.map(
+        (e: { title: string; start_date: string }) => `${e.start_date} ${e.title}`,
+      );
+    expect(await list()).toContain('2045-01-09 15:00:00 Yoga (afternoon)');
+
+    expect((await dav(s, 'PUT', path, { body: calendar(master) })).status).toBe(204);
+    const alone = (await dav(s, 'GET', path)).text;
+    expect(alone).not.toContain('RECURRENCE-ID');
+    expect(alone).not.toContain('TRIGGER:-PT5M');
+    expect(await list()).toEqual(['2045-01-02 10:00:00 Yoga', '2045-01-09 10:00:00 Yoga', '2045-01-16 10:00:00 Yoga']);
+  });
+
   it('deletes to the trash, honouring If-Match', async () => {
     const id = uid();
     const path = `${ALL}${id}.ics`;
