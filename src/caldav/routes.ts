@@ -61,6 +61,7 @@ import {
   segmentOf,
 } from './store.js';
 import { changedSince, currentToken } from './sync.js';
+import { eachInSlices } from '../lib/slices.js';
 import { deleteResource, putResource } from './write.js';
 import {
   add,
@@ -70,6 +71,9 @@ import {
   childrenNamed,
   DAV,
   davDocument,
+  davFragment,
+  openRoot,
+  closeRoot,
   is,
   keyOf,
   parseXml,
@@ -226,7 +230,7 @@ async function propfind(x: Exchange, body: XmlElement | undefined): Promise<void
     throw new DavError(403, 'Depth is 0 or 1 here.', { ns: DAV, name: 'propfind-finite-depth' });
   const wanted = wantedOf(body);
   const entries = await entriesOf(x, depth === '1', wanted);
-  multistatus(x.res, entries, wanted);
+  await multistatus(x.res, entries, wanted);
 }
 
 async function entriesOf(x: Exchange, deep: boolean, wanted: Wanted): Promise<Entry[]> {
@@ -316,14 +320,14 @@ async function report(x: Exchange, body: XmlElement | undefined): Promise<void> 
   const calendarData = calendarDataOf(wanted);
   if (is(body, CALDAV, 'calendar-multiget')) {
     const entries = await multiget(x, collection, target.segment, body);
-    multistatus(x.res, await withExpansion(entries, calendarData), wanted);
+    await multistatus(x.res, await withExpansion(entries, calendarData), wanted);
     return;
   }
   if (is(body, CALDAV, 'calendar-query')) {
     const filter = readFilter(child(body, CALDAV, 'filter'));
     const texts = await queried(x, collection, target, filter);
     const entries = texts.map((t) => keep(resourceEntry(seen, target.segment, t), t));
-    multistatus(x.res, await withExpansion(entries, calendarData), wanted);
+    await multistatus(x.res, await withExpansion(entries, calendarData), wanted);
     return;
   }
   if (is(body, DAV, 'sync-collection')) {
@@ -440,7 +444,7 @@ async function syncCollection(
       ...gone.map((id) => ({ href: resourceHref(segment, names.get(id) ?? `${id}.ics`), status: 404 })),
     ];
   }
-  multistatus(x.res, entries, wanted, next);
+  await multistatus(x.res, entries, wanted, next);
 }
 
 /**
@@ -471,19 +475,24 @@ async function members(
 
 // ---- Writing the multistatus --------------------------------------------------------------------
 
-function multistatus(res: Response, entries: Entry[], wanted: Wanted, syncToken?: string): void {
-  const root = davDocument('multistatus');
-  for (const entry of entries) {
-    const response = add(root, DAV, 'response');
+/** A 207 of the entries, written a response at a time (lib/slices.ts). */
+async function multistatus(res: Response, entries: Entry[], wanted: Wanted, syncToken?: string): Promise<void> {
+  const parts = [openRoot('multistatus')];
+  await eachInSlices(entries, (entry) => {
+    const piece = davFragment();
+    const response = add(piece, DAV, 'response');
     add(response, DAV, 'href', entry.href);
-    if (entry.status || !entry.values) {
-      add(response, DAV, 'status', statusLine(entry.status ?? 404));
-      continue;
-    }
-    writePropstats(response, entry.values, wanted);
+    if (entry.status || !entry.values) add(response, DAV, 'status', statusLine(entry.status ?? 404));
+    else writePropstats(response, entry.values, wanted);
+    parts.push(serialize(piece));
+  });
+  if (syncToken) {
+    const piece = davFragment();
+    add(piece, DAV, 'sync-token', syncToken);
+    parts.push(serialize(piece));
   }
-  if (syncToken) add(root, DAV, 'sync-token', syncToken);
-  res.status(207).type(XML).send(serialize(root));
+  parts.push(closeRoot('multistatus'));
+  res.status(207).type(XML).send(parts.join(''));
 }
 
 function writePropstats(response: ReturnType<typeof add>, values: PropertyValues, wanted: Wanted) {

@@ -236,7 +236,32 @@ export async function resourceVersions(
   collection: Collection,
   ids?: number[],
 ): Promise<ResourceVersion[]> {
-  const only = ids ? sql`AND e.id = ANY(${ids}::int[])` : sql``;
+  const versions: ResourceVersion[] = [];
+  // A thousand at a time: on the embedded database a statement holds the event loop while it runs.
+  if (ids) {
+    for (let from = 0; from < ids.length; from += VERSIONS_READ) {
+      const only = sql`AND e.id = ANY(${ids.slice(from, from + VERSIONS_READ)}::int[])`;
+      versions.push(...(await versionsWhere(ctx, urls, collection, only)));
+    }
+    return versions;
+  }
+  for (let after = 0; ;) {
+    const page = await versionsWhere(ctx, urls, collection, sql`AND e.id > ${after}::int`, VERSIONS_READ);
+    versions.push(...page);
+    if (page.length < VERSIONS_READ) return versions;
+    after = page[page.length - 1].id;
+  }
+}
+
+const VERSIONS_READ = 1000;
+
+async function versionsWhere(
+  ctx: ServiceContext,
+  urls: Urls,
+  collection: Collection,
+  only: Prisma.Sql,
+  limit?: number,
+): Promise<ResourceVersion[]> {
   const rows = await ctx.db.$queryRaw<{ id: number; name: string | null; version: string }[]>`
     SELECT e.id, d.name, md5(concat_ws('|',
         (SELECT external_id FROM imported_items i WHERE i.local_id = e.id AND i.kind = 'event' AND i.source = ${ICS_SOURCE}),
@@ -251,7 +276,7 @@ export async function resourceVersions(
           WHERE x.id = e.id OR (x.parent_id = e.id AND x.is_exception AND x.status <> 'trash')))) AS version
     FROM events e LEFT JOIN dav_objects d ON d.event_id = e.id
     WHERE e.parent_id IS NULL AND ${readableSql(ctx)} AND ${inCollection(collection)} ${only}
-    ORDER BY e.id`;
+    ORDER BY e.id ${limit === undefined ? sql`` : sql`LIMIT ${limit}::int`}`;
   const view = viewOf(ctx, urls);
   return rows.map((r) => ({ id: r.id, name: r.name ?? `${r.id}.ics`, etag: etagOf(`${view} ${r.version}`) }));
 }

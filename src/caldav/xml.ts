@@ -4,7 +4,7 @@
 // outright, so no billion laughs and no external entity. The tree it builds is bounded in depth
 // and size. Answers are written by xmlbuilder2, which escapes what it writes.
 import { SaxesParser } from 'saxes';
-import { create } from 'xmlbuilder2';
+import { create, fragment } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 
 export const DAV = 'DAV:';
@@ -90,20 +90,41 @@ export const childrenNamed = (element: XmlElement | undefined, ns: string, name:
 /** A property, as `{ns}name`, the key under which values are looked up. */
 export const keyOf = (ns: string, name: string) => `{${ns}}${name}`;
 
-/** A document with its root in the DAV: namespace and every prefix answers use declared. */
+// Every answer declares the prefixes of PREFIXES once, on its root, and its elements use them. A
+// multistatus of ten thousand responses is written a response at a time (each a fragment, between
+// the root's tags), so that writing it gives other requests their turns (caldav/routes.ts).
+
+const DECLARATIONS = Object.entries(PREFIXES)
+  .map(([ns, prefix]) => ` xmlns:${prefix}="${ns}"`)
+  .join('');
+
+/** The start and end of an answer whose root is `d:<name>`, with the prefixes declared. */
+export const openRoot = (name: string) => `<?xml version="1.0" encoding="utf-8"?><d:${name}${DECLARATIONS}>`;
+export const closeRoot = (name: string) => `</d:${name}>`;
+
+/** A whole answer whose root is `d:<name>`. */
 export function davDocument(root: string): XMLBuilder {
-  const doc = create({ version: '1.0', encoding: 'utf-8' });
-  const element = doc.ele(DAV, `d:${root}`);
-  for (const [ns, prefix] of Object.entries(PREFIXES)) if (ns !== DAV) element.att('xmlns:' + prefix, ns);
+  const element = create({ version: '1.0', encoding: 'utf-8' }).ele(`d:${root}`);
+  for (const [ns, prefix] of Object.entries(PREFIXES)) element.att(`xmlns:${prefix}`, ns);
   return element;
 }
 
-/** Adds an element of a namespace, with the prefix declared on the root when there is one. */
+/** A part of an answer, written within a root that declares the prefixes. */
+export const davFragment = (): XMLBuilder => fragment();
+
+/**
+ * Adds an element: by its prefix when its namespace has one, else with its namespace declared on
+ * it (a property a client asked for in a namespace of its own).
+ */
 export function add(parent: XMLBuilder, ns: string, name: string, text?: string): XMLBuilder {
   const prefix = PREFIXES[ns];
-  const element = prefix ? parent.ele(ns, `${prefix}:${name}`) : parent.ele(ns, name);
+  const element = prefix ? parent.ele(`${prefix}:${name}`) : parent.ele(ns, name);
   if (text !== undefined) element.txt(text);
   return element;
 }
 
-export const serialize = (element: XMLBuilder) => element.end({ prettyPrint: false });
+/**
+ * The text of a document or fragment. A carriage return is written as a reference: an XML reader
+ * turns a literal one into a line feed, and iCalendar's lines end in CRLF (RFC 5545 3.1).
+ */
+export const serialize = (element: XMLBuilder) => element.end({ prettyPrint: false }).replace(/\r/g, '&#13;');

@@ -194,6 +194,11 @@ describeEachDatabase('CalDAV', (s, kind) => {
       /BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT15M\r\nDESCRIPTION:Reminder\r\nEND:VALARM\r\nEND:VEVENT/,
     );
 
+    // In XML, iCalendar's CRLF keeps its CR as a reference: a reader turns a literal one into LF.
+    const multiget = await dav(s, 'REPORT', ALL, {
+      body: `<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data/></d:prop><d:href>${ALL}${id}.ics</d:href></c:calendar-multiget>`,
+    });
+    expect(multiget.text).toContain('SUMMARY:Choir rehearsal&#13;\n');
     const list = await s.get(`/events?search=Choir%20rehearsal&start_date=2041-01-01&end_date=2041-12-31`);
     const [event] = list.body.events;
     expect(event.venue.venue).toBe('Town Hall');
