@@ -11,6 +11,7 @@ import {
   startRecordingProxy,
 } from '../setup/dav-clients.js';
 import { type DavTarget, scenarios } from '../setup/dav-scenarios.js';
+import { databaseKinds } from '../setup/databases.js';
 import { startServer, type TestServer } from '../setup/server.js';
 
 // CI installs the programs (.ci/run), so there a missing one fails the run instead of skipping it.
@@ -45,17 +46,17 @@ describe.skipIf(skipped)('vdirsyncer and khal against Radicale', () => {
   for (const scenario of suite.cases) it(scenario.name, scenario.run, 60_000);
 });
 
-describe.skipIf(skipped)('vdirsyncer and khal against this service', () => {
+describe.skipIf(skipped).each(databaseKinds)('vdirsyncer and khal against this service on %s', (kind) => {
   let server: TestServer;
   let proxy: RecordingProxy;
   let target: DavTarget;
   const suite = scenarios(() => target);
 
   beforeAll(async () => {
-    server = await startServer('pglite');
+    server = await startServer(kind);
     proxy = await startRecordingProxy(server.origin);
     target = {
-      name: 'service',
+      name: `service-${kind}`,
       // Discovery from the CalDAV root, as a client given the site's address and /caldav/ does.
       davUrl: `${proxy.url}/caldav/`,
       user: 'editor',
