@@ -436,9 +436,12 @@ function registerHandlers(
 }
 
 /** Calls `afterWrite` when a request that may write (not GET, HEAD or OPTIONS) has been answered with success. */
+/** Methods that write nothing: the REST API's reads, and CalDAV's (caldav/routes.ts). */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PROPFIND', 'REPORT']);
+
 function notifyWrites(afterWrite: () => void) {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS') {
+    if (!READ_METHODS.has(req.method)) {
       res.once('finish', () => {
         if (res.statusCode < 400) afterWrite();
       });
