@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { Forbidden, InvalidCredentials } from '../domain/errors.js';
 import { toApiError } from '../http/errors.js';
+import { OPERATION_LOCAL } from '../metrics/http.js';
 import type { RateLimits } from '../http/rate-limits.js';
 import { requestUrls, type Urls } from '../http/urls.js';
 import type { ServiceContext } from '../services/context.js';
@@ -112,11 +113,20 @@ export function davRoutes(deps: DavDeps): Router {
     res.set('Location', `${DAV_PREFIX}/`).status(301).end();
   });
   router.use((req, res, next) => {
-    const target = targetOf(req.path);
+    let target: DavTarget | undefined;
+    try {
+      target = targetOf(req.path);
+    } catch (err) {
+      // A path under the prefix that names nothing it could (a broken escape): refused in DAV's shape.
+      fail(deps, req, res, err);
+      return;
+    }
     if (!target) {
       next();
       return;
     }
+    // Its requests are timed as one operation (metrics/http.ts), told apart by their method.
+    res.locals[OPERATION_LOCAL] = 'caldav';
     answer(deps, req, res, target).catch((err: unknown) => {
       fail(deps, req, res, err);
     });
