@@ -54,12 +54,12 @@ import {
   hrefNames,
   idsOfNames,
   idOfName,
-  readResources,
   resourceIds,
   resourceVersions,
-  resourceTexts,
+  readTexts,
   type ResourceText,
   segmentOf,
+  viewDigest,
 } from './store.js';
 import { changedSince, currentToken } from './sync.js';
 import { eachInSlices } from '../lib/slices.js';
@@ -163,7 +163,8 @@ async function answer(deps: DavDeps, req: Request, res: Response, target: DavTar
     ctx,
     urls,
     target,
-    seen: () => (seen ??= currentToken(ctx.db).then((token) => ({ caller, token, title: TITLE }))),
+    seen: () =>
+      (seen ??= currentToken(ctx.db, viewDigest(ctx, urls)).then((token) => ({ caller, token, title: TITLE }))),
   };
   switch (req.method) {
     case 'PROPFIND':
@@ -296,8 +297,7 @@ async function collectionOf(x: Exchange, segment: string): Promise<Collection> {
 
 async function resourceText(x: Exchange, collection: Collection, name: string): Promise<ResourceText> {
   const id = await idOfName(x.ctx.db, name);
-  const resources = id === undefined ? [] : await readResources(x.ctx, collection, [id]);
-  const text = (await resourceTexts(x.ctx, x.urls, resources)).at(0);
+  const text = id === undefined ? undefined : (await readTexts(x.ctx, x.urls, collection, [id])).at(0);
   if (!text) throw new DavError(404, 'No such resource.');
   return text;
 }
@@ -306,8 +306,7 @@ async function resourceText(x: Exchange, collection: Collection, name: string): 
 async function textsOf(x: Exchange, collection: Collection, ids: number[]): Promise<ResourceText[]> {
   const texts: ResourceText[] = [];
   for (let from = 0; from < ids.length; from += SLICE) {
-    const resources = await readResources(x.ctx, collection, ids.slice(from, from + SLICE));
-    texts.push(...(await resourceTexts(x.ctx, x.urls, resources)));
+    texts.push(...(await readTexts(x.ctx, x.urls, collection, ids.slice(from, from + SLICE))));
   }
   return texts;
 }
@@ -444,7 +443,7 @@ async function syncCollection(
     next = seen.token;
     entries = (await members(x, collection, segment, undefined, wanted)).entries;
   } else {
-    const changed = await changedSince(x.ctx.db, token);
+    const changed = await changedSince(x.ctx.db, token, viewDigest(x.ctx, x.urls));
     next = changed.token;
     const found = await members(x, collection, segment, changed.ids, wanted);
     const gone = changed.ids.filter((id) => !found.ids.has(id));
@@ -579,7 +578,6 @@ async function get(x: Exchange): Promise<void> {
   const collection = await collectionOf(x, target.segment);
   const text = await resourceText(x, collection, target.name);
   x.res.set('ETag', text.etag);
-  x.res.set('Last-Modified', text.master.modifiedAt.toUTCString());
   if (x.req.headers['if-none-match']?.split(',').some((t) => t.trim() === text.etag || t.trim() === '*')) {
     x.res.status(304).end();
     return;

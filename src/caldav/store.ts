@@ -178,23 +178,30 @@ export async function hrefNames(db: PrismaClient | Tx, ids: number[]): Promise<M
   return new Map(ids.map((id) => [id, names.get(id) ?? `${id}.ics`]));
 }
 
-/** Each resource's text and ETag, as its caller reads it. */
-export async function resourceTexts(ctx: ServiceContext, urls: Urls, resources: Resource[]): Promise<ResourceText[]> {
+/**
+ * The texts and ETags of the collection's resources among `ids` that the caller may read. The ETags
+ * are read before the rows: a write that commits in between then leaves a newer text under an
+ * older ETag, which the client's next sync sees change and reads again, never an older text under
+ * the newer ETag, which it would keep for good.
+ */
+export async function readTexts(
+  ctx: ServiceContext,
+  urls: Urls,
+  collection: Collection,
+  ids: number[],
+): Promise<ResourceText[]> {
+  const etags = new Map((await resourceVersions(ctx, urls, collection, ids)).map((v) => [v.id, v.etag]));
+  const resources = await readResources(ctx, collection, [...etags.keys()]);
   const rows = resources.flatMap((r) => [r.master, ...r.overrides]);
   const uids = await importedUids(ctx, rows);
   const extras = await extrasOf(
     ctx.db,
     rows.map((r) => r.id),
   );
-  const versions = await resourceVersions(
-    ctx,
-    urls,
-    { kind: 'all' },
-    resources.map((r) => r.master.id),
-  );
-  const etags = new Map(versions.map((v) => [v.id, v.etag]));
   const texts: ResourceText[] = [];
   for (const resource of resources) {
+    const etag = etags.get(resource.master.id);
+    if (!etag) continue;
     const body = await eventsCalendar([resource.master, ...resource.overrides], {
       urls,
       caller: ctx.caller,
@@ -204,9 +211,7 @@ export async function resourceTexts(ctx: ServiceContext, urls: Urls, resources: 
       zone: ctx.siteZone,
       extras,
     });
-    const etag = etags.get(resource.master.id);
-    // Gone or out of the caller's sight between the two statements: left out, as it would be now.
-    if (etag) texts.push({ name: resource.name, text: body.toString('utf8'), etag, master: resource.master });
+    texts.push({ name: resource.name, text: body.toString('utf8'), etag, master: resource.master });
   }
   return texts;
 }
@@ -216,7 +221,15 @@ export async function resourceTexts(ctx: ServiceContext, urls: Urls, resources: 
  * when serializers/ical.ts or the kept lines change what they write), the site's zone, and what
  * the caller may see (every status, the published ones, or those and its own).
  */
-const TEXT_VERSION = 1;
+export const TEXT_VERSION = 1;
+
+/**
+ * A digest of the caller's view: sync tokens carry it (sync.ts), so that a token taken under
+ * another view (a role changed since, another site zone or address) is refused, and the client
+ * syncs again from none, instead of hearing of no change while every text changed.
+ */
+export const viewDigest = (ctx: ServiceContext, urls: Urls) =>
+  createHash('sha256').update(viewOf(ctx, urls)).digest('base64url').slice(0, 12);
 
 function viewOf(ctx: ServiceContext, urls: Urls): string {
   const scope = listScope(ctx.caller, undefined);
@@ -265,10 +278,10 @@ async function versionsWhere(
   const rows = await ctx.db.$queryRaw<{ id: number; name: string | null; version: string }[]>`
     SELECT e.id, d.name, md5(concat_ws('|',
         (SELECT external_id FROM imported_items i WHERE i.local_id = e.id AND i.kind = 'event' AND i.source = ${ICS_SOURCE}),
-        (SELECT string_agg(concat_ws(';', x.id, x.modified_at, x.status, x.author_id, md5(coalesce(dx.extra, '')),
-            (SELECT string_agg(concat_ws(':', v.id, v.modified_at, v.status, v.author_id, l.position), ',' ORDER BY l.position, v.id)
+        (SELECT string_agg(concat_ws(';', x.id, x.modified_at, x.status, coalesce(x.author_id, 0), md5(coalesce(dx.extra, '')),
+            (SELECT string_agg(concat_ws(':', v.id, v.modified_at, v.status, coalesce(v.author_id, 0), l.position), ',' ORDER BY l.position, v.id)
               FROM event_venues l JOIN venues v ON v.id = l.venue_id WHERE l.event_id = x.id),
-            (SELECT string_agg(concat_ws(':', o.id, o.modified_at, o.status, o.author_id, l.position), ',' ORDER BY l.position, o.id)
+            (SELECT string_agg(concat_ws(':', o.id, o.modified_at, o.status, coalesce(o.author_id, 0), l.position), ',' ORDER BY l.position, o.id)
               FROM event_organizers l JOIN organizers o ON o.id = l.organizer_id WHERE l.event_id = x.id),
             (SELECT string_agg(concat_ws(':', t.id, t.modified_at), ',' ORDER BY t.id)
               FROM event_terms l JOIN terms t ON t.id = l.term_id WHERE l.event_id = x.id)), '/' ORDER BY x.id)

@@ -12,7 +12,8 @@ import { DavError, davCondition } from './errors.js';
 const sql = Prisma.sql;
 const TOKEN_PREFIX = 'urn:calendar-events:sync:';
 
-export const tokenOf = (position: FeedPosition) => `${TOKEN_PREFIX}${position.xid}-${position.seq}`;
+/** A token: the caller's view (store.ts viewDigest) and a feed position. */
+const tokenOf = (view: string, position: FeedPosition) => `${TOKEN_PREFIX}${view}:${position.xid}-${position.seq}`;
 
 const invalidToken = () =>
   new DavError(
@@ -21,26 +22,32 @@ const invalidToken = () =>
     davCondition('valid-sync-token'),
   );
 
-function positionOf(token: string): FeedPosition {
-  const match = /^(\d{1,20})-(\d{1,19})$/.exec(token.trim().slice(TOKEN_PREFIX.length));
-  if (!token.trim().startsWith(TOKEN_PREFIX) || !match) throw invalidToken();
+function positionOf(token: string, view: string): FeedPosition {
+  const given = token.trim();
+  if (!given.startsWith(`${TOKEN_PREFIX}${view}:`)) throw invalidToken();
+  const match = /^(\d{1,20})-(\d{1,19})$/.exec(given.slice(TOKEN_PREFIX.length + view.length + 1));
+  if (!match) throw invalidToken();
   if (BigInt(match[1]) > 2n ** 64n - 1n || BigInt(match[2]) > 2n ** 63n - 1n) throw invalidToken();
   return { xid: match[1], seq: match[2] };
 }
 
 /** Where the feed is now: every change before it is in what is read after this. */
-export async function currentToken(db: PrismaClient): Promise<string> {
+export async function currentToken(db: PrismaClient, view: string): Promise<string> {
   const read = await selectChanges(db, undefined, 0);
   if (!('next' in read)) throw new Error('the feed answered no position for its head');
-  return tokenOf(read.next);
+  return tokenOf(view, read.next);
 }
 
 /** Changes read from the feed at a time. */
 const PAGE = 1000;
 
 /** The events (IDs of resources, or of rows that were) whose text changed after the token, and the new token. */
-export async function changedSince(db: PrismaClient, token: string): Promise<{ ids: number[]; token: string }> {
-  let position = positionOf(token);
+export async function changedSince(
+  db: PrismaClient,
+  token: string,
+  view: string,
+): Promise<{ ids: number[]; token: string }> {
+  let position = positionOf(token, view);
   const changes: ChangeRow[] = [];
   for (;;) {
     const read = await selectChanges(db, position, PAGE);
@@ -49,7 +56,7 @@ export async function changedSince(db: PrismaClient, token: string): Promise<{ i
     position = read.next;
     if (!read.more) break;
   }
-  return { ids: await eventsOf(db, changes), token: tokenOf(position) };
+  return { ids: await eventsOf(db, changes), token: tokenOf(view, position) };
 }
 
 /** The resources the changes touch: events by their series, and the events that show a changed item. */

@@ -28,7 +28,7 @@ import type { ServiceContext } from '../services/context.js';
 import { retryOnConflict } from '../services/retry.js';
 import { globalId } from '../serializers/posts.js';
 import { DavError, caldavCondition, invalidData, invalidResource } from './errors.js';
-import { type Collection, idOfName, readResources, resourceTexts, uidOfEvent } from './store.js';
+import { type Collection, idOfName, readResources, readTexts, uidOfEvent } from './store.js';
 
 export interface Conditions {
   ifMatch?: string;
@@ -225,9 +225,9 @@ async function lockedResource(tx: Tx, ctx: ServiceContext, urls: Urls, collectio
       : await tx.$queryRaw<{ status: string }[]>`SELECT status FROM events WHERE id = ${id}::int FOR UPDATE`;
   const live = rows.at(0)?.status !== undefined && rows.at(0)?.status !== 'trash';
   if (!live) return undefined;
-  const resource = (await readResources(ctx, collection, [id ?? 0])).at(0);
-  if (!resource) throw new DavError(403, 'This name belongs to an event you may not change here.');
-  return (await resourceTexts(ctx, urls, [resource])).at(0);
+  const text = (await readTexts(ctx, urls, collection, [id ?? 0])).at(0);
+  if (!text) throw new DavError(403, 'This name belongs to an event you may not change here.');
+  return text;
 }
 
 /** Takes the name from an event that is gone or in the trash, for a new one. */

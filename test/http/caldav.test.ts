@@ -2,7 +2,9 @@
 // reads and writes (the REST API's permissions), PUT and GET round trips, preconditions, UIDs,
 // DELETE to the trash, sync-collection on the change feed, calendar-query with time ranges and
 // expansion, multiget, hostile XML, and parallel writers of one resource.
+import { createHash } from 'node:crypto';
 import { expect, it } from 'vitest';
+import { TEXT_VERSION } from '../../src/caldav/store.js';
 import type { Role } from '../../src/auth/roles.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { pruneChanges } from '../../src/db/housekeeping.js';
@@ -121,7 +123,7 @@ describeEachDatabase('CalDAV', (s, kind) => {
     expect([...listed.keys()]).toEqual(expect.arrayContaining([HOME, ALL, `${HOME}category-jazz-nights/`]));
     expect(home.text).toContain('<d:resourcetype><d:collection/><c:calendar/></d:resourcetype>');
     expect(home.text).toContain('<c:comp name="VEVENT"/>');
-    expect(home.text).toMatch(/<d:sync-token>urn:calendar-events:sync:\d+-\d+<\/d:sync-token>/);
+    expect(home.text).toMatch(/<d:sync-token>urn:calendar-events:sync:[\w-]{12}:\d+-\d+<\/d:sync-token>/);
     expect(home.text).toContain('Events: Jazz nights');
   });
 
@@ -421,6 +423,13 @@ describeEachDatabase('CalDAV', (s, kind) => {
     const quiet = await dav(s, 'REPORT', ALL, { body: syncBody(tokenOf(second.text)) });
     expect(responses(quiet.text).size).toBe(0);
 
+    // A token is the caller's view's: taken anonymously, it does not serve an editor, who sees more.
+    const anonymous = tokenOf((await dav(s, 'REPORT', ALL, { as: null, body: syncBody('') })).text);
+    expect((await dav(s, 'REPORT', ALL, { as: null, body: syncBody(anonymous) })).status).toBe(207);
+    const other = await dav(s, 'REPORT', ALL, { body: syncBody(anonymous) });
+    expect(other.status).toBe(403);
+    expect(other.text).toContain('<d:valid-sync-token/>');
+
     // Once the feed is pruned past a token, that token is too old (RFC 6578 3.2).
     await pruneChanges(s.db.prisma, new Date(Date.now() + 1000));
     for (const bad of [token, 'garbage', 'urn:other:1-1', 'urn:calendar-events:sync:18446744073709551615-1']) {
@@ -482,6 +491,65 @@ describeEachDatabase('CalDAV', (s, kind) => {
     expect(seriesText.headers.get('etag')).toBe(after.get(run));
     expect(seriesText.text).toContain('SUMMARY:Morning run (long)');
     expect(seriesText.text).toMatch(/RECURRENCE-ID[^:]*:20420511T0[57]0000/);
+  });
+
+  it('never serves an older text under a newer ETag when a write lands between reading them', async () => {
+    const event = (await s.post('/events', restEvent('Race v1'))).body;
+    const path = `${ALL}${event.id}.ics`;
+    const prisma = s.db.prisma as unknown as { $queryRaw: (...args: unknown[]) => Promise<unknown> };
+    const original = prisma.$queryRaw;
+    let wrote = false;
+    // Right after the ETags are read, the event changes through the API.
+    prisma.$queryRaw = async function (this: unknown, ...args: unknown[]) {
+      const result = await original.apply(this, args);
+      const first = args[0] as string[] | { strings?: string[] } | undefined;
+      const text = (Array.isArray(first) ? first : (first?.strings ?? [])).join('');
+      if (!wrote && text.includes('md5(concat_ws')) {
+        wrote = true;
+        await s.post(`/events/${event.id}`, { title: 'Race v2' });
+      }
+      return result;
+    };
+    let first;
+    try {
+      first = await dav(s, 'GET', path);
+    } finally {
+      prisma.$queryRaw = original;
+    }
+    expect(wrote).toBe(true);
+    // The newer text under the older ETag: the next look sees the ETag change, and reads again.
+    expect(first.text).toContain('SUMMARY:Race v2');
+    const second = await dav(s, 'GET', path);
+    expect(second.text).toContain('SUMMARY:Race v2');
+    expect(second.headers.get('etag')).not.toBe(first.headers.get('etag'));
+  });
+
+  it('writes the same text for the same event until TEXT_VERSION says otherwise', async () => {
+    // ETags are digests of what a text is made from, not of the text (caldav/store.ts): a change to
+    // what the serializer writes must raise TEXT_VERSION, or clients keep texts under old ETags.
+    const venue = (await s.post('/venues', { venue: 'Pinned Hall', address: '1 Pin Street', city: 'Pinton' })).body;
+    const organizer = (await s.post('/organizers', { organizer: 'Pinned Org', email: 'pin@example.org' })).body;
+    const category = (await s.post('/categories', { name: 'Pinned' })).body;
+    const event = (
+      await s.post('/events', {
+        title: 'Pinned text; with, specials',
+        description: '<p>One <b>line</b></p><p>Two</p>',
+        start_date: '2046-03-29 01:30:00',
+        end_date: '2046-03-29 04:00:00',
+        timezone: 'Europe/Berlin',
+        venue: venue.id,
+        organizer: [organizer.id],
+        categories: [category.id],
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3', 'EXDATE;TZID=Europe/Berlin:20460405T013000'],
+      })
+    ).body;
+    const text = (await dav(s, 'GET', `${ALL}${event.id}.ics`)).text
+      .replace(new RegExp(new URL(s.origin).host.replaceAll('.', '\\.'), 'g'), 'HOST')
+      .replace(/\?id=\d+/g, '?id=N')
+      .replace(/^(DTSTAMP|LAST-MODIFIED):.*$/gm, '$1:T')
+      .replace(/-\d+\//g, '/');
+    const digest = createHash('sha256').update(text).digest('hex').slice(0, 16);
+    expect({ TEXT_VERSION, digest }, text).toEqual({ TEXT_VERSION: 1, digest: 'a231feb5f4206817' });
   });
 
   it('answers calendar-query with a time range, expanded or not', async () => {
