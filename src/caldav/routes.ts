@@ -12,57 +12,16 @@ import { Forbidden, InvalidCredentials } from '../domain/errors.js';
 import { toApiError } from '../http/errors.js';
 import { OPERATION_LOCAL } from '../metrics/http.js';
 import type { RateLimits } from '../http/rate-limits.js';
-import { requestUrls, type Urls } from '../http/urls.js';
+import { requestUrls } from '../http/urls.js';
 import type { ServiceContext } from '../services/context.js';
 import { DavError } from './errors.js';
-import {
-  DAV_PREFIX,
-  HOME,
-  collectionHref,
-  pathOfHref,
-  principalHref,
-  resourceHref,
-  targetOf,
-  type DavTarget,
-} from './paths.js';
-import {
-  collectionProps,
-  homeProps,
-  MAX_RESOURCE_BYTES,
-  NOT_IN_ALLPROP,
-  principalProps,
-  type PropertyValues,
-  resourceProps,
-  rootProps,
-  listedOnly,
-  versionProps,
-  type Seen,
-} from './props.js';
-import {
-  expand,
-  ExpansionBudget,
-  type EventFilter,
-  idsInRange,
-  readFilter,
-  type TimeRange,
-  timeRange,
-} from './query.js';
-import {
-  categoryCollections,
-  type Collection,
-  findCollection,
-  hrefNames,
-  idsOfNames,
-  idOfName,
-  resourceIds,
-  resourceVersions,
-  readTexts,
-  type ResourceText,
-  segmentOf,
-  viewDigest,
-} from './store.js';
-import { changedSince, currentToken } from './sync.js';
-import { eachInSlices } from '../lib/slices.js';
+import { collectionOf, type Exchange, resourceEntry, resourceText } from './exchange.js';
+import { type Entry, multistatus, statusLine, type Wanted, wantedOf, XML } from './multistatus.js';
+import { DAV_PREFIX, HOME, collectionHref, principalHref, resourceHref, targetOf, type DavTarget } from './paths.js';
+import { collectionProps, homeProps, MAX_RESOURCE_BYTES, principalProps, rootProps, type Seen } from './props.js';
+import { members, report } from './reports.js';
+import { categoryCollections, type Collection, segmentOf, viewDigest } from './store.js';
+import { currentToken } from './sync.js';
 import { deleteResource, putResource } from './write.js';
 import {
   add,
@@ -72,11 +31,7 @@ import {
   childrenNamed,
   DAV,
   davDocument,
-  davFragment,
-  openRoot,
-  closeRoot,
   is,
-  keyOf,
   parseXml,
   serialize,
   type XmlElement,
@@ -93,18 +48,7 @@ export interface DavDeps {
 const METHODS = 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT';
 /** The largest XML body taken (a multiget of thousands of hrefs is well under it). */
 const MAX_XML_BYTES = 512 * 1024;
-const XML = 'application/xml; charset=utf-8';
 const REALM = 'Basic realm="Calendar Events", charset="UTF-8"';
-
-/** What one request works with. */
-interface Exchange {
-  req: Request;
-  res: Response;
-  ctx: ServiceContext;
-  urls: Urls;
-  target: DavTarget;
-  seen: () => Promise<Seen>;
-}
 
 export function davRoutes(deps: DavDeps): Router {
   const router = Router();
@@ -214,24 +158,6 @@ async function xmlBody(req: Request): Promise<XmlElement | undefined> {
 
 // ---- PROPFIND -----------------------------------------------------------------------------------
 
-/** What a PROPFIND or REPORT asks of each target: named properties, all of them, or their names. */
-type Wanted = { names: XmlElement[] } | { all: true } | { propname: true };
-
-function wantedOf(body: XmlElement | undefined): Wanted {
-  if (!body) return { all: true };
-  const prop = child(body, DAV, 'prop');
-  if (prop) return { names: prop.children };
-  if (child(body, DAV, 'propname')) return { propname: true };
-  return { all: true };
-}
-
-interface Entry {
-  href: string;
-  values?: PropertyValues;
-  /** Answered as a status of its own (404: gone, or not there). */
-  status?: number;
-}
-
 async function propfind(x: Exchange, body: XmlElement | undefined): Promise<void> {
   if (body && !is(body, DAV, 'propfind')) throw new DavError(400, 'A PROPFIND body is a DAV:propfind.');
   const depth = String(x.req.headers.depth ?? '0')
@@ -283,265 +209,6 @@ async function entriesOf(x: Exchange, deep: boolean, wanted: Wanted): Promise<En
     }
   }
 }
-
-const resourceEntry = (seen: Seen, segment: string, text: ResourceText): Entry => ({
-  href: resourceHref(segment, text.name),
-  values: resourceProps(seen, text),
-});
-
-async function collectionOf(x: Exchange, segment: string): Promise<Collection> {
-  const collection = await findCollection(x.ctx.db, segment);
-  if (!collection) throw new DavError(404, 'No such calendar.');
-  return collection;
-}
-
-async function resourceText(x: Exchange, collection: Collection, name: string): Promise<ResourceText> {
-  const id = await idOfName(x.ctx.db, name);
-  const text = id === undefined ? undefined : (await readTexts(x.ctx, x.urls, collection, [id])).at(0);
-  if (!text) throw new DavError(404, 'No such resource.');
-  return text;
-}
-
-/** The resources' texts (their ETags need them), a slice at a time. */
-async function textsOf(x: Exchange, collection: Collection, ids: number[]): Promise<ResourceText[]> {
-  const texts: ResourceText[] = [];
-  for (let from = 0; from < ids.length; from += SLICE) {
-    texts.push(...(await readTexts(x.ctx, x.urls, collection, ids.slice(from, from + SLICE))));
-  }
-  return texts;
-}
-
-const SLICE = 500;
-
-// ---- REPORT -------------------------------------------------------------------------------------
-
-async function report(x: Exchange, body: XmlElement | undefined): Promise<void> {
-  if (!body) throw new DavError(400, 'A REPORT has a body that names the report.');
-  const { target } = x;
-  if (target.kind !== 'collection' && target.kind !== 'resource')
-    throw new DavError(403, 'Reports are answered on calendars and their resources.', {
-      ns: DAV,
-      name: 'supported-report',
-    });
-  const collection = await collectionOf(x, target.segment);
-  const wanted = wantedOf(body);
-  const seen = await x.seen();
-  const calendarData = calendarDataOf(wanted);
-  if (is(body, CALDAV, 'calendar-multiget')) {
-    const entries = await multiget(x, collection, target.segment, body);
-    await multistatus(x.res, await withExpansion(entries, calendarData), wanted);
-    return;
-  }
-  if (is(body, CALDAV, 'calendar-query')) {
-    const filter = readFilter(child(body, CALDAV, 'filter'));
-    const texts = await queried(x, collection, target, filter);
-    const entries = texts.map((t) => keep(resourceEntry(seen, target.segment, t), t));
-    await multistatus(x.res, await withExpansion(entries, calendarData), wanted);
-    return;
-  }
-  if (is(body, DAV, 'sync-collection')) {
-    if (target.kind !== 'collection')
-      throw new DavError(403, 'sync-collection is asked of a calendar.', { ns: DAV, name: 'supported-report' });
-    return syncCollection(x, collection, target.segment, body, wanted);
-  }
-  throw new DavError(403, `The report ${body.name} is not supported here.`, { ns: DAV, name: 'supported-report' });
-}
-
-/** calendar-data as asked: whole, or expanded into the occurrences in a range. */
-function calendarDataOf(wanted: Wanted): { expand?: TimeRange } | undefined {
-  if (!('names' in wanted)) return undefined;
-  const data = wanted.names.find((n) => is(n, CALDAV, 'calendar-data'));
-  if (!data) return undefined;
-  const expansion = child(data, CALDAV, 'expand');
-  return expansion ? { expand: timeRange(expansion) } : {};
-}
-
-async function withExpansion(entries: Entry[], data: { expand?: TimeRange } | undefined): Promise<Entry[]> {
-  const range = data?.expand;
-  if (!range) return entries;
-  const budget = new ExpansionBudget();
-  for (const entry of entries) {
-    const value = entry.values?.get(keyOf(CALDAV, 'calendar-data'));
-    const text = entry.values && textOfEntry(entry);
-    if (value && text !== undefined) {
-      const expanded = await expand(text, range, budget);
-      entry.values?.set(keyOf(CALDAV, 'calendar-data'), (element) => {
-        element.txt(expanded);
-      });
-    }
-  }
-  return entries;
-}
-
-/** The text a resource entry carries, kept beside its values for expansion. */
-const entryTexts = new WeakMap<PropertyValues, string>();
-const textOfEntry = (entry: Entry) => (entry.values ? entryTexts.get(entry.values) : undefined);
-
-/** The hrefs, each answered once under the href as the client wrote it, which it matches them by. */
-async function multiget(x: Exchange, collection: Collection, segment: string, body: XmlElement): Promise<Entry[]> {
-  const seen = await x.seen();
-  const hrefs = [...new Set(childrenNamed(body, DAV, 'href').map((h) => h.text.trim()))];
-  const names = new Map<string, string>();
-  for (const href of hrefs) {
-    const target = targetOfHref(href);
-    if (target?.kind === 'resource' && target.segment === segment) names.set(href, target.name);
-  }
-  const ids = await idsOfNames(x.ctx.db, [...new Set(names.values())]);
-  const texts = await textsOf(x, collection, [...new Set(ids.values())]);
-  const byId = new Map(texts.map((t) => [t.master.id, t]));
-  return hrefs.map((href) => {
-    const id = ids.get(names.get(href) ?? '');
-    const text = id === undefined ? undefined : byId.get(id);
-    return text ? keep({ ...resourceEntry(seen, segment, text), href }, text) : { href, status: 404 };
-  });
-}
-
-/** What an href of a request body names; nothing for one that names nothing here. */
-function targetOfHref(href: string): DavTarget | undefined {
-  try {
-    return targetOf(pathOfHref(href));
-  } catch {
-    return undefined;
-  }
-}
-
-const keep = (entry: Entry, text: ResourceText): Entry => {
-  if (entry.values) entryTexts.set(entry.values, text.text);
-  return entry;
-};
-
-async function queried(
-  x: Exchange,
-  collection: Collection,
-  target: DavTarget & { kind: 'collection' | 'resource' },
-  filter: EventFilter,
-): Promise<ResourceText[]> {
-  if ('none' in filter) return [];
-  let ids = filter.range ? await idsInRange(x.ctx.db, filter.range) : await resourceIds(x.ctx, collection);
-  if (target.kind === 'resource') {
-    const id = await idOfName(x.ctx.db, target.name);
-    ids = ids.filter((i) => i === id);
-  }
-  return textsOf(x, collection, ids);
-}
-
-async function syncCollection(
-  x: Exchange,
-  collection: Collection,
-  segment: string,
-  body: XmlElement,
-  wanted: Wanted,
-): Promise<void> {
-  const token = child(body, DAV, 'sync-token')?.text.trim() ?? '';
-  const level = child(body, DAV, 'sync-level')?.text.trim();
-  if (level && level !== '1')
-    throw new DavError(403, 'sync-level is 1: calendars hold no collections.', { ns: DAV, name: 'supported-report' });
-  const seen = await x.seen();
-  let entries: Entry[];
-  let next: string;
-  if (!token) {
-    next = seen.token;
-    entries = (await members(x, collection, segment, undefined, wanted)).entries;
-  } else {
-    const changed = await changedSince(x.ctx.db, token, viewDigest(x.ctx, x.urls));
-    next = changed.token;
-    const found = await members(x, collection, segment, changed.ids, wanted);
-    const gone = changed.ids.filter((id) => !found.ids.has(id));
-    const names = await hrefNames(x.ctx.db, gone);
-    entries = [
-      ...found.entries,
-      ...gone.map((id) => ({ href: resourceHref(segment, names.get(id) ?? `${id}.ics`), status: 404 })),
-    ];
-  }
-  await multistatus(x.res, entries, wanted, next);
-}
-
-/**
- * The collection's resources (all, or those among `ids`) the caller may read, as the request
- * wants them: from their ETags alone when it asks for nothing more, else from their texts.
- */
-async function members(
-  x: Exchange,
-  collection: Collection,
-  segment: string,
-  ids: number[] | undefined,
-  wanted: Wanted,
-): Promise<{ entries: Entry[]; ids: Set<number> }> {
-  if ('names' in wanted && listedOnly(wanted.names)) {
-    const versions = await resourceVersions(x.ctx, x.urls, collection, ids);
-    return {
-      entries: versions.map((v) => ({ href: resourceHref(segment, v.name), values: versionProps(v) })),
-      ids: new Set(versions.map((v) => v.id)),
-    };
-  }
-  const seen = await x.seen();
-  const texts = await textsOf(x, collection, ids ?? (await resourceIds(x.ctx, collection)));
-  return {
-    entries: texts.map((t) => keep(resourceEntry(seen, segment, t), t)),
-    ids: new Set(texts.map((t) => t.master.id)),
-  };
-}
-
-// ---- Writing the multistatus --------------------------------------------------------------------
-
-/** A 207 of the entries, written a response at a time (lib/slices.ts). */
-async function multistatus(res: Response, entries: Entry[], wanted: Wanted, syncToken?: string): Promise<void> {
-  const parts = [openRoot('multistatus')];
-  await eachInSlices(entries, (entry) => {
-    const piece = davFragment();
-    const response = add(piece, DAV, 'response');
-    add(response, DAV, 'href', entry.href);
-    if (entry.status || !entry.values) add(response, DAV, 'status', statusLine(entry.status ?? 404));
-    else writePropstats(response, entry.values, wanted);
-    parts.push(serialize(piece));
-  });
-  if (syncToken) {
-    const piece = davFragment();
-    add(piece, DAV, 'sync-token', syncToken);
-    parts.push(serialize(piece));
-  }
-  parts.push(closeRoot('multistatus'));
-  res.status(207).type(XML).send(parts.join(''));
-}
-
-function writePropstats(response: ReturnType<typeof add>, values: PropertyValues, wanted: Wanted) {
-  const found: [XmlElement | string, (e: ReturnType<typeof add>) => void][] = [];
-  const missing: XmlElement[] = [];
-  if ('names' in wanted) {
-    for (const name of wanted.names) {
-      const value = values.get(keyOf(name.ns, name.name));
-      if (value) found.push([name, value]);
-      else missing.push(name);
-    }
-  } else {
-    for (const [key, value] of values) {
-      if ('all' in wanted && NOT_IN_ALLPROP.has(key)) continue;
-      found.push([key, 'propname' in wanted ? () => undefined : value]);
-    }
-  }
-  if (found.length) {
-    const propstat = add(response, DAV, 'propstat');
-    const prop = add(propstat, DAV, 'prop');
-    for (const [name, value] of found) value(element(prop, name));
-    add(propstat, DAV, 'status', statusLine(200));
-  }
-  if (missing.length) {
-    const propstat = add(response, DAV, 'propstat');
-    const prop = add(propstat, DAV, 'prop');
-    for (const name of missing) element(prop, name);
-    add(propstat, DAV, 'status', statusLine(404));
-  }
-}
-
-/** A property's element, by the name a request gave or by its `{ns}name` key. */
-function element(prop: ReturnType<typeof add>, name: XmlElement | string) {
-  if (typeof name !== 'string') return add(prop, name.ns, name.name);
-  const end = name.lastIndexOf('}');
-  return add(prop, name.slice(1, end), name.slice(end + 1));
-}
-
-const REASONS: Record<number, string> = { 200: 'OK', 403: 'Forbidden', 404: 'Not Found', 424: 'Failed Dependency' };
-const statusLine = (status: number) => `HTTP/1.1 ${status} ${REASONS[status] ?? ''}`.trim();
 
 // ---- PROPPATCH ----------------------------------------------------------------------------------
 

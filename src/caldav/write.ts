@@ -151,7 +151,7 @@ const fold = (text: string) => text.replace(/\r?\n/g, '\r\n');
 function itemsOf(text: string): ImportItem[] {
   let calendar;
   try {
-    calendar = readCalendar(Buffer.from(text), { maxPages: 1, maxItems: MAX_VEVENTS, maxLinks: 20 });
+    calendar = readCalendar(Buffer.from(text), { maxPages: 1, maxItems: MAX_VEVENTS, maxLinks: MAX_LINKS });
   } catch (err) {
     throw invalidData(err instanceof Error ? err.message : String(err));
   }
@@ -168,6 +168,8 @@ function itemsOf(text: string): ImportItem[] {
 
 /** VEVENTs in one resource: a series and up to this many changed occurrences. */
 const MAX_VEVENTS = 1000;
+/** CATEGORIES of one VEVENT: the document takes 100 categories and 100 tags, written there together. */
+const MAX_LINKS = 200;
 
 /** Writes the resource; whether it was created. */
 export async function putResource(
@@ -196,9 +198,10 @@ export async function putResource(
           throw new Forbidden(true, 'Sorry, you are not allowed to edit this event.');
         if (!existing && !mayCall(ctx.caller, 'createEvent')) throw new Forbidden(ctx.caller !== null);
         await claimUid(tx, inner, urls, parsed.uid, existing?.master.id);
-        await assertMayCreateCategories(tx, ctx, items);
+        const terms = await takeTagsBack(tx, items);
+        await assertMayCreateCategories(tx, ctx, terms);
         const shown = existing ? await overridesShown(inner, existing.master.id) : [];
-        const ids = await writeItems(inner, items);
+        const ids = await writeItems(inner, terms);
         const masterId = ids.get('') ?? 0;
         await revertDropped(tx, inner, masterId, shown, ids);
         await saveObjects(tx, masterId, name, parsed.extras, ids);
@@ -282,6 +285,41 @@ async function claimUid(tx: Tx, ctx: ServiceContext, urls: Urls, uid: string, re
       DELETE FROM imported_items WHERE source = ${ICS_SOURCE} AND kind = 'event'
         AND (external_id = ${uid} OR left(external_id, ${uid.length + 1}::int) = ${uid + '#'})`;
   }
+}
+
+/**
+ * The export writes an event's categories and tags alike as CATEGORIES (serializers/ical.ts), which
+ * the import reads as categories. A name that is a tag here and no category is taken back as that
+ * tag: a round trip neither makes categories of tags nor keeps a tag the client took out. The
+ * CATEGORIES sent are then all the event's terms: each item's tags are set, to none if none.
+ */
+async function takeTagsBack(tx: Tx, items: ImportItem[]): Promise<ImportItem[]> {
+  const nameOf = (ref: { externalId: string }) => ref.externalId.slice('category:'.length);
+  const names = [
+    ...new Set(
+      items.flatMap((i) => i.refs.filter((r) => r.field === 'categories').flatMap((r) => r.items.map(nameOf))),
+    ),
+  ];
+  const tags = names.length
+    ? await tx.$queryRaw<{ id: number; name: string }[]>`
+        SELECT t.id, lower(t.name) AS name FROM terms t
+        WHERE t.taxonomy = 'post_tag' AND lower(t.name) = ANY(${names}::text[])
+          AND NOT EXISTS (SELECT FROM terms c WHERE c.taxonomy = 'tribe_events_cat' AND lower(c.name) = lower(t.name))`
+    : [];
+  const tagOf = new Map(tags.map((t) => [t.name, t.id]));
+  const isTag = (ref: { kind: string; externalId: string }) => ref.kind === 'category' && tagOf.has(nameOf(ref));
+  // New items, not the read ones changed: a transaction run again (services/retry.ts) starts over.
+  return items.map((item) => ({
+    ...item,
+    body: {
+      ...item.body,
+      tags: item.refs.flatMap((r) =>
+        r.field === 'categories' ? r.items.flatMap((i) => tagOf.get(nameOf(i)) ?? []) : [],
+      ),
+    },
+    refs: item.refs.map((r) => ({ ...r, items: r.items.filter((i) => !isTag(i)) })),
+    embedded: item.embedded?.filter((e) => !isTag(e)),
+  }));
 }
 
 /**

@@ -378,6 +378,29 @@ describeEachDatabase('CalDAV', (s, kind) => {
     expect(await list()).toEqual(['2045-01-02 10:00:00 Yoga', '2045-01-09 10:00:00 Yoga', '2045-01-16 10:00:00 Yoga']);
   });
 
+  it('takes back as tags the tags it wrote among CATEGORIES, and drops those a client took out', async () => {
+    const concerts = (await s.post('/categories', { name: 'Round-trip concerts' })).body;
+    const jazz = (await s.post('/tags', { name: 'round-trip-jazz' })).body;
+    const event = (await s.post('/events', restEvent('Tagged', { categories: [concerts.id], tags: [jazz.id] }))).body;
+    const path = `${ALL}${event.id}.ics`;
+    const got = await dav(s, 'GET', path);
+    expect(got.text).toMatch(/CATEGORIES:(Round-trip concerts,round-trip-jazz|round-trip-jazz,Round-trip concerts)/);
+    const edited = got.text.replace('SUMMARY:Tagged', 'SUMMARY:Tagged (edited)');
+    expect(
+      (await dav(s, 'PUT', path, { body: edited, headers: { 'if-match': got.headers.get('etag') ?? '' } })).status,
+    ).toBe(204);
+    const after = (await s.get(`/events/${event.id}`)).body;
+    expect(after.title).toBe('Tagged (edited)');
+    expect(after.categories.map((c: { name: string }) => c.name)).toEqual(['Round-trip concerts']);
+    expect(after.tags.map((t: { name: string }) => t.name)).toEqual(['round-trip-jazz']);
+    const categories = await s.get('/categories?hide_empty=false&per_page=100&search=round-trip');
+    expect(categories.body.categories.map((c: { name: string }) => c.name)).toEqual(['Round-trip concerts']);
+
+    const untagged = edited.replace(/CATEGORIES:.*\r\n/, 'CATEGORIES:Round-trip concerts\r\n');
+    expect((await dav(s, 'PUT', path, { body: untagged })).status).toBe(204);
+    expect((await s.get(`/events/${event.id}`)).body.tags).toEqual([]);
+  });
+
   it('deletes to the trash, honouring If-Match', async () => {
     const id = uid();
     const path = `${ALL}${id}.ics`;

@@ -1,0 +1,50 @@
+// What one CalDAV request works with (routes.ts builds it), and the reads its methods share: the
+// collection a path names, a resource's text, many resources' texts a slice at a time.
+import type { Request, Response } from 'express';
+import type { Urls } from '../http/urls.js';
+import type { ServiceContext } from '../services/context.js';
+import { DavError } from './errors.js';
+import type { Entry } from './multistatus.js';
+import { type DavTarget, resourceHref } from './paths.js';
+import { resourceProps, type Seen } from './props.js';
+import { type Collection, findCollection, idOfName, readTexts, type ResourceText } from './store.js';
+
+/** What one request works with. */
+export interface Exchange {
+  req: Request;
+  res: Response;
+  ctx: ServiceContext;
+  urls: Urls;
+  target: DavTarget;
+  seen: () => Promise<Seen>;
+}
+
+export const resourceEntry = (seen: Seen, segment: string, text: ResourceText): Entry => ({
+  href: resourceHref(segment, text.name),
+  values: resourceProps(seen, text),
+  text: text.text,
+});
+
+export async function collectionOf(x: Exchange, segment: string): Promise<Collection> {
+  const collection = await findCollection(x.ctx.db, segment);
+  if (!collection) throw new DavError(404, 'No such calendar.');
+  return collection;
+}
+
+export async function resourceText(x: Exchange, collection: Collection, name: string): Promise<ResourceText> {
+  const id = await idOfName(x.ctx.db, name);
+  const text = id === undefined ? undefined : (await readTexts(x.ctx, x.urls, collection, [id])).at(0);
+  if (!text) throw new DavError(404, 'No such resource.');
+  return text;
+}
+
+/** The resources' texts (their ETags need them), a slice at a time. */
+export async function textsOf(x: Exchange, collection: Collection, ids: number[]): Promise<ResourceText[]> {
+  const texts: ResourceText[] = [];
+  for (let from = 0; from < ids.length; from += SLICE) {
+    texts.push(...(await readTexts(x.ctx, x.urls, collection, ids.slice(from, from + SLICE))));
+  }
+  return texts;
+}
+
+const SLICE = 500;
