@@ -1,16 +1,16 @@
 // A calendar object resource written by a CalDAV client (PUT) or removed (DELETE), through the
 // same services as the REST API's writes. The VEVENTs are read as the iCalendar import reads them
-// (import/ics-source.ts: LOCATION, ORGANIZER and CATEGORIES become venues, organizers and
-// categories, RECURRENCE-IDs changed occurrences) and written with the import's writer
-// (import/write-item.ts), so permissions, validation, the change feed and webhooks are the API's.
-// What the event's fields cannot hold is either kept as the client wrote it (alarms and
-// properties no field maps: dav_objects.extra) or refused with a precondition, never dropped.
+// (items.ts: LOCATION, ORGANIZER and CATEGORIES become venues, organizers and terms,
+// RECURRENCE-IDs changed occurrences), only what the client changed of what it was served is
+// written, and it is written with the import's writer (import/write-item.ts), so permissions,
+// validation, the change feed and webhooks are the API's. What the event's fields cannot hold is
+// either kept as the client wrote it (alarms and properties no field maps: dav_objects.extra) or
+// refused with a precondition, never dropped.
 //
-// Concurrency: the whole write is one transaction. The event a name names is locked (FOR UPDATE)
-// before its ETag is compared and it is changed, so two writers of one resource take turns and the
-// second's If-Match sees the first's result; two that create the same name or UID at once meet on
-// the unique keys of dav_objects and imported_items, and the second runs again (services/retry.ts)
-// and finds the first's event.
+// Concurrency: the whole write is one transaction. Writers of one name, and of one UID, take turns
+// on advisory locks taken first; the event a name names is locked (FOR UPDATE) before its ETag is
+// compared and it is changed. So the second of two writers sees what the first committed: its
+// If-Match or If-None-Match fails, or its UID is taken (409).
 import ICAL from 'ical.js';
 import { canEdit, mayCall } from '../auth/permissions.js';
 import type { Tx } from '../db/client.js';
@@ -18,7 +18,6 @@ import { nestingTransactions } from '../db/savepoints.js';
 import { Forbidden } from '../domain/errors.js';
 import { DATES_ZONE, ICS_SOURCE } from '../domain/import-sources.js';
 import type { Urls } from '../http/urls.js';
-import { readCalendar } from '../import/ics-source.js';
 import type { ImportItem } from '../import/items.js';
 import { findMapping, saveMapping } from '../import/ledger.js';
 import { writeItem } from '../import/write-item.js';
@@ -28,6 +27,7 @@ import type { ServiceContext } from '../services/context.js';
 import { retryOnConflict } from '../services/retry.js';
 import { globalId } from '../serializers/posts.js';
 import { DavError, caldavCondition, invalidData, invalidResource } from './errors.js';
+import { assertWhole, changedOnly, itemsOf, servedItems, takeTagsBack } from './items.js';
 import { type Collection, idOfName, readResources, readTexts, uidOfEvent } from './store.js';
 
 export interface Conditions {
@@ -147,30 +147,6 @@ function extraOf(event: ICAL.Component): string {
 /** RFC 5545 3.1 folding of what ical.js wrote (it folds with its own line ends). */
 const fold = (text: string) => text.replace(/\r?\n/g, '\r\n');
 
-/** The items of the calendar, read as the import reads them; any that cannot be is refused. */
-function itemsOf(text: string): ImportItem[] {
-  let calendar;
-  try {
-    calendar = readCalendar(Buffer.from(text), { maxPages: 1, maxItems: MAX_VEVENTS, maxLinks: MAX_LINKS });
-  } catch (err) {
-    throw invalidData(err instanceof Error ? err.message : String(err));
-  }
-  if (calendar.unreadable.length) throw invalidData(calendar.unreadable.map((u) => u.reason).join(' '));
-  if (calendar.notes.length) throw invalidData(calendar.notes.join(' '));
-  const items = [...calendar.batches()].flat();
-  for (const item of items) {
-    // Taken as calendar apps show it; every other remark is something the event would lose.
-    const lost = (item.remarks ?? []).filter((r) => !r.startsWith('no SUMMARY'));
-    if (lost.length) throw invalidData(`It cannot be kept whole: ${lost.join('; ')}.`);
-  }
-  return items;
-}
-
-/** VEVENTs in one resource: a series and up to this many changed occurrences. */
-const MAX_VEVENTS = 1000;
-/** CATEGORIES of one VEVENT: the document takes 100 categories and 100 tags, written there together. */
-const MAX_LINKS = 200;
-
 /** Writes the resource; whether it was created. */
 export async function putResource(
   ctx: ServiceContext,
@@ -181,7 +157,7 @@ export async function putResource(
   conditions: Conditions,
 ): Promise<{ created: boolean }> {
   const parsed = parseResource(body, collection);
-  const items = itemsOf(parsed.text);
+  const sent = itemsOf(parsed.text);
   return retryOnConflict(() =>
     ctx.db.$transaction(
       async (tx) => {
@@ -198,7 +174,10 @@ export async function putResource(
           throw new Forbidden(true, 'Sorry, you are not allowed to edit this event.');
         if (!existing && !mayCall(ctx.caller, 'createEvent')) throw new Forbidden(ctx.caller !== null);
         await claimUid(tx, inner, urls, parsed.uid, existing?.master.id);
-        const terms = await takeTagsBack(tx, items);
+        // What the client changed of what it was given: the rest stays as stored (items.ts).
+        const served = existing ? servedItems(existing.text) : new Map<string, ImportItem>();
+        assertWhole(sent, served);
+        const terms = await takeTagsBack(tx, changedOnly(sent, served));
         await assertMayCreateCategories(tx, ctx, terms);
         const shown = existing ? await overridesShown(inner, existing.master.id) : [];
         const ids = await writeItems(inner, terms);
@@ -212,7 +191,6 @@ export async function putResource(
   );
 }
 
-/** The resource the name names in the collection, as the caller reads it, locked; none when absent. */
 /**
  * The resource the name names in the collection, as the caller reads it, locked; none when the
  * name is free. A name is free when nothing has it or its event is gone or in the trash; a name
@@ -285,41 +263,6 @@ async function claimUid(tx: Tx, ctx: ServiceContext, urls: Urls, uid: string, re
       DELETE FROM imported_items WHERE source = ${ICS_SOURCE} AND kind = 'event'
         AND (external_id = ${uid} OR left(external_id, ${uid.length + 1}::int) = ${uid + '#'})`;
   }
-}
-
-/**
- * The export writes an event's categories and tags alike as CATEGORIES (serializers/ical.ts), which
- * the import reads as categories. A name that is a tag here and no category is taken back as that
- * tag: a round trip neither makes categories of tags nor keeps a tag the client took out. The
- * CATEGORIES sent are then all the event's terms: each item's tags are set, to none if none.
- */
-async function takeTagsBack(tx: Tx, items: ImportItem[]): Promise<ImportItem[]> {
-  const nameOf = (ref: { externalId: string }) => ref.externalId.slice('category:'.length);
-  const names = [
-    ...new Set(
-      items.flatMap((i) => i.refs.filter((r) => r.field === 'categories').flatMap((r) => r.items.map(nameOf))),
-    ),
-  ];
-  const tags = names.length
-    ? await tx.$queryRaw<{ id: number; name: string }[]>`
-        SELECT t.id, lower(t.name) AS name FROM terms t
-        WHERE t.taxonomy = 'post_tag' AND lower(t.name) = ANY(${names}::text[])
-          AND NOT EXISTS (SELECT FROM terms c WHERE c.taxonomy = 'tribe_events_cat' AND lower(c.name) = lower(t.name))`
-    : [];
-  const tagOf = new Map(tags.map((t) => [t.name, t.id]));
-  const isTag = (ref: { kind: string; externalId: string }) => ref.kind === 'category' && tagOf.has(nameOf(ref));
-  // New items, not the read ones changed: a transaction run again (services/retry.ts) starts over.
-  return items.map((item) => ({
-    ...item,
-    body: {
-      ...item.body,
-      tags: item.refs.flatMap((r) =>
-        r.field === 'categories' ? r.items.flatMap((i) => tagOf.get(nameOf(i)) ?? []) : [],
-      ),
-    },
-    refs: item.refs.map((r) => ({ ...r, items: r.items.filter((i) => !isTag(i)) })),
-    embedded: item.embedded?.filter((e) => !isTag(e)),
-  }));
 }
 
 /**

@@ -401,6 +401,63 @@ describeEachDatabase('CalDAV', (s, kind) => {
     expect((await s.get(`/events/${event.id}`)).body.tags).toEqual([]);
   });
 
+  it('writes only what a client changed of what it was served: an edited title keeps the rest as stored', async () => {
+    const venue = (
+      await s.post('/venues', {
+        venue: 'Full Hall',
+        address: '2 Long Road',
+        city: 'Lyon',
+        zip: '69001',
+        phone: '+33 4 00 00 00 00',
+      })
+    ).body;
+    const first = (await s.post('/organizers', { organizer: 'First Org', email: 'first@example.org' })).body;
+    const second = (await s.post('/organizers', { organizer: 'Second Org' })).body;
+    const stored = (
+      await s.post(
+        '/events',
+        restEvent('Private gala', {
+          status: 'private',
+          description: '<p>An <strong>evening</strong> of <a href="https://example.org">music</a>.</p>',
+          venue: venue.id,
+          organizer: [first.id, second.id],
+          cost: '25',
+        }),
+      )
+    ).body;
+    const path = `${ALL}${stored.id}.ics`;
+    const got = await dav(s, 'GET', path);
+    const edited = got.text.replace('SUMMARY:Private gala', 'SUMMARY:Private gala (moved)');
+    expect(
+      (await dav(s, 'PUT', path, { body: edited, headers: { 'if-match': got.headers.get('etag') ?? '' } })).status,
+    ).toBe(204);
+    const after = (await s.get(`/events/${stored.id}`)).body;
+    expect(after.title).toBe('Private gala (moved)');
+    expect(after.status).toBe('private');
+    expect(after.description).toBe(stored.description);
+    expect(after.website).toBe(stored.website);
+    expect(after.cost).toBe(stored.cost);
+    expect(after.venue.id).toBe(venue.id);
+    expect(after.organizer.map((o: { id: number }) => o.id)).toEqual([first.id, second.id]);
+
+    // What the client changes is written.
+    const described = edited.replace(/DESCRIPTION:.*\r\n( .*\r\n)*/, 'DESCRIPTION:Now a plain one.\r\n');
+    expect((await dav(s, 'PUT', path, { body: described })).status).toBe(204);
+    const plain = (await s.get(`/events/${stored.id}`)).body;
+    expect(plain.description).toContain('Now a plain one.');
+    expect(plain.status).toBe('private');
+    expect(plain.organizer.map((o: { id: number }) => o.id)).toEqual([first.id, second.id]);
+
+    // A draft stays a draft when a client edits it, though it was served as TENTATIVE.
+    const draft = (await s.post('/events', restEvent('Draft plan', { status: 'draft' }))).body;
+    const draftText = (await dav(s, 'GET', `${ALL}${draft.id}.ics`)).text.replace(
+      'SUMMARY:Draft plan',
+      'SUMMARY:Draft plan 2',
+    );
+    expect((await dav(s, 'PUT', `${ALL}${draft.id}.ics`, { body: draftText })).status).toBe(204);
+    expect((await s.get(`/events/${draft.id}`)).body.status).toBe('draft');
+  });
+
   it('deletes to the trash, honouring If-Match', async () => {
     const id = uid();
     const path = `${ALL}${id}.ics`;
