@@ -1,15 +1,20 @@
 // What a PUT writes: the calendar's VEVENTs read as the iCalendar import reads them (import/ics-source.ts),
 // less what the client left as it was given. The text a client got (serializers/ical.ts) holds less
-// than the event: plain text for an HTML description, one organizer with an e-mail address, the
-// venue as a line of text, categories and tags together, `TENTATIVE` for a draft. Read back, each
-// would overwrite what the event holds with less (a draft published, formatting and organizers
-// lost). So the text the client was served is read the same way, and a field or link the client
-// sent as it was served is left out of the write: the event keeps what it holds, and only what the
-// client changed is written.
+// than the event: plain text for an HTML description, the first organizer with an e-mail address,
+// the first venue as a line of text, categories and tags together. Read back, each would overwrite
+// what the event holds with less. So the text the client was served is read the same way, and a
+// field or link the client sent as it was served is left out of the write: the event keeps what it
+// holds, and only what the client changed is written. Where it changed a venue or an organizer,
+// those it was never shown stay; names it sends are the categories and tags of those names here.
 import { isDeepStrictEqual } from 'node:util';
+import ICAL from 'ical.js';
+import { DateTime } from 'luxon';
+import type { Caller } from '../auth/roles.js';
 import type { Tx } from '../db/client.js';
+import type { EventRecord } from '../domain/records.js';
 import { readCalendar } from '../import/ics-source.js';
-import type { ImportItem, ItemRef } from '../import/items.js';
+import type { ImportItem, ItemRef, RefField } from '../import/items.js';
+import { readableLinks } from '../serializers/events.js';
 import { invalidData } from './errors.js';
 
 /** VEVENTs in one resource: a series and up to this many changed occurrences. */
@@ -30,15 +35,48 @@ export function itemsOf(text: string): ImportItem[] {
   }
   if (calendar.unreadable.length) throw invalidData(calendar.unreadable.map((u) => u.reason).join(' '));
   if (calendar.notes.length) throw invalidData(calendar.notes.join(' '));
-  return [...calendar.batches()].flat();
+  return withStatuses([...calendar.batches()].flat(), text);
 }
 
 /** The items of the text the client was served, by UID (and RECURRENCE-ID); none if it cannot be read. */
 export function servedItems(text: string): Map<string, ImportItem> {
   try {
-    return new Map([...readItems(text).batches()].flat().map((item) => [item.externalId, item]));
+    return new Map(withStatuses([...readItems(text).batches()].flat(), text).map((item) => [item.externalId, item]));
   } catch {
     return new Map();
+  }
+}
+
+/**
+ * Each VEVENT's status as CalDAV means it, the inverse of what the export writes: `CLASS:PRIVATE`
+ * (or `CONFIDENTIAL`) private, `TENTATIVE` and `CANCELLED` a draft, else published. The import
+ * reads `TENTATIVE` as published (a calendar's tentative event is still on it); here a draft was
+ * served as `TENTATIVE`, and a client that confirms it publishes it.
+ */
+function withStatuses(items: ImportItem[], text: string): ImportItem[] {
+  const statuses = new Map<string, string>();
+  for (const event of vevents(text)) {
+    const uid = String(event.getFirstPropertyValue('uid') ?? '').trim();
+    const recurrenceId = event.getFirstPropertyValue('recurrence-id');
+    const key = recurrenceId ? `${uid}#${String(recurrenceId)}` : uid;
+    const privacy = String(event.getFirstPropertyValue('class') ?? '').toUpperCase();
+    const status = String(event.getFirstPropertyValue('status') ?? '').toUpperCase();
+    if (privacy === 'PRIVATE' || privacy === 'CONFIDENTIAL') statuses.set(key, 'private');
+    else if (status === 'TENTATIVE' || status === 'CANCELLED') statuses.set(key, 'draft');
+    else statuses.set(key, 'publish');
+  }
+  return items.map((item) => {
+    const status = statuses.get(item.externalId);
+    return status ? { ...item, body: { ...item.body, status } } : item;
+  });
+}
+
+/** The VEVENTs as ical.js reads them; none where it cannot (the import, more lenient, read them). */
+function vevents(text: string): ICAL.Component[] {
+  try {
+    return new ICAL.Component(ICAL.parse(text) as unknown[]).getAllSubcomponents('vevent');
+  } catch {
+    return [];
   }
 }
 
@@ -55,55 +93,133 @@ export function assertWhole(items: ImportItem[], served: Map<string, ImportItem>
   }
 }
 
+/**
+ * What writing a changed occurrence needs whatever changed: one with no mapping yet (changed
+ * through the API) is checked as the import checks a new item, against the create operation.
+ */
+const OCCURRENCE_NEEDS = new Set(['title', 'start_date', 'end_date']);
+
 /** The items with the fields and links the client sent as served left out. */
 export function changedOnly(items: ImportItem[], served: Map<string, ImportItem>): ImportItem[] {
   return items.map((item) => {
     const was = served.get(item.externalId);
     if (!was) return item;
+    const same = sameTimes(item.body, was.body);
     const body = Object.fromEntries(
-      Object.entries(item.body).filter(([key, value]) => !isDeepStrictEqual(value, was.body[key])),
+      Object.entries(item.body).filter(([key, value]) => {
+        if (item.occurrenceOf && OCCURRENCE_NEEDS.has(key)) return true;
+        if (same.has(key)) return false;
+        return !isDeepStrictEqual(value, was.body[key]);
+      }),
     );
     const refs = item.refs.filter((ref) => {
       const before = was.refs.find((r) => r.field === ref.field);
-      return !before || !isDeepStrictEqual(ref.items.map(keyOf), before.items.map(keyOf));
+      return !before || !isDeepStrictEqual(linkKeys(ref), linkKeys(before));
     });
     const linked = new Set(refs.flatMap((r) => r.items.map(keyOf)));
     return { ...item, body, refs, embedded: item.embedded?.filter((e) => linked.has(keyOf(e))) };
   });
 }
 
+/**
+ * The time fields that say what was served in another form: the same start and end instants
+ * written in another zone (a client that writes UTC), or an all-day event's zone, which its dates
+ * do not carry (a client that drops the service's X- property).
+ */
+function sameTimes(body: Record<string, unknown>, was: Record<string, unknown>): Set<string> {
+  if (body.all_day === true && was.all_day === true) return new Set(['timezone']);
+  const instant = (b: Record<string, unknown>, key: string) =>
+    DateTime.fromSQL(String(b[key]), { zone: String(b.timezone) }).toMillis();
+  const moved = ['start_date', 'end_date'].some((key) => instant(body, key) !== instant(was, key));
+  return moved || body.all_day !== was.all_day ? new Set() : new Set(['start_date', 'end_date', 'timezone']);
+}
+
+/** A link list as compared: categories in any order (CATEGORIES is a set), others in order. */
+const linkKeys = (ref: RefField) => {
+  const keys = ref.items.map(keyOf);
+  return ref.field === 'categories' ? keys.sort() : keys;
+};
+
 const keyOf = (ref: ItemRef) => `${ref.kind}:${ref.externalId}`;
 
 /**
- * The export writes an event's categories and tags alike as CATEGORIES, which the import reads as
- * categories. A name that is a tag here and no category is taken back as that tag: a round trip
- * neither makes categories of tags nor keeps a tag the client took out. When the client changed
- * CATEGORIES, they are all the event's terms: its tags are set too, to none if none.
+ * Where the client changed the venue or organizer it was shown (the first venue, the first
+ * organizer with an e-mail address, of those it may read), the event's others stay, after the
+ * client's. An organizer sent with the e-mail address of the one shown is that one.
  */
-export async function takeTagsBack(tx: Tx, items: ImportItem[]): Promise<ImportItem[]> {
-  const nameOf = (ref: { externalId: string }) => ref.externalId.slice('category:'.length);
+export function keepUnserved(items: ImportItem[], master: EventRecord | undefined, caller: Caller): ImportItem[] {
+  if (!master) return items;
+  const shown = readableLinks(master, caller);
+  const venueShown = shown.venues.at(0)?.id;
+  const organizerShown = shown.organizers.find((o) => o.email);
+  const venues = master.venues.map((l) => l.venueId).filter((id) => id !== venueShown);
+  const organizers = master.organizers.map((l) => l.organizerId).filter((id) => id !== organizerShown?.id);
+  return items.map((item) => {
+    if (item.occurrenceOf) return item;
+    const refs = item.refs.map((ref): RefField => {
+      if (ref.field === 'venue') return { ...ref, items: [...ref.items, ...venues.map((id) => here('venue', id))] };
+      if (ref.field !== 'organizer') return ref;
+      const sent = ref.items.map((i) => {
+        const email = item.embedded?.find((e) => keyOf(e) === keyOf(i))?.body.email;
+        return organizerShown && email === organizerShown.email ? here('organizer', organizerShown.id) : i;
+      });
+      return { ...ref, items: [...sent, ...organizers.map((id) => here('organizer', id))] };
+    });
+    return { ...item, refs };
+  });
+}
+
+/** A reference to an item here by its ID, which the writer takes as it is (import/write-item.ts). */
+const here = (kind: 'venue' | 'organizer' | 'category' | 'tag', id: number): ItemRef => ({
+  kind,
+  externalId: `#${id}`,
+  localId: id,
+});
+
+/**
+ * The export writes an event's categories and tags alike as CATEGORIES, which the import reads as
+ * categories of no parent, made where none of that name and parent is. Here a name is the category
+ * of that name whatever its parent (the one the event has, else the first), else the tag of that
+ * name, and only a name that is neither makes a category: a round trip neither makes top-level
+ * copies of subcategories nor categories of tags. When the client changed CATEGORIES, they are all
+ * the event's terms: its tags are set too, to none if none.
+ */
+export async function resolveTerms(tx: Tx, items: ImportItem[], linked: number[]): Promise<ImportItem[]> {
+  const nameOf = (ref: ItemRef) => ref.externalId.slice('category:'.length);
   const names = [
     ...new Set(
       items.flatMap((i) => i.refs.filter((r) => r.field === 'categories').flatMap((r) => r.items.map(nameOf))),
     ),
   ];
-  const tags = names.length
-    ? await tx.$queryRaw<{ id: number; name: string }[]>`
-        SELECT t.id, lower(t.name) AS name FROM terms t
-        WHERE t.taxonomy = 'post_tag' AND lower(t.name) = ANY(${names}::text[])
-          AND NOT EXISTS (SELECT FROM terms c WHERE c.taxonomy = 'tribe_events_cat' AND lower(c.name) = lower(t.name))`
+  const terms = names.length
+    ? await tx.$queryRaw<{ id: number; name: string; taxonomy: string }[]>`
+        SELECT id, lower(name) AS name, taxonomy::text FROM terms
+        WHERE lower(name) = ANY(${names}::text[])
+        ORDER BY taxonomy, (id = ANY(${linked}::int[])) DESC, id`
     : [];
-  const tagOf = new Map(tags.map((t) => [t.name, t.id]));
-  const isTag = (ref: ItemRef) => ref.kind === 'category' && tagOf.has(nameOf(ref));
+  const found = new Map<string, ItemRef>();
+  for (const t of terms) {
+    // Categories first (the order above), the event's own before others of the same name.
+    if (!found.has(t.name)) found.set(t.name, here(t.taxonomy === 'post_tag' ? 'tag' : 'category', t.id));
+  }
   // New items, not the read ones changed: a transaction run again (services/retry.ts) starts over.
   return items.map((item) => {
     const categories = item.refs.find((r) => r.field === 'categories');
     if (!categories) return item;
-    return {
-      ...item,
-      body: { ...item.body, tags: categories.items.flatMap((i) => tagOf.get(nameOf(i)) ?? []) },
-      refs: item.refs.map((r) => ({ ...r, items: r.items.filter((i) => !isTag(i)) })),
-      embedded: item.embedded?.filter((e) => !isTag(e)),
-    };
+    const resolved = categories.items.map((i) => found.get(nameOf(i)) ?? i);
+    const refs: RefField[] = [
+      ...item.refs.filter((r) => r.field !== 'categories'),
+      { field: 'categories', items: resolved.filter((r) => r.kind === 'category') },
+      { field: 'tags', items: resolved.filter((r) => r.kind === 'tag') },
+    ];
+    return { ...item, refs, embedded: item.embedded?.filter((e) => e.kind !== 'category' || !found.has(nameOf(e))) };
   });
 }
+
+/** The names of the categories the items would make: those no term here has. */
+export const newCategories = (items: ImportItem[]) =>
+  items
+    .flatMap((i) =>
+      i.refs.filter((r) => r.field === 'categories').flatMap((r) => r.items.filter((c) => c.localId === undefined)),
+    )
+    .map((c) => c.externalId.slice('category:'.length));

@@ -221,7 +221,7 @@ export async function readTexts(
  * when serializers/ical.ts or the kept lines change what they write), the site's zone, and what
  * the caller may see (every status, the published ones, or those and its own).
  */
-export const TEXT_VERSION = 1;
+export const TEXT_VERSION = 2;
 
 /**
  * A digest of the caller's view: sync tokens carry it (sync.ts), so that a token taken under

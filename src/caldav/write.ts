@@ -27,7 +27,7 @@ import type { ServiceContext } from '../services/context.js';
 import { retryOnConflict } from '../services/retry.js';
 import { globalId } from '../serializers/posts.js';
 import { DavError, caldavCondition, invalidData, invalidResource } from './errors.js';
-import { assertWhole, changedOnly, itemsOf, servedItems, takeTagsBack } from './items.js';
+import { assertWhole, changedOnly, itemsOf, keepUnserved, newCategories, resolveTerms, servedItems } from './items.js';
 import { type Collection, idOfName, readResources, readTexts, uidOfEvent } from './store.js';
 
 export interface Conditions {
@@ -95,8 +95,9 @@ export function parseResource(body: string, collection: Collection): Parsed {
     if (extras.has(key)) throw invalidResource(`Two VEVENTs have the RECURRENCE-ID ${key}.`);
     extras.set(key, extraOf(event));
   }
-  if (collection.kind === 'category') inCategory(masters[0], collection.name);
-  return { uid, text: root.toString(), extras };
+  // The text as sent, read leniently by the import, unless a category had to be added to it.
+  const added = collection.kind === 'category' && inCategory(masters[0], collection.name);
+  return { uid, text: added ? root.toString() : body, extras };
 }
 
 function calendarOf(body: string): ICAL.Component {
@@ -128,10 +129,11 @@ function eventsOf(root: ICAL.Component): ICAL.Component[] {
 }
 
 /** A resource put into a category's collection is in that category. */
-function inCategory(master: ICAL.Component, name: string) {
+function inCategory(master: ICAL.Component, name: string): boolean {
   const names = master.getAllProperties('categories').flatMap((p) => p.getValues().map((v) => String(v)));
-  if (!names.some((n) => n.trim().toLowerCase() === name.toLowerCase()))
-    master.addPropertyWithValue('categories', name);
+  if (names.some((n) => n.trim().toLowerCase() === name.toLowerCase())) return false;
+  master.addPropertyWithValue('categories', name);
+  return true;
 }
 
 /** The VEVENT's unmapped properties and its components (VALARM), as content lines, folded. */
@@ -177,8 +179,10 @@ export async function putResource(
         // What the client changed of what it was given: the rest stays as stored (items.ts).
         const served = existing ? servedItems(existing.text) : new Map<string, ImportItem>();
         assertWhole(sent, served);
-        const terms = await takeTagsBack(tx, changedOnly(sent, served));
-        await assertMayCreateCategories(tx, ctx, terms);
+        const changed = keepUnserved(changedOnly(sent, served), existing?.master, ctx.caller);
+        const linked = existing?.master.terms.map((t) => t.termId) ?? [];
+        const terms = await resolveTerms(tx, changed, linked);
+        assertMayCreateCategories(ctx, terms);
         const shown = existing ? await overridesShown(inner, existing.master.id) : [];
         const ids = await writeItems(inner, terms);
         const masterId = ids.get('') ?? 0;
@@ -270,18 +274,10 @@ async function claimUid(tx: Tx, ctx: ServiceContext, urls: Urls, uid: string, re
  * creating it through its own route needs, as naming a new one in the API's event writes does
  * (services/event-links.ts); the import's writer, run by an administrator, does not ask.
  */
-async function assertMayCreateCategories(tx: Tx, ctx: ServiceContext, items: ImportItem[]) {
-  if (mayCall(ctx.caller, 'createCategory')) return;
-  const names = items
-    .flatMap((i) => i.embedded ?? [])
-    .filter((e) => e.kind === 'category')
-    .map((e) => e.label);
-  if (!names.length) return;
-  const found = await tx.$queryRaw<{ name: string }[]>`
-    SELECT lower(name) AS name FROM terms WHERE taxonomy = 'tribe_events_cat' AND lower(name) = ANY(${names.map((n) => n.toLowerCase())}::text[])`;
-  const known = new Set(found.map((f) => f.name));
-  const missing = names.find((n) => !known.has(n.toLowerCase()));
-  if (missing) throw new DavError(403, `Creating the category "${missing}" needs the author role or higher.`);
+function assertMayCreateCategories(ctx: ServiceContext, items: ImportItem[]) {
+  const missing = newCategories(items).at(0);
+  if (missing !== undefined && !mayCall(ctx.caller, 'createCategory'))
+    throw new DavError(403, `Creating the category "${missing}" needs the author role or higher.`);
 }
 
 /** Writes each item through the import's writer; the local IDs by RECURRENCE-ID ('' for the master). */

@@ -10,6 +10,11 @@ export const KIND_ORDER: readonly ItemKind[] = ['category', 'tag', 'venue', 'org
 export interface ItemRef {
   kind: ItemKind;
   externalId: string;
+  /**
+   * The item here it names, when that is known without the mapping: a CalDAV client names the
+   * categories, venue and organizer it was served, which need no import (caldav/items.ts).
+   */
+  localId?: number;
 }
 
 /** A field of the body that names other items; set to their local IDs when the item is written. */

@@ -196,7 +196,8 @@ async function withLocalIds(
     const ids: number[] = [];
     for (const ref of items) {
       const key = refKey(ref);
-      const localId = run.known?.get(key) ?? found.get(key) ?? (await findMapping(tx, run.source, ref))?.localId;
+      const localId =
+        ref.localId ?? run.known?.get(key) ?? found.get(key) ?? (await findMapping(tx, run.source, ref))?.localId;
       // A dry run has not written what it would have: any ID stands for it.
       if (localId === undefined && !run.dryRun) {
         throw new InvalidInput({ [field]: `the ${ref.kind} ${ref.externalId} it names was not imported` });

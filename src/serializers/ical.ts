@@ -3,7 +3,7 @@
 // text (escaping, line folding); Luxon DateTimes carry the zones, as plain Dates would be written
 // as UTC wall-clock times under the zone's label.
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
-import ical, { ICalEventStatus, type ICalEventData } from 'ical-generator';
+import ical, { ICalEventClass, ICalEventStatus, type ICalEventData } from 'ical-generator';
 import { DateTime, IANAZone, type Zone } from 'luxon';
 import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
@@ -209,6 +209,8 @@ function vevent(
     // The moment this version of the event was written, so that the same event gives the same text.
     stamp: row.modifiedAt,
     status: STATUS[row.status],
+    // A private event says so, as an event a calendar app keeps private does (RFC 5545 3.8.1.3).
+    ...(row.status === 'private' ? { class: ICalEventClass.PRIVATE } : {}),
     ...(row.allDay && zone.zone instanceof IANAZone ? { x: [{ key: DATES_ZONE, value: zone.name }] } : {}),
   };
 }

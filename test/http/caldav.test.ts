@@ -500,6 +500,108 @@ describeEachDatabase(
       }
     });
 
+    it('takes what a client writes in another form as the same, and what it changes as changed', async () => {
+      const get = async (id: number) => (await dav(s, 'GET', `${ALL}${id}.ics`)).text;
+      const put = (id: number, body: string) => dav(s, 'PUT', `${ALL}${id}.ics`, { body });
+      const rest = async (id: number) => (await s.get(`/events/${id}`)).body;
+
+      // A series whose occurrence was changed through the API is written back whole.
+      const series = (
+        await s.post('/events', {
+          title: 'Weekly talk',
+          start_date: '2047-07-01 19:00:00',
+          end_date: '2047-07-01 21:00:00',
+          timezone: 'Europe/Berlin',
+          recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+        })
+      ).body;
+      const occurrences = (await s.get('/events?start_date=2047-07-01&end_date=2047-07-31&search=Weekly%20talk')).body
+        .events;
+      await s.request('PATCH', `/events/${occurrences[1].id}?scope=this`, { body: { title: 'Weekly talk (guest)' } });
+      const seriesText = await get(series.id);
+      expect((await put(series.id, seriesText)).status).toBe(204);
+      expect(
+        (await put(series.id, seriesText.replace('SUMMARY:Weekly talk\r\n', 'SUMMARY:Weekly talks\r\n'))).status,
+      ).toBe(204);
+      expect((await rest(series.id)).title).toBe('Weekly talks');
+      expect((await rest(occurrences[1].id)).title).toBe('Weekly talk (guest)');
+
+      // Subcategories stay themselves whatever order or company CATEGORIES lists them in.
+      const arts = (await s.post('/categories', { name: 'Form arts' })).body;
+      const music = (await s.post('/categories', { name: 'Form music', parent: arts.id })).body;
+      const tagged = (await s.post('/events', restEvent('Categorised', { categories: [arts.id, music.id] }))).body;
+      const categorised = await get(tagged.id);
+      const reordered = categorised.replace(/CATEGORIES:.*\r\n/, 'CATEGORIES:Form music,Form arts,Form added\r\n');
+      expect((await put(tagged.id, reordered)).status).toBe(204);
+      const names = (await rest(tagged.id)).categories
+        .map((c: { id: number; name: string }) => `${c.id} ${c.name}`)
+        .sort();
+      expect(names).toEqual(expect.arrayContaining([`${arts.id} Form arts`, `${music.id} Form music`]));
+      const all = (await s.get('/categories?hide_empty=false&per_page=100&search=Form%20music')).body.categories;
+      expect(all).toHaveLength(1);
+
+      // The venue and organizers it was not shown stay when it changes those it was.
+      const one = (await s.post('/venues', { venue: 'Shown hall' })).body;
+      const two = (await s.post('/venues', { venue: 'Unshown hall' })).body;
+      const mailed = (await s.post('/organizers', { organizer: 'Mailed org', email: 'mailed@example.org' })).body;
+      const quiet = (await s.post('/organizers', { organizer: 'Quiet org' })).body;
+      const linked = (
+        await s.post('/events', restEvent('Linked', { venue: [one.id, two.id], organizer: [quiet.id, mailed.id] }))
+      ).body;
+      const linkedText = await get(linked.id);
+      expect(linkedText).toContain('LOCATION:Shown hall');
+      const moved = linkedText
+        .replace('LOCATION:Shown hall', 'LOCATION:Elsewhere hall')
+        .replace(/ORGANIZER[^\r]*\r\n/, '');
+      expect((await put(linked.id, moved)).status).toBe(204);
+      const after = await rest(linked.id);
+      expect(after.venue.map((v: { venue: string }) => v.venue)).toEqual(['Elsewhere hall', 'Unshown hall']);
+      expect(after.organizer.map((o: { id: number }) => o.id)).toEqual([quiet.id]);
+
+      // The same instants in UTC keep the event's zone.
+      const tokyo = (
+        await s.post('/events', {
+          title: 'Tokyo',
+          start_date: '2047-03-01 10:00:00',
+          end_date: '2047-03-01 11:00:00',
+          timezone: 'Asia/Tokyo',
+        })
+      ).body;
+      const utc = (await get(tokyo.id))
+        .replace(/DTSTART;TZID=Asia\/Tokyo:20470301T100000/, 'DTSTART:20470301T010000Z')
+        .replace(/DTEND;TZID=Asia\/Tokyo:20470301T110000/, 'DTEND:20470301T020000Z');
+      expect(utc).toContain('DTSTART:20470301T010000Z');
+      expect((await put(tokyo.id, utc)).status).toBe(204);
+      expect(await rest(tokyo.id)).toMatchObject({ timezone: 'Asia/Tokyo', start_date: '2047-03-01 10:00:00' });
+
+      // A date written without VALUE=DATE, which the import reads as calendar apps do.
+      const dated = uid();
+      const bare = vevent(dated, { start: '20470801', end: '20470802' });
+      expect((await dav(s, 'PUT', `${ALL}${dated}.ics`, { body: bare })).status).toBe(201);
+      expect((await dav(s, 'GET', `${ALL}${dated}.ics`)).text).toContain('DTSTART;VALUE=DATE:20470801');
+
+      // Statuses a client changes are written: a private event made public, a draft confirmed, a
+      // cancelled event confirmed again.
+      const secret = (await s.post('/events', restEvent('Secret', { status: 'private' }))).body;
+      const secretText = await get(secret.id);
+      expect(secretText).toContain('CLASS:PRIVATE');
+      expect((await put(secret.id, secretText.replace('CLASS:PRIVATE', 'CLASS:PUBLIC'))).status).toBe(204);
+      expect((await rest(secret.id)).status).toBe('publish');
+      const plan = (await s.post('/events', restEvent('Plan', { status: 'draft' }))).body;
+      expect((await put(plan.id, (await get(plan.id)).replace('STATUS:TENTATIVE', 'STATUS:CONFIRMED'))).status).toBe(
+        204,
+      );
+      expect((await rest(plan.id)).status).toBe('publish');
+      expect((await put(plan.id, (await get(plan.id)).replace('STATUS:CONFIRMED', 'STATUS:CANCELLED'))).status).toBe(
+        204,
+      );
+      expect((await rest(plan.id)).status).toBe('draft');
+      expect((await put(plan.id, (await get(plan.id)).replace('STATUS:TENTATIVE', 'STATUS:CONFIRMED'))).status).toBe(
+        204,
+      );
+      expect((await rest(plan.id)).status).toBe('publish');
+    });
+
     it('deletes to the trash, honouring If-Match', async () => {
       const id = uid();
       const path = `${ALL}${id}.ics`;
@@ -672,7 +774,7 @@ describeEachDatabase(
         .replace(/^(DTSTAMP|LAST-MODIFIED):.*$/gm, '$1:T')
         .replace(/-\d+\//g, '/');
       const digest = createHash('sha256').update(text).digest('hex').slice(0, 16);
-      expect({ TEXT_VERSION, digest }, text).toEqual({ TEXT_VERSION: 1, digest: 'a231feb5f4206817' });
+      expect({ TEXT_VERSION, digest }, text).toEqual({ TEXT_VERSION: 2, digest: 'a231feb5f4206817' });
     });
 
     it('answers calendar-query with a time range, expanded or not', async () => {
