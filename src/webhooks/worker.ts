@@ -33,6 +33,8 @@ export function startWebhooks(
   onError: (err: unknown) => void,
 ): WebhookWorker {
   const inFlight = new Set<Promise<void>>();
+  // Sends started when an attempt freed its slot (below), outside any round.
+  const refills = new Set<Promise<void>>();
   let running: Promise<void> | undefined;
   // Set when work was asked for while a round ran: the running one goes round once more.
   let again = false;
@@ -81,8 +83,14 @@ export function startWebhooks(
         .catch(onError)
         .finally(() => {
           inFlight.delete(sending);
-          // A free slot: more may be due (a retry, or what did not fit before).
-          if (!isStopped() && !running) void send().catch(onError);
+          // A free slot: more may be due (a retry, or what did not fit before). Kept among the work
+          // stop() waits for: its lease may still be reading when stop() is called.
+          if (!isStopped() && !running) {
+            const refill = send()
+              .catch(onError)
+              .finally(() => refills.delete(refill));
+            refills.add(refill);
+          }
         });
       inFlight.add(sending);
     }
@@ -111,7 +119,7 @@ export function startWebhooks(
       clearInterval(timer);
       clearTimeout(nudged);
       // An attempt that ends may have been leased by the round still running: wait until both are done.
-      while (running || inFlight.size) await Promise.allSettled([running, ...inFlight]);
+      while (running || inFlight.size || refills.size) await Promise.allSettled([running, ...inFlight, ...refills]);
     },
   };
 }
