@@ -71,7 +71,7 @@ interface Parsed {
 }
 
 /** Reads and checks the body as one calendar object resource (RFC 4791 4.1). */
-export function parseResource(body: string, collection: Collection): Parsed {
+function parseResource(body: string, collection: Collection): Parsed {
   const root = calendarOf(body);
   const events = eventsOf(root);
   const uids = new Set(events.map((e) => String(e.getFirstPropertyValue('uid') ?? '').trim()));
@@ -224,7 +224,7 @@ async function freeName(tx: Tx, name: string) {
 const NUMBERED = /^\d+\.ics$/;
 
 /** If-Match and If-None-Match (RFC 9110 13.1), against the resource's current ETag. */
-export function checkConditions({ ifMatch, ifNoneMatch }: Conditions, etag: string | undefined) {
+function checkConditions({ ifMatch, ifNoneMatch }: Conditions, etag: string | undefined) {
   const listed = (header: string) => header.split(',').map((t) => t.trim());
   const failed = () => new DavError(412, 'The resource is not in the state the request expects; read it again.');
   if (ifMatch !== undefined) {
