@@ -3,7 +3,7 @@
 // sync-collection) and writing (PUT, DELETE). Callers are those of the API: HTTP Basic with a
 // login and its password or an application password (auth/authenticate.ts), the same sign-in
 // throttle and rate limits (http/rate-limits.ts); anonymous callers read what is public.
-import { type Request, type Response, Router } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import getRawBody from 'raw-body';
 import type { Caller } from '../auth/roles.js';
 import type { Config } from '../config.js';
@@ -50,16 +50,26 @@ const METHODS = 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT';
 const MAX_XML_BYTES = 512 * 1024;
 const REALM = 'Basic realm="Calendar Events", charset="UTF-8"';
 
-export function davRoutes(deps: DavDeps): Router {
-  const router = Router();
-  // Clients look here first (RFC 6764 5); the answer says where the service's CalDAV root is.
-  router.all('/.well-known/caldav', (_req, res) => {
-    res.set('Location', `${DAV_PREFIX}/`).status(301).end();
-  });
-  router.use((req, res, next) => {
+/**
+ * The middleware: every request of the service passes it first, so anything but CalDAV's paths is
+ * let through on one string comparison (an Express Router's matching cost the cheapest read of the
+ * API a tenth of its rate).
+ */
+export function davRoutes(deps: DavDeps): RequestHandler {
+  return (req, res, next) => {
+    const path = req.path;
+    // Clients look here first (RFC 6764 5); the answer says where the service's CalDAV root is.
+    if (path === WELL_KNOWN || path === `${WELL_KNOWN}/`) {
+      res.set('Location', `${DAV_PREFIX}/`).status(301).end();
+      return;
+    }
+    if (!path.startsWith(DAV_PREFIX)) {
+      next();
+      return;
+    }
     let target: DavTarget | undefined;
     try {
-      target = targetOf(req.path);
+      target = targetOf(path);
     } catch (err) {
       // A path under the prefix that names nothing it could (a broken escape): refused in DAV's shape.
       fail(deps, req, res, err);
@@ -74,9 +84,10 @@ export function davRoutes(deps: DavDeps): Router {
     answer(deps, req, res, target).catch((err: unknown) => {
       fail(deps, req, res, err);
     });
-  });
-  return router;
+  };
 }
+
+const WELL_KNOWN = '/.well-known/caldav';
 
 async function answer(deps: DavDeps, req: Request, res: Response, target: DavTarget): Promise<void> {
   res.set('DAV', '1, 3, calendar-access');
