@@ -40,6 +40,8 @@ export interface ResourceText {
   text: string;
   etag: string;
   master: EventRecord;
+  /** Its changed occurrences, as the caller reads them. */
+  overrides: EventRecord[];
 }
 
 /** A resource as a listing of ETags shows it. */
@@ -146,12 +148,7 @@ async function namesOf(db: PrismaClient | Tx, ids: number[]): Promise<Map<number
 
 /** The event a resource name names: one a client gave, else `<id>.ics` of an event without one. */
 export async function idOfName(db: PrismaClient | Tx, name: string): Promise<number | undefined> {
-  const named = await db.davObject.findUnique({ where: { name } });
-  if (named) return named.eventId;
-  const id = /^([1-9]\d{0,9})\.ics$/.exec(name)?.[1];
-  if (!id || Number(id) > 2 ** 31 - 1) return undefined;
-  const own = await db.davObject.findUnique({ where: { eventId: Number(id) } });
-  return own?.name ? undefined : Number(id);
+  return (await idsOfNames(db, [name])).get(name);
 }
 
 /** The events these names name (idOfName), in one statement for the given names. */
@@ -211,7 +208,7 @@ export async function readTexts(
       zone: ctx.siteZone,
       extras,
     });
-    texts.push({ name: resource.name, text: body.toString('utf8'), etag, master: resource.master });
+    texts.push({ ...resource, text: body.toString('utf8'), etag });
   }
   return texts;
 }

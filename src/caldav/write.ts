@@ -28,7 +28,8 @@ import { retryOnConflict } from '../services/retry.js';
 import { globalId } from '../serializers/posts.js';
 import { DavError, caldavCondition, invalidData, invalidResource } from './errors.js';
 import { assertWhole, changedOnly, itemsOf, keepUnserved, newCategories, resolveTerms, servedItems } from './items.js';
-import { type Collection, idOfName, readResources, readTexts, uidOfEvent } from './store.js';
+import { type Collection, idOfName, readTexts, uidOfEvent } from './store.js';
+import type { EventRecord } from '../domain/records.js';
 
 export interface Conditions {
   ifMatch?: string;
@@ -175,7 +176,7 @@ export async function putResource(
         if (existing && !canEdit(ctx.caller, existing.master))
           throw new Forbidden(true, 'Sorry, you are not allowed to edit this event.');
         if (!existing && !mayCall(ctx.caller, 'createEvent')) throw new Forbidden(ctx.caller !== null);
-        await claimUid(tx, inner, urls, parsed.uid, existing?.master.id);
+        await claimUid(tx, inner, urls, parsed.uid, existing?.master);
         // What the client changed of what it was given: the rest stays as stored (items.ts).
         const served = existing ? servedItems(existing.text) : new Map<string, ImportItem>();
         assertWhole(sent, served);
@@ -183,7 +184,7 @@ export async function putResource(
         const linked = existing?.master.terms.map((t) => t.termId) ?? [];
         const terms = await resolveTerms(tx, changed, linked);
         assertMayCreateCategories(ctx, terms);
-        const shown = existing ? await overridesShown(inner, existing.master.id) : [];
+        const shown = existing?.overrides.map((o) => o.id) ?? [];
         const ids = await writeItems(inner, terms);
         const masterId = ids.get('') ?? 0;
         await revertDropped(tx, inner, masterId, shown, ids);
@@ -239,15 +240,15 @@ function checkConditions({ ifMatch, ifNoneMatch }: Conditions, etag: string | un
  * Makes the UID this resource's in the import's mapping (which the export reads UIDs from): a UID
  * another resource holds is refused (RFC 4791 5.3.2.1, no-uid-conflict); a resource keeps its UID.
  */
-async function claimUid(tx: Tx, ctx: ServiceContext, urls: Urls, uid: string, resourceId: number | undefined) {
+async function claimUid(tx: Tx, ctx: ServiceContext, urls: Urls, uid: string, current: EventRecord | undefined) {
   const ref = { kind: 'event' as const, externalId: uid };
   const mapping = await findMapping(tx, ICS_SOURCE, ref);
   const byGuid = /\?id=(\d+)$/.exec(uid);
   const guidId = byGuid && uid === globalId(urls.site, Number(byGuid[1])) ? Number(byGuid[1]) : undefined;
   const holder = mapping?.localId ?? guidId;
-  if (resourceId !== undefined) {
-    const current = (await readResources(ctx, { kind: 'all' }, [resourceId])).at(0);
-    const currentUid = current ? await uidOfEvent(ctx, urls, current.master) : uid;
+  if (current) {
+    const resourceId = current.id;
+    const currentUid = await uidOfEvent(ctx, urls, current);
     if (currentUid !== uid || (holder !== undefined && holder !== resourceId)) {
       throw new DavError(
         409,
@@ -291,12 +292,6 @@ async function writeItems(ctx: ServiceContext, items: ImportItem[]): Promise<Map
     ids.set(hash < 0 ? '' : item.externalId.slice(hash + 1), outcome.localId);
   }
   return ids;
-}
-
-/** The changed occurrences the resource showed the caller before this PUT (store.ts readResources). */
-async function overridesShown(ctx: ServiceContext, masterId: number): Promise<number[]> {
-  const resources = await readResources(ctx, { kind: 'all' }, [masterId]);
-  return resources.flatMap((r) => r.overrides.map((o) => o.id));
 }
 
 /**

@@ -2,30 +2,16 @@
 // change to how messages are signed or shaped fails here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Message, startReceiver } from '../../examples/webhook-receiver.js';
-import { DEFAULT_CURRENCY } from '../../src/lib/cost.js';
-import { startWebhooks, type WebhookWorker } from '../../src/webhooks/worker.js';
+import type { WebhookWorker } from '../../src/webhooks/worker.js';
 import { startServer, type TestServer } from '../setup/server.js';
+import { startTestWorker } from '../setup/webhook-worker.js';
 
 describe('the webhook receiver example', () => {
   let s: TestServer;
   let worker: WebhookWorker;
   beforeAll(async () => {
     s = await startServer('pglite', { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
-    worker = startWebhooks(
-      s.db,
-      {
-        payload: {
-          urls: { site: s.origin, root: `${s.origin}/wp-json`, base: s.base },
-          siteZone: 'UTC',
-          currency: DEFAULT_CURRENCY,
-        },
-        delivery: { allowPrivateTargets: true, timeoutSeconds: 2, retryBaseMs: 20 },
-        pollMs: 50,
-      },
-      (err) => {
-        throw err;
-      },
-    );
+    worker = startTestWorker(s);
   });
   afterAll(async () => {
     await worker.stop();

@@ -10,8 +10,7 @@ import { describeEachDatabase } from '../setup/each-database.js';
 import { pruneChanges } from '../../src/db/housekeeping.js';
 import { settled } from '../setup/feed.js';
 import { receiver } from '../setup/receiver.js';
-import { DEFAULT_CURRENCY } from '../../src/lib/cost.js';
-import { startWebhooks } from '../../src/webhooks/worker.js';
+import { startTestWorker } from '../setup/webhook-worker.js';
 import type { TestServer } from '../setup/server.js';
 
 interface DavOptions {
@@ -470,21 +469,7 @@ describeEachDatabase(
     it("tells webhook subscribers of what CalDAV writes, as of the API's writes", async () => {
       const hook = await receiver();
       const { body: sub } = await s.post('/webhooks', { url: hook.url, events: ['event.*'] });
-      const worker = startWebhooks(
-        s.db,
-        {
-          payload: {
-            urls: { site: s.origin, root: `${s.origin}/wp-json`, base: s.base },
-            siteZone: 'UTC',
-            currency: DEFAULT_CURRENCY,
-          },
-          delivery: { allowPrivateTargets: true, timeoutSeconds: 2, retryBaseMs: 20 },
-          pollMs: 50,
-        },
-        (err) => {
-          throw err;
-        },
-      );
+      const worker = startTestWorker(s);
       try {
         const id = uid();
         await dav(s, 'PUT', `${ALL}${id}.ics`, { body: vevent(id, { summary: 'Announced' }) });

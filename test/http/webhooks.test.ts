@@ -9,11 +9,11 @@ import { purgeExpired } from '../../src/db/housekeeping.js';
 import { DEFAULT_CURRENCY } from '../../src/lib/cost.js';
 import { dispatchChanges } from '../../src/webhooks/dispatch.js';
 import { PER_SUBSCRIPTION } from '../../src/webhooks/deliver.js';
-import { startWebhooks, type WebhookWorker } from '../../src/webhooks/worker.js';
+import type { WebhookWorker } from '../../src/webhooks/worker.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { photo } from '../setup/images.js';
 import { receiver } from '../setup/receiver.js';
-import type { TestServer } from '../setup/server.js';
+import { startTestWorker } from '../setup/webhook-worker.js';
 
 const until = async (check: () => boolean, ms = 10_000) => {
   const end = Date.now() + ms;
@@ -22,24 +22,6 @@ const until = async (check: () => boolean, ms = 10_000) => {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 };
-
-function worker(s: TestServer, retryBaseMs = 20, allowPrivateTargets = true): WebhookWorker {
-  return startWebhooks(
-    s.db,
-    {
-      payload: {
-        urls: { site: s.origin, root: `${s.origin}/wp-json`, base: s.base },
-        siteZone: 'UTC',
-        currency: DEFAULT_CURRENCY,
-      },
-      delivery: { allowPrivateTargets, timeoutSeconds: 2, retryBaseMs },
-      pollMs: 50,
-    },
-    (err) => {
-      throw err;
-    },
-  );
-}
 
 const event = (title: string) => ({ title, start_date: '2046-01-01 20:00', end_date: '2046-01-01 21:00' });
 
@@ -70,7 +52,7 @@ describeEachDatabase(
         expect((await s.post('/webhooks', { url: hook.url, events: ['tag.*'] })).status).toBe(201);
         for (let i = 0; i < 10; i++) await s.post('/tags', { name: `Busy night ${kind} ${i}` });
         const started = Date.now();
-        workers.push(worker(s));
+        workers.push(startTestWorker(s));
         await until(() => hook.received.length >= 10, 3_000);
         // Well within one timeout of the hanging ones: none of them held the healthy one's turn.
         expect(Date.now() - started).toBeLessThan(3_000);
@@ -117,7 +99,7 @@ describeEachDatabase(
 
     it('sends each change of the kinds asked for, signed so that the library verifies it', async () => {
       const { body: sub } = await s.post('/webhooks', { url: hook.url, events: ['event.created', 'venue.*'] });
-      workers.push(worker(s));
+      workers.push(startTestWorker(s));
       const { body: created } = await s.post('/events', event('Hooked'));
       await s.post('/tags', { name: 'not-wanted' });
       await until(() => hook.received.length >= 1);
@@ -149,7 +131,7 @@ describeEachDatabase(
 
     it("sends the media library's changes to those who ask for them", async () => {
       await s.post('/webhooks', { url: hook.url, events: ['media.*'] });
-      workers.push(worker(s));
+      workers.push(startTestWorker(s));
       const upload = await s.request('POST', '/media', {
         raw: { contentType: 'image/png', data: await photo(40, 30, { format: 'png' }) },
       });
@@ -169,7 +151,7 @@ describeEachDatabase(
 
     it('rotates a secret with an overlap: messages verify with the old and the new secrets, then the new one only', async () => {
       const { body: sub } = await s.post('/webhooks', { url: hook.url, events: ['tag.created'] });
-      workers.push(worker(s));
+      workers.push(startTestWorker(s));
       const verifies = (secret: string, message: (typeof hook.received)[number]) => {
         try {
           new Webhook(secret).verify(message.body, {
@@ -223,7 +205,7 @@ describeEachDatabase(
     it('retries a failing receiver until it answers 2xx: three failures, then the fourth attempt, then nothing', async () => {
       await s.post('/webhooks', { url: hook.url, events: ['venue.created'] });
       hook.answer((_r, n) => (n <= 3 ? { status: 503, body: 'busy' } : { status: 204 }));
-      workers.push(worker(s));
+      workers.push(startTestWorker(s));
       const { body: venue } = await s.post('/venues', { venue: 'Retried Hall' });
       await until(() => hook.received.length >= 4);
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -247,7 +229,7 @@ describeEachDatabase(
         if (n === 2) return { status: 500, body: 'nul \u0000 byte' };
         return { status: 200, body: 'x'.repeat(5000) };
       });
-      workers.push(worker(s));
+      workers.push(startTestWorker(s));
       const ping = await s.post(`/webhooks/${sub.id}/ping`);
       expect([ping.status, ping.body.event_type, ping.body.state]).toEqual([202, 'webhook.ping', 'pending']);
       await until(() => hook.received.length >= 3);
@@ -266,7 +248,7 @@ describeEachDatabase(
     it('gives up on a receiver that does not answer within the time limit, and tries again later', async () => {
       const { body: sub } = await s.post('/webhooks', { url: hook.url, events: ['tag.created'] });
       hook.answer((_r, n) => (n === 1 ? undefined : { status: 204 }));
-      workers.push(worker(s));
+      workers.push(startTestWorker(s));
       await s.post(`/webhooks/${sub.id}/ping`);
       await until(() => hook.received.length >= 2);
       let delivery = (await s.get(`/webhooks/${sub.id}/deliveries`)).body.deliveries[0];
@@ -282,7 +264,7 @@ describeEachDatabase(
     it('disables a subscription whose receiver fails for good, and sends again once it is enabled', async () => {
       const { body: sub } = await s.post('/webhooks', { url: hook.url, events: ['organizer.created'] });
       hook.answer(() => ({ status: 500 }));
-      workers.push(worker(s, 0.2));
+      workers.push(startTestWorker(s, 0.2));
       await s.post('/organizers', { organizer: 'Never reached' });
       await until(() => hook.received.length >= 10);
       let read = (await s.get(`/webhooks/${sub.id}`)).body;
@@ -308,7 +290,7 @@ describeEachDatabase(
 
     it('forgets messages sent or given up once the retention has passed, and keeps those still to send', async () => {
       const { body: sub } = await s.post('/webhooks', { url: hook.url, events: ['tag.created'] });
-      workers.push(worker(s));
+      workers.push(startTestWorker(s));
       await s.post(`/webhooks/${sub.id}/ping`);
       await until(() => hook.received.length >= 1);
       for (
@@ -348,7 +330,7 @@ describeEachDatabase(
       const [position] = await s.db.prisma.$queryRaw<{ xid: string }[]>`SELECT xid::text FROM webhook_dispatch`;
       expect(BigInt(position.xid) >= BigInt(xid)).toBe(true);
       // What comes after is delivered as ever.
-      workers.push(worker(s));
+      workers.push(startTestWorker(s));
       const tag = (await s.post('/tags', { name: 'after-falling-behind' })).body;
       await until(() => hook.received.some((r) => (JSON.parse(r.body) as { data: { id: number } }).data.id === tag.id));
       expect(reports).toHaveLength(1);
@@ -356,7 +338,7 @@ describeEachDatabase(
 
     it.runIf(kind === 'postgresql')('sends each message once with two workers on one database', async () => {
       await s.post('/webhooks', { url: hook.url, events: ['event.created'] });
-      workers.push(worker(s), worker(s));
+      workers.push(startTestWorker(s), startTestWorker(s));
       const created = await Promise.all(Array.from({ length: 20 }, (_, i) => s.post('/events', event(`Burst ${i}`))));
       await until(() => hook.received.length >= 20);
       await new Promise((resolve) => setTimeout(resolve, 500));
