@@ -253,12 +253,16 @@ async function buildAnswer(
     // may use (by the role each operation asks for; the objects' own rules are in `_links`).
     res.set('Allow', usableMethods(routeOperations, callerOfResponse(res)).join(', '));
   }
-  // A body that takes work to build is built only for a client that does not hold it already.
-  if (reply.build && (!reply.etag || noneMatch(req.headers['if-none-match'], reply.etag))) {
-    reply.body = await reply.build();
+  // A body that takes work to build is built only for a client that does not hold it already. Such
+  // an answer is a 304 to this client and nothing to anyone else: it is never kept.
+  let whole = true;
+  if (reply.build) {
+    whole = !reply.etag || noneMatch(req.headers['if-none-match'], reply.etag);
+    if (whole) reply.body = await reply.build();
   }
   const embedded = await embedWanted(api, deps, { req, res, search, urls }, reply);
-  return { rendered: renderReply(req, res, reply), embedded, unkept: reply.unkept };
+  const unkept = reply.unkept ?? (whole ? undefined : true);
+  return { rendered: renderReply(req, res, reply), embedded, unkept };
 }
 
 /** A request no operation takes: OPTIONS describes the route, another method of a route is 405, else 404. */
