@@ -29,6 +29,19 @@ export function requiredRole(operationId: string): string | undefined {
   return roles.get(operationId);
 }
 
+/**
+ * The longest value the document lets a field of one of its schemas hold (`maxLength`), for the doors
+ * that shorten what they take from elsewhere (the import of a calendar file) rather than refuse it.
+ */
+export function maxLengthOf(schema: string, property: string): number {
+  const schemas = (loadDocument().components?.schemas ?? {}) as Partial<
+    Record<string, { properties?: Record<string, { maxLength?: number } | undefined> }>
+  >;
+  const limit = schemas[schema]?.properties?.[property]?.maxLength;
+  if (limit === undefined) throw new Error(`The document gives ${schema}.${property} no maxLength.`);
+  return limit;
+}
+
 // Read once: serializers ask for every term of a list.
 let roles: Map<string, string | undefined> | undefined;
 

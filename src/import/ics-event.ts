@@ -17,6 +17,7 @@ import { DateTime } from 'luxon';
 import { findIana } from 'windows-iana';
 import { DATES_ZONE } from '../domain/import-sources.js';
 import { eventZone } from '../lib/event-times.js';
+import { maxLengthOf } from '../openapi.js';
 import { firstLinks, type ImportItem, type ItemRef, type RefField } from './items.js';
 import type { ImportLimits } from './limits.js';
 import { tidyLines } from '../lib/plain-text.js';
@@ -122,7 +123,7 @@ function linksOf(
   const people = firstLinks(organizers(component, remarks), limits.maxLinks, 'ORGANIZER lines', remarks);
   const names = component
     .getAllProperties('categories')
-    .flatMap((property) => property.getValues().map((value) => fit(String(value))))
+    .flatMap((property) => property.getValues().map((value) => fit(String(value), maxLengthOf('TermFields', 'name'))))
     .filter(Boolean);
   const categories = firstLinks(
     [...new Map(names.map((name) => [name.toLowerCase(), named('category', name, { name, parent: 0 })])).values()],
@@ -447,11 +448,11 @@ function later(start: Reading, duration: ICAL.Duration): Reading {
 }
 
 /**
- * A name cut to the 500 characters the API takes (openapi/components/schemas/Name.yaml): a title,
- * or a venue, organizer or category named by a long LOCATION, CN or CATEGORIES, comes over
- * shortened rather than costing its event.
+ * A name cut to the 500 characters the API takes (openapi/components/schemas/Name.yaml), or to the
+ * 200 of a category's (TermFields.yaml): a title, or a venue, organizer or category named by a long
+ * LOCATION, CN or CATEGORIES, comes over shortened rather than costing its event.
  */
-const fit = (name: string) => Array.from(name).slice(0, 500).join('').trim();
+const fit = (name: string, max = 500) => Array.from(name).slice(0, max).join('').trim();
 
 /** The longest description the API takes (openapi/components/schemas/Text.yaml). */
 const MAX_TEXT = 65_535;

@@ -95,7 +95,8 @@ function termRefs(taxonomy: Taxonomy, field: string, value: TermsWrite): (string
   if (tooLarge !== undefined)
     throw new InvalidInput({ [field]: `There is no ${TERM_TYPE[taxonomy]} with ID ${tooLarge}.` });
   // The document bounds each name of an array; the names of one comma-separated string it cannot.
-  if (refs.some((ref) => String(ref).length > MAX_TERM_NAME))
+  // Counted in characters (code points), as the document's maxLength and the column count them.
+  if (refs.some((ref) => Array.from(String(ref)).length > MAX_TERM_NAME))
     throw new InvalidInput({ [field]: `A ${TERM_TYPE[taxonomy]} name has at most ${MAX_TERM_NAME} characters.` });
   return refs;
 }

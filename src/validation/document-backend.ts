@@ -10,7 +10,7 @@ import { type Document, OpenAPIBackend } from 'openapi-backend';
 
 export function createDocumentBackend(document: Document): OpenAPIBackend {
   const api = new OpenAPIBackend({
-    definition: structuredClone(document),
+    definition: withRefSiblings(structuredClone(document)),
     quick: true,
     coerceTypes: true,
     validate: true,
@@ -28,6 +28,30 @@ export function createDocumentBackend(document: Document): OpenAPIBackend {
   api.router.getOperations = () => operations;
   shareValidators(api, document);
   return api;
+}
+
+/** Keywords beside a `$ref` that say something of the value only to a reader, not to a validator. */
+const ANNOTATIONS = new Set(['$ref', 'description', 'summary', 'title', 'examples', 'example', 'deprecated']);
+
+/**
+ * In OpenAPI 3.1 a `$ref` in a schema may have sibling keywords, which apply as well
+ * (`TermFields.yaml`: a name is a `Name`, and at most 200 characters). openapi-backend's dereferencing
+ * replaces the reference by its target and drops the siblings, so `{ $ref, maxLength }` becomes
+ * `{ allOf: [{ $ref }], maxLength }` first: every constraint of the document is enforced, not only
+ * those written without a reference beside them.
+ */
+function withRefSiblings<T>(node: T): T {
+  if (Array.isArray(node)) {
+    node.forEach((item: unknown) => withRefSiblings(item));
+  } else if (node && typeof node === 'object') {
+    const object = node as Record<string, unknown>;
+    for (const value of Object.values(object)) withRefSiblings(value);
+    if (typeof object.$ref === 'string' && Object.keys(object).some((key) => !ANNOTATIONS.has(key))) {
+      object.allOf = [{ $ref: object.$ref }, ...((object.allOf as unknown[] | undefined) ?? [])];
+      delete object.$ref;
+    }
+  }
+  return node;
 }
 
 type Validators = ReturnType<OpenAPIBackend['validator']['getRequestValidatorsForOperation']>;

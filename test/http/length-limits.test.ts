@@ -132,6 +132,64 @@ describeEachDatabase(
       }
       expect(refused).toEqual([]);
     });
+
+    // A constraint the validator does not apply (one beside a `$ref`, which openapi-backend dropped)
+    // lets a value through to a column too short for it: a 500 instead of a 400.
+    it.each(CREATES)('%s refuses every field one past its maxLength, naming it', async (operationId, path, base) => {
+      const wrong: string[] = [];
+      let n = 0;
+      for (const { path: at, schema } of limitedStrings(bodySchema(operationId))) {
+        const longer = longest({ ...schema, maxLength: (schema.maxLength as number) + 1 });
+        if (longer === undefined) continue;
+        // An address made to a length stops at the longest a domain may be: one more letter before the @.
+        const value = longer.length > schema.maxLength ? longer : `a${longer}`;
+        const body = placed('name' in base ? { ...base, name: `${base.name} past ${n++}` } : base, at, value);
+        const r = await s.post(path, body);
+        const named = r.status === 400 && JSON.stringify(r.body.data?.params ?? {}).includes(at[0]);
+        if (!named) wrong.push(`${at.join('.')}: ${r.status} ${r.text.slice(0, 200)}`);
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('takes a name as long as a term may have, counted in characters, in a comma-separated list', async () => {
+      const name = '😀'.repeat(200); // 400 UTF-16 units
+      const r = await s.post('/events', { ...CREATES[0][2], tags: `${name},short` });
+      expect(r.status).toBe(201);
+      expect(r.body.tags.map((t: { name: string }) => t.name)).toContain(name);
+    });
+
+    // CalDAV and calendar files name categories by text the document never sees: what is derived
+    // from them must fit what a category holds, as the document says it (TermFields.yaml).
+    it('cuts a CATEGORIES name longer than a category may have to that length (CalDAV PUT)', async () => {
+      const editor = s.users.editor;
+      const long = `${'Long category '.repeat(30)}end`; // 423 characters
+      const put = await fetch(`${s.origin}/caldav/calendars/events/long-category.ics`, {
+        method: 'PUT',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${editor.login}:${editor.appPassword}`).toString('base64')}`,
+          'content-type': 'text/calendar; charset=utf-8',
+        },
+        body: [
+          'BEGIN:VCALENDAR',
+          'VERSION:2.0',
+          'PRODID:-//tests//EN',
+          'BEGIN:VEVENT',
+          'UID:long-category@tests',
+          'DTSTAMP:20260101T000000Z',
+          'DTSTART:20410601T180000Z',
+          'DTEND:20410601T200000Z',
+          'SUMMARY:Long category',
+          `CATEGORIES:${long}`,
+          'END:VEVENT',
+          'END:VCALENDAR',
+          '',
+        ].join('\r\n'),
+      });
+      expect(put.status).toBe(201);
+      const { body } = await s.get<{ categories: { name: string }[] }>('/categories?search=Long%20category');
+      const made = body.categories.find((c) => c.name.startsWith('Long category'));
+      expect(made?.name).toBe(long.slice(0, 200).trim());
+    });
   },
   { env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } },
 );
