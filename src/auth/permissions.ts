@@ -45,6 +45,14 @@ export function mayCall(caller: Caller, operationId: string): boolean {
   return role === undefined || (isRole(role) && hasRole(caller, role));
 }
 
+/**
+ * The role an operation of the document asks (`x-required-role`), asked by the writers themselves:
+ * every door (batch, CalDAV, the importer) gets what the REST API refuses refused, not only the API.
+ */
+export function assertMayCall(caller: Caller, operationId: string): void {
+  if (!mayCall(caller, operationId)) throw forbidden(caller);
+}
+
 /** Deleting for good (`force=true`) is for editors and administrators. */
 export const canDeleteForGood = (caller: Caller) => hasRole(caller, 'editor');
 

@@ -267,7 +267,7 @@ async function create(
     }
     case 'category':
     case 'tag':
-      return insertOrAdoptTerm(tx, item.kind === 'category' ? CATEGORY : TAG, body);
+      return insertOrAdoptTerm(tx, ctx, item.kind === 'category' ? CATEGORY : TAG, body);
   }
 }
 
@@ -277,12 +277,13 @@ async function create(
  */
 async function insertOrAdoptTerm(
   tx: Tx,
+  { caller }: ServiceContext,
   taxonomy: typeof CATEGORY,
   body: TermInput,
 ): Promise<{ id: number; found: boolean }> {
   for (const input of [body, { ...body, slug: undefined }]) {
     try {
-      return { id: await insertTerm(tx, taxonomy, input), found: false };
+      return { id: await insertTerm(tx, caller, taxonomy, input), found: false };
     } catch (err) {
       if (err instanceof DuplicateTermName) return { id: err.existingId, found: true };
       if (!(err instanceof InvalidTermSlug) || input.slug === undefined) throw err;

@@ -2,13 +2,12 @@
 // ID, name or slug; venues and organizers by ID or as the fields of one to create (docs/decisions.md,
 // "Representations"). Names that point nowhere are 400s naming the field, never silent drops.
 import { Prisma } from '../../generated/prisma/client.js';
-import { canRead, mayCall } from '../auth/permissions.js';
+import { canRead } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { PrismaClient, Tx } from '../db/client.js';
-import { DuplicateTermName, InvalidInput, TermCreationForbidden } from '../domain/errors.js';
+import { DuplicateTermName, InvalidInput } from '../domain/errors.js';
 import type { PostStatus } from '../domain/posts.js';
 import { CATEGORY, type Taxonomy, TERM_TYPE, type VenueOrOrganizerKind } from '../domain/records.js';
-import { requiredRole } from '../openapi.js';
 import { sameText } from '../lib/like.js';
 import { selectRows } from '../db/driver.js';
 import type { ServiceContext } from './context.js';
@@ -21,8 +20,6 @@ const MAX_ID = 2_147_483_647;
 const inRange = (ref: string | number) => Number(ref) <= MAX_ID;
 /** The longest name of a term, as TermFields and TermWriteRef in the document say (WordPress's too). */
 const MAX_TERM_NAME = 200;
-/** The operation whose role a write needs to create a term by naming it. */
-const CREATE_TERM = { tribe_events_cat: 'createCategory', post_tag: 'createTag' } as const;
 const sql = Prisma.sql;
 
 /** A write's `categories` or `tags`: an array, or one comma-separated string. */
@@ -60,8 +57,7 @@ export async function termIdsForWrite(
       orderBy: { id: 'asc' },
     });
     const byName = matches.find((t) => t.name.toLowerCase() === name.toLowerCase()) ?? matches.at(0);
-    if (!byName) assertMayCreateTerm(ctx.caller, taxonomy, field);
-    ids.push(byName ? byName.id : await insertNamedTerm(tx, taxonomy, name));
+    ids.push(byName ? byName.id : await insertNamedTerm(tx, ctx.caller, taxonomy, name));
   }
   return [...new Set(ids)];
 }
@@ -70,9 +66,9 @@ export async function termIdsForWrite(
  * A term a write names that did not exist when it looked: another writer may have committed one of
  * that name since, which the write then links to, as it would have had it looked a moment later.
  */
-async function insertNamedTerm(tx: Tx, taxonomy: Taxonomy, name: string): Promise<number> {
+async function insertNamedTerm(tx: Tx, caller: Caller, taxonomy: Taxonomy, name: string): Promise<number> {
   try {
-    return await insertTerm(tx, taxonomy, { name });
+    return await insertTerm(tx, caller, taxonomy, { name });
   } catch (err) {
     if (err instanceof DuplicateTermName) return err.existingId;
     throw err;
@@ -115,12 +111,6 @@ export function assertTermsFound(taxonomy: Taxonomy, field: string, wantedIds: n
 export function termIdsOnly(taxonomy: Taxonomy, field: string, value: TermsWrite): number[] | undefined {
   const refs = termRefs(taxonomy, field, value);
   return refs.every(isId) ? [...new Set(refs.map(Number))] : undefined;
-}
-
-/** Naming a new term creates it, so it needs the role that creating it through its own route needs. */
-function assertMayCreateTerm(caller: Caller, taxonomy: Taxonomy, field: string) {
-  if (mayCall(caller, CREATE_TERM[taxonomy])) return;
-  throw new TermCreationForbidden(field, requiredRole(CREATE_TERM[taxonomy]) ?? '', TERM_TYPE[taxonomy]);
 }
 
 /**

@@ -1,11 +1,14 @@
 // Categories and tags: one table, told apart by taxonomy. Every write runs in a transaction, and
 // the unique indexes (slug; name among siblings) settle races between concurrent writers.
 import { Prisma as Prisma, type Term } from '../../generated/prisma/client.js';
+import { mayCall } from '../auth/permissions.js';
+import type { Caller } from '../auth/roles.js';
 import type { Tx } from '../db/client.js';
-import { DuplicateTermName, InvalidTermSlug, InvalidInput, NotFound } from '../domain/errors.js';
+import { DuplicateTermName, InvalidTermSlug, InvalidInput, NotFound, TermCreationForbidden } from '../domain/errors.js';
 import { CATEGORY, type Taxonomy, TERM_TYPE, type TermRecord, type TermRow } from '../domain/records.js';
 import { containing, sameText, startingWith } from '../lib/like.js';
 import { firstFreeSlug, slugify } from '../lib/slug.js';
+import { requiredRole } from '../openapi.js';
 import type { ServiceContext } from './context.js';
 import { claimVersion } from './post-writes.js';
 import { modifiedAfter, readableEvent } from './posts.js';
@@ -123,20 +126,31 @@ async function readTerm(db: Tx, taxonomy: Taxonomy, id: number): Promise<TermRec
 
 export async function createTerm(ctx: ServiceContext, taxonomy: Taxonomy, input: TermInput): Promise<TermRecord> {
   const id = await inTransaction(ctx, async (tx) => {
-    const created = await insertTerm(tx, taxonomy, input);
+    const created = await insertTerm(tx, ctx.caller, taxonomy, input);
     await chargeCreateIn(tx, ctx);
     return created;
   });
   return readTerm(ctx.db, taxonomy, id);
 }
 
-/** Creates the term inside the caller's transaction and returns its ID. */
-export async function insertTerm(tx: Tx, taxonomy: Taxonomy, input: TermInput): Promise<number> {
+/** The operation whose role creating a term needs, however it is created (its route, an event naming it, an import). */
+const CREATE_TERM = { tribe_events_cat: 'createCategory', post_tag: 'createTag' } as const;
+
+/**
+ * Creates the term inside the caller's transaction and returns its ID. Creating a term needs the role
+ * its own route needs, at every door: an event that names a new one, CalDAV, the importer.
+ */
+export async function insertTerm(tx: Tx, caller: Caller, taxonomy: Taxonomy, input: TermInput): Promise<number> {
   // The document requires a name on create; the generated types lose that next to `allOf`.
   if (input.name === undefined) throw new InvalidInput({ name: 'name is required.' });
   const name = input.name.trim();
   const parentId = taxonomy === CATEGORY ? await checkParent(tx, input.parent, undefined) : null;
+  // A term of that name is found (DuplicateTermName, which the importer adopts) before the role is asked.
   await checkNameFree(tx, taxonomy, name, parentId, undefined);
+  if (!mayCall(caller, CREATE_TERM[taxonomy])) {
+    const field = taxonomy === CATEGORY ? 'categories' : 'tags';
+    throw new TermCreationForbidden(field, requiredRole(CREATE_TERM[taxonomy]) ?? '', TYPE[taxonomy]);
+  }
   const slug = await chooseSlug(tx, taxonomy, input.slug, name, undefined);
   const row = await tx.term.create({
     data: { taxonomy, name, slug, description: input.description ?? '', parentId },
