@@ -1,8 +1,10 @@
 // What one CalDAV request works with (routes.ts builds it), and the reads its methods share: the
 // collection a path names, a resource's text, many resources' texts a slice at a time.
 import type { Request, Response } from 'express';
+import type { CaldavLimits } from '../config.js';
 import type { Urls } from '../http/urls.js';
 import type { ServiceContext } from '../services/context.js';
+import type { Answer } from './answer.js';
 import { DavError } from './errors.js';
 import type { Entry } from './multistatus.js';
 import { type DavTarget, resourceHref } from './paths.js';
@@ -17,6 +19,9 @@ export interface Exchange {
   urls: Urls;
   target: DavTarget;
   seen: () => Promise<Seen>;
+  limits: CaldavLimits;
+  /** The answer to this request, bounded and streamed (answer.ts). */
+  answer: (status: number, type: string) => Answer;
 }
 
 export const resourceEntry = (seen: Seen, segment: string, text: ResourceText): Entry => ({
@@ -38,13 +43,15 @@ export async function resourceText(x: Exchange, collection: Collection, name: st
   return text;
 }
 
-/** The resources' texts (their ETags need them), a slice at a time. */
-export async function textsOf(x: Exchange, collection: Collection, ids: number[]): Promise<ResourceText[]> {
-  const texts: ResourceText[] = [];
+/**
+ * The resources' texts (their ETags need them), read a slice at a time as the answer asks for the
+ * next one: memory holds one slice, and a client that leaves stops the reading.
+ */
+export async function* textsOf(x: Exchange, collection: Collection, ids: number[]): AsyncGenerator<ResourceText> {
   for (let from = 0; from < ids.length; from += SLICE) {
-    texts.push(...(await readTexts(x.ctx, x.urls, collection, ids.slice(from, from + SLICE))));
+    yield* await readTexts(x.ctx, x.urls, collection, ids.slice(from, from + SLICE));
   }
-  return texts;
 }
 
-const SLICE = 500;
+/** Resources read at once: their rows and texts are in memory together. */
+const SLICE = 100;
