@@ -45,13 +45,25 @@ export async function resourceText(x: Exchange, collection: Collection, name: st
 
 /**
  * The resources' texts (their ETags need them), read a slice at a time as the answer asks for the
- * next one: memory holds one slice, and a client that leaves stops the reading.
+ * next one, so that a client that leaves stops the reading. A slice holds its rows and texts in
+ * memory together: after a small first one, each is as many as the texts read so far say fit in
+ * SLICE_BYTES (a calendar of 1 MB resources is read a few at a time, one of 2 KB events 100 at a time).
  */
 export async function* textsOf(x: Exchange, collection: Collection, ids: number[]): AsyncGenerator<ResourceText> {
-  for (let from = 0; from < ids.length; from += SLICE) {
-    yield* await readTexts(x.ctx, x.urls, collection, ids.slice(from, from + SLICE));
+  let read = 0;
+  let bytes = 0;
+  for (let from = 0; from < ids.length;) {
+    const size = read ? Math.max(1, Math.min(SLICE, Math.floor((SLICE_BYTES * read) / bytes))) : FIRST_SLICE;
+    const texts = await readTexts(x.ctx, x.urls, collection, ids.slice(from, from + size));
+    from += size;
+    for (const text of texts) {
+      read++;
+      bytes += text.text.length;
+      yield text;
+    }
   }
 }
 
-/** Resources read at once: their rows and texts are in memory together. */
+const FIRST_SLICE = 10;
 const SLICE = 100;
+const SLICE_BYTES = 4 * 1024 * 1024;

@@ -101,7 +101,10 @@ async function* withExpansion(
   data: { expand?: TimeRange } | undefined,
 ): AsyncGenerator<Entry> {
   const range = data?.expand;
-  if (!range) return yield* entries;
+  if (!range) {
+    yield* entries;
+    return;
+  }
   const budget = new ExpansionBudget();
   for await (const entry of entries) {
     const value = entry.values?.get(keyOf(CALDAV, 'calendar-data'));

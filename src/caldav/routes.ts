@@ -11,7 +11,7 @@ import type { Database } from '../db/client.js';
 import { Forbidden, InvalidCredentials } from '../domain/errors.js';
 import { toApiError } from '../http/errors.js';
 import { OPERATION_LOCAL } from '../metrics/http.js';
-import type { RateLimits } from '../http/rate-limits.js';
+import { keyOf as countedAs, type RateLimits } from '../http/rate-limits.js';
 import { requestUrls } from '../http/urls.js';
 import type { ServiceContext } from '../services/context.js';
 import { Answer, BigAnswers, ClientGone, OverBudget, tooMuch } from './answer.js';
@@ -91,13 +91,7 @@ export function davRoutes(deps: DavDeps): RequestHandler {
 
 const WELL_KNOWN = '/.well-known/caldav';
 
-async function answer(
-  deps: DavDeps,
-  big: BigAnswers,
-  req: Request,
-  res: Response,
-  target: DavTarget,
-): Promise<void> {
+async function answer(deps: DavDeps, big: BigAnswers, req: Request, res: Response, target: DavTarget): Promise<void> {
   res.set('DAV', '1, 3, calendar-access');
   res.set('Allow', METHODS);
   if (req.method === 'OPTIONS') {
@@ -129,8 +123,8 @@ async function answer(
     seen: () =>
       (seen ??= currentToken(ctx.db, viewDigest(ctx, urls)).then((token) => ({ caller, token, title: TITLE }))),
     limits: deps.config.caldav,
-    answer: (status, type) =>
-      new Answer(res, { status, type }, deps.config.caldav, big, caller ? `account ${caller.id}` : `address ${req.ip}`),
+    // Big answers are counted per caller as rate limits count requests: an account, else an address (an IPv6 /64).
+    answer: (status, type) => new Answer(res, { status, type }, deps.config.caldav, big, countedAs(caller?.id, req.ip)),
   };
   switch (req.method) {
     case 'PROPFIND':

@@ -106,7 +106,9 @@ describeEachDatabase(
       expect((await s.post('/categories', { name: 'Heavy' })).status).toBe(201);
       const heavy = '/caldav/calendars/category-heavy/';
       for (const i of [1, 2, 3, 4])
-        expect((await dav(s, 'PUT', `${heavy}h${i}.ics`, resource(`limits-heavy-${i}`, 20), 'author')).status).toBe(201);
+        expect((await dav(s, 'PUT', `${heavy}h${i}.ics`, resource(`limits-heavy-${i}`, 20), 'author')).status).toBe(
+          201,
+        );
       const listing = await dav(s, 'PROPFIND', heavy, withData);
       expect(listing.status).toBe(207);
       expect(listing.bytes).toBeLessThanOrEqual(MAX_KB * 1024);
@@ -137,8 +139,7 @@ describeEachDatabase(
         expect((await dav(s, 'PUT', `${many}m${i}.ics`, resource(`limits-many-${i}`, 0), 'author')).status).toBe(201);
       const query =
         '<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"/></c:comp-filter></c:filter></c:calendar-query>';
-      const sync =
-        '<d:sync-collection xmlns:d="DAV:"><d:sync-token/><d:prop><d:getetag/></d:prop></d:sync-collection>';
+      const sync = '<d:sync-collection xmlns:d="DAV:"><d:sync-token/><d:prop><d:getetag/></d:prop></d:sync-collection>';
       for (const [method, body] of [
         ['PROPFIND', withData],
         ['REPORT', query],

@@ -16,10 +16,16 @@ const answers: { written: number; ended?: Promise<unknown> }[] = [];
 
 beforeAll(async () => {
   const big = new BigAnswers(1);
-  server = createServer((req, res) => {
+  server = createServer((_req, res) => {
     const state: { written: number; ended?: Promise<unknown> } = { written: 0 };
     answers.push(state);
-    const answer = new Answer(res, { status: 200, type: 'text/plain' }, { maxBytes: 2 ** 40, bigBytes: 1024 }, big, 'one');
+    const answer = new Answer(
+      res,
+      { status: 200, type: 'text/plain' },
+      { maxBytes: 2 ** 40, bigBytes: 1024 },
+      big,
+      'one',
+    );
     // An answer without end, as a hostile request would ask for: only the client can stop it.
     state.ended = (async () => {
       for (;;) {
@@ -39,7 +45,14 @@ afterAll(() => new Promise((resolve) => server.close(resolve)));
 
 /** How an answer ended, or 'running' if it is still being built after a second. */
 const endOf = (answer: { ended?: Promise<unknown> }) =>
-  Promise.race([answer.ended, new Promise((resolve) => setTimeout(() => resolve('running'), 1000))]);
+  Promise.race([
+    answer.ended,
+    new Promise((resolve) => {
+      setTimeout(() => {
+        resolve('running');
+      }, 1000);
+    }),
+  ]);
 
 /** A client that sends its request and reads nothing until told to; resolves at the answer's first bytes. */
 function client(): Promise<{ socket: net.Socket; first: string }> {
@@ -60,7 +73,7 @@ const LIMIT = 64 * 1024 * 1024;
 /** Until `value()` chunks have stayed the same for a few turns of the server's loop, or passed LIMIT. */
 async function settledValue(value: () => number): Promise<number> {
   let last = -1;
-  for (let same = 0; same < 5 && last * CHUNK.length < LIMIT; ) {
+  for (let same = 0; same < 5 && last * CHUNK.length < LIMIT;) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     same = value() === last ? same + 1 : 0;
     last = value();
