@@ -166,7 +166,7 @@ function targetOfHref(href: string): DavTarget | undefined {
   }
 }
 
-/** The IDs of the resources the filter matches. */
+/** The IDs of the collection's resources the caller may read that the filter matches. */
 async function queried(
   x: Exchange,
   collection: Collection,
@@ -174,7 +174,12 @@ async function queried(
   filter: EventFilter,
 ): Promise<number[]> {
   if ('none' in filter) return [];
-  let ids = filter.range ? await idsInRange(x.ctx.db, filter.range) : await resourceIds(x.ctx, collection);
+  let ids = await resourceIds(x.ctx, collection);
+  if (filter.range) {
+    // Counted against the answer's responses, so those of other collections and others' drafts are left out first.
+    const inRange = new Set(await idsInRange(x.ctx.db, filter.range));
+    ids = ids.filter((id) => inRange.has(id));
+  }
   if (target.kind === 'resource') {
     const id = await idOfName(x.ctx.db, target.name);
     ids = ids.filter((i) => i === id);

@@ -132,7 +132,7 @@ describeEachDatabase(
       expect(sync.text).not.toContain('<d:sync-token>');
     });
 
-    it('refuses more responses than an answer holds before reading them, in a listing, a query and a sync', async () => {
+    it("refuses more responses than an answer holds before reading them, in a listing, a query and a sync, counting the collection's own", async () => {
       expect((await s.post('/categories', { name: 'Many' })).status).toBe(201);
       const many = '/caldav/calendars/category-many/';
       for (let i = 0; i < MAX_RESPONSES + 1; i++)
@@ -149,6 +149,14 @@ describeEachDatabase(
         expect(refused.status, body).toBe(403);
         expect(refused.text).toContain('<d:number-of-matches-within-limits/>');
       }
+      // Only a collection's own resources count: the events of the whole calendar in the range are more.
+      const inRange = query.replace(
+        '<c:comp-filter name="VEVENT"/>',
+        '<c:comp-filter name="VEVENT"><c:time-range start="20440601T000000Z" end="20440602T000000Z"/></c:comp-filter>',
+      );
+      const heavy = await dav(s, 'REPORT', '/caldav/calendars/category-heavy/', inRange);
+      expect(heavy.status).toBe(207);
+      expect(responses(heavy.text)).toHaveLength(4);
     });
 
     it('expands a series only as far as the answer has room for its copies', async () => {
