@@ -72,12 +72,15 @@ export class Answer {
     return this.limits.maxBytes - keep - this.#bytes;
   }
 
-  /** Adds to the answer; throws OverBudget (nothing written) if it would leave less than `keep` bytes. */
-  async write(chunk: string, keep = 0): Promise<void> {
+  /**
+   * Adds to the answer, counted as `counted` bytes (a response as the text it was made from, when
+   * that is more: reading a text costs as much as writing it); throws OverBudget, writing nothing,
+   * if that would leave less than `keep` bytes.
+   */
+  async write(chunk: string, keep = 0, counted = Buffer.byteLength(chunk)): Promise<void> {
     if (this.#gone) throw new ClientGone();
-    const size = Buffer.byteLength(chunk);
-    if (size > this.room(keep)) throw new OverBudget();
-    this.#bytes += size;
+    if (counted > this.room(keep)) throw new OverBudget();
+    this.#bytes += counted;
     if (!this.#streaming) {
       this.#held.push(chunk);
       if (this.#bytes <= this.limits.bigBytes) return;

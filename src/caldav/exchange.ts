@@ -25,6 +25,7 @@ export interface Exchange {
 }
 
 export const resourceEntry = (seen: Seen, segment: string, text: ResourceText): Entry => ({
+  id: text.master.id,
   href: resourceHref(segment, text.name),
   values: resourceProps(seen, text),
   text: text.text,
@@ -46,8 +47,9 @@ export async function resourceText(x: Exchange, collection: Collection, name: st
 /**
  * The resources' texts (their ETags need them), read a slice at a time as the answer asks for the
  * next one, so that a client that leaves stops the reading. A slice holds its rows and texts in
- * memory together: after a small first one, each is as many as the texts read so far say fit in
- * SLICE_BYTES (a calendar of 1 MB resources is read a few at a time, one of 2 KB events 100 at a time).
+ * memory together: after a first one of two (read before the answer knows it is big and takes its
+ * caller's slot), each is as many as the texts read so far say fit in SLICE_BYTES (a calendar of
+ * 1 MB resources is read a few at a time, one of 2 KB events 100 at a time).
  */
 export async function* textsOf(x: Exchange, collection: Collection, ids: number[]): AsyncGenerator<ResourceText> {
   let read = 0;
@@ -64,6 +66,6 @@ export async function* textsOf(x: Exchange, collection: Collection, ids: number[
   }
 }
 
-const FIRST_SLICE = 10;
+const FIRST_SLICE = 2;
 const SLICE = 100;
 const SLICE_BYTES = 4 * 1024 * 1024;

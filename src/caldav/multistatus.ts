@@ -25,6 +25,8 @@ export function wantedOf(body: XmlElement | undefined): Wanted {
 /** One response of a multistatus. */
 export interface Entry {
   href: string;
+  /** The resource's event, for a resource. */
+  id?: number;
   values?: PropertyValues;
   /** Answered as a status of its own (404: gone, or not there). */
   status?: number;
@@ -58,7 +60,9 @@ export async function multistatus(
     let count = 0;
     for await (const entry of entries) {
       if (++count > options.maxResponses) throw new OverBudget();
-      await answer.write(responseOf(entry, wanted), TAIL_BYTES);
+      const response = responseOf(entry, wanted);
+      // A resource's text counts whether or not the response shows it (allprop gives its length).
+      await answer.write(response, TAIL_BYTES, Math.max(Buffer.byteLength(response), entry.text?.length ?? 0));
       await turn();
     }
   } catch (err) {

@@ -43,7 +43,7 @@ export async function report(x: Exchange, body: XmlElement | undefined): Promise
   const calendarData = calendarDataOf(wanted);
   const answer = x.answer(207, XML);
   if (is(body, CALDAV, 'calendar-multiget')) {
-    const entries = await multiget(x, collection, target.segment, body);
+    const entries = await multiget(x, collection, target.segment, body, wanted);
     return respond(x, answer, withExpansion(answer, entries, calendarData), wanted);
   }
   if (is(body, CALDAV, 'calendar-query')) {
@@ -129,11 +129,11 @@ async function multiget(
   collection: Collection,
   segment: string,
   body: XmlElement,
+  wanted: Wanted,
 ): Promise<AsyncIterable<Entry>> {
   const given = childrenNamed(body, DAV, 'href');
   if (given.length > x.limits.maxHrefs)
     throw tooMuch(`A calendar-multiget names at most ${x.limits.maxHrefs} hrefs: ask for them in parts.`);
-  const seen = await x.seen();
   const names = new Map<string, string>();
   for (const href of given.map((h) => h.text.trim())) {
     const target = targetOfHref(href);
@@ -147,12 +147,10 @@ async function multiget(
     if (!firsts.has(key)) firsts.set(key, href);
   }
   const wantedIds = [...firsts.keys()].filter((k) => typeof k === 'number');
+  const found = new Set<number>();
+  const resources = await members(x, collection, segment, wantedIds, wanted, found);
   return (async function* () {
-    const found = new Set<number>();
-    for await (const text of textsOf(x, collection, wantedIds)) {
-      found.add(text.master.id);
-      yield { ...resourceEntry(seen, segment, text), href: firsts.get(text.master.id) ?? '' };
-    }
+    for await (const entry of resources) yield { ...entry, href: firsts.get(entry.id ?? 0) ?? entry.href };
     for (const [key, href] of firsts) if (typeof key !== 'number' || !found.has(key)) yield { href, status: 404 };
   })();
 }
@@ -234,7 +232,7 @@ export async function members(
     const versions = within(x, await resourceVersions(x.ctx, x.urls, collection, ids));
     return versions.map((v) => {
       found.add(v.id);
-      return { href: resourceHref(segment, v.name), values: versionProps(v) };
+      return { id: v.id, href: resourceHref(segment, v.name), values: versionProps(v) };
     });
   }
   const seen = await x.seen();
