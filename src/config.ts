@@ -75,6 +75,21 @@ export interface Config {
   responseCacheMegabytes: number;
   /** What the media library takes (media/images.ts). */
   media: MediaLimits;
+  /** What one CalDAV answer may hold, and how many big ones a caller may be sent at once (caldav/answer.ts). */
+  caldav: CaldavLimits;
+}
+
+/**
+ * Bounds on what one CalDAV read makes the service produce, whoever asks: hrefs a multiget may
+ * name, responses and bytes one answer may hold, and answers past `bigBytes` (streamed) that one
+ * caller (an account, else an address) may be sent at once by one instance.
+ */
+export interface CaldavLimits {
+  maxHrefs: number;
+  maxResponses: number;
+  maxBytes: number;
+  bigBytes: number;
+  bigPerCaller: number;
 }
 
 /**
@@ -231,6 +246,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxPixels: positiveInteger(env, 'MEDIA_MAX_PIXELS', 50_000_000),
       // WordPress's threshold for scaling down a big upload (its "-scaled" file).
       maxSide: nonNegativeInteger(env, 'MEDIA_MAX_SIDE', 2560),
+    },
+    caldav: {
+      maxHrefs: positiveInteger(env, 'CALDAV_MAX_HREFS', 1000),
+      maxResponses: positiveInteger(env, 'CALDAV_MAX_RESPONSES', 50_000),
+      maxBytes: positiveInteger(env, 'CALDAV_MAX_ANSWER_KB', 32 * 1024) * 1024,
+      bigBytes: positiveInteger(env, 'CALDAV_BIG_ANSWER_KB', 256) * 1024,
+      bigPerCaller: positiveInteger(env, 'CALDAV_BIG_ANSWERS_PER_CALLER', 2),
     },
   };
 }

@@ -1,8 +1,10 @@
 // What one CalDAV request works with (routes.ts builds it), and the reads its methods share: the
 // collection a path names, a resource's text, many resources' texts a slice at a time.
 import type { Request, Response } from 'express';
+import type { CaldavLimits } from '../config.js';
 import type { Urls } from '../http/urls.js';
 import type { ServiceContext } from '../services/context.js';
+import type { Answer } from './answer.js';
 import { DavError } from './errors.js';
 import type { Entry } from './multistatus.js';
 import { type DavTarget, resourceHref } from './paths.js';
@@ -17,9 +19,13 @@ export interface Exchange {
   urls: Urls;
   target: DavTarget;
   seen: () => Promise<Seen>;
+  limits: CaldavLimits;
+  /** The answer to this request, bounded and streamed (answer.ts). */
+  answer: (status: number, type: string) => Answer;
 }
 
 export const resourceEntry = (seen: Seen, segment: string, text: ResourceText): Entry => ({
+  id: text.master.id,
   href: resourceHref(segment, text.name),
   values: resourceProps(seen, text),
   text: text.text,
@@ -38,13 +44,28 @@ export async function resourceText(x: Exchange, collection: Collection, name: st
   return text;
 }
 
-/** The resources' texts (their ETags need them), a slice at a time. */
-export async function textsOf(x: Exchange, collection: Collection, ids: number[]): Promise<ResourceText[]> {
-  const texts: ResourceText[] = [];
-  for (let from = 0; from < ids.length; from += SLICE) {
-    texts.push(...(await readTexts(x.ctx, x.urls, collection, ids.slice(from, from + SLICE))));
+/**
+ * The resources' texts (their ETags need them), read a slice at a time as the answer asks for the
+ * next one, so that a client that leaves stops the reading. A slice holds its rows and texts in
+ * memory together: after a first one of two (read before the answer knows it is big and takes its
+ * caller's slot), each is as many as the texts read so far say fit in SLICE_BYTES (a calendar of
+ * 1 MB resources is read a few at a time, one of 2 KB events 100 at a time).
+ */
+export async function* textsOf(x: Exchange, collection: Collection, ids: number[]): AsyncGenerator<ResourceText> {
+  let read = 0;
+  let bytes = 0;
+  for (let from = 0; from < ids.length;) {
+    const size = read ? Math.max(1, Math.min(SLICE, Math.floor((SLICE_BYTES * read) / bytes))) : FIRST_SLICE;
+    const texts = await readTexts(x.ctx, x.urls, collection, ids.slice(from, from + size));
+    from += size;
+    for (const text of texts) {
+      read++;
+      bytes += text.text.length;
+      yield text;
+    }
   }
-  return texts;
 }
 
-const SLICE = 500;
+const FIRST_SLICE = 2;
+const SLICE = 100;
+const SLICE_BYTES = 4 * 1024 * 1024;

@@ -1,9 +1,11 @@
 // A 207 Multi-Status (RFC 4918 13) as PROPFIND and REPORT answer it: what the request asks of each
 // target (named properties, all, or their names), and the responses, each property found in one
-// propstat and each missing one 404 in another, written a response at a time (lib/slices.ts) so that
-// ten thousand of them give other requests their turns.
-import type { Response } from 'express';
-import { eachInSlices } from '../lib/slices.js';
+// propstat and each missing one 404 in another. Each response is written to the answer
+// (caldav/answer.ts) as it is built, with back-pressure, taking turns with other requests
+// (lib/slices.ts); an answer that would pass its bounds is refused whole before it is sent, or
+// ends where it got to with a 507 response for the request's own href (RFC 6578 3.6).
+import { turns } from '../lib/slices.js';
+import { type Answer, OverBudget, tooMuch } from './answer.js';
 import { NOT_IN_ALLPROP, type PropertyValues } from './props.js';
 import { add, child, closeRoot, DAV, davFragment, keyOf, openRoot, serialize, type XmlElement } from './xml.js';
 
@@ -23,6 +25,8 @@ export function wantedOf(body: XmlElement | undefined): Wanted {
 /** One response of a multistatus. */
 export interface Entry {
   href: string;
+  /** The resource's event, for a resource. */
+  id?: number;
   values?: PropertyValues;
   /** Answered as a status of its own (404: gone, or not there). */
   status?: number;
@@ -30,24 +34,65 @@ export interface Entry {
   text?: string;
 }
 
-/** A 207 of the entries, written a response at a time (lib/slices.ts). */
-export async function multistatus(res: Response, entries: Entry[], wanted: Wanted, syncToken?: string): Promise<void> {
-  const parts = [openRoot('multistatus')];
-  await eachInSlices(entries, (entry) => {
-    const piece = davFragment();
-    const response = add(piece, DAV, 'response');
-    add(response, DAV, 'href', entry.href);
-    if (entry.status || !entry.values) add(response, DAV, 'status', statusLine(entry.status ?? 404));
-    else writePropstats(response, entry.values, wanted);
-    parts.push(serialize(piece));
-  });
-  if (syncToken) {
-    const piece = davFragment();
-    add(piece, DAV, 'sync-token', syncToken);
-    parts.push(serialize(piece));
+/** What a multistatus is written with besides its entries. */
+export interface MultistatusOptions {
+  /** The request's own href, which a 507 for an answer cut short names. */
+  href: string;
+  maxResponses: number;
+  /** sync-collection's token: `whole` after every change, `partial` (the one asked from) for an answer cut short. */
+  sync?: { whole: string; partial?: string };
+}
+
+/** Room kept for the end of an answer: a 507 response, a sync token and the root's end tag. */
+const TAIL_BYTES = 1024;
+
+/** A 207 of the entries, each response written to the answer as it is built. */
+export async function multistatus(
+  answer: Answer,
+  entries: Iterable<Entry> | AsyncIterable<Entry>,
+  wanted: Wanted,
+  options: MultistatusOptions,
+): Promise<void> {
+  const turn = turns();
+  let cut = false;
+  try {
+    await answer.write(openRoot('multistatus'), TAIL_BYTES);
+    let count = 0;
+    for await (const entry of entries) {
+      if (++count > options.maxResponses) throw new OverBudget();
+      const response = responseOf(entry, wanted);
+      // A resource's text counts whether or not the response shows it (allprop gives its length).
+      await answer.write(response, TAIL_BYTES, Math.max(Buffer.byteLength(response), entry.text?.length ?? 0));
+      await turn();
+    }
+  } catch (err) {
+    if (!(err instanceof OverBudget)) throw err;
+    if (!answer.streaming)
+      throw tooMuch(
+        `The answer would hold more than ${options.maxResponses} responses or ${answer.maxBytes / 1024} KB: ask for fewer resources, or less of each.`,
+      );
+    cut = true;
   }
-  parts.push(closeRoot('multistatus'));
-  res.status(207).type(XML).send(parts.join(''));
+  const tail = davFragment();
+  if (cut) {
+    const response = add(tail, DAV, 'response');
+    add(response, DAV, 'href', options.href);
+    add(response, DAV, 'status', statusLine(507));
+    add(add(response, DAV, 'error'), DAV, 'number-of-matches-within-limits');
+  }
+  const token = cut ? options.sync?.partial : options.sync?.whole;
+  if (token) add(tail, DAV, 'sync-token', token);
+  await answer.write(`${cut || token ? serialize(tail) : ''}${closeRoot('multistatus')}`);
+  answer.end();
+}
+
+function responseOf(entry: Entry, wanted: Wanted): string {
+  const piece = davFragment();
+  const response = add(piece, DAV, 'response');
+  add(response, DAV, 'href', entry.href);
+  if (entry.status || !entry.values) add(response, DAV, 'status', statusLine(entry.status ?? 404));
+  else writePropstats(response, entry.values, wanted);
+  return serialize(piece);
 }
 
 function writePropstats(response: ReturnType<typeof add>, values: PropertyValues, wanted: Wanted) {
@@ -86,5 +131,11 @@ function element(prop: ReturnType<typeof add>, name: XmlElement | string) {
   return add(prop, name.slice(1, end), name.slice(end + 1));
 }
 
-const REASONS: Record<number, string> = { 200: 'OK', 403: 'Forbidden', 404: 'Not Found', 424: 'Failed Dependency' };
+const REASONS: Record<number, string> = {
+  200: 'OK',
+  403: 'Forbidden',
+  404: 'Not Found',
+  424: 'Failed Dependency',
+  507: 'Insufficient Storage',
+};
 export const statusLine = (status: number) => `HTTP/1.1 ${status} ${REASONS[status] ?? ''}`.trim();

@@ -8,6 +8,7 @@ import ICAL from 'ical.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../db/client.js';
 import { eachInSlices } from '../lib/slices.js';
+import { OverBudget } from './answer.js';
 import { DavError, caldavCondition } from './errors.js';
 import { CALDAV, child, childrenNamed, type XmlElement } from './xml.js';
 
@@ -130,9 +131,10 @@ export class ExpansionBudget {
 
 /**
  * The resource's text with its series expanded into the occurrences in the range: each a VEVENT
- * with the series' UID and its RECURRENCE-ID, times in UTC, no rule (RFC 4791 9.6.5).
+ * with the series' UID and its RECURRENCE-ID, times in UTC, no rule (RFC 4791 9.6.5). Each
+ * occurrence copies its VEVENT, kept lines and all: past `room` bytes of them, OverBudget.
  */
-export async function expand(text: string, range: TimeRange, budget: ExpansionBudget): Promise<string> {
+export async function expand(text: string, range: TimeRange, budget: ExpansionBudget, room: number): Promise<string> {
   const calendar = new ICAL.Component(ICAL.parse(text) as unknown[]);
   for (const zone of calendar.getAllSubcomponents('vtimezone')) {
     const tz = new ICAL.Timezone(zone);
@@ -147,7 +149,7 @@ export async function expand(text: string, range: TimeRange, budget: ExpansionBu
   const event = new ICAL.Event(master);
   for (const exception of vevents) if (exception !== master) event.relateException(exception);
   if (!event.isRecurring()) out.addSubcomponent(inUtc(master, undefined));
-  else for (const instance of await occurrences(event, range, budget)) out.addSubcomponent(instance);
+  else for (const instance of await occurrences(event, range, budget, room)) out.addSubcomponent(instance);
   return out.toString();
 }
 
@@ -155,16 +157,27 @@ export async function expand(text: string, range: TimeRange, budget: ExpansionBu
  * The series' occurrences in the range, each a VEVENT of its own, within the budget; the rule is
  * walked a slice at a time (lib/slices.ts), so a long walk holds no other request up.
  */
-async function occurrences(event: ICAL.Event, range: TimeRange, budget: ExpansionBudget): Promise<ICAL.Component[]> {
+async function occurrences(
+  event: ICAL.Event,
+  range: TimeRange,
+  budget: ExpansionBudget,
+  room: number,
+): Promise<ICAL.Component[]> {
   const from = range.start ? ICAL.Time.fromJSDate(range.start, true) : undefined;
   const to = range.end ? ICAL.Time.fromJSDate(range.end, true) : undefined;
   const instances: ICAL.Component[] = [];
+  const sizes = new Map<ICAL.Component, number>();
+  let bytes = 0;
   await eachInSlices(startsOf(event.iterator(), to, budget), (next) => {
     const details: Occurrence = event.getOccurrenceDetails(next);
     if (from && details.endDate.compare(from) <= 0) return;
     if (to && details.startDate.compare(to) >= 0) return;
     budget.take('instances');
-    instances.push(inUtc(details.item.component, details));
+    const source = details.item.component;
+    if (!sizes.has(source)) sizes.set(source, source.toString().length);
+    bytes += sizes.get(source) ?? 0;
+    if (bytes > room) throw new OverBudget();
+    instances.push(inUtc(source, details));
   });
   return instances;
 }

@@ -1,9 +1,10 @@
 // CalDAV's reports (RFC 4791 7, RFC 6578 3): calendar-multiget, calendar-query (query.ts filters
 // and expands) and sync-collection (sync.ts reads the change feed). Each answers a multistatus of
 // the collection's resources as the caller may read them.
+import { type Answer, tooMuch } from './answer.js';
 import { DavError } from './errors.js';
 import { collectionOf, type Exchange, resourceEntry, textsOf } from './exchange.js';
-import { type Entry, multistatus, type Wanted, wantedOf } from './multistatus.js';
+import { type Entry, multistatus, type MultistatusOptions, type Wanted, wantedOf, XML } from './multistatus.js';
 import { type DavTarget, pathOfHref, resourceHref, targetOf } from './paths.js';
 import { listedOnly, versionProps } from './props.js';
 import {
@@ -21,7 +22,6 @@ import {
   idOfName,
   idsOfNames,
   resourceIds,
-  type ResourceText,
   resourceVersions,
   viewDigest,
 } from './store.js';
@@ -41,24 +41,48 @@ export async function report(x: Exchange, body: XmlElement | undefined): Promise
   const wanted = wantedOf(body);
   const seen = await x.seen();
   const calendarData = calendarDataOf(wanted);
+  const answer = x.answer(207, XML);
   if (is(body, CALDAV, 'calendar-multiget')) {
-    const entries = await multiget(x, collection, target.segment, body);
-    await multistatus(x.res, await withExpansion(entries, calendarData), wanted);
-    return;
+    const entries = await multiget(x, collection, target.segment, body, wanted);
+    return respond(x, answer, withExpansion(answer, entries, calendarData), wanted);
   }
   if (is(body, CALDAV, 'calendar-query')) {
     const filter = readFilter(child(body, CALDAV, 'filter'));
-    const texts = await queried(x, collection, target, filter);
-    const entries = texts.map((t) => resourceEntry(seen, target.segment, t));
-    await multistatus(x.res, await withExpansion(entries, calendarData), wanted);
-    return;
+    const ids = within(x, await queried(x, collection, target, filter));
+    const entries = mapped(textsOf(x, collection, ids), (t) => resourceEntry(seen, target.segment, t));
+    return respond(x, answer, withExpansion(answer, entries, calendarData), wanted);
   }
   if (is(body, DAV, 'sync-collection')) {
     if (target.kind !== 'collection')
       throw new DavError(403, 'sync-collection is asked of a calendar.', { ns: DAV, name: 'supported-report' });
-    return syncCollection(x, collection, target.segment, body, wanted);
+    return syncCollection(x, answer, collection, target.segment, body, wanted);
   }
   throw new DavError(403, `The report ${body.name} is not supported here.`, { ns: DAV, name: 'supported-report' });
+}
+
+/** A 207 of the entries, within the request's limits (answer.ts). */
+export function respond(
+  x: Exchange,
+  answer: Answer,
+  entries: Iterable<Entry> | AsyncIterable<Entry>,
+  wanted: Wanted,
+  sync?: MultistatusOptions['sync'],
+): Promise<void> {
+  const href = x.req.originalUrl.split('?')[0];
+  return multistatus(answer, entries, wanted, { href, maxResponses: x.limits.maxResponses, sync });
+}
+
+/** The items, refused before any is read when an answer could not hold a response for each. */
+function within<T>(x: Exchange, items: T[]): T[] {
+  if (items.length > x.limits.maxResponses)
+    throw tooMuch(
+      `The answer would hold ${items.length} responses, more than the ${x.limits.maxResponses} one answer may hold: ask for fewer resources.`,
+    );
+  return items;
+}
+
+async function* mapped<T, R>(items: AsyncIterable<T>, map: (item: T) => R): AsyncGenerator<R> {
+  for await (const item of items) yield map(item);
 }
 
 /** calendar-data as asked: whole, or expanded into the occurrences in a range. */
@@ -70,40 +94,65 @@ function calendarDataOf(wanted: Wanted): { expand?: TimeRange } | undefined {
   return expansion ? { expand: timeRange(expansion) } : {};
 }
 
-async function withExpansion(entries: Entry[], data: { expand?: TimeRange } | undefined): Promise<Entry[]> {
+/** The entries, with calendar-data expanded as each is written, within what the answer has room for. */
+async function* withExpansion(
+  answer: Answer,
+  entries: AsyncIterable<Entry>,
+  data: { expand?: TimeRange } | undefined,
+): AsyncGenerator<Entry> {
   const range = data?.expand;
-  if (!range) return entries;
+  if (!range) {
+    yield* entries;
+    return;
+  }
   const budget = new ExpansionBudget();
-  for (const entry of entries) {
+  for await (const entry of entries) {
     const value = entry.values?.get(keyOf(CALDAV, 'calendar-data'));
     const text = entry.text;
     if (value && text !== undefined) {
-      const expanded = await expand(text, range, budget);
+      const expanded = await expand(text, range, budget, answer.room());
       entry.values?.set(keyOf(CALDAV, 'calendar-data'), (element) => {
         element.txt(expanded);
       });
     }
+    yield entry;
   }
-  return entries;
 }
 
-/** The hrefs, each answered once under the href as the client wrote it, which it matches them by. */
-async function multiget(x: Exchange, collection: Collection, segment: string, body: XmlElement): Promise<Entry[]> {
-  const seen = await x.seen();
-  const hrefs = [...new Set(childrenNamed(body, DAV, 'href').map((h) => h.text.trim()))];
+/**
+ * The hrefs, each resource answered once, under the first href as the client wrote it, which it
+ * matches answers by: hrefs that name one resource (a query string, another spelling of its path,
+ * a whole URL) are not answered again, so an answer holds each resource at most once.
+ */
+async function multiget(
+  x: Exchange,
+  collection: Collection,
+  segment: string,
+  body: XmlElement,
+  wanted: Wanted,
+): Promise<AsyncIterable<Entry>> {
+  const given = childrenNamed(body, DAV, 'href');
+  if (given.length > x.limits.maxHrefs)
+    throw tooMuch(`A calendar-multiget names at most ${x.limits.maxHrefs} hrefs: ask for them in parts.`);
   const names = new Map<string, string>();
-  for (const href of hrefs) {
+  for (const href of given.map((h) => h.text.trim())) {
     const target = targetOfHref(href);
-    if (target?.kind === 'resource' && target.segment === segment) names.set(href, target.name);
+    names.set(href, target?.kind === 'resource' && target.segment === segment ? target.name : '');
   }
-  const ids = await idsOfNames(x.ctx.db, [...new Set(names.values())]);
-  const texts = await textsOf(x, collection, [...new Set(ids.values())]);
-  const byId = new Map(texts.map((t) => [t.master.id, t]));
-  return hrefs.map((href) => {
-    const id = ids.get(names.get(href) ?? '');
-    const text = id === undefined ? undefined : byId.get(id);
-    return text ? { ...resourceEntry(seen, segment, text), href } : { href, status: 404 };
-  });
+  const ids = await idsOfNames(x.ctx.db, [...new Set(names.values())].filter(Boolean));
+  // The first href of each resource (by its event), else of each name, else as written.
+  const firsts = new Map<number | string, string>();
+  for (const [href, name] of names) {
+    const key = ids.get(name) ?? (name ? `name ${name}` : `href ${href}`);
+    if (!firsts.has(key)) firsts.set(key, href);
+  }
+  const wantedIds = [...firsts.keys()].filter((k) => typeof k === 'number');
+  const found = new Set<number>();
+  const resources = await members(x, collection, segment, wantedIds, wanted, found);
+  return (async function* () {
+    for await (const entry of resources) yield { ...entry, href: firsts.get(entry.id ?? 0) ?? entry.href };
+    for (const [key, href] of firsts) if (typeof key !== 'number' || !found.has(key)) yield { href, status: 404 };
+  })();
 }
 
 /** What an href of a request body names; nothing for one that names nothing here. */
@@ -115,23 +164,30 @@ function targetOfHref(href: string): DavTarget | undefined {
   }
 }
 
+/** The IDs of the collection's resources the caller may read that the filter matches. */
 async function queried(
   x: Exchange,
   collection: Collection,
   target: DavTarget & { kind: 'collection' | 'resource' },
   filter: EventFilter,
-): Promise<ResourceText[]> {
+): Promise<number[]> {
   if ('none' in filter) return [];
-  let ids = filter.range ? await idsInRange(x.ctx.db, filter.range) : await resourceIds(x.ctx, collection);
+  let ids = await resourceIds(x.ctx, collection);
+  if (filter.range) {
+    // Counted against the answer's responses, so those of other collections and others' drafts are left out first.
+    const inRange = new Set(await idsInRange(x.ctx.db, filter.range));
+    ids = ids.filter((id) => inRange.has(id));
+  }
   if (target.kind === 'resource') {
     const id = await idOfName(x.ctx.db, target.name);
     ids = ids.filter((i) => i === id);
   }
-  return textsOf(x, collection, ids);
+  return ids;
 }
 
 async function syncCollection(
   x: Exchange,
+  answer: Answer,
   collection: Collection,
   segment: string,
   body: XmlElement,
@@ -142,28 +198,27 @@ async function syncCollection(
   if (level && level !== '1')
     throw new DavError(403, 'sync-level is 1: calendars hold no collections.', { ns: DAV, name: 'supported-report' });
   const seen = await x.seen();
-  let entries: Entry[];
-  let next: string;
   if (!token) {
-    next = seen.token;
-    entries = (await members(x, collection, segment, undefined, wanted)).entries;
-  } else {
-    const changed = await changedSince(x.ctx.db, token, viewDigest(x.ctx, x.urls));
-    next = changed.token;
-    const found = await members(x, collection, segment, changed.ids, wanted);
-    const gone = changed.ids.filter((id) => !found.ids.has(id));
-    const names = await hrefNames(x.ctx.db, gone);
-    entries = [
-      ...found.entries,
-      ...gone.map((id) => ({ href: resourceHref(segment, names.get(id) ?? `${id}.ics`), status: 404 })),
-    ];
+    const entries = await members(x, collection, segment, undefined, wanted);
+    return respond(x, answer, entries, wanted, { whole: seen.token });
   }
-  await multistatus(x.res, entries, wanted, next);
+  const changed = await changedSince(x.ctx.db, token, viewDigest(x.ctx, x.urls));
+  const found = new Set<number>();
+  const entries = await members(x, collection, segment, within(x, changed.ids), wanted, found);
+  const gone = async function* (): AsyncGenerator<Entry> {
+    yield* entries;
+    const left = changed.ids.filter((id) => !found.has(id));
+    const names = await hrefNames(x.ctx.db, left);
+    for (const id of left) yield { href: resourceHref(segment, names.get(id) ?? `${id}.ics`), status: 404 };
+  };
+  // Cut short, the answer gives back the token it was asked from: the client asks again from there.
+  return respond(x, answer, gone(), wanted, { whole: changed.token, partial: token });
 }
 
 /**
  * The collection's resources (all, or those among `ids`) the caller may read, as the request
- * wants them: from their ETags alone when it asks for nothing more, else from their texts.
+ * wants them: from their ETags alone when it asks for nothing more, else from their texts, read as
+ * they are written; `found` gets the ID of each. More than an answer may hold are refused first.
  */
 export async function members(
   x: Exchange,
@@ -171,18 +226,19 @@ export async function members(
   segment: string,
   ids: number[] | undefined,
   wanted: Wanted,
-): Promise<{ entries: Entry[]; ids: Set<number> }> {
+  found = new Set<number>(),
+): Promise<Iterable<Entry> | AsyncIterable<Entry>> {
   if ('names' in wanted && listedOnly(wanted.names)) {
-    const versions = await resourceVersions(x.ctx, x.urls, collection, ids);
-    return {
-      entries: versions.map((v) => ({ href: resourceHref(segment, v.name), values: versionProps(v) })),
-      ids: new Set(versions.map((v) => v.id)),
-    };
+    const versions = within(x, await resourceVersions(x.ctx, x.urls, collection, ids));
+    return versions.map((v) => {
+      found.add(v.id);
+      return { id: v.id, href: resourceHref(segment, v.name), values: versionProps(v) };
+    });
   }
   const seen = await x.seen();
-  const texts = await textsOf(x, collection, ids ?? (await resourceIds(x.ctx, collection)));
-  return {
-    entries: texts.map((t) => resourceEntry(seen, segment, t)),
-    ids: new Set(texts.map((t) => t.master.id)),
-  };
+  const texts = textsOf(x, collection, within(x, ids ?? (await resourceIds(x.ctx, collection))));
+  return mapped(texts, (t) => {
+    found.add(t.master.id);
+    return resourceEntry(seen, segment, t);
+  });
 }

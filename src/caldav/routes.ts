@@ -11,15 +11,16 @@ import type { Database } from '../db/client.js';
 import { Forbidden, InvalidCredentials } from '../domain/errors.js';
 import { toApiError } from '../http/errors.js';
 import { OPERATION_LOCAL } from '../metrics/http.js';
-import type { RateLimits } from '../http/rate-limits.js';
+import { keyOf as countedAs, type RateLimits } from '../http/rate-limits.js';
 import { requestUrls } from '../http/urls.js';
 import type { ServiceContext } from '../services/context.js';
+import { Answer, BigAnswers, ClientGone, OverBudget, tooMuch } from './answer.js';
 import { DavError } from './errors.js';
 import { collectionOf, type Exchange, resourceEntry, resourceText } from './exchange.js';
-import { type Entry, multistatus, statusLine, type Wanted, wantedOf, XML } from './multistatus.js';
+import { type Entry, statusLine, type Wanted, wantedOf, XML } from './multistatus.js';
 import { DAV_PREFIX, HOME, collectionHref, principalHref, resourceHref, targetOf, type DavTarget } from './paths.js';
 import { collectionProps, homeProps, MAX_RESOURCE_BYTES, principalProps, rootProps, type Seen } from './props.js';
-import { members, report } from './reports.js';
+import { members, report, respond } from './reports.js';
 import { categoryCollections, type Collection, segmentOf, viewDigest } from './store.js';
 import { currentToken } from './sync.js';
 import { deleteResource, putResource } from './write.js';
@@ -56,6 +57,7 @@ const REALM = 'Basic realm="Calendar Events", charset="UTF-8"';
  * API a tenth of its rate).
  */
 export function davRoutes(deps: DavDeps): RequestHandler {
+  const big = new BigAnswers(deps.config.caldav.bigPerCaller);
   return (req, res, next) => {
     const path = req.path;
     // Clients look here first (RFC 6764 5); the answer says where the service's CalDAV root is.
@@ -81,7 +83,7 @@ export function davRoutes(deps: DavDeps): RequestHandler {
     }
     // Its requests are timed as one operation (metrics/http.ts), told apart by their method.
     res.locals[OPERATION_LOCAL] = 'caldav';
-    answer(deps, req, res, target).catch((err: unknown) => {
+    answer(deps, big, req, res, target).catch((err: unknown) => {
       fail(deps, req, res, err);
     });
   };
@@ -89,7 +91,7 @@ export function davRoutes(deps: DavDeps): RequestHandler {
 
 const WELL_KNOWN = '/.well-known/caldav';
 
-async function answer(deps: DavDeps, req: Request, res: Response, target: DavTarget): Promise<void> {
+async function answer(deps: DavDeps, big: BigAnswers, req: Request, res: Response, target: DavTarget): Promise<void> {
   res.set('DAV', '1, 3, calendar-access');
   res.set('Allow', METHODS);
   if (req.method === 'OPTIONS') {
@@ -120,6 +122,9 @@ async function answer(deps: DavDeps, req: Request, res: Response, target: DavTar
     target,
     seen: () =>
       (seen ??= currentToken(ctx.db, viewDigest(ctx, urls)).then((token) => ({ caller, token, title: TITLE }))),
+    limits: deps.config.caldav,
+    // Big answers are counted per caller as rate limits count requests: an account, else an address (an IPv6 /64).
+    answer: (status, type) => new Answer(res, { status, type }, deps.config.caldav, big, countedAs(caller?.id, req.ip)),
   };
   switch (req.method) {
     case 'PROPFIND':
@@ -177,11 +182,11 @@ async function propfind(x: Exchange, body: XmlElement | undefined): Promise<void
   if (depth !== '0' && depth !== '1')
     throw new DavError(403, 'Depth is 0 or 1 here.', { ns: DAV, name: 'propfind-finite-depth' });
   const wanted = wantedOf(body);
-  const entries = await entriesOf(x, depth === '1', wanted);
-  await multistatus(x.res, entries, wanted);
+  const answer = x.answer(207, XML);
+  await respond(x, answer, await entriesOf(x, depth === '1', wanted), wanted);
 }
 
-async function entriesOf(x: Exchange, deep: boolean, wanted: Wanted): Promise<Entry[]> {
+async function entriesOf(x: Exchange, deep: boolean, wanted: Wanted): Promise<Iterable<Entry> | AsyncIterable<Entry>> {
   const seen = await x.seen();
   const { target, ctx } = x;
   switch (target.kind) {
@@ -211,7 +216,11 @@ async function entriesOf(x: Exchange, deep: boolean, wanted: Wanted): Promise<En
       const collection = await collectionOf(x, target.segment);
       const self: Entry = { href: collectionHref(target.segment), values: collectionProps(seen, collection) };
       if (!deep) return [self];
-      return [self, ...(await members(x, collection, target.segment, undefined, wanted)).entries];
+      const resources = await members(x, collection, target.segment, undefined, wanted);
+      return (async function* () {
+        yield self;
+        yield* resources;
+      })();
     }
     case 'resource': {
       const collection = await collectionOf(x, target.segment);
@@ -260,7 +269,15 @@ async function get(x: Exchange): Promise<void> {
     x.res.status(304).end();
     return;
   }
-  x.res.status(200).type('text/calendar; charset=utf-8').send(text.text);
+  const answer = x.answer(200, 'text/calendar; charset=utf-8');
+  try {
+    await answer.write(text.text);
+  } catch (err) {
+    if (err instanceof OverBudget)
+      throw tooMuch(`The resource is larger than the ${answer.maxBytes / 1024} KB one answer may hold.`);
+    throw err;
+  }
+  answer.end();
 }
 
 async function put(x: Exchange): Promise<void> {
@@ -297,7 +314,8 @@ const conditions = (req: Request) => ({
 // ---- Errors -------------------------------------------------------------------------------------
 
 function fail(deps: DavDeps, req: Request, res: Response, err: unknown): void {
-  if (res.headersSent) {
+  // A client that left is no one's fault: what was being built for it is dropped.
+  if (res.headersSent || err instanceof ClientGone) {
     res.destroy();
     return;
   }

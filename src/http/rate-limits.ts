@@ -61,7 +61,7 @@ const STORE_TIMEOUT_MS = 250;
  * client is its /64 (one host usually has a whole /64 to pick addresses from); an IPv4 address
  * mapped into IPv6 is the IPv4 address.
  */
-function keyOf(userId: number | undefined, clientAddress: string | undefined): string {
+export function keyOf(userId: number | undefined, clientAddress: string | undefined): string {
   if (userId !== undefined) return `user:${userId}`;
   if (!clientAddress || !ipaddr.isValid(clientAddress)) return `client:${clientAddress ?? 'unknown'}`;
   const address = ipaddr.process(clientAddress);

@@ -26,3 +26,16 @@ export async function mapInSlices<T, R>(items: readonly T[], work: (item: T) => 
   await eachInSlices(items, (item) => results.push(work(item)), budgetMs);
   return results;
 }
+
+/**
+ * For loops that await between items: `await turn()` after each item yields to the event loop once
+ * a slice has run for `budgetMs`, as eachInSlices does.
+ */
+export function turns(budgetMs = SLICE_MS): () => Promise<void> {
+  let started = performance.now();
+  return async () => {
+    if (performance.now() - started < budgetMs) return;
+    await nextTurn();
+    started = performance.now();
+  };
+}
