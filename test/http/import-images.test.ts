@@ -46,7 +46,7 @@ describeEachDatabase('importing the images of a site of The Events Calendar', (s
         base: site.base,
         user: site.credentials.user,
         appPassword: site.credentials.password,
-        fetch: { minTimeoutMs: 1, retries: 1 },
+        fetch: { minTimeoutMs: 1, retries: 1, allowPrivate: true },
       },
       plainProgress({ write: () => undefined }),
       new AbortController().signal,
