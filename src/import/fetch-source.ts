@@ -8,7 +8,7 @@
 // request, a pause or a wait at once (Stopped).
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
-import { type Credentials, guardedFetch, OutboundRefused, type Resolver, shownUrl } from '../lib/guarded-fetch.js';
+import { type Credentials, guardedFetch, OutboundRefused, type Network, shownUrl } from '../lib/guarded-fetch.js';
 
 export class SourceError extends Error {
   constructor(
@@ -39,8 +39,8 @@ export interface FetchOptions {
   onRetry?: (message: string) => void;
   /** The run's stop: aborted, the request and any pause end at once with Stopped. */
   signal?: AbortSignal;
-  /** How host names are resolved (tests); the system's resolver by default. */
-  resolve?: Resolver;
+  /** Tests' resolver and connections (guarded-fetch.ts); the system's by default. */
+  network?: Network;
 }
 
 /** The run was asked to stop while it was reading. */
@@ -96,7 +96,7 @@ export async function fetchSource(url: URL, options: FetchOptions = {}): Promise
         timeoutMs: options.timeoutMs ?? 30_000,
         maxRedirects: MAX_REDIRECTS,
         signal,
-        resolve: options.resolve,
+        network: options.network,
       });
     } catch (err) {
       if (signal?.aborted) throw new Stopped();

@@ -12,8 +12,9 @@
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import net, { type LookupFunction } from 'node:net';
+import net from 'node:net';
 import { pipeline, type Readable } from 'node:stream';
+import tls from 'node:tls';
 import zlib from 'node:zlib';
 import ipaddr from 'ipaddr.js';
 
@@ -31,10 +32,20 @@ export interface ResolvedAddress {
   family: number;
 }
 
-/** A host name's addresses (the system's resolver by default; tests give their own). */
-export type Resolver = (host: string) => Promise<ResolvedAddress[]>;
+/**
+ * How names are resolved and TCP connections made: the system's, or a test's own (a resolver, and
+ * connections that never leave the machine whatever address they are asked for, so that a broken
+ * guard cannot send anything elsewhere).
+ */
+export interface Network {
+  resolve(host: string): Promise<ResolvedAddress[]>;
+  connect(to: ResolvedAddress & { port: number }): net.Socket;
+}
 
-const systemResolver: Resolver = (host) => dns.promises.lookup(host, { all: true });
+const SYSTEM: Network = {
+  resolve: (host) => dns.promises.lookup(host, { all: true }),
+  connect: ({ address, port }) => net.connect({ host: address, port }),
+};
 
 /**
  * What the rules refuse, which asking again would not change: a URL that is not http(s) or carries
@@ -73,7 +84,7 @@ export interface OutboundRequest {
   maxRedirects: number;
   /** The caller's stop: aborts the exchange with its reason. */
   signal?: AbortSignal;
-  resolve?: Resolver;
+  network?: Network;
 }
 
 export interface OutboundAnswer {
@@ -146,16 +157,21 @@ async function exchange(target: URL, request: OutboundRequest, signal: AbortSign
   if (request.credentials && target.origin === request.credentials.origin) {
     headers.authorization = request.credentials.authorization;
   }
-  const client = target.protocol === 'https:' ? https : http;
+  const host = hostOf(target);
   return new Promise((resolve, reject) => {
-    const sent = client.request(target, {
+    // https.request for its protocol check; the connection (TLS included) is made below.
+    const sent = (target.protocol === 'https:' ? https : http).request(target, {
       method: request.method ?? 'GET',
       headers,
       signal,
       // A connection of its own, made to the address checked: a kept-alive one may have been made
-      // under other rules, and a second resolution could give another address.
-      agent: false,
-      lookup: pinnedLookup(pinned),
+      // under other rules, and a second resolution could give another address. TLS over it checks
+      // the certificate against the host name. (Node takes createConnection only without an agent.)
+      createConnection: () => {
+        const socket = (request.network ?? SYSTEM).connect({ ...pinned, port: portOf(target) });
+        if (target.protocol !== 'https:') return socket;
+        return tls.connect({ socket, host, ...(net.isIP(host) ? {} : { servername: host }) });
+      },
     });
     sent.once('response', resolve);
     sent.once('error', reject);
@@ -165,9 +181,9 @@ async function exchange(target: URL, request: OutboundRequest, signal: AbortSign
 
 /** The address to connect to: the URL's literal address, or its host's first, once every one is allowed. */
 async function checkedAddress(target: URL, request: OutboundRequest): Promise<ResolvedAddress> {
-  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+  const host = hostOf(target);
   const family = net.isIP(host);
-  const addresses = family ? [{ address: host, family }] : await resolved(host, request.resolve ?? systemResolver);
+  const addresses = family ? [{ address: host, family }] : await resolved(host, request.network);
   // As when a webhook is subscribed (webhook-targets.ts): one address not public refuses the name.
   if (!request.allowPrivate && !addresses.every((a) => isPublicAddress(a.address))) {
     const shown = addresses.map((a) => a.address).join(', ');
@@ -179,19 +195,16 @@ async function checkedAddress(target: URL, request: OutboundRequest): Promise<Re
   return addresses[0];
 }
 
-async function resolved(host: string, resolve: Resolver): Promise<ResolvedAddress[]> {
-  const addresses = await resolve(host);
+async function resolved(host: string, network: Network | undefined): Promise<ResolvedAddress[]> {
+  const addresses = await (network ?? SYSTEM).resolve(host);
   if (!addresses.length) throw new Error(`${host} has no address`);
   return addresses;
 }
 
-/** A `lookup` that answers every question with the one address checked. */
-function pinnedLookup({ address, family }: ResolvedAddress): LookupFunction {
-  return (_hostname, options, callback) => {
-    if (options.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
-}
+/** The URL's host name, or its address without IPv6's brackets. */
+const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
+
+const portOf = (url: URL) => Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
 
 /** Where a redirect leads, when it is followed; throws when it may not be. */
 function redirectOf(response: http.IncomingMessage, chain: URL[], request: OutboundRequest): URL | undefined {
