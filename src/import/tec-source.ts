@@ -316,9 +316,9 @@ const isAmount = (value: string) => /^\d+(?:\.\d+)?$/.test(value);
 /** "12.50" as our cost reads it (lib/cost.ts keeps two decimals when there are any). */
 const normalAmount = (value: string) => parseCost(value).cost_details.values[0] ?? value;
 
-/** A value that may be one object or a list of them, as a list. */
+/** A value that may be one object or a list of them, as a list of the objects in it (a site may send `[null]`). */
 function list(value: unknown): Raw[] {
-  if (Array.isArray(value)) return value as Raw[];
+  if (Array.isArray(value)) return value.filter((v): v is Raw => Boolean(v) && typeof v === 'object');
   return value && typeof value === 'object' ? [value as Raw] : [];
 }
 

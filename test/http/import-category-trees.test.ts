@@ -65,7 +65,8 @@ describeEachDatabase('importing categories nested deeper than they may be here',
     const blank = category(6000, ' ', 0); // a name the API refuses
     site.categories.push(...chain.reverse(), blank);
     const event = site.events.find((e) => e.status === 'publish')!;
-    event.categories = [...event.categories, chain[0], blank];
+    // The deepest of the chain (listed first), the refused one, and what no category is.
+    event.categories = [...event.categories, chain[0], blank, null, 7];
 
     const summary = await run();
     expect(summary.skipped.map((item) => [item.kind, item.externalId])).toEqual([['category', '6000']]);
