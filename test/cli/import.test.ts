@@ -116,6 +116,11 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
 
   it('imports a site of The Events Calendar, then again without creating anything', async () => {
     const sign = ['--user', site.credentials.user, '--app-password', site.credentials.password];
+    // The stand-in site is on loopback: read only with --allow-private.
+    const refused = await run('import', 'tec', site.base, ...sign);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('is a private, loopback or link-local address');
+    expect(refused.stderr).toContain('--allow-private');
     const first = await run('import', 'tec', site.base, '--allow-private', ...sign);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/event\s+8\s+0\s+0\s+0/);
