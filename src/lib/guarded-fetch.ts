@@ -130,21 +130,25 @@ export async function guardedFetch(url: string | URL, request: OutboundRequest):
     for (;;) {
       const target = chain[chain.length - 1];
       const response = await exchange(target, request, signal);
-      const next = redirectOf(response, chain, request);
-      if (!next) {
-        return {
-          status: response.statusCode ?? 0,
-          headers: headersOf(response),
-          bytes: await bodyOf(response, request, target),
-          url: target,
-        };
+      try {
+        const next = redirectOf(response, chain, request);
+        if (!next) {
+          return {
+            status: response.statusCode ?? 0,
+            headers: headersOf(response),
+            bytes: await bodyOf(response, request, target),
+            url: target,
+          };
+        }
+        chain.push(next);
+      } finally {
+        // Its connection is its own: whatever happened, it goes.
+        response.destroy();
       }
-      response.destroy();
-      chain.push(next);
     }
   } catch (err) {
     if (request.signal?.aborted) throw request.signal.reason;
-    if (timeout.aborted) throw new Error(`no answer within ${request.timeoutMs} ms`);
+    if (timeout.aborted) throw new Error(`no answer within ${request.timeoutMs} ms`, { cause: err });
     throw err;
   }
 }
@@ -154,9 +158,7 @@ async function exchange(target: URL, request: OutboundRequest, signal: AbortSign
   const pinned = await checkedAddress(target, request);
   signal.throwIfAborted();
   const headers: Record<string, string> = { 'accept-encoding': 'gzip, deflate, br', ...request.headers };
-  if (request.credentials && target.origin === request.credentials.origin) {
-    headers.authorization = request.credentials.authorization;
-  }
+  if (target.origin === request.credentials?.origin) headers.authorization = request.credentials.authorization;
   const host = hostOf(target);
   return new Promise((resolve, reject) => {
     // https.request for its protocol check; the connection (TLS included) is made below.
@@ -239,10 +241,17 @@ function redirectOf(response: http.IncomingMessage, chain: URL[], request: Outbo
   return next;
 }
 
+/** The answer's headers, but those the Fetch API's Headers refuses (a value outside Latin-1). */
 function headersOf(response: http.IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(response.headers)) {
-    for (const one of Array.isArray(value) ? value : [value ?? '']) headers.append(name, one);
+    for (const one of Array.isArray(value) ? value : [value ?? '']) {
+      try {
+        headers.append(name, one);
+      } catch {
+        // Not a header anything here reads: left out rather than failing the answer.
+      }
+    }
   }
   return headers;
 }
@@ -266,7 +275,6 @@ async function bodyOf(response: http.IncomingMessage, request: OutboundRequest, 
       size += chunk.length;
     }
   } finally {
-    response.destroy();
     if (stream !== response) stream.destroy();
   }
   return Buffer.concat(chunks);

@@ -146,7 +146,7 @@ describe('the guarded fetcher', () => {
     // the connection goes to the address that was checked.
     const rebinding: Network = {
       resolve: () => Promise.resolve([{ address: answers++ ? '127.0.0.1' : '93.184.215.14', family: 4 }]),
-      connect: network.connect,
+      connect: (to) => network.connect(to),
     };
     const answer = await guardedFetch('http://rebinding.test/pinned', {
       ...LIMITS,
