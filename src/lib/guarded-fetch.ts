@@ -155,8 +155,7 @@ export async function guardedFetch(url: string | URL, request: OutboundRequest):
 
 /** One request to one URL: its answer's head, the body still to read. */
 async function exchange(target: URL, request: OutboundRequest, signal: AbortSignal): Promise<http.IncomingMessage> {
-  const pinned = await checkedAddress(target, request);
-  signal.throwIfAborted();
+  const pinned = await checkedAddress(target, request, signal);
   const headers: Record<string, string> = { 'accept-encoding': 'gzip, deflate, br', ...request.headers };
   if (target.origin === request.credentials?.origin) headers.authorization = request.credentials.authorization;
   const host = hostOf(target);
@@ -182,10 +181,10 @@ async function exchange(target: URL, request: OutboundRequest, signal: AbortSign
 }
 
 /** The address to connect to: the URL's literal address, or its host's first, once every one is allowed. */
-async function checkedAddress(target: URL, request: OutboundRequest): Promise<ResolvedAddress> {
+async function checkedAddress(target: URL, request: OutboundRequest, signal: AbortSignal): Promise<ResolvedAddress> {
   const host = hostOf(target);
   const family = net.isIP(host);
-  const addresses = family ? [{ address: host, family }] : await resolved(host, request.network);
+  const addresses = family ? [{ address: host, family }] : await resolved(host, request.network, signal);
   // As when a webhook is subscribed (webhook-targets.ts): one address not public refuses the name.
   if (!request.allowPrivate && !addresses.every((a) => isPublicAddress(a.address))) {
     const shown = addresses.map((a) => a.address).join(', ');
@@ -197,8 +196,20 @@ async function checkedAddress(target: URL, request: OutboundRequest): Promise<Re
   return addresses[0];
 }
 
-async function resolved(host: string, network: Network | undefined): Promise<ResolvedAddress[]> {
-  const addresses = await (network ?? SYSTEM).resolve(host);
+/** The host's addresses, within the time limit: a resolver that does not answer does not hold the request. */
+async function resolved(host: string, network: Network | undefined, signal: AbortSignal): Promise<ResolvedAddress[]> {
+  signal.throwIfAborted();
+  // The signal is the request's own, gone with it; Promise.race handles a rejection that comes later.
+  const stopped = new Promise<never>((_resolve, reject) => {
+    signal.addEventListener(
+      'abort',
+      () => {
+        reject(signal.reason as Error);
+      },
+      { once: true },
+    );
+  });
+  const addresses = await Promise.race([(network ?? SYSTEM).resolve(host), stopped]);
   if (!addresses.length) throw new Error(`${host} has no address`);
   return addresses;
 }

@@ -172,11 +172,16 @@ describe('the guarded fetcher', () => {
     expect(cut.bytes.length).toBe(10_000);
   });
 
-  it('gives up on an answer that does not come within the time limit', async () => {
+  it('gives up on an answer, or a name, that does not come within the time limit', async () => {
     const started = performance.now();
     await expect(guardedFetch(`${a.origin}/silent`, { ...LIMITS, allowPrivate: true, timeoutMs: 200 })).rejects.toThrow(
       'no answer within 200 ms',
     );
+    // A resolver that never answers holds it no longer.
+    const silent: Network = { resolve: () => new Promise(() => undefined), connect: () => new net.Socket() };
+    await expect(
+      guardedFetch('http://slow-dns.test/', { ...LIMITS, allowPrivate: false, timeoutMs: 200, network: silent }),
+    ).rejects.toThrow('no answer within 200 ms');
     expect(performance.now() - started).toBeLessThan(2000);
   });
 
