@@ -104,11 +104,11 @@ export async function fetchSource(url: URL, options: FetchOptions = {}): Promise
         const hint = err.reason === 'address' ? ' (--allow-private reads from such addresses)' : '';
         throw new Final(`${err.message}${hint}`, undefined, '', { cause: err });
       }
-      throw new SourceError(`${redacted(url)}: ${(err as Error).message}`);
+      throw new SourceError(`${shownUrl(url)}: ${(err as Error).message}`);
     }
     if (response.status === 429 || response.status >= 500) {
       const wait = retryAfterMs(response.headers.get('retry-after'));
-      throw new RetryLater(`${redacted(url)} answered ${response.status}`, response.status, wait);
+      throw new RetryLater(`${shownUrl(url)} answered ${response.status}`, response.status, wait);
     }
     return response;
   };
@@ -140,12 +140,12 @@ export async function fetchJson(url: URL, options: FetchOptions = {}): Promise<{
   const answer = await fetchSource(url, options);
   const text = new TextDecoder().decode(answer.bytes);
   if (answer.status < 200 || answer.status > 299) {
-    throw new SourceError(`${redacted(url)} answered ${answer.status}`, answer.status, text.slice(0, 500));
+    throw new SourceError(`${shownUrl(url)} answered ${answer.status}`, answer.status, text.slice(0, 500));
   }
   try {
     return { body: JSON.parse(text) as unknown, headers: answer.headers };
   } catch {
-    throw new SourceError(`${redacted(url)} did not answer JSON`);
+    throw new SourceError(`${shownUrl(url)} did not answer JSON`);
   }
 }
 
@@ -153,9 +153,6 @@ const MAX_BYTES = 100 * 1024 * 1024;
 
 /** What asking again would give again (an answer too large, a redirect loop): not tried again. */
 class Final extends SourceError {}
-
-/** A URL as messages show it: without a user name or password (sourceUrl refuses them anyway). */
-const redacted = shownUrl;
 
 /** A 429 or 5xx answer: tried again, after the pause it asks for when it says. */
 class RetryLater extends SourceError {
