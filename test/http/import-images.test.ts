@@ -191,7 +191,8 @@ describeEachDatabase('the images a site names on other hosts', (s: TestServer, k
     published()[1].image = { url: `${siteOrigin}/wp-content/uploads/moved.jpg` };
     const summary = await run(site.base, { allowPrivate: true });
     expect(summary.skipped).toEqual([]);
-    expect(other.seen).toEqual([{ path: '/poster.jpg' }, { path: '/moved.jpg' }]);
+    const byPath = (a: { path: string }, b: { path: string }) => a.path.localeCompare(b.path);
+    expect(other.seen.sort(byPath)).toEqual([{ path: '/moved.jpg' }, { path: '/poster.jpg' }]);
     expect(site.requests).toContain('/wp-content/uploads/moved.jpg');
     const first = (await s.get(`/events/by-slug/${published()[0].slug}`)).body;
     expect(first.image).toMatchObject({ id: expect.any(Number), width: 300, height: 200 });
@@ -226,7 +227,9 @@ describeEachDatabase('the images a site names on other hosts', (s: TestServer, k
       expect((await s.get(`/events/${mapped.localId}`)).body.image).toBe(false);
     }
     const left = [...summary.remarks].filter(([text]) => text.startsWith('image left out:'));
-    expect(left.map(([text]) => text)).toEqual(refused.map((url) => expect.stringContaining(new URL(url).host)));
+    // Written by several writers at once on PostgreSQL: in any order.
+    const urls = left.map(([text]) => /^image left out: (\S+): /.exec(text)?.[1]);
+    expect(urls.sort()).toEqual([...refused].sort());
     expect(left.every(([text]) => text.includes('private, loopback or link-local'))).toBe(true);
     expect(summary.counts.event.skipped).toBe(0);
   });
