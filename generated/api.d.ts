@@ -3044,7 +3044,7 @@ export interface components {
          *     }
          */
         CategoryFields: {
-            /** @description The parent category's ID; 0 for none. */
+            /** @description The parent category's ID; 0 for none. Categories nest at most 20 levels (a top-level one is level 1): a parent under which the category, or one below it, would be deeper is refused (400 `rest_invalid_param`, saying the limit), as is one that would make the category its own ancestor. */
             parent?: number;
         } & components["schemas"]["TermFields"];
         /**

@@ -30,6 +30,8 @@ const USAGE = `Usage: npm run import -- <source> [options]
   --max-pages N      pages read of each of a site's lists (default ${DEFAULT_LIMITS.maxPages})
   --max-items N      items taken of each kind, or VEVENTs of a file (default ${DEFAULT_LIMITS.maxItems})
   --max-links N      categories, tags or organizers taken of one item (default ${DEFAULT_LIMITS.maxLinks})
+  --allow-private    read from private, loopback and link-local addresses too (a site or file on
+                     this machine or a closed network; its images too): refused otherwise
 
 Run it again to bring changes over: items imported before are updated, not created again.
 Exit status: 0 done, every item taken; 3 done, some items skipped (they are listed); 1 failed, or not
@@ -45,6 +47,7 @@ const OPTIONS = {
   'max-pages': { type: 'string' },
   'max-items': { type: 'string' },
   'max-links': { type: 'string' },
+  'allow-private': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -115,6 +118,7 @@ async function main(argv: string[]): Promise<number> {
               base: location,
               user: values.user,
               appPassword: values['app-password'] ?? process.env.TEC_APP_PASSWORD,
+              fetch: { allowPrivate: values['allow-private'] },
               limits,
             },
             progress,
@@ -123,6 +127,7 @@ async function main(argv: string[]): Promise<number> {
         : await importIcs(
             run,
             await readIcs(location, {
+              allowPrivate: values['allow-private'],
               onRetry: (line) => {
                 progress.log(line);
               },

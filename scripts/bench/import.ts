@@ -31,7 +31,13 @@ export async function timeImport(storage: Parameters<typeof openDatabase>[0], la
       dryRun: false,
       concurrency: Number(process.env.BENCH_IMPORT_CONCURRENCY ?? (label === 'postgresql' ? 4 : 1)),
     };
-    const options = { base: site.base, user: site.credentials.user, appPassword: site.credentials.password };
+    // The stand-in site is on loopback, which an import reads only when allowed.
+    const options = {
+      base: site.base,
+      user: site.credentials.user,
+      appPassword: site.credentials.password,
+      fetch: { allowPrivate: true },
+    };
     const quiet = plainProgress({ write: () => true });
     const timed = async () => {
       const started = performance.now();

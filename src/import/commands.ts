@@ -41,8 +41,12 @@ export async function importTec(
     fetch: {
       maxBytes: MAX_PAGE_BYTES,
       ...options.fetch,
-      authorization: signedIn
-        ? `Basic ${Buffer.from(`${options.user}:${options.appPassword ?? ''}`).toString('base64')}`
+      // Given for the site: never sent to another origin its answers name (an image elsewhere).
+      credentials: signedIn
+        ? {
+            origin: base.origin,
+            authorization: `Basic ${Buffer.from(`${options.user}:${options.appPassword ?? ''}`).toString('base64')}`,
+          }
         : undefined,
       onRetry: (line) => {
         progress.log(line);

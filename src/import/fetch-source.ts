@@ -1,10 +1,14 @@
-// Reads from the calendar being imported, over HTTP(S) only: a network error, a timeout, a 429 or a
-// 5xx answer is tried again with growing pauses (p-retry), and a 429 or 503 that says Retry-After is
+// Reads from the calendar being imported, over HTTP(S) only, through the guarded fetcher
+// (src/lib/guarded-fetch.ts: credentials only to their origin, private addresses only when allowed,
+// size and time limits, redirects checked hop by hop). A network error, a timeout, a 429 or a 5xx
+// answer is tried again with growing pauses (p-retry), and a 429 or 503 that says Retry-After is
 // given the pause it asks for (up to MAX_RETRY_AFTER_MS). Any other answer is final, and so is what
-// asking again cannot change: a body over the limit, a redirect loop or too many redirects. A stop
-// asked for (the run's AbortSignal) ends a request, a pause or a wait at once (Stopped).
+// asking again cannot change: what the fetcher's rules refuse (a body over the limit, a redirect
+// loop or too many redirects, a private address). A stop asked for (the run's AbortSignal) ends a
+// request, a pause or a wait at once (Stopped).
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
+import { type Credentials, guardedFetch, OutboundRefused, type Network, shownUrl } from '../lib/guarded-fetch.js';
 
 export class SourceError extends Error {
   constructor(
@@ -13,14 +17,17 @@ export class SourceError extends Error {
     readonly status?: number,
     /** The start of that answer's body. */
     readonly body = '',
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
 export interface FetchOptions {
-  /** Sent as Authorization (Basic with a WordPress application password). */
-  authorization?: string;
+  /** Sent as Authorization (Basic with a WordPress application password), to their origin only. */
+  credentials?: Credentials;
+  /** Private, loopback and link-local addresses may be read (`npm run import -- --allow-private`). */
+  allowPrivate?: boolean;
   accept?: string;
   /** Attempts after the first (tests lower the pauses with `minTimeoutMs`). */
   retries?: number;
@@ -32,6 +39,8 @@ export interface FetchOptions {
   onRetry?: (message: string) => void;
   /** The run's stop: aborted, the request and any pause end at once with Stopped. */
   signal?: AbortSignal;
+  /** Tests' resolver and connections (guarded-fetch.ts); the system's by default. */
+  network?: Network;
 }
 
 /** The run was asked to stop while it was reading. */
@@ -77,21 +86,31 @@ export interface Answer {
 export async function fetchSource(url: URL, options: FetchOptions = {}): Promise<Answer> {
   const { signal } = options;
   const attempt = async (): Promise<Answer> => {
-    let response: Response;
-    let bytes: Uint8Array;
+    let response: Answer;
     try {
-      response = await followed(url, options);
-      bytes = await bodyOf(response, options.maxBytes ?? MAX_BYTES, url);
+      response = await guardedFetch(url, {
+        headers: { accept: options.accept ?? 'application/json' },
+        credentials: options.credentials,
+        allowPrivate: options.allowPrivate ?? false,
+        maxBytes: options.maxBytes ?? MAX_BYTES,
+        timeoutMs: options.timeoutMs ?? 30_000,
+        maxRedirects: MAX_REDIRECTS,
+        signal,
+        network: options.network,
+      });
     } catch (err) {
       if (signal?.aborted) throw new Stopped();
-      if (err instanceof Final) throw err;
-      throw new SourceError(`${redacted(url)}: ${(err as Error).message}`);
+      if (err instanceof OutboundRefused) {
+        const hint = err.reason === 'address' ? ' (--allow-private reads from such addresses)' : '';
+        throw new Final(`${err.message}${hint}`, undefined, '', { cause: err });
+      }
+      throw new SourceError(`${shownUrl(url)}: ${(err as Error).message}`);
     }
     if (response.status === 429 || response.status >= 500) {
       const wait = retryAfterMs(response.headers.get('retry-after'));
-      throw new RetryLater(`${redacted(url)} answered ${response.status}`, response.status, wait);
+      throw new RetryLater(`${shownUrl(url)} answered ${response.status}`, response.status, wait);
     }
-    return { status: response.status, headers: response.headers, bytes };
+    return response;
   };
   try {
     return await pRetry(attempt, {
@@ -116,59 +135,17 @@ export async function fetchSource(url: URL, options: FetchOptions = {}): Promise
   }
 }
 
-/**
- * The answer at the end of the URL's redirects, followed here rather than by fetch: a loop or a
- * long chain is final (asking again gives the same), a redirect to another scheme is refused, and
- * the credentials go only to the origin they were given for.
- */
-async function followed(url: URL, options: FetchOptions): Promise<Response> {
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const chain = [url];
-  for (;;) {
-    const target = chain[chain.length - 1];
-    const response = await fetch(target, {
-      headers: {
-        accept: options.accept ?? 'application/json',
-        ...(options.authorization && target.origin === url.origin ? { authorization: options.authorization } : {}),
-      },
-      redirect: 'manual',
-      signal,
-    });
-    const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
-    if (location === null) return response;
-    await response.body?.cancel();
-    let next: URL;
-    try {
-      next = new URL(location, target);
-    } catch {
-      throw new Final(`${redacted(target)} redirected to ${JSON.stringify(location)}, which is not a URL`);
-    }
-    const path = [...chain, next].map(redacted).join(' -> ');
-    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-      throw new Final(`${redacted(target)} redirected to a ${next.protocol} URL, which is not read`);
-    }
-    if (chain.some((seen) => seen.href === next.href)) {
-      throw new Final(`redirect loop, which asking again will not end: ${path}`);
-    }
-    if (chain.length > MAX_REDIRECTS) throw new Final(`more than ${MAX_REDIRECTS} redirects: ${path}`);
-    chain.push(next);
-  }
-}
-
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-
 /** GETs a JSON answer; anything but a 2xx with a JSON body is a SourceError naming the URL. */
 export async function fetchJson(url: URL, options: FetchOptions = {}): Promise<{ body: unknown; headers: Headers }> {
   const answer = await fetchSource(url, options);
   const text = new TextDecoder().decode(answer.bytes);
   if (answer.status < 200 || answer.status > 299) {
-    throw new SourceError(`${redacted(url)} answered ${answer.status}`, answer.status, text.slice(0, 500));
+    throw new SourceError(`${shownUrl(url)} answered ${answer.status}`, answer.status, text.slice(0, 500));
   }
   try {
     return { body: JSON.parse(text) as unknown, headers: answer.headers };
   } catch {
-    throw new SourceError(`${redacted(url)} did not answer JSON`);
+    throw new SourceError(`${shownUrl(url)} did not answer JSON`);
   }
 }
 
@@ -176,25 +153,6 @@ const MAX_BYTES = 100 * 1024 * 1024;
 
 /** What asking again would give again (an answer too large, a redirect loop): not tried again. */
 class Final extends SourceError {}
-
-/** The whole body, read chunk by chunk so that a huge one is refused before it fills the memory. */
-async function bodyOf(response: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (!response.body) return new Uint8Array();
-  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > maxBytes) {
-      await response.body.cancel().catch(() => undefined);
-      throw new Final(`${redacted(url)} answered more than ${maxBytes} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
-/** A URL as messages show it: without a user name or password (sourceUrl refuses them anyway). */
-const redacted = (url: URL) => `${url.origin}${url.pathname}${url.search}`;
 
 /** A 429 or 5xx answer: tried again, after the pause it asks for when it says. */
 class RetryLater extends SourceError {

@@ -2,12 +2,15 @@
 // image of our media library, so that the calendar keeps its pictures once the old site is switched
 // off. Each image is fetched once across runs: the library knows where each came from
 // (media.source_url, unique), and a run remembers what it found. An image that cannot be brought
-// (gone there, too large, not an image) stays a URL, with a remark in the summary. Images are
-// fetched before the item's transaction, which holds no lock while the network answers.
+// (gone there, too large, not an image) stays a URL, with a remark in the summary; one on a private
+// address that the run may not read (src/lib/guarded-fetch.ts) is left out, as the item's other
+// readers should not be sent there either. Images are fetched before the item's transaction, which
+// holds no lock while the network answers.
 import { isUniqueViolation } from '../db/errors.js';
 import { MediaRefused } from '../domain/errors.js';
 import { makeImage, type MediaLimits, titleOf } from '../media/images.js';
 import { storeMedia } from '../services/media.js';
+import { OutboundRefused } from '../lib/guarded-fetch.js';
 import { type FetchOptions, fetchSource, SourceError, sourceUrl } from './fetch-source.js';
 import type { ImportItem } from './items.js';
 import type { ImportRun } from './write-item.js';
@@ -20,8 +23,11 @@ export interface ImageImport {
    * Each source URL this run asked for: its image here, or why it stays a link. Kept as the
    * question, so that items written at once that show the same image fetch it once.
    */
-  known: Map<string, Promise<number | string>>;
+  known: Map<string, Promise<Brought>>;
 }
+
+/** The ID of the image here, or why it could not be brought and whether its link is kept. */
+type Brought = number | { reason: string; link: boolean };
 
 /** Replaces the image URL of the item and of what it carries by the ID of that image here. */
 export async function bringImagesHome(run: ImportRun, item: ImportItem): Promise<void> {
@@ -36,24 +42,28 @@ export async function bringImagesHome(run: ImportRun, item: ImportItem): Promise
       images.known.set(url, asked);
     }
     const local = await asked;
-    if (typeof local === 'number') one.body.image = local;
-    else (one.remarks ??= []).push(`image kept as a link: ${local}`);
+    if (typeof local === 'number') {
+      one.body.image = local;
+    } else {
+      if (!local.link) one.body.image = '';
+      (one.remarks ??= []).push(`image ${local.link ? 'kept as a link' : 'left out'}: ${local.reason}`);
+    }
   }
 }
 
-/** The ID of the image here, or why it could not be brought. */
-async function localImage(run: ImportRun, images: ImageImport, url: string): Promise<number | string> {
+async function localImage(run: ImportRun, images: ImageImport, url: string): Promise<Brought> {
   const db = run.ctx.db;
   const remembered = await stored(run, url);
   if (remembered !== undefined) return remembered;
   let bytes: Uint8Array;
   try {
     const answer = await fetchSource(sourceUrl(url), { ...images.fetch, maxBytes: images.limits.maxBytes });
-    if (answer.status !== 200) return `its source answered ${answer.status}`;
+    if (answer.status !== 200) return { reason: `its source answered ${answer.status}`, link: true };
     bytes = answer.bytes;
   } catch (err) {
-    if (err instanceof SourceError) return err.message;
-    throw err;
+    if (!(err instanceof SourceError)) throw err;
+    const privateAddress = err.cause instanceof OutboundRefused && err.cause.reason === 'address';
+    return { reason: err.message, link: !privateAddress };
   }
   let id: number;
   try {
@@ -70,7 +80,7 @@ async function localImage(run: ImportRun, images: ImageImport, url: string): Pro
       })
     ).id;
   } catch (err) {
-    if (err instanceof MediaRefused) return err.message;
+    if (err instanceof MediaRefused) return { reason: err.message, link: true };
     // Another writer of this run, or another import, brought it meanwhile.
     const other = isUniqueViolation(err) ? await stored(run, url) : undefined;
     if (other === undefined) throw err;

@@ -38,6 +38,12 @@ export interface ImportItem extends ItemRef {
   embedded?: ImportItem[];
   /** What the source changed to take the item (a title given, links cut), for the summary. */
   remarks?: string[];
+  /**
+   * Links it has there that could not be made here (a category nested deeper than categories may
+   * nest, moved up; a category that was refused, left out), each said: the item comes without the
+   * one link rather than not at all, is reported, and the run ends with status 3.
+   */
+  linksLeftOut?: string[];
   /** An override of one occurrence of a series (iCalendar RECURRENCE-ID): which series, which start. */
   occurrenceOf?: {
     series: ItemRef;

@@ -5,7 +5,7 @@
 // earlier run imported that they no longer show (hidden, out of reach, or deleted there).
 import type { PrismaClient } from '../db/client.js';
 import { Stopped } from './fetch-source.js';
-import { type ImportItem, type ItemKind, KIND_ORDER } from './items.js';
+import { type ImportItem, type ItemKind, KIND_ORDER, refKey } from './items.js';
 import { mappedItemPages } from './ledger.js';
 import type { ImportLimits } from './limits.js';
 import type { Progress, Summary, Writer } from './run-import.js';
@@ -43,7 +43,7 @@ export async function readSite(run: SiteRun): Promise<void> {
       checkStop();
       writer.skip(unreadable);
       if (kind === 'category') categories.push(...items);
-      else await writer.write(items);
+      else await writer.write(withoutLostTerms(items, summary));
     }
     if (kind === 'category') await writer.write(parentsFirst(categories));
     checkStop();
@@ -75,7 +75,7 @@ async function readUnlistedEvents(run: SiteRun, events: ListReading, checkStop: 
       else if ('hidden' in one) run.writer.skip([{ kind: 'event', externalId, reason: one.hidden }]);
       else if ('reason' in one) run.writer.skip([one]);
     }
-    await run.writer.write(found);
+    await run.writer.write(withoutLostTerms(found, run.summary));
     checkStop();
   }
   if (posts.unavailable) {
@@ -120,7 +120,7 @@ async function checkImportedBefore(run: SiteRun, lists: Map<ItemKind, ListReadin
       else run.writer.skip(['hidden' in one ? { kind, externalId: mapped.externalId, reason: one.hidden } : one]);
     }
     run.writer.expect(found.length);
-    await run.writer.write(found);
+    await run.writer.write(withoutLostTerms(found, run.summary));
     checkStop();
   }
   for (const [kind, count] of unchecked) {
@@ -128,4 +128,22 @@ async function checkImportedBefore(run: SiteRun, lists: Map<ItemKind, ListReadin
       `${count} ${kind} items imported before were not looked for, as the ${kind} list was not read to its end.`,
     );
   }
+}
+
+/**
+ * The items with their links to the categories and tags this run could not take (skipped, listed)
+ * left out, each said: an event comes without the term rather than not at all.
+ */
+function withoutLostTerms(items: ImportItem[], summary: Summary): ImportItem[] {
+  const lost = new Set(summary.skipped.filter((s) => s.kind === 'category' || s.kind === 'tag').map((s) => refKey(s)));
+  if (!lost.size) return items;
+  for (const item of items) {
+    for (const ref of item.refs) {
+      const kept = ref.items.filter((named) => !lost.has(refKey(named)));
+      if (kept.length === ref.items.length) continue;
+      ref.items = kept;
+      (item.linksLeftOut ??= []).push(`${ref.field}: one it names was skipped (listed above): imported without it`);
+    }
+  }
+  return items;
 }

@@ -17,6 +17,8 @@ export interface Summary {
   notes: string[];
   /** What was changed in items to take them (items.ts, ImportItem.remarks), by remark: how many, which. */
   remarks: Map<string, { count: number; examples: string[] }>;
+  /** Items taken without a link they have there (items.ts, ImportItem.linksLeftOut), which are among the remarks. */
+  partial: number;
   /** How many items were written or looked at (before a stop); ... */
   done: number;
   /** ... and how many the source announced (a site's lists may announce more than they hold). */
@@ -42,6 +44,7 @@ export function emptySummary(): Summary {
     deletedThere: [],
     notes: [],
     remarks: new Map(),
+    partial: 0,
     done: 0,
     total: 0,
     stopped: false,
@@ -112,6 +115,10 @@ async function writeOne(run: ImportRun, given: ImportItem, summary: Summary, pro
     remark(summary, item, 'control characters removed (PostgreSQL stores no NUL, RFC 5545 3.1 allows none but tab)');
   const { outcome, carried, remarks } = await writeItem(run, item);
   for (const text of new Set([...(item.remarks ?? []), ...remarks])) remark(summary, item, text);
+  if (outcome.result !== 'skipped' && item.linksLeftOut?.length) {
+    for (const text of item.linksLeftOut) remark(summary, item, text);
+    summary.partial++;
+  }
   for (const inner of carried) summary.counts[inner.kind].created++;
   summary.counts[item.kind][outcome.result]++;
   if (outcome.result === 'skipped') {
@@ -158,20 +165,20 @@ const nothingTaken = (summary: Summary) => {
 };
 
 /**
- * The command's exit status: 0 everything taken; 3 done, some items skipped (listed); 1 no event
- * could be taken; 130 stopped.
+ * The command's exit status: 0 everything taken; 3 done, some items skipped or taken without a link
+ * (listed); 1 no event could be taken; 130 stopped.
  */
 export function exitStatus(summary: Summary): number {
   if (summary.stopped) return 130;
   if (nothingTaken(summary)) return 1;
-  return KIND_ORDER.some((kind) => summary.counts[kind].skipped > 0) ? 3 : 0;
+  return summary.partial > 0 || KIND_ORDER.some((kind) => summary.counts[kind].skipped > 0) ? 3 : 0;
 }
 
 /** The summary's first line: how the run ended, and how many items it took. */
 function outcomeLine(summary: Summary, dryRun: boolean): string {
   const would = dryRun ? ' (dry run: nothing was written)' : '';
   const skipped = KIND_ORDER.reduce((sum, kind) => sum + summary.counts[kind].skipped, 0);
-  const ofThem = skipped ? `, ${skipped} of them skipped` : '';
+  const ofThem = `${skipped ? `, ${skipped} of them skipped` : ''}${summary.partial ? `, ${summary.partial} taken without a link they have there (see the notes)` : ''}`;
   if (summary.stopped) {
     return `Stopped after ${summary.done} of ${summary.total} items${ofThem}${would}; run the same command again to go on.`;
   }

@@ -227,21 +227,57 @@ async function lockCategoryTree(tx: Tx): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended('category tree', 0))`;
 }
 
+/**
+ * How many levels categories nest, a top-level one being level 1. WordPress sets no bound, but every
+ * read of a category walks up its ancestors (withPaths, one query per level), so a chain of
+ * thousands would make each read of its deepest one thousands of queries (docs/decisions.md,
+ * "Categories and tags"). Real trees are a few levels deep.
+ */
+export const CATEGORY_MAX_DEPTH = 20;
+
+/**
+ * The parent a category may take: a category, not the category itself or one below it, and not so
+ * deep that the category (or, for a move, the deepest category below it) would be below level
+ * CATEGORY_MAX_DEPTH. One query each way, bounded by the limit whatever the tree holds.
+ */
 async function checkParent(tx: Tx, parent: number | undefined, self: number | undefined): Promise<number | null> {
   if (!parent) return null;
-  // Walk up from the new parent: it must be a category, and the term itself must not be above it.
-  let cursor: number | null = parent;
-  for (let depth = 0; cursor !== null; depth++) {
-    if (cursor === self || depth > 100)
-      throw new InvalidInput({ parent: 'parent would make the category its own ancestor.' });
-    const row: { parentId: number | null } | null = await tx.term.findFirst({
-      where: { id: cursor, taxonomy: CATEGORY },
-      select: { parentId: true },
+  // The new parent and its ancestors, nearest first, at most one level past the limit.
+  const above = await tx.$queryRaw<{ id: number; parent_id: number | null }[]>`
+    WITH RECURSIVE up(id, parent_id, level) AS (
+      SELECT id, parent_id, 1 FROM terms WHERE id = ${parent}::int AND taxonomy = ${CATEGORY}::"Taxonomy"
+      UNION ALL
+      SELECT t.id, t.parent_id, up.level + 1 FROM terms t JOIN up ON t.id = up.parent_id
+      WHERE up.level <= ${CATEGORY_MAX_DEPTH}::int
+    )
+    SELECT id, parent_id FROM up ORDER BY level`;
+  if (!above.length) throw new InvalidInput({ parent: 'parent is not the ID of a category.' });
+  if (self !== undefined && above.some((row) => row.id === self)) {
+    throw new InvalidInput({ parent: 'parent would make the category its own ancestor.' });
+  }
+  // The parent's level, or more than the limit when the walk stopped short of the top.
+  const parentLevel = above[above.length - 1].parent_id === null ? above.length : CATEGORY_MAX_DEPTH + 1;
+  const levels = parentLevel + (self === undefined ? 1 : await subtreeLevels(tx, self));
+  if (levels > CATEGORY_MAX_DEPTH) {
+    const which = self === undefined ? 'the category' : 'the category or one below it';
+    throw new InvalidInput({
+      parent: `categories nest at most ${CATEGORY_MAX_DEPTH} levels: under this parent ${which} would be at level ${levels}.`,
     });
-    if (!row) throw new InvalidInput({ parent: 'parent is not the ID of a category.' });
-    cursor = row.parentId;
   }
   return parent;
+}
+
+/** How many levels a category and those below it make (1 for one without children), up to one past the limit. */
+async function subtreeLevels(tx: Tx, id: number): Promise<number> {
+  const [row] = await tx.$queryRaw<{ levels: number }[]>`
+    WITH RECURSIVE down(id, level) AS (
+      SELECT id, 1 FROM terms WHERE id = ${id}::int
+      UNION ALL
+      SELECT t.id, down.level + 1 FROM terms t JOIN down ON t.parent_id = down.id
+      WHERE down.level <= ${CATEGORY_MAX_DEPTH}::int
+    )
+    SELECT max(level)::int AS levels FROM down`;
+  return row.levels;
 }
 
 async function checkNameFree(

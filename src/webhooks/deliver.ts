@@ -6,7 +6,6 @@ import { Webhook } from 'standardwebhooks';
 import type { Database } from '../db/client.js';
 import { open } from '../lib/secret-box.js';
 import { type Attempt, send } from './send.js';
-import { refusedTarget } from '../lib/webhook-targets.js';
 import { webhookAttempts } from '../metrics/registry.js';
 
 export interface DeliverySettings {
@@ -146,8 +145,6 @@ export async function attempt(db: Database, delivery: Leased, settings: Delivery
 }
 
 async function signedPost(delivery: Leased, settings: DeliverySettings, at: Date): Promise<Attempt> {
-  const refused = await refusedTarget(delivery.url, settings.allowPrivateTargets);
-  if (refused) return { error: refused, latencyMs: 0, excerpt: '' };
   let signature: string;
   try {
     // One signature per secret that signs, space-separated, as Standard Webhooks allows: a receiver

@@ -1,8 +1,7 @@
-// One delivery attempt: a POST of the signed message, within a time limit, redirects not followed,
-// and only a short excerpt of the answer kept.
-import http from 'node:http';
-import https from 'node:https';
-import { guardedLookup } from '../lib/webhook-targets.js';
+// One delivery attempt: a POST of the signed message through the guarded fetcher
+// (src/lib/guarded-fetch.ts), within a time limit, redirects not followed, and only a short excerpt
+// of the answer kept.
+import { guardedFetch } from '../lib/guarded-fetch.js';
 
 export interface Attempt {
   /** The receiver's status, when it answered. */
@@ -20,7 +19,7 @@ const EXCERPT_BYTES = 1024;
 /** Text PostgreSQL can store: a receiver's answer may hold NUL, which a text column refuses. */
 const storable = (text: string) => text.replaceAll('\u0000', '\uFFFD');
 
-export function send(
+export async function send(
   url: string,
   headers: Record<string, string>,
   body: string,
@@ -28,53 +27,21 @@ export function send(
 ): Promise<Attempt> {
   const started = performance.now();
   const latencyMs = () => Math.round(performance.now() - started);
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (attempt: Omit<Attempt, 'latencyMs'>) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve({ ...attempt, latencyMs: latencyMs() });
-    };
-    // The scheme as the URL parser reads it (`HTTPS://` is https too).
-    const target = new URL(url);
-    const client = target.protocol === 'https:' ? https : http;
-    let request: http.ClientRequest;
-    try {
-      request = client.request(
-        target,
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'user-agent': 'calendar-events-service-webhooks', ...headers },
-          lookup: guardedLookup(options.allowPrivate),
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          let kept = 0;
-          response.on('data', (chunk: Buffer) => {
-            if (kept < EXCERPT_BYTES) chunks.push(chunk.subarray(0, EXCERPT_BYTES - kept));
-            kept += chunk.length;
-            // Nothing beyond the excerpt is read: a receiver that streams forever does not hold us.
-            if (kept >= EXCERPT_BYTES) response.destroy();
-          });
-          const done = () => {
-            finish({ statusCode: response.statusCode, excerpt: storable(Buffer.concat(chunks).toString('utf8')) });
-          };
-          response.on('end', done);
-          response.on('close', done);
-        },
-      );
-    } catch (err) {
-      // A URL Node's client refuses (it throws at once instead of emitting an error).
-      resolve({ error: storable((err as Error).message), excerpt: '', latencyMs: latencyMs() });
-      return;
-    }
-    const timer = setTimeout(() => {
-      request.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
-    }, options.timeoutMs);
-    request.on('error', (err) => {
-      finish({ error: storable(err.message), excerpt: '' });
+  try {
+    const answer = await guardedFetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'calendar-events-service-webhooks', ...headers },
+      body,
+      allowPrivate: options.allowPrivate,
+      // Nothing beyond the excerpt is read: a receiver that streams forever does not hold us.
+      maxBytes: EXCERPT_BYTES,
+      overflow: 'cut',
+      timeoutMs: options.timeoutMs,
+      maxRedirects: 0,
     });
-    request.end(body);
-  });
+    const excerpt = storable(Buffer.from(answer.bytes).toString('utf8'));
+    return { statusCode: answer.status, excerpt, latencyMs: latencyMs() };
+  } catch (err) {
+    return { error: storable((err as Error).message), excerpt: '', latencyMs: latencyMs() };
+  }
 }

@@ -116,20 +116,34 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
 
   it('imports a site of The Events Calendar, then again without creating anything', async () => {
     const sign = ['--user', site.credentials.user, '--app-password', site.credentials.password];
-    const first = await run('import', 'tec', site.base, ...sign);
+    // The stand-in site is on loopback: read only with --allow-private.
+    const refused = await run('import', 'tec', site.base, ...sign);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('is a private, loopback or link-local address');
+    expect(refused.stderr).toContain('--allow-private');
+    const first = await run('import', 'tec', site.base, '--allow-private', ...sign);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/event\s+8\s+0\s+0\s+0/);
     // Family and Workshops came with the iCalendar file above: taken, not made again.
     expect(first.stdout).toMatch(/category\s+3\s+0\s+2\s+0/);
-    const second = await run('import', 'tec', site.base, ...sign);
+    const second = await run('import', 'tec', site.base, '--allow-private', ...sign);
     expect(second.stdout).toMatch(/event\s+0\s+0\s+8\s+0/);
     // Without signing in, the draft is out of reach: reported, not deleted.
-    const anonymous = await run('import', 'tec', site.base);
+    const anonymous = await run('import', 'tec', site.base, '--allow-private');
     expect(anonymous.code).toBe(3); // done, an item skipped
     expect(anonymous.stdout).toContain('1 of them skipped');
     expect(anonymous.stdout).toMatch(/event\s+0\s+0\s+7\s+1/);
     expect(anonymous.stdout).toContain('sign in with --user');
-    const wrong = await run('import', 'tec', site.base, '--user', 'admin', '--app-password', 'wrong');
+    const wrong = await run(
+      'import',
+      'tec',
+      site.base,
+      '--allow-private',
+      '--user',
+      'admin',
+      '--app-password',
+      'wrong',
+    );
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('401');
   }, 120_000);
@@ -137,9 +151,13 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
   it('stops at once at Ctrl-C while it waits on a busy site (Retry-After)', async () => {
     site.failNext(1000, 503, '120');
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/import.ts', 'tec', site.base], {
-        env: { ...process.env, ...env },
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'scripts/import.ts', 'tec', site.base, '--allow-private'],
+        {
+          env: { ...process.env, ...env },
+        },
+      );
       let stderr = '';
       let asked = 0;
       child.stderr.on('data', (chunk: Buffer) => {
@@ -160,9 +178,13 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
   it('stops between two items at Ctrl-C, and the next run goes on from there without duplicates', async () => {
     addEvents(site, 300);
     const sign = ['--user', site.credentials.user, '--app-password', site.credentials.password];
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/import.ts', 'tec', site.base, ...sign], {
-      env: { ...process.env, ...env },
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/import.ts', 'tec', site.base, '--allow-private', ...sign],
+      {
+        env: { ...process.env, ...env },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -180,7 +202,7 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
     expect(stopped, stdout).not.toBeNull();
     expect(Number(stopped?.[1])).toBeLessThan(Number(stopped?.[2]));
 
-    const again = await run('import', 'tec', site.base, ...sign);
+    const again = await run('import', 'tec', site.base, '--allow-private', ...sign);
     expect(again.code, again.stderr).toBe(0);
     const events = /event\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/.exec(again.stdout);
     expect(Number(events?.[1]) + Number(events?.[3])).toBe(308);

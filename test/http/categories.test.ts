@@ -187,6 +187,28 @@ describeEachDatabase('categories', (s) => {
       expect(top.body.urls.up).toBeUndefined();
     });
 
+    it('nests categories 20 levels deep, and refuses one deeper, or a move that would take one deeper, naming the limit', async () => {
+      const chain: { id: number }[] = [];
+      for (let level = 1; level <= 20; level++) {
+        chain.push(await create({ name: `Level ${level}`, parent: chain.at(-1)?.id ?? 0 }));
+      }
+      const deeper = await s.post('/categories', { name: 'Level 21', parent: chain[19].id });
+      expect(deeper.status).toBe(400);
+      expect(deeper.body.data.params.parent).toBe(
+        'categories nest at most 20 levels: under this parent the category would be at level 21.',
+      );
+      // A category with a child, moved under level 19: the child would be at level 21.
+      const top = await create({ name: 'Branch' });
+      await create({ name: 'Twig', parent: top.id });
+      const moved = await s.request('PATCH', `/categories/${top.id}`, { body: { parent: chain[18].id } });
+      expect(moved.status).toBe(400);
+      expect(moved.body.data.params.parent).toMatch(/^categories nest at most 20 levels: .* at level 21\.$/);
+      expect((await s.request('PATCH', `/categories/${top.id}`, { body: { parent: chain[17].id } })).status).toBe(200);
+      // A loop is still a loop, however deep.
+      const loop = await s.request('PATCH', `/categories/${chain[0].id}`, { body: { parent: chain[15].id } });
+      expect(loop.body.data.params.parent).toBe('parent would make the category its own ancestor.');
+    });
+
     it('answers 404 for an unknown ID', async () => {
       const r = await s.request('PATCH', '/categories/999999', { body: { name: 'Ghost' } });
       expect(r.status).toBe(404);

@@ -1,12 +1,17 @@
 // Importing a site of the modelled service brings its images into the media library
 // (src/import/images.ts): the items show uploaded images with their sizes, each source image is
 // fetched once across runs, an image that cannot be brought stays a link with a remark, and
-// `images` unset keeps every link.
+// `images` unset keeps every link. The credentials given for the site go to no other origin its
+// answers name, and an image on a private address is read only when the run allows it
+// (src/lib/guarded-fetch.ts).
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { importTec } from '../../src/import/commands.js';
 import { plainProgress } from '../../src/import/progress.js';
 import type { Summary } from '../../src/import/run-import.js';
 import { loadConfig } from '../../src/config.js';
+import type { Network } from '../../src/lib/guarded-fetch.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { HTML, photo } from '../setup/images.js';
 import type { TestServer } from '../setup/server.js';
@@ -46,7 +51,7 @@ describeEachDatabase('importing the images of a site of The Events Calendar', (s
         base: site.base,
         user: site.credentials.user,
         appPassword: site.credentials.password,
-        fetch: { minTimeoutMs: 1, retries: 1 },
+        fetch: { minTimeoutMs: 1, retries: 1, allowPrivate: true },
       },
       plainProgress({ write: () => undefined }),
       new AbortController().signal,
@@ -116,5 +121,116 @@ describeEachDatabase('importing the images of a site of The Events Calendar', (s
     const event = (await s.get(`/events/by-slug/${published[0].slug}`)).body;
     expect(event.image).toEqual({ url: `${new URL(site.base).origin}${POSTER}`, extension: 'jpg' });
     expect(fetched(POSTER)).toBe(1);
+  });
+});
+
+/** Another origin on loopback that serves a picture at any path, and notes each request's path and credentials. */
+async function startImageHost() {
+  const bytes = await photo(300, 200);
+  const seen: { path: string; authorization?: string }[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push({ path: req.url ?? '', authorization: req.headers.authorization });
+    res.writeHead(200, { 'content-type': 'image/jpeg' });
+    res.end(bytes);
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    seen,
+    port,
+    origin: `http://127.0.0.1:${port}`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+describeEachDatabase('the images a site names on other hosts', (s: TestServer, kind) => {
+  let site: TecSite;
+  let other: Awaited<ReturnType<typeof startImageHost>>;
+  const published = () => site.events.filter((e) => e.status === 'publish');
+  const run = (base: string, fetch: { allowPrivate?: boolean; network?: Network }) =>
+    importTec(
+      {
+        ctx: {
+          db: s.db.prisma,
+          caller: { id: s.users.administrator.id, login: 'administrator', role: 'administrator' },
+          siteZone: 'UTC',
+          now: new Date(),
+        },
+        dryRun: false,
+        concurrency: kind === 'postgresql' ? 4 : 1,
+        images: { limits: loadConfig({}).media, known: new Map() },
+      },
+      {
+        base,
+        user: site.credentials.user,
+        appPassword: site.credentials.password,
+        fetch: { minTimeoutMs: 1, retries: 1, ...fetch },
+      },
+      plainProgress({ write: () => undefined }),
+      new AbortController().signal,
+    );
+
+  beforeAll(async () => {
+    site = await startTecSite();
+    other = await startImageHost();
+  });
+  afterAll(async () => {
+    other.close();
+    await site.close();
+  });
+
+  it("send the site's credentials to no other origin, directly or through a redirect", async () => {
+    // Both on loopback, which this run allows: only the origins differ (another port).
+    const siteOrigin = new URL(site.base).origin;
+    published()[0].image = { url: `${other.origin}/poster.jpg` };
+    site.redirects.set('/wp-content/uploads/moved.jpg', `${other.origin}/moved.jpg`);
+    published()[1].image = { url: `${siteOrigin}/wp-content/uploads/moved.jpg` };
+    const summary = await run(site.base, { allowPrivate: true });
+    expect(summary.skipped).toEqual([]);
+    const byPath = (a: { path: string }, b: { path: string }) => a.path.localeCompare(b.path);
+    expect(other.seen.sort(byPath)).toEqual([{ path: '/moved.jpg' }, { path: '/poster.jpg' }]);
+    expect(site.requests).toContain('/wp-content/uploads/moved.jpg');
+    const first = (await s.get(`/events/by-slug/${published()[0].slug}`)).body;
+    expect(first.image).toMatchObject({ id: expect.any(Number), width: 300, height: 200 });
+  });
+
+  it('leave out an image on a private address, which the run does not allow, and report it', async () => {
+    // The site and one image host as public addresses would be; every connection goes to loopback,
+    // whatever address it is made for, so a guard that failed would send nothing off this machine.
+    const sitePort = Number(new URL(site.base).port);
+    const names: Record<string, string[]> = { 'calendar.example': ['93.184.215.14'], 'internal.example': ['10.0.0.7'] };
+    const network: Network = {
+      resolve: (host) => Promise.resolve((names[host] ?? []).map((address) => ({ address, family: 4 }))),
+      connect: ({ address }) =>
+        net.connect({ host: '127.0.0.1', port: address === '93.184.215.14' ? sitePort : other.port }),
+    };
+    const refused = [
+      `${other.origin}/private.png`,
+      `http://[::1]:${other.port}/private.png`,
+      'http://internal.example/private.png',
+    ];
+    const [loopback, ipv6, internal] = published().slice(2, 5);
+    loopback.image = { url: refused[0] };
+    ipv6.image = { url: refused[1] };
+    internal.image = { url: refused[2] };
+    const base = `http://calendar.example${new URL(site.base).pathname}`;
+    const summary = await run(base, { network });
+    expect(other.seen.map((r) => r.path)).not.toContain('/private.png');
+    for (const event of [loopback, ipv6, internal]) {
+      const mapped = await s.db.prisma.importedItem.findFirstOrThrow({
+        where: { source: base, kind: 'event', externalId: String(event.id) },
+      });
+      expect((await s.get(`/events/${mapped.localId}`)).body.image).toBe(false);
+    }
+    const left = [...summary.remarks].filter(([text]) => text.startsWith('image left out:'));
+    // Written by several writers at once on PostgreSQL: in any order.
+    const urls = left.map(([text]) => /^image left out: (\S+): /.exec(text)?.[1]);
+    expect(urls.sort()).toEqual([...refused].sort());
+    expect(left.every(([text]) => text.includes('private, loopback or link-local'))).toBe(true);
+    expect(summary.counts.event.skipped).toBe(0);
   });
 });

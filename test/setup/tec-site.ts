@@ -52,6 +52,8 @@ export interface TecSite {
   hostile?: 'repeat' | 'endless';
   /** Files the site serves besides its API, by path (its uploads: `/wp-content/uploads/...`). */
   files: Map<string, { type: string; bytes: Buffer }>;
+  /** Paths it answers with a 302 to the URL given (an upload moved elsewhere). */
+  redirects: Map<string, string>;
   /** Called with each request before it is answered: tests change the site mid-import with it. */
   beforeAnswer?: (url: URL) => void;
   close(): Promise<void>;
@@ -117,6 +119,7 @@ export async function startTecSite(options: { varied?: boolean } = {}): Promise<
     wordpressRoute: true,
     hostile: undefined as TecSite['hostile'],
     files: new Map<string, { type: string; bytes: Buffer }>(),
+    redirects: new Map<string, string>(),
   };
   let failures = { count: 0, status: 503, retryAfter: '0' };
 
@@ -282,6 +285,13 @@ export async function startTecSite(options: { varied?: boolean } = {}): Promise<
   // Its uploads are files, answered before anything else (and not logged in `requests` as API calls are).
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://site.test').pathname;
+    const moved = site.redirects.get(path);
+    if (moved) {
+      site.requests.push(path);
+      res.writeHead(302, { location: moved });
+      res.end();
+      return;
+    }
     const file = site.files.get(path);
     if (!file) {
       answer(req, res);

@@ -34,12 +34,17 @@ describe('reading a source', () => {
   });
 
   it('tries a body cut off again, and refuses a body too large without asking again', async () => {
-    const answer = await fetchSource(new URL(`${base}/cut`), { minTimeoutMs: 1, retries: 3 });
+    const answer = await fetchSource(new URL(`${base}/cut`), { minTimeoutMs: 1, retries: 3, allowPrivate: true });
     expect(new TextDecoder().decode(answer.bytes)).toBe('whole');
     expect(hits.get('/cut')).toBe(2);
-    await expect(fetchSource(new URL(`${base}/big`), { minTimeoutMs: 1, retries: 3, maxBytes: 1000 })).rejects.toThrow(
-      /more than 1000 bytes/,
-    );
+    await expect(
+      fetchSource(new URL(`${base}/big`), {
+        minTimeoutMs: 1,
+        retries: 3,
+        maxBytes: 1000,
+        allowPrivate: true,
+      }),
+    ).rejects.toThrow(/more than 1000 bytes/);
     expect(hits.get('/big')).toBe(1);
   });
 
