@@ -75,6 +75,8 @@ export interface Config {
   responseCacheMegabytes: number;
   /** What the media library takes (media/images.ts). */
   media: MediaLimits;
+  /** What one CalDAV resource may hold (caldav/write.ts). */
+  caldavWrites: CaldavWriteLimits;
 }
 
 /**
@@ -144,6 +146,17 @@ export interface Quotas {
 }
 
 export const DEFAULT_QUOTAS: Quotas = { createsPerHour: 100, series: 20, occurrences: 5000 };
+
+/**
+ * What one calendar object resource a CalDAV client PUTs may hold, refused up front past it: its
+ * changed occurrences (each is an event written in the PUT's transaction), and the lines kept as
+ * written (alarms, attendees, X- properties; dav_objects.extra), in number and in bytes.
+ */
+export interface CaldavWriteLimits {
+  maxOverrides: number;
+  maxKeptLines: number;
+  maxKeptBytes: number;
+}
 
 export interface HttpTimeouts {
   /** Until the request's headers have all arrived. */
@@ -231,6 +244,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxPixels: positiveInteger(env, 'MEDIA_MAX_PIXELS', 50_000_000),
       // WordPress's threshold for scaling down a big upload (its "-scaled" file).
       maxSide: nonNegativeInteger(env, 'MEDIA_MAX_SIDE', 2560),
+    },
+    caldavWrites: {
+      maxOverrides: positiveInteger(env, 'CALDAV_MAX_OVERRIDES', 100),
+      maxKeptLines: positiveInteger(env, 'CALDAV_MAX_KEPT_LINES', 2000),
+      maxKeptBytes: positiveInteger(env, 'CALDAV_MAX_KEPT_KB', 256) * 1024,
     },
   };
 }
