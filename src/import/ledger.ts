@@ -61,9 +61,9 @@ export async function exportUid(tx: Tx, source: string, uid: string): Promise<bo
   const rows = await tx.$queryRaw<{ exported: boolean }[]>`
     UPDATE imported_items i SET exported = true
     WHERE i.source = ${source} AND i.kind = 'event' AND i.external_id = ${uid}
-      AND (i.exported OR NOT EXISTS (
-        SELECT FROM imported_items o
-        WHERE o.kind = 'event' AND o.exported AND (o.external_id = i.external_id OR o.local_id = i.local_id)))
+      AND (i.exported OR (
+        NOT EXISTS (SELECT FROM imported_items o WHERE o.kind = 'event' AND o.exported AND o.external_id = i.external_id)
+        AND NOT EXISTS (SELECT FROM imported_items o WHERE o.kind = 'event' AND o.exported AND o.local_id = i.local_id)))
     RETURNING exported`;
   return rows.length > 0;
 }
