@@ -300,8 +300,8 @@ async function claimUid(tx: Tx, ctx: ServiceContext, urls: Urls, uid: string, cu
     );
   }
   if ((await uidHolder(tx, uid)) !== undefined) throw uidTaken(uid);
-  // What clients wrote under this UID before belongs to an event gone or in the trash, which keeps
-  // no UID: the UID starts a new event.
+  // What clients wrote under this UID before belongs to an event no longer shown with it (gone, or
+  // in the trash, which keeps no UID): the UID starts a new event.
   await forgetUid(tx, CALDAV_SOURCE, uid);
 }
 

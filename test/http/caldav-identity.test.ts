@@ -164,7 +164,7 @@ describeEachDatabase(
     it.runIf(kind === 'postgresql')(
       'gives a UID to one event when an import and a client write it at once',
       async () => {
-        for (let round = 0; round < 6; round++) {
+        for (let round = 0; round < 12; round++) {
           const id = uid();
           const [put] = await Promise.all([
             dav(s, 'PUT', `${ALL}race-${n}.ics`, 'author', calendar(vevent(id, `Race client ${n}`))),
