@@ -168,7 +168,8 @@ const fold = (text: string) => text.replace(/\r?\n/g, '\r\n');
 function assertKeptFits(extras: string[], limits: CaldavWriteLimits) {
   // Content lines, unfolded: a line that starts with a space or tab continues the one before.
   const lines = extras.reduce(
-    (sum, extra) => sum + extra.split('\r\n').filter((l) => l !== '' && l[0] !== ' ' && l[0] !== '\t').length,
+    (sum, extra) =>
+      sum + extra.split('\r\n').filter((l) => l !== '' && !l.startsWith(' ') && !l.startsWith('\t')).length,
     0,
   );
   if (lines > limits.maxKeptLines)
@@ -210,9 +211,7 @@ export async function putResource(
         const existing = await lockedResource(tx, inner, urls, collection, name);
         if (!existing) await freeName(tx, name);
         checkConditions(conditions, existing?.etag);
-        if (existing && !canEdit(ctx.caller, existing.master))
-          throw new Forbidden(true, 'Sorry, you are not allowed to edit this event.');
-        if (!existing && !mayCall(ctx.caller, 'createEvent')) throw new Forbidden(ctx.caller !== null);
+        assertMayWrite(ctx, existing?.master);
         await claimUid(tx, inner, urls, parsed.uid, existing?.master);
         // What the client changed of what it was given: the rest stays as stored (items.ts).
         const served = existing ? servedItems(existing.text) : new Map<string, ImportItem>();
@@ -253,6 +252,13 @@ async function lockedResource(tx: Tx, ctx: ServiceContext, urls: Urls, collectio
   const text = (await readTexts(ctx, urls, collection, [id ?? 0])).at(0);
   if (!text) throw new DavError(403, 'This name belongs to an event you may not change here.');
   return text;
+}
+
+/** Changing an event needs `canEdit`; creating one, the role the API's create asks. */
+function assertMayWrite(ctx: ServiceContext, current: EventRecord | undefined) {
+  if (current && !canEdit(ctx.caller, current))
+    throw new Forbidden(true, 'Sorry, you are not allowed to edit this event.');
+  if (!current && !mayCall(ctx.caller, 'createEvent')) throw new Forbidden(ctx.caller !== null);
 }
 
 /** Takes the name from an event that is gone or in the trash, for a new one. */

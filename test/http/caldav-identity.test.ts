@@ -90,7 +90,7 @@ describeEachDatabase(
         await s.post('/events', { title: 'Before', start_date: '2044-06-01 09:00:00', end_date: '2044-06-01 10:00:00' })
       ).body;
       const [host] = String(before.global_id).split('?');
-      const next = `${host}?id=${before.id + 1}`;
+      const next = `${host}?id=${Number(before.id) + 1}`;
       const squat = await dav(s, 'PUT', `${ALL}squat.ics`, 'author', calendar(vevent(next, 'Squatter')));
       expect(squat.status).toBe(403);
       expect(squat.text).toContain('<c:valid-calendar-object-resource/>');
