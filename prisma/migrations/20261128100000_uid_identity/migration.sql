@@ -5,6 +5,11 @@
 -- event per UID, whatever source it came from, so a feed never shows two events under one UID.
 ALTER TABLE "imported_items" ADD COLUMN "exported" BOOLEAN NOT NULL DEFAULT false;
 
+-- Rows a CalDAV PUT wrote for an event made through the API (its GUID) are the client's: they are
+-- the only ones without a content hash, which an import always writes.
+UPDATE "imported_items" SET "source" = 'caldav'
+WHERE "source" = 'ics' AND "kind" = 'event' AND "content_hash" = '';
+
 -- Until now every iCalendar row of an event was its exported UID (at most one per event in
 -- practice; the first by UID if not).
 UPDATE "imported_items" i SET "exported" = true
