@@ -218,9 +218,10 @@ export async function readTexts(
 /**
  * What a resource's text is made from besides its rows: the serializer's own version (raise it
  * when serializers/ical.ts or the kept lines change what they write), the site's zone, and what
- * the caller may see (every status, the published ones, or those and its own).
+ * the caller may see (every status, the published ones, or those and its own). 3: the kept lines
+ * are shown to those who may edit the event only, so every text that held them changes for others.
  */
-export const TEXT_VERSION = 2;
+export const TEXT_VERSION = 3;
 
 /**
  * A digest of the caller's view: sync tokens carry it (sync.ts), so that a token taken under
