@@ -224,6 +224,15 @@ describeEachDatabase(
       }
       const event = { id: await idOf('Kept lines') };
       expect((await s.get(`/events/${event.id}.ics`, { as: null })).text).not.toMatch(secret);
+
+      // A contributor edits, and so sees, its event while it is unpublished only.
+      const pending = `${ALL}kept-pending-${n}.ics`;
+      const note = calendar(vevent(uid(), 'Kept pending', ['X-PRIVATE-NOTE:door code 4711']));
+      expect((await dav(s, 'PUT', pending, 'contributor', note)).status).toBe(201);
+      expect((await dav(s, 'GET', pending, 'contributor')).text).toMatch(secret);
+      await s.post(`/events/${await idOf('Kept pending')}`, { status: 'publish' });
+      expect((await dav(s, 'GET', pending, 'contributor')).text).not.toMatch(secret);
+      expect((await dav(s, 'GET', pending, 'editor')).text).toMatch(secret);
     });
 
     it('refuses a PUT that carries more than a resource may hold, up front, naming the limit', async () => {
