@@ -30,7 +30,7 @@ import type { CaldavWriteLimits } from '../config.js';
 import { CALDAV_SOURCE, DATES_ZONE } from '../domain/import-sources.js';
 import type { Urls } from '../http/urls.js';
 import type { ImportItem } from '../import/items.js';
-import { exportUid, forgetUid, mapUidTo, uidHolder } from '../import/ledger.js';
+import { exportUid, forgetUid, mapUidTo, MAX_EXTERNAL_ID, uidHolder } from '../import/ledger.js';
 import { writeItem } from '../import/write-item.js';
 import { deleteEvent } from '../services/events/delete.js';
 import { syncSeries } from '../services/series.js';
@@ -75,6 +75,9 @@ const MAPPED = new Set([
   DATES_ZONE.toLowerCase(),
 ]);
 
+/** The longest UID a resource may have: its changed occurrences' keys (`UID#` and a RECURRENCE-ID) fit the mapping. */
+const MAX_UID = MAX_EXTERNAL_ID - 100;
+
 /** The parts of a PUT's calendar: its VEVENTs by RECURRENCE-ID ('' for the series or single event). */
 interface Parsed {
   uid: string;
@@ -90,7 +93,10 @@ function parseResource(body: string, collection: Collection, limits: CaldavWrite
   const [uid] = uids;
   if (uids.size > 1 || !uid)
     throw invalidResource('Every VEVENT of a resource has one and the same UID (RFC 4791 4.1).');
-  if (uid.length > 1000) throw invalidData('The UID is longer than 1,000 characters.');
+  if (uid.length > MAX_UID)
+    throw invalidData(
+      `The UID is longer than ${MAX_UID} characters: a changed occurrence is kept as UID#RECURRENCE-ID, in ${MAX_EXTERNAL_ID.toLocaleString('en')}.`,
+    );
   const masters = events.filter((e) => !e.getFirstProperty('recurrence-id'));
   if (masters.length !== 1) {
     throw invalidResource(

@@ -13,6 +13,9 @@ import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient, Tx } from '../db/client.js';
 import type { ItemRef } from './items.js';
 
+/** The longest ID of an item at its source that the mapping holds (imported_items.external_id). */
+export const MAX_EXTERNAL_ID = 1000;
+
 export interface Mapping {
   localId: number;
   contentHash: string;

@@ -17,7 +17,7 @@ import { changeTerm, insertTerm, type TermInput } from '../services/terms.js';
 import { changeVenueOrOrganizer, insertVenueOrOrganizer } from '../services/venues-and-organizers.js';
 import { bringImagesHome, type ImageImport } from './images.js';
 import { type ImportItem, type ItemKind, refKey } from './items.js';
-import { exportUid, findMapping, localState, saveMapping } from './ledger.js';
+import { exportUid, findMapping, localState, MAX_EXTERNAL_ID, saveMapping } from './ledger.js';
 import { bodyProblem, reasonOf } from './validate-body.js';
 
 export type Outcome =
@@ -105,6 +105,12 @@ interface Attempt {
 
 /** Writes the item, after what it carries; skipped when it is in the trash here or its body is refused. */
 async function write(tx: Tx, run: ImportRun, item: ImportItem, attempt: Attempt): Promise<Outcome> {
+  // An item is known by its ID there; one the mapping cannot hold could never be found again.
+  if (item.externalId.length > MAX_EXTERNAL_ID)
+    return {
+      result: 'skipped',
+      reason: `its ID there is longer than ${MAX_EXTERNAL_ID.toLocaleString('en')} characters`,
+    };
   await writeCarried(tx, run, item, attempt);
   const mapping = await findMapping(tx, run.source, item);
   const state = mapping ? await localState(tx, TABLE[item.kind], mapping.localId) : 'gone';

@@ -180,6 +180,19 @@ describeEachDatabase(
       },
     );
 
+    it('refuses a UID whose keys would not fit, at both doors, without a 5xx', async () => {
+      // 990 characters fit a UID; with `#` and a RECURRENCE-ID they would not fit its occurrence's key.
+      const long = `${'u'.repeat(990)}@example.org`.slice(0, 990);
+      const put = await dav(s, 'PUT', `${ALL}long-uid.ics`, 'author', series(long, 1));
+      expect(put.status).toBe(403);
+      expect(put.text).toContain('<c:valid-calendar-data/>');
+      expect(put.text).toMatch(/UID is longer than 900 characters/);
+
+      const summary = await importFeed(calendar(vevent('v'.repeat(1200), 'Too long an ID'), vevent(uid(), 'Next one')));
+      expect(summary.counts.event).toMatchObject({ created: 1, skipped: 1 });
+      expect(summary.skipped[0].reason).toMatch(/longer than 1,000 characters/);
+    });
+
     it('shows the lines kept for an editor to those who may edit the event, at every CalDAV read', async () => {
       const id = uid();
       const kept = [
