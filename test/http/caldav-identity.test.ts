@@ -182,7 +182,7 @@ describeEachDatabase(
 
     it('refuses a UID whose keys would not fit, at both doors, without a 5xx', async () => {
       // 990 characters fit a UID; with `#` and a RECURRENCE-ID they would not fit its occurrence's key.
-      const long = `${'u'.repeat(990)}@example.org`.slice(0, 990);
+      const long = 'u'.repeat(990);
       const put = await dav(s, 'PUT', `${ALL}long-uid.ics`, 'author', series(long, 1));
       expect(put.status).toBe(403);
       expect(put.text).toContain('<c:valid-calendar-data/>');
