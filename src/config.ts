@@ -77,6 +77,8 @@ export interface Config {
   media: MediaLimits;
   /** What one CalDAV answer may hold, and how many big ones a caller may be sent at once (caldav/answer.ts). */
   caldav: CaldavLimits;
+  /** What one CalDAV resource may hold (caldav/write.ts). */
+  caldavWrites: CaldavWriteLimits;
 }
 
 /**
@@ -159,6 +161,17 @@ export interface Quotas {
 }
 
 export const DEFAULT_QUOTAS: Quotas = { createsPerHour: 100, series: 20, occurrences: 5000 };
+
+/**
+ * What one calendar object resource a CalDAV client PUTs may hold, refused up front past it: its
+ * changed occurrences (each is an event written in the PUT's transaction), and the lines kept as
+ * written (alarms, attendees, X- properties; dav_objects.extra), in number and in bytes.
+ */
+export interface CaldavWriteLimits {
+  maxOverrides: number;
+  maxKeptLines: number;
+  maxKeptBytes: number;
+}
 
 export interface HttpTimeouts {
   /** Until the request's headers have all arrived. */
@@ -253,6 +266,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBytes: positiveInteger(env, 'CALDAV_MAX_ANSWER_KB', 32 * 1024) * 1024,
       bigBytes: positiveInteger(env, 'CALDAV_BIG_ANSWER_KB', 256) * 1024,
       bigPerCaller: positiveInteger(env, 'CALDAV_BIG_ANSWERS_PER_CALLER', 2),
+    },
+    caldavWrites: {
+      maxOverrides: positiveInteger(env, 'CALDAV_MAX_OVERRIDES', 100),
+      maxKeptLines: positiveInteger(env, 'CALDAV_MAX_KEPT_LINES', 2000),
+      maxKeptBytes: positiveInteger(env, 'CALDAV_MAX_KEPT_KB', 256) * 1024,
     },
   };
 }

@@ -6,7 +6,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import getRawBody from 'raw-body';
 import type { Caller } from '../auth/roles.js';
-import type { Config } from '../config.js';
+import type { CaldavWriteLimits, Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { Forbidden, InvalidCredentials } from '../domain/errors.js';
 import { toApiError } from '../http/errors.js';
@@ -135,7 +135,7 @@ async function answer(deps: DavDeps, big: BigAnswers, req: Request, res: Respons
     case 'HEAD':
       return get(exchange);
     case 'PUT':
-      return put(exchange);
+      return put(exchange, deps.config.caldavWrites);
     case 'DELETE':
       return remove(exchange);
     case 'PROPPATCH':
@@ -280,7 +280,7 @@ async function get(x: Exchange): Promise<void> {
   answer.end();
 }
 
-async function put(x: Exchange): Promise<void> {
+async function put(x: Exchange, limits: CaldavWriteLimits): Promise<void> {
   const { target } = x;
   if (target.kind !== 'resource') throw new DavError(405, 'Events are put into a calendar, as resources.');
   const type = (x.req.headers['content-type'] ?? 'text/calendar').split(';')[0].trim().toLowerCase();
@@ -293,7 +293,7 @@ async function put(x: Exchange): Promise<void> {
   if (target.name.length > 255 || /[\\/\p{Cc}]/u.test(target.name))
     throw new DavError(400, 'A resource name is 1 to 255 characters, without control characters or slashes.');
   const body = await rawBody(x.req, MAX_RESOURCE_BYTES);
-  const { created } = await putResource(x.ctx, x.urls, collection, target.name, body, conditions(x.req));
+  const { created } = await putResource(x.ctx, x.urls, collection, target.name, body, conditions(x.req), limits);
   x.res.set('Location', resourceHref(target.segment, target.name));
   x.res.status(created ? 201 : 204).end();
 }

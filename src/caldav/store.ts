@@ -11,13 +11,12 @@
 // ten thousand texts.
 import { createHash } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client.js';
-import { canRead, listScope } from '../auth/permissions.js';
+import { canEdit, canRead, listScope } from '../auth/permissions.js';
 import type { PrismaClient, Tx } from '../db/client.js';
 import type { EventRecord } from '../domain/records.js';
-import { globalId } from '../serializers/posts.js';
+import { eventUid } from '../serializers/posts.js';
 import { eventsCalendar } from '../serializers/ical.js';
 import { importedUids } from '../services/events/read.js';
-import { ICS_SOURCE } from '../domain/import-sources.js';
 import { givesStart, parseRecurrence } from '../lib/recurrence.js';
 import { eventZone, UTC_ZONE } from '../lib/event-times.js';
 import { selectEvents } from '../queries/event-rows.js';
@@ -191,9 +190,12 @@ export async function readTexts(
   const resources = await readResources(ctx, collection, [...etags.keys()]);
   const rows = resources.flatMap((r) => [r.master, ...r.overrides]);
   const uids = await importedUids(ctx, rows);
+  // The lines kept for the editor (alarms, attendees, notes: dav_objects.extra) are shown to those
+  // who may edit the event; every other reader gets what the REST feed gives it.
+  const editable = resources.filter((r) => canEdit(ctx.caller, r.master)).flatMap((r) => [r.master, ...r.overrides]);
   const extras = await extrasOf(
     ctx.db,
-    rows.map((r) => r.id),
+    editable.map((r) => r.id),
   );
   const texts: ResourceText[] = [];
   for (const resource of resources) {
@@ -216,9 +218,10 @@ export async function readTexts(
 /**
  * What a resource's text is made from besides its rows: the serializer's own version (raise it
  * when serializers/ical.ts or the kept lines change what they write), the site's zone, and what
- * the caller may see (every status, the published ones, or those and its own).
+ * the caller may see (every status, the published ones, or those and its own). 3: the kept lines
+ * are shown to those who may edit the event only, so every text that held them changes for others.
  */
-export const TEXT_VERSION = 2;
+export const TEXT_VERSION = 3;
 
 /**
  * A digest of the caller's view: sync tokens carry it (sync.ts), so that a token taken under
@@ -230,7 +233,9 @@ export const viewDigest = (ctx: ServiceContext, urls: Urls) =>
 
 function viewOf(ctx: ServiceContext, urls: Urls): string {
   const scope = listScope(ctx.caller, undefined);
-  const sees = scope.ownerId === undefined ? scope.statuses.join(',') : `own ${scope.ownerId}`;
+  // With the rows' statuses and authors, the role says which events the caller may edit, and so
+  // sees the kept lines of (readTexts): an author sees those of its published events, a contributor not.
+  const sees = scope.ownerId === undefined ? scope.statuses.join(',') : `own ${scope.ownerId} ${ctx.caller?.role}`;
   return `${TEXT_VERSION} ${sees} ${ctx.siteZone} ${urls.site}`;
 }
 
@@ -274,7 +279,7 @@ async function versionsWhere(
 ): Promise<ResourceVersion[]> {
   const rows = await ctx.db.$queryRaw<{ id: number; name: string | null; version: string }[]>`
     SELECT e.id, d.name, md5(concat_ws('|',
-        (SELECT external_id FROM imported_items i WHERE i.local_id = e.id AND i.kind = 'event' AND i.source = ${ICS_SOURCE}),
+        (SELECT external_id FROM imported_items i WHERE i.local_id = e.id AND i.kind = 'event' AND i.exported),
         (SELECT string_agg(concat_ws(';', x.id, x.modified_at, x.status, coalesce(x.author_id, 0), md5(coalesce(dx.extra, '')),
             (SELECT string_agg(concat_ws(':', v.id, v.modified_at, v.status, coalesce(v.author_id, 0), l.position), ',' ORDER BY l.position, v.id)
               FROM event_venues l JOIN venues v ON v.id = l.venue_id WHERE l.event_id = x.id),
@@ -302,5 +307,5 @@ async function extrasOf(db: PrismaClient | Tx, ids: number[]): Promise<Map<numbe
 
 /** The UID a resource's text carries: the one it came with, else its GUID (serializers/ical.ts). */
 export async function uidOfEvent(ctx: ServiceContext, urls: Urls, master: EventRecord): Promise<string> {
-  return (await importedUids(ctx, [master])).get(master.id) ?? globalId(urls.site, master.id);
+  return eventUid(urls.site, master.id, (await importedUids(ctx, [master])).get(master.id));
 }

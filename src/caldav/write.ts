@@ -7,6 +7,16 @@
 // either kept as the client wrote it (alarms and properties no field maps: dav_objects.extra) or
 // refused with a precondition, never dropped.
 //
+// Identity: a resource's UID is written under the source `caldav` (domain/import-sources.ts), never
+// the import's, so a client's UID never names an imported item nor the reverse; a new resource may
+// not carry a UID another live event is exported with (409), nor one of the site's own form (403),
+// which the service gives the events it creates (docs/caldav.md, "Writing").
+//
+// Size: what a resource may hold (changed occurrences, kept lines and their bytes) is checked as
+// the body is read, before any database work, and refused with CALDAV:max-resource-size naming
+// the setting (config.ts CaldavWriteLimits): a PUT never runs into the transaction's time limit
+// for its size alone.
+//
 // Concurrency: the whole write is one transaction. Writers of one name, and of one UID, take turns
 // on advisory locks taken first; the event a name names is locked (FOR UPDATE) before its ETag is
 // compared and it is changed. So the second of two writers sees what the first committed: its
@@ -16,16 +26,17 @@ import { canEdit, mayCall } from '../auth/permissions.js';
 import type { Tx } from '../db/client.js';
 import { nestingTransactions } from '../db/savepoints.js';
 import { Forbidden } from '../domain/errors.js';
-import { DATES_ZONE, ICS_SOURCE } from '../domain/import-sources.js';
+import type { CaldavWriteLimits } from '../config.js';
+import { CALDAV_SOURCE, DATES_ZONE } from '../domain/import-sources.js';
 import type { Urls } from '../http/urls.js';
 import type { ImportItem } from '../import/items.js';
-import { findMapping, saveMapping } from '../import/ledger.js';
+import { exportUid, forgetUid, mapUidTo, MAX_EXTERNAL_ID, uidHolder } from '../import/ledger.js';
 import { writeItem } from '../import/write-item.js';
 import { deleteEvent } from '../services/events/delete.js';
 import { syncSeries } from '../services/series.js';
 import type { ServiceContext } from '../services/context.js';
 import { retryOnConflict } from '../services/retry.js';
-import { globalId } from '../serializers/posts.js';
+import { isSiteUid } from '../serializers/posts.js';
 import { DavError, caldavCondition, invalidData, invalidResource } from './errors.js';
 import { assertWhole, changedOnly, itemsOf, keepUnserved, newCategories, resolveTerms, servedItems } from './items.js';
 import { type Collection, idOfName, readTexts, uidOfEvent } from './store.js';
@@ -64,6 +75,9 @@ const MAPPED = new Set([
   DATES_ZONE.toLowerCase(),
 ]);
 
+/** The longest UID a resource may have: its changed occurrences' keys (`UID#` and a RECURRENCE-ID) fit the mapping. */
+const MAX_UID = MAX_EXTERNAL_ID - 100;
+
 /** The parts of a PUT's calendar: its VEVENTs by RECURRENCE-ID ('' for the series or single event). */
 interface Parsed {
   uid: string;
@@ -71,15 +85,18 @@ interface Parsed {
   extras: Map<string, string>;
 }
 
-/** Reads and checks the body as one calendar object resource (RFC 4791 4.1). */
-function parseResource(body: string, collection: Collection): Parsed {
+/** Reads and checks the body as one calendar object resource (RFC 4791 4.1), within the limits. */
+function parseResource(body: string, collection: Collection, limits: CaldavWriteLimits): Parsed {
   const root = calendarOf(body);
   const events = eventsOf(root);
   const uids = new Set(events.map((e) => String(e.getFirstPropertyValue('uid') ?? '').trim()));
   const [uid] = uids;
   if (uids.size > 1 || !uid)
     throw invalidResource('Every VEVENT of a resource has one and the same UID (RFC 4791 4.1).');
-  if (uid.length > 1000) throw invalidData('The UID is longer than 1,000 characters.');
+  if (uid.length > MAX_UID)
+    throw invalidData(
+      `The UID is longer than ${MAX_UID} characters: a changed occurrence is kept as UID#RECURRENCE-ID, in ${MAX_EXTERNAL_ID.toLocaleString('en')}.`,
+    );
   const masters = events.filter((e) => !e.getFirstProperty('recurrence-id'));
   if (masters.length !== 1) {
     throw invalidResource(
@@ -88,6 +105,8 @@ function parseResource(body: string, collection: Collection): Parsed {
         : 'Changed occurrences without their series (no VEVENT without RECURRENCE-ID) are not taken.',
     );
   }
+  if (events.length - 1 > limits.maxOverrides)
+    throw tooLarge(`at most ${limits.maxOverrides} changed occurrences (CALDAV_MAX_OVERRIDES)`, events.length - 1);
   const extras = new Map<string, string>();
   for (const event of events) {
     const recurrenceId = event.getFirstProperty('recurrence-id');
@@ -96,6 +115,7 @@ function parseResource(body: string, collection: Collection): Parsed {
     if (extras.has(key)) throw invalidResource(`Two VEVENTs have the RECURRENCE-ID ${key}.`);
     extras.set(key, extraOf(event));
   }
+  assertKeptFits([...extras.values()], limits);
   // The text as sent, read leniently by the import, unless a category had to be added to it.
   const added = collection.kind === 'category' && inCategory(masters[0], collection.name);
   return { uid, text: added ? root.toString() : body, extras };
@@ -150,6 +170,29 @@ function extraOf(event: ICAL.Component): string {
 /** RFC 5545 3.1 folding of what ical.js wrote (it folds with its own line ends). */
 const fold = (text: string) => text.replace(/\r?\n/g, '\r\n');
 
+/** What a resource keeps as written is bounded: every reader that may edit it is served all of it. */
+function assertKeptFits(extras: string[], limits: CaldavWriteLimits) {
+  // Content lines, unfolded: a line that starts with a space or tab continues the one before.
+  const lines = extras.reduce(
+    (sum, extra) =>
+      sum + extra.split('\r\n').filter((l) => l !== '' && !l.startsWith(' ') && !l.startsWith('\t')).length,
+    0,
+  );
+  if (lines > limits.maxKeptLines)
+    throw tooLarge(
+      `at most ${limits.maxKeptLines} kept lines (CALDAV_MAX_KEPT_LINES): alarms, attendees and other properties no field holds`,
+      lines,
+    );
+  const bytes = extras.reduce((sum, extra) => sum + Buffer.byteLength(extra), 0);
+  const kilobytes = Math.floor(limits.maxKeptBytes / 1024);
+  if (bytes > limits.maxKeptBytes)
+    throw tooLarge(`at most ${kilobytes} KB of kept lines (CALDAV_MAX_KEPT_KB)`, `${Math.ceil(bytes / 1024)} KB`);
+}
+
+/** A resource over one of the limits (RFC 4791 5.3.2.1): what it may hold and what it has. */
+const tooLarge = (limit: string, has: number | string) =>
+  new DavError(403, `A resource holds ${limit}; this one has ${has}.`, caldavCondition('max-resource-size'));
+
 /** Writes the resource; whether it was created. */
 export async function putResource(
   ctx: ServiceContext,
@@ -158,8 +201,9 @@ export async function putResource(
   name: string,
   body: string,
   conditions: Conditions,
+  limits: CaldavWriteLimits,
 ): Promise<{ created: boolean }> {
-  const parsed = parseResource(body, collection);
+  const parsed = parseResource(body, collection, limits);
   const sent = itemsOf(parsed.text);
   return retryOnConflict(() =>
     ctx.db.$transaction(
@@ -173,9 +217,7 @@ export async function putResource(
         const existing = await lockedResource(tx, inner, urls, collection, name);
         if (!existing) await freeName(tx, name);
         checkConditions(conditions, existing?.etag);
-        if (existing && !canEdit(ctx.caller, existing.master))
-          throw new Forbidden(true, 'Sorry, you are not allowed to edit this event.');
-        if (!existing && !mayCall(ctx.caller, 'createEvent')) throw new Forbidden(ctx.caller !== null);
+        assertMayWrite(ctx, existing?.master);
         await claimUid(tx, inner, urls, parsed.uid, existing?.master);
         // What the client changed of what it was given: the rest stays as stored (items.ts).
         const served = existing ? servedItems(existing.text) : new Map<string, ImportItem>();
@@ -187,6 +229,8 @@ export async function putResource(
         const shown = existing?.overrides.map((o) => o.id) ?? [];
         const ids = await writeItems(inner, terms);
         const masterId = ids.get('') ?? 0;
+        // A new resource is exported with its UID, or not made (an import took the UID meanwhile).
+        if (!existing && !(await exportUid(tx, CALDAV_SOURCE, parsed.uid))) throw uidTaken(parsed.uid);
         await revertDropped(tx, inner, masterId, shown, ids);
         await saveObjects(tx, masterId, name, parsed.extras, ids);
         return { created: !existing };
@@ -216,6 +260,13 @@ async function lockedResource(tx: Tx, ctx: ServiceContext, urls: Urls, collectio
   return text;
 }
 
+/** Changing an event needs `canEdit`; creating one, the role the API's create asks. */
+function assertMayWrite(ctx: ServiceContext, current: EventRecord | undefined) {
+  if (current && !canEdit(ctx.caller, current))
+    throw new Forbidden(true, 'Sorry, you are not allowed to edit this event.');
+  if (!current && !mayCall(ctx.caller, 'createEvent')) throw new Forbidden(ctx.caller !== null);
+}
+
 /** Takes the name from an event that is gone or in the trash, for a new one. */
 async function freeName(tx: Tx, name: string) {
   if (NUMBERED.test(name)) throw new DavError(403, `Names such as ${name} are the service's own: choose another.`);
@@ -237,38 +288,37 @@ function checkConditions({ ifMatch, ifNoneMatch }: Conditions, etag: string | un
 }
 
 /**
- * Makes the UID this resource's in the import's mapping (which the export reads UIDs from): a UID
- * another resource holds is refused (RFC 4791 5.3.2.1, no-uid-conflict); a resource keeps its UID.
+ * Makes the UID this resource's under the source `caldav`, which the PUT's writer finds it by. A
+ * resource keeps its UID (the one it is exported with); a new one may take a UID no live event is
+ * exported with (RFC 4791 5.3.2.1, no-uid-conflict), never one of the site's own form, which the
+ * next event created through the API would be given too.
  */
 async function claimUid(tx: Tx, ctx: ServiceContext, urls: Urls, uid: string, current: EventRecord | undefined) {
-  const ref = { kind: 'event' as const, externalId: uid };
-  const mapping = await findMapping(tx, ICS_SOURCE, ref);
-  const byGuid = /\?id=(\d+)$/.exec(uid);
-  const guidId = byGuid && uid === globalId(urls.site, Number(byGuid[1])) ? Number(byGuid[1]) : undefined;
-  const holder = mapping?.localId ?? guidId;
   if (current) {
-    const resourceId = current.id;
     const currentUid = await uidOfEvent(ctx, urls, current);
-    if (currentUid !== uid || (holder !== undefined && holder !== resourceId)) {
+    if (currentUid !== uid) {
       throw new DavError(
         409,
         `This resource's UID is ${currentUid}: a resource keeps its UID.`,
         caldavCondition('no-uid-conflict'),
       );
     }
-    if (!mapping) await saveMapping(tx, ICS_SOURCE, ref, resourceId, '', true);
+    await mapUidTo(tx, CALDAV_SOURCE, uid, current.id);
     return;
   }
-  if (holder !== undefined) {
-    const state = await tx.event.findUnique({ where: { id: holder }, select: { status: true } });
-    if (state && state.status !== 'trash')
-      throw new DavError(409, `Another resource holds the UID ${uid}.`, caldavCondition('no-uid-conflict'));
-    // Its event is in the trash or gone: the UID starts a new event (the trashed one keeps no UID).
-    await tx.$executeRaw`
-      DELETE FROM imported_items WHERE source = ${ICS_SOURCE} AND kind = 'event'
-        AND (external_id = ${uid} OR left(external_id, ${uid.length + 1}::int) = ${uid + '#'})`;
+  if (isSiteUid(urls.site, uid)) {
+    throw invalidResource(
+      `UIDs of the form ${new URL(urls.site).host}?id=... are the site's own, given to the events it creates: a client's event needs a UID of its own.`,
+    );
   }
+  if ((await uidHolder(tx, uid)) !== undefined) throw uidTaken(uid);
+  // What clients wrote under this UID before belongs to an event no longer shown with it (gone, or
+  // in the trash, which keeps no UID): the UID starts a new event.
+  await forgetUid(tx, CALDAV_SOURCE, uid);
 }
+
+const uidTaken = (uid: string) =>
+  new DavError(409, `Another resource holds the UID ${uid}.`, caldavCondition('no-uid-conflict'));
 
 /**
  * A category the event names that does not exist yet is created with it, which needs the role
@@ -284,7 +334,7 @@ function assertMayCreateCategories(ctx: ServiceContext, items: ImportItem[]) {
 /** Writes each item through the import's writer; the local IDs by RECURRENCE-ID ('' for the master). */
 async function writeItems(ctx: ServiceContext, items: ImportItem[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
-  const run = { ctx, source: ICS_SOURCE, dryRun: false, rewrite: true };
+  const run = { ctx, source: CALDAV_SOURCE, dryRun: false, rewrite: true };
   for (const item of items) {
     const { outcome } = await writeItem(run, item);
     if (outcome.result === 'skipped') throw invalidData(`It cannot be written: ${outcome.reason}`);

@@ -5,5 +5,14 @@
 /** iCalendar files and feeds: an event's external ID is its UID (with `#RECURRENCE-ID` for an override). */
 export const ICS_SOURCE = 'ics';
 
+/**
+ * CalDAV clients' PUTs, keyed as iCalendar files are, but a source of their own: a UID a client
+ * writes is never the item an import of the same UID made, nor the reverse (docs/decisions.md, "CalDAV").
+ */
+export const CALDAV_SOURCE = 'caldav';
+
+/** The sources whose events' external IDs are UIDs, which an event may be exported with (ledger.ts exportUid). */
+export const UID_SOURCES: ReadonlySet<string> = new Set([ICS_SOURCE, CALDAV_SOURCE]);
+
 /** The IANA zone of an all-day event, beside its dates, which RFC 5545's dates cannot carry. */
 export const DATES_ZONE = 'X-CALENDAR-EVENTS-TZID';

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Tx } from '../db/client.js';
 import { DomainError, DuplicateTermName, InvalidTermSlug, InvalidInput } from '../domain/errors.js';
+import { UID_SOURCES } from '../domain/import-sources.js';
 import { CATEGORY, ORGANIZER, TAG, VENUE } from '../domain/records.js';
 import type { ServiceContext } from '../services/context.js';
 import { occurrenceAt } from '../services/series.js';
@@ -16,7 +17,7 @@ import { changeTerm, insertTerm, type TermInput } from '../services/terms.js';
 import { changeVenueOrOrganizer, insertVenueOrOrganizer } from '../services/venues-and-organizers.js';
 import { bringImagesHome, type ImageImport } from './images.js';
 import { type ImportItem, type ItemKind, refKey } from './items.js';
-import { findMapping, localState, saveMapping } from './ledger.js';
+import { exportUid, findMapping, localState, MAX_EXTERNAL_ID, saveMapping } from './ledger.js';
 import { bodyProblem, reasonOf } from './validate-body.js';
 
 export type Outcome =
@@ -104,6 +105,12 @@ interface Attempt {
 
 /** Writes the item, after what it carries; skipped when it is in the trash here or its body is refused. */
 async function write(tx: Tx, run: ImportRun, item: ImportItem, attempt: Attempt): Promise<Outcome> {
+  // An item is known by its ID there; one the mapping cannot hold could never be found again.
+  if (item.externalId.length > MAX_EXTERNAL_ID)
+    return {
+      result: 'skipped',
+      reason: `its ID there is longer than ${MAX_EXTERNAL_ID.toLocaleString('en')} characters`,
+    };
   await writeCarried(tx, run, item, attempt);
   const mapping = await findMapping(tx, run.source, item);
   const state = mapping ? await localState(tx, TABLE[item.kind], mapping.localId) : 'gone';
@@ -166,6 +173,8 @@ async function store(
   const made = localId === undefined ? await create(tx, run, item, body, attempt) : undefined;
   const id = made ? made.id : await update(tx, run.ctx, item, localId ?? 0, body);
   await saveMapping(tx, run.source, item, id, hash, isNew);
+  // Its UID is the one it is exported with, unless another event's is already (ledger.ts exportUid).
+  if (item.kind === 'event' && UID_SOURCES.has(run.source)) await exportUid(tx, run.source, item.externalId);
   attempt.found.set(refKey(item), id);
   return { result: storedResult(made), localId: id };
 }

@@ -17,7 +17,7 @@ import { plainText } from '../lib/plain-text.js';
 import { DATES_ZONE } from '../domain/import-sources.js';
 import type { EventRecord, ImageMeta, VenueOrOrganizerRecord } from '../domain/records.js';
 import { eventPermalink, readableLinks } from './events.js';
-import { globalId } from './posts.js';
+import { eventUid } from './posts.js';
 
 export const ICALENDAR = 'text/calendar; charset=utf-8';
 
@@ -31,7 +31,7 @@ export interface CalendarOptions {
    * overrides of their series (its UID and RECURRENCE-ID). Else every row is an event of its own.
    */
   series?: boolean;
-  /** The UIDs events were imported with (services/events/read.ts importedUids), which they keep. */
+  /** The UIDs events are exported with (services/events/read.ts importedUids), which they keep. */
   uids?: ReadonlyMap<number, string>;
   /** The site's zone, written as the calendar's (X-WR-TIMEZONE), which readers take dates in. */
   zone?: string;
@@ -216,11 +216,11 @@ function vevent(
 }
 
 /**
- * An event's UID: the one it was imported with, else its GUID. An occurrence listed as an event of
- * its own has the GUID of its row; an override has its series' UID.
+ * An event's UID: the one it was imported with, else its GUID (posts.ts eventUid). An occurrence
+ * listed as an event of its own has the GUID of its row; an override has its series' UID.
  */
 const uidOf = (id: number, urls: Urls, uids: ReadonlyMap<number, string> | undefined) =>
-  uids?.get(id) ?? globalId(urls.site, id);
+  eventUid(urls.site, id, uids?.get(id));
 
 /**
  * All-day events are dates, the end exclusive (the day after the last one). Others carry their zone

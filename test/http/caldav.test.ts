@@ -759,7 +759,7 @@ describeEachDatabase(
         .replace(/^(DTSTAMP|LAST-MODIFIED):.*$/gm, '$1:T')
         .replace(/-\d+\//g, '/');
       const digest = createHash('sha256').update(text).digest('hex').slice(0, 16);
-      expect({ TEXT_VERSION, digest }, text).toEqual({ TEXT_VERSION: 2, digest: 'a231feb5f4206817' });
+      expect({ TEXT_VERSION, digest }, text).toEqual({ TEXT_VERSION: 3, digest: 'a231feb5f4206817' });
     });
 
     it('answers calendar-query with a time range, expanded or not', async () => {

@@ -6,7 +6,6 @@ import type { PrismaClient, Tx } from '../../db/client.js';
 import { NotFound } from '../../domain/errors.js';
 import { describeKey, type Key } from '../../domain/posts.js';
 import { type EventRecord } from '../../domain/records.js';
-import { ICS_SOURCE } from '../../domain/import-sources.js';
 import { eventZone, UTC_ZONE } from '../../lib/event-times.js';
 import { givesStart, parseRecurrence } from '../../lib/recurrence.js';
 import { selectEvents } from '../../queries/event-rows.js';
@@ -52,9 +51,10 @@ export async function readBack(db: PrismaClient | Tx, id: number): Promise<Event
 }
 
 /**
- * The UIDs these events, and the series of those that are occurrences, were imported with from
- * iCalendar, by ID: an exported event keeps its UID, so that importing the export again, or a
- * calendar app that had the original, finds the same event (serializers/ical.ts).
+ * The UIDs these events, and the series of those that are occurrences, are exported with, by ID:
+ * the one each was imported with from iCalendar or written with by a CalDAV client, when no other
+ * event holds it (import/ledger.ts exportUid). An exported event keeps its UID, so that importing
+ * the export again, or a calendar app that had the original, finds the same event (serializers/ical.ts).
  */
 export async function importedUids(ctx: ServiceContext, rows: EventRecord[]): Promise<Map<number, string>> {
   const ids = [...new Set(rows.flatMap((r) => (r.parentId === null ? [r.id] : [r.id, r.parentId])))];
@@ -64,7 +64,7 @@ export async function importedUids(ctx: ServiceContext, rows: EventRecord[]): Pr
   for (let from = 0; from < ids.length; from += UIDS_READ) {
     const found = await ctx.db.$queryRaw<{ id: number; uid: string }[]>`
       SELECT local_id AS id, external_id AS uid FROM imported_items
-      WHERE local_id = ANY(${ids.slice(from, from + UIDS_READ)}::int[]) AND kind = 'event' AND source = ${ICS_SOURCE}`;
+      WHERE local_id = ANY(${ids.slice(from, from + UIDS_READ)}::int[]) AND kind = 'event' AND exported`;
     for (const row of found) uids.set(row.id, row.uid);
   }
   return uids;
