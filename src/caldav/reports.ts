@@ -14,6 +14,7 @@ import {
   readFilter,
   type TimeRange,
   timeRange,
+  whileOpen,
 } from './query.js';
 import {
   type Collection,
@@ -43,14 +44,14 @@ export async function report(x: Exchange, body: XmlElement | undefined): Promise
   const calendarData = calendarDataOf(wanted);
   if (is(body, CALDAV, 'calendar-multiget')) {
     const entries = await multiget(x, collection, target.segment, body);
-    await multistatus(x.res, await withExpansion(entries, calendarData), wanted);
+    await multistatus(x.res, await withExpansion(x, entries, calendarData), wanted);
     return;
   }
   if (is(body, CALDAV, 'calendar-query')) {
     const filter = readFilter(child(body, CALDAV, 'filter'));
     const texts = await queried(x, collection, target, filter);
     const entries = texts.map((t) => resourceEntry(seen, target.segment, t));
-    await multistatus(x.res, await withExpansion(entries, calendarData), wanted);
+    await multistatus(x.res, await withExpansion(x, entries, calendarData), wanted);
     return;
   }
   if (is(body, DAV, 'sync-collection')) {
@@ -70,10 +71,14 @@ function calendarDataOf(wanted: Wanted): { expand?: TimeRange } | undefined {
   return expansion ? { expand: timeRange(expansion) } : {};
 }
 
-async function withExpansion(entries: Entry[], data: { expand?: TimeRange } | undefined): Promise<Entry[]> {
+async function withExpansion(
+  x: Exchange,
+  entries: Entry[],
+  data: { expand?: TimeRange } | undefined,
+): Promise<Entry[]> {
   const range = data?.expand;
   if (!range) return entries;
-  const budget = new ExpansionBudget();
+  const budget = new ExpansionBudget(whileOpen(x.res));
   for (const entry of entries) {
     const value = entry.values?.get(keyOf(CALDAV, 'calendar-data'));
     const text = entry.text;

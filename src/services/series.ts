@@ -38,6 +38,7 @@ import {
   RecurrenceError,
   type Recurrence,
   shiftLines,
+  tooCostly,
   wallClockAt,
 } from '../lib/recurrence.js';
 import type { ServiceContext } from './context.js';
@@ -78,8 +79,9 @@ const SERIES_COLUMNS = {
 
 /**
  * The lines of a write, read for an event in `zone` starting at `start` (wall clock): 400 naming
- * `recurrence` when they are wrong, or when a rule's steps from that start never land on what its
- * BY parts name (lib/recurrence.ts, reaches).
+ * `recurrence` when they are wrong, when a rule's steps from that start never land on what its
+ * BY parts name (lib/recurrence.ts, reaches), or when its walk would be too long to expand
+ * (tooCostly: starts too rare, or a COUNT too long a walk for them).
  */
 export function readRecurrence(lines: readonly string[], zone: EventZone, allDay: boolean, start: Date): Recurrence {
   try {
@@ -89,6 +91,10 @@ export function readRecurrence(lines: readonly string[], zone: EventZone, allDay
       throw new RecurrenceError(
         `${stray.text} never gives a start after the event's start: its INTERVAL steps from there never land on the hours or days its BY parts name.`,
       );
+    }
+    for (const rule of recurrence.rules) {
+      const why = tooCostly(rule);
+      if (why) throw new RecurrenceError(`${rule.text}: ${why}`);
     }
     return recurrence;
   } catch (err) {
