@@ -8,6 +8,7 @@ import ICAL from 'ical.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../db/client.js';
 import type { ServerResponse } from 'node:http';
+import { DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config.js';
 import { performance } from 'node:perf_hooks';
 import { eachInSlices } from '../lib/slices.js';
 import { ruleCost } from '../lib/recurrence.js';
@@ -112,22 +113,6 @@ function utcDateTime(value: string): Date | undefined {
   return same ? date : undefined;
 }
 
-/** What one request may expand (ExpansionBudget); tests lower them. */
-export interface ExpansionLimits {
-  /** Occurrences written. */
-  instances: number;
-  /** Steps of the rules' walks: each date ical.js's iterator checks against a rule, given or not. */
-  steps: number;
-  /** Milliseconds from the first step, however the walk was sliced. */
-  ms: number;
-}
-
-/**
- * 5,000 occurrences; 200,000 steps, about two seconds of one core (ical.js checks a date in 7 to
- * 13 microseconds), where an hourly series from 2004 takes 200,000 to reach 2027; three seconds.
- */
-export const EXPANSION_LIMITS: ExpansionLimits = { instances: 5000, steps: 200_000, ms: 3000 };
-
 /** How often a walk looks at the clock and at the client: every this many steps. */
 const CHECK_EVERY = 1000;
 
@@ -140,40 +125,50 @@ const CHECK_EVERY = 1000;
 export class ExpansionBudget {
   private readonly left: { instances: number; steps: number };
   private readonly deadline: number;
+  private uncounted = 0;
 
   constructor(
+    private readonly limits: ExpansionLimits = DEFAULT_RECURRENCE,
     private readonly signal?: AbortSignal,
-    limits: ExpansionLimits = EXPANSION_LIMITS,
   ) {
-    this.left = { instances: limits.instances, steps: limits.steps };
-    this.deadline = performance.now() + limits.ms;
+    this.left = { instances: limits.expandInstances, steps: limits.expandSteps };
+    this.deadline = performance.now() + limits.expandMs;
   }
 
   take(kind: 'instances' | 'steps') {
-    if (--this.left[kind] < 0) throw tooMany();
-    if (kind === 'steps') {
-      expansionSteps.inc();
-      if (this.left.steps % CHECK_EVERY === 0) this.check();
-    }
+    if (--this.left[kind] < 0) throw this.refusal();
+    if (kind === 'steps' && ++this.uncounted === CHECK_EVERY) this.check();
+  }
+
+  /** Adds the steps taken since the last check to the metric (a metric's inc is too dear for each step). */
+  count() {
+    expansionSteps.inc(this.uncounted);
+    this.uncounted = 0;
   }
 
   /** Refuses at once a walk that needs more steps than are left. */
   need(steps: number) {
-    if (steps > this.left.steps) throw tooMany(`Reaching the range takes ${steps} steps of the rule, more than are left.`);
+    if (steps > this.left.steps) throw this.refusal(`Reaching the range takes ${steps} steps of the rule.`);
+  }
+
+  /** CALDAV:max-instances, naming the limits and, when known, why they do not suffice. */
+  refusal(why = '') {
+    const { expandInstances, expandSteps, expandMs } = this.limits;
+    return new DavError(
+      403,
+      `An expansion writes at most ${expandInstances} occurrences and walks at most ${expandSteps} steps of the rules (${expandMs} ms) per request: ask for a shorter time range. ${why}`.trim(),
+      caldavCondition('max-instances'),
+    );
   }
 
   private check() {
+    this.count();
     if (this.signal?.aborted) throw new DavError(499, 'The client closed the connection.');
-    if (performance.now() > this.deadline) throw tooMany();
+    if (performance.now() > this.deadline) throw this.refusal('The walk took longer than that.');
   }
 }
 
-const tooMany = (why = '') =>
-  new DavError(
-    403,
-    `The expansion asks for more occurrences, or more of a walk to find them, than are written at once: ask for a shorter time range. ${why}`.trim(),
-    caldavCondition('max-instances'),
-  );
+type ExpansionLimits = Pick<RecurrenceLimits, 'expandInstances' | 'expandSteps' | 'expandMs'>;
 
 /** Aborted when the response closes: its client went away, or it was sent. */
 export function whileOpen(res: ServerResponse): AbortSignal {
@@ -201,7 +196,13 @@ export async function expand(text: string, range: TimeRange, budget: ExpansionBu
   const event = new ICAL.Event(master);
   for (const exception of vevents) if (exception !== master) event.relateException(exception);
   if (!event.isRecurring()) out.addSubcomponent(inUtc(master, undefined));
-  else for (const instance of await occurrences(event, range, budget)) out.addSubcomponent(instance);
+  else {
+    try {
+      for (const instance of await occurrences(event, range, budget)) out.addSubcomponent(instance);
+    } finally {
+      budget.count();
+    }
+  }
   return out.toString();
 }
 
@@ -218,7 +219,7 @@ async function occurrences(event: ICAL.Event, range: TimeRange, budget: Expansio
   for (const property of event.component.getAllProperties('rrule')) {
     const rule = property.getFirstValue() as ICAL.Recur;
     const why = ruleCost(rule.toString());
-    if (why) throw tooMany(`The rule is not expanded: ${why}`);
+    if (why) throw budget.refusal(`The rule is not expanded: ${why}`);
     if (range.start && !rule.count) budget.need(stepsToReach(rule, event.startDate.toJSDate(), range.start));
   }
   const iterator = event.iterator();

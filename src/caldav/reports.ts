@@ -78,7 +78,7 @@ async function withExpansion(
 ): Promise<Entry[]> {
   const range = data?.expand;
   if (!range) return entries;
-  const budget = new ExpansionBudget(whileOpen(x.res));
+  const budget = new ExpansionBudget(x.ctx.recurrence, whileOpen(x.res));
   for (const entry of entries) {
     const value = entry.values?.get(keyOf(CALDAV, 'calendar-data'));
     const text = entry.text;
