@@ -513,6 +513,8 @@ export function ruleCost(value: string): string | undefined {
   } catch {
     return undefined;
   }
+  // ical.js looks for a start of a yearly rule that never gives one until the year 20000.
+  if (neverOccurs(parts)) return 'it never gives a start (no day has all its BY parts).';
   const count = parts.get('COUNT');
   return tooCostly({ parts, count: count === undefined ? undefined : Number(count) });
 }
@@ -522,7 +524,7 @@ export function ruleCost(value: string): string | undefined {
  * its walk is not too long to take (tooCostly; only a rule stored before these limits can be).
  */
 export const walkable = (rule: Pick<Recurrence['rules'][number], 'parts' | 'count'>, dtstart: Date) =>
-  reaches(rule.parts, dtstart) && tooCostly(rule) === undefined;
+  tooCostly(rule) === undefined && reaches(rule.parts, dtstart);
 
 /** The values of an EXDATE or RDATE line, as ical.js reads them (each with its TZID, if any). */
 function readDates(line: string, fail: (why: string) => never): ICAL.Time[] {
