@@ -173,7 +173,9 @@ type ExpansionLimits = Pick<RecurrenceLimits, 'expandInstances' | 'expandSteps' 
 /** Aborted when the response closes: its client went away, or it was sent. */
 export function whileOpen(res: ServerResponse): AbortSignal {
   const closed = new AbortController();
-  res.once('close', () => closed.abort());
+  res.once('close', () => {
+    closed.abort();
+  });
   return closed.signal;
 }
 

@@ -453,14 +453,8 @@ export function densityOf(parts: ReadonlyMap<string, string>): Density {
 function dayGaps(parts: ReadonlyMap<string, string>): { longest: number; mean: number } {
   const matches = dayMatcher(parts);
   if (!matches) return { longest: 1, mean: 1 };
-  const days = parts.get('BYDAY')?.split(',');
-  const dayParts = ['BYMONTH', 'BYMONTHDAY', 'BYYEARDAY', 'BYWEEKNO'];
-  if (days?.every((d) => d.length === 2) && !dayParts.some((name) => parts.has(name))) {
-    // Weekdays alone (a weekly class): the runs between them within a week.
-    const sorted = days.map((d) => WEEKDAYS.indexOf(d)).sort((a, b) => a - b);
-    const runs = sorted.map((d, i) => (i + 1 < sorted.length ? sorted[i + 1] - d : sorted[0] + 7 - d));
-    return { longest: Math.max(...runs), mean: 7 / sorted.length };
-  }
+  const weekly = weekdayGaps(parts);
+  if (weekly) return weekly;
   const months = parts.get('BYMONTH')?.split(',').map(Number);
   let first: number | undefined;
   let previous: number | undefined;
@@ -481,6 +475,16 @@ function dayGaps(parts: ReadonlyMap<string, string>): { longest: number; mean: n
   if (first === undefined || previous === undefined) return { longest: Infinity, mean: Infinity };
   // The cycle repeats: from its last day with a start round to its first.
   return { longest: Math.max(longest, first + CYCLE_DAYS - previous), mean: CYCLE_DAYS / found };
+}
+
+/** dayGaps of a rule whose only day part is BYDAY of plain weekdays (a weekly class), at once. */
+function weekdayGaps(parts: ReadonlyMap<string, string>): { longest: number; mean: number } | undefined {
+  const days = parts.get('BYDAY')?.split(',');
+  const others = ['BYMONTH', 'BYMONTHDAY', 'BYYEARDAY', 'BYWEEKNO'].some((name) => parts.has(name));
+  if (!days || others || days.some((d) => d.length !== 2)) return undefined;
+  const sorted = days.map((d) => WEEKDAYS.indexOf(d)).sort((a, b) => a - b);
+  const runs = sorted.map((d, i) => (i + 1 < sorted.length ? sorted[i + 1] - d : sorted[0] + 7 - d));
+  return { longest: Math.max(...runs), mean: 7 / sorted.length };
 }
 
 /**

@@ -118,7 +118,10 @@ describeEachDatabase(
       );
       expect(summary.counts.event.created).toBe(0);
       expect(summary.skipped).toEqual([
-        expect.objectContaining({ externalId: 'rare-import@test', reason: expect.stringMatching(/too rare to expand/) }),
+        expect.objectContaining({
+          externalId: 'rare-import@test',
+          reason: expect.stringMatching(/too rare to expand/),
+        }),
       ]);
     });
 
