@@ -226,8 +226,13 @@ async function occurrences(event: ICAL.Event, range: TimeRange, budget: Expansio
   }
   const iterator = event.iterator();
   countSteps(iterator, budget);
+  // Without changed occurrences, a start whose occurrence ends before the range needs no details
+  // (the dearest part of a walk from a start years before the range).
+  const before = from && !Object.keys(event.exceptions).length && !event.rangeExceptions.length;
+  const length = event.duration;
   const instances: ICAL.Component[] = [];
   await eachInSlices(startsOf(iterator, to, budget), (next) => {
+    if (before && endOf(next, length).compare(from) <= 0) return;
     const details: Occurrence = event.getOccurrenceDetails(next);
     if (from && details.endDate.compare(from) <= 0) return;
     if (to && details.startDate.compare(to) >= 0) return;
@@ -273,6 +278,13 @@ function stepsToReach(rule: ICAL.Recur, dtstart: Date, start: Date): number {
     ['YEARLY', 366 * 24 * hour * interval],
   ]).get(rule.freq);
   return period ? Math.max(0, Math.floor((start.getTime() - dtstart.getTime()) / period)) : 0;
+}
+
+/** When an occurrence starting at `start` ends. */
+function endOf(start: ICAL.Time, length: ICAL.Duration): ICAL.Time {
+  const end = start.clone();
+  end.addDuration(length);
+  return end;
 }
 
 /** The rule's starts before `to`, each a step taken from the budget. */
