@@ -487,18 +487,48 @@ function weekdayGaps(parts: ReadonlyMap<string, string>): { longest: number; mea
   return { longest: Math.max(...runs), mean: 7 / sorted.length };
 }
 
+/** The steps a walk of a rule takes from DTSTART to the end of its COUNT (0 without one). */
+const countWalk = ({ parts, count }: Pick<Recurrence['rules'][number], 'parts' | 'count'>) => {
+  const { longest, mean } = densityOf(parts);
+  return count === undefined ? 0 : Math.ceil(count * mean) + longest;
+};
+
 /**
  * Why a rule's walk is too long to take, or undefined: its starts too rare (more than
  * MAX_STEPS_PER_START steps from one to the next), or its COUNT too long a walk for them.
  */
-export function tooCostly({ parts, count }: Pick<Recurrence['rules'][number], 'parts' | 'count'>): string | undefined {
-  const { longest, mean } = densityOf(parts);
+export function tooCostly(rule: Pick<Recurrence['rules'][number], 'parts' | 'count'>): string | undefined {
+  const { longest } = densityOf(rule.parts);
   if (longest > MAX_STEPS_PER_START) {
     return `its starts are too rare to expand: up to ${longest} steps of its FREQ from one start to the next, where at most ${MAX_STEPS_PER_START} are taken; give it a coarser FREQ (YEARLY or MONTHLY with the same BY parts).`;
   }
-  const walk = count === undefined ? 0 : Math.ceil(count * mean) + longest;
+  const walk = countWalk(rule);
   if (walk > MAX_COUNT_STEPS) {
     return `its COUNT is walked from the start in about ${walk} steps of its FREQ, where at most ${MAX_COUNT_STEPS} are taken; give a smaller COUNT, an UNTIL, or a coarser FREQ.`;
+  }
+  return undefined;
+}
+
+/**
+ * The most rules a series may have: every expansion walks each of them (RFC 5545 has a component
+ * hold one RRULE, and allows more only as deprecated), and a monthly rule from the year 1000 is
+ * some 12,000 months of rrule's walk, 0.1 to 0.2 s.
+ */
+export const MAX_RULES = 5;
+
+/**
+ * Why a series' rules are too long to walk together, or undefined: each as tooCostly says, more
+ * than MAX_RULES of them, or their COUNTs together too long a walk (each write walks them all).
+ */
+export function seriesTooCostly(rules: Recurrence['rules']): string | undefined {
+  if (rules.length > MAX_RULES) return `a series has at most ${MAX_RULES} RRULE lines.`;
+  for (const rule of rules) {
+    const why = tooCostly(rule);
+    if (why) return `${rule.text}: ${why}`;
+  }
+  const walk = rules.reduce((sum, rule) => sum + countWalk(rule), 0);
+  if (walk > MAX_COUNT_STEPS) {
+    return `the COUNTs of its rules are walked from the start in about ${walk} steps together, where at most ${MAX_COUNT_STEPS} are taken; give smaller COUNTs, UNTILs, or fewer rules.`;
   }
   return undefined;
 }

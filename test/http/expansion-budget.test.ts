@@ -92,6 +92,22 @@ describeEachDatabase(
       });
       expect(counted.status, counted.text).toBe(400);
       expect(counted.body.data.params.recurrence).toMatch(/COUNT is walked .* at most 50000/);
+      // Each write walks every rule of a series: their COUNTs count together, and five rules at most.
+      const leapRules = (count: number, hours: number[]) =>
+        hours.map((hour) => `RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYHOUR=${hour};COUNT=${count}`);
+      for (const [recurrence, refusal] of [
+        [leapRules(20, [9, 10]), /COUNTs of its rules are walked .* about \d+ steps together, where at most 50000/],
+        [leapRules(2, [1, 2, 3, 4, 5, 6]), /at most 5 RRULE lines/],
+      ] as const) {
+        const r = await s.post('/events', {
+          title: 'Leap hours',
+          start_date: '2032-02-29 09:00',
+          end_date: '2032-02-29 10:00',
+          recurrence,
+        });
+        expect(r.status, r.text).toBe(400);
+        expect(r.body.data.params.recurrence).toMatch(refusal);
+      }
       // The same days by a coarser walk are taken.
       await series('Leap Mondays', '2032-03-01 03:00', 'RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO');
 
