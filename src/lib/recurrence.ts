@@ -696,14 +696,29 @@ const PERIOD_MS = new Map<number, number>([
  * whole number of its periods (FREQ times INTERVAL) past DTSTART, one period short of `after`. An
  * hourly, daily or weekly rule gives the same starts from there, its BY parts and weeks aligned as
  * from DTSTART, so a series that began years ago costs only the window's starts. Monthly and yearly
- * rules walk from DTSTART: a few hundred periods a century, and their months have no fixed length.
+ * rules, whose months have no fixed length, begin a whole number of 400-year cycles of the calendar
+ * past DTSTART (after which dates fall on the same weekdays), as many as their INTERVAL keeps
+ * aligned: a monthly rule from the year 1000 walks at most 4,800 months, not 12,000.
  */
 function walkFrom(rule: Rule, dtstart: Date, after: Date | undefined): Date {
+  if (!after || after <= dtstart) return dtstart;
+  const interval = rule.origOptions.interval ?? 1;
   const length = PERIOD_MS.get(rule.origOptions.freq ?? -1);
-  if (!length || !after || after <= dtstart) return dtstart;
-  const period = length * (rule.origOptions.interval ?? 1);
+  if (!length) return cyclesOn(rule, dtstart, after, interval);
+  const period = length * interval;
   const periods = Math.floor((after.getTime() - dtstart.getTime()) / period) - 1;
   return periods > 0 ? new Date(dtstart.getTime() + periods * period) : dtstart;
+}
+
+/** DTSTART moved on by whole 400-year cycles (a multiple that keeps INTERVAL's steps), not past `after`. */
+function cyclesOn(rule: Rule, dtstart: Date, after: Date, interval: number): Date {
+  const periodsPerCycle = rule.origOptions.freq === RRule.MONTHLY ? 4800 : 400;
+  const step = interval / gcd(interval, periodsPerCycle); // cycles per jump
+  const cycles = Math.floor((after.getUTCFullYear() - dtstart.getUTCFullYear() - 1) / 400 / step) * step;
+  if (cycles <= 0) return dtstart;
+  const moved = new Date(dtstart);
+  moved.setUTCFullYear(dtstart.getUTCFullYear() + 400 * cycles);
+  return moved;
 }
 
 /**
