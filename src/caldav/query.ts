@@ -7,7 +7,12 @@
 import ICAL from 'ical.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../db/client.js';
+import type { ServerResponse } from 'node:http';
+import { DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config.js';
+import { performance } from 'node:perf_hooks';
 import { eachInSlices } from '../lib/slices.js';
+import { ruleCost } from '../lib/recurrence.js';
+import { expansionSteps } from '../metrics/registry.js';
 import { OverBudget } from './answer.js';
 import { DavError, caldavCondition } from './errors.js';
 import { CALDAV, child, childrenNamed, type XmlElement } from './xml.js';
@@ -109,24 +114,70 @@ function utcDateTime(value: string): Date | undefined {
   return same ? date : undefined;
 }
 
+/** How often a walk looks at the clock and at the client: every this many steps. */
+const CHECK_EVERY = 1000;
+
 /**
- * What one request may expand: occurrences written, and steps of the rules walked to find them
- * (a daily series from the year 1 walks 740,000 to reach today). Past either, the request is
- * refused with CALDAV:max-instances (RFC 4791 9.6.5) rather than answered in part.
+ * What one request may expand: occurrences written, steps of the rules walked to find them, counted
+ * inside ical.js's iterator (a Monday 29 February of an hourly rule is some 10,000 dates checked for
+ * one start), and time. Past any of them the request is refused with CALDAV:max-instances (RFC 4791
+ * 9.6.5) rather than answered in part; when the client goes away (`signal`), the walk stops.
  */
 export class ExpansionBudget {
-  instances = 5000;
-  steps = 500_000;
+  private readonly left: { instances: number; steps: number };
+  private readonly deadline: number;
+  private uncounted = 0;
+
+  constructor(
+    private readonly limits: ExpansionLimits = DEFAULT_RECURRENCE,
+    private readonly signal?: AbortSignal,
+  ) {
+    this.left = { instances: limits.expandInstances, steps: limits.expandSteps };
+    this.deadline = performance.now() + limits.expandMs;
+  }
 
   take(kind: 'instances' | 'steps') {
-    if (--this[kind] < 0) {
-      throw new DavError(
-        403,
-        'The expansion asks for more occurrences than are written at once: ask for a shorter time range.',
-        caldavCondition('max-instances'),
-      );
-    }
+    if (--this.left[kind] < 0) throw this.refusal();
+    if (kind === 'steps' && ++this.uncounted === CHECK_EVERY) this.check();
   }
+
+  /** Adds the steps taken since the last check to the metric (a metric's inc is too dear for each step). */
+  count() {
+    expansionSteps.inc(this.uncounted);
+    this.uncounted = 0;
+  }
+
+  /** Refuses at once a walk that needs more steps than are left. */
+  need(steps: number) {
+    if (steps > this.left.steps) throw this.refusal(`Reaching the range takes ${steps} steps of the rule.`);
+  }
+
+  /** CALDAV:max-instances, naming the limits and, when known, why they do not suffice. */
+  refusal(why = '') {
+    const { expandInstances, expandSteps, expandMs } = this.limits;
+    return new DavError(
+      403,
+      `An expansion writes at most ${expandInstances} occurrences and walks at most ${expandSteps} steps of the rules (${expandMs} ms) per request: ask for a shorter time range. ${why}`.trim(),
+      caldavCondition('max-instances'),
+    );
+  }
+
+  private check() {
+    this.count();
+    if (this.signal?.aborted) throw new DavError(499, 'The client closed the connection.');
+    if (performance.now() > this.deadline) throw this.refusal('The walk took longer than that.');
+  }
+}
+
+type ExpansionLimits = Pick<RecurrenceLimits, 'expandInstances' | 'expandSteps' | 'expandMs'>;
+
+/** Aborted when the response closes: its client went away, or it was sent. */
+export function whileOpen(res: ServerResponse): AbortSignal {
+  const closed = new AbortController();
+  res.once('close', () => {
+    closed.abort();
+  });
+  return closed.signal;
 }
 
 /**
@@ -149,13 +200,22 @@ export async function expand(text: string, range: TimeRange, budget: ExpansionBu
   const event = new ICAL.Event(master);
   for (const exception of vevents) if (exception !== master) event.relateException(exception);
   if (!event.isRecurring()) out.addSubcomponent(inUtc(master, undefined));
-  else for (const instance of await occurrences(event, range, budget, room)) out.addSubcomponent(instance);
+  else {
+    try {
+      for (const instance of await occurrences(event, range, budget, room)) out.addSubcomponent(instance);
+    } finally {
+      budget.count();
+    }
+  }
   return out.toString();
 }
 
 /**
  * The series' occurrences in the range, each a VEVENT of its own, within the budget; the rule is
- * walked a slice at a time (lib/slices.ts), so a long walk holds no other request up.
+ * walked a slice at a time (lib/slices.ts), so a long walk holds no other request up. A walk that
+ * could not fit the budget is refused before it starts: a rule whose starts are too rare (a rule
+ * stored before lib/recurrence.ts refused them), or a range further from the series' start than
+ * the steps left reach.
  */
 async function occurrences(
   event: ICAL.Event,
@@ -165,10 +225,23 @@ async function occurrences(
 ): Promise<ICAL.Component[]> {
   const from = range.start ? ICAL.Time.fromJSDate(range.start, true) : undefined;
   const to = range.end ? ICAL.Time.fromJSDate(range.end, true) : undefined;
+  for (const property of event.component.getAllProperties('rrule')) {
+    const rule = property.getFirstValue() as ICAL.Recur;
+    const why = ruleCost(rule.toString());
+    if (why) throw budget.refusal(`The rule is not expanded: ${why}`);
+    if (range.start && !rule.count) budget.need(stepsToReach(rule, event.startDate.toJSDate(), range.start));
+  }
+  const iterator = event.iterator();
+  countSteps(iterator, budget);
+  // Without changed occurrences, a start whose occurrence ends before the range needs no details
+  // (the dearest part of a walk from a start years before the range).
+  const before = from && !Object.keys(event.exceptions).length && !event.rangeExceptions.length;
+  const length = event.duration;
   const instances: ICAL.Component[] = [];
   const sizes = new Map<ICAL.Component, number>();
   let bytes = 0;
-  await eachInSlices(startsOf(event.iterator(), to, budget), (next) => {
+  await eachInSlices(startsOf(iterator, to, budget), (next) => {
+    if (before && endOf(next, length).compare(from) <= 0) return;
     const details: Occurrence = event.getOccurrenceDetails(next);
     if (from && details.endDate.compare(from) <= 0) return;
     if (to && details.startDate.compare(to) >= 0) return;
@@ -180,6 +253,51 @@ async function occurrences(
     instances.push(inUtc(source, details));
   });
   return instances;
+}
+
+/**
+ * Counts each date the expansion's rule iterators check against their rule as a step of the
+ * budget: ical.js has no hook for it, so each iterator's check_contracting_rules, which its walk
+ * calls once per date it looks at, is wrapped. Its rule iterators are private to RecurExpansion's
+ * types; a version that renamed them fails here and in the tests that count steps.
+ */
+function countSteps(iterator: ICAL.RecurExpansion, budget: ExpansionBudget) {
+  const rules = (iterator as unknown as { ruleIterators?: ICAL.RecurIterator[] | null }).ruleIterators ?? [];
+  if (!Array.isArray(rules)) throw new Error("ical.js's RecurExpansion no longer holds ruleIterators");
+  for (const rule of rules) {
+    const check = rule.check_contracting_rules.bind(rule);
+    rule.check_contracting_rules = () => {
+      budget.take('steps');
+      return check();
+    };
+  }
+}
+
+/**
+ * The fewest steps a walk of the rule from `dtstart` takes to reach `start`: one per period of its
+ * FREQ and INTERVAL at least (a day, for an hourly rule with BYHOUR, which ical.js walks by its
+ * hours; a week per BYDAY day for a weekly one).
+ */
+function stepsToReach(rule: ICAL.Recur, dtstart: Date, start: Date): number {
+  if (rule.until && rule.until.toJSDate() < start) return 0;
+  const hour = 3_600_000;
+  const interval = rule.interval || 1;
+  const days = rule.parts.BYDAY?.length ?? 1;
+  const period = new Map<string, number>([
+    ['HOURLY', rule.parts.BYHOUR ? 24 * hour : hour * interval],
+    ['DAILY', 24 * hour * interval],
+    ['WEEKLY', (168 * hour * interval) / days],
+    ['MONTHLY', 31 * 24 * hour * interval],
+    ['YEARLY', 366 * 24 * hour * interval],
+  ]).get(rule.freq);
+  return period ? Math.max(0, Math.floor((start.getTime() - dtstart.getTime()) / period)) : 0;
+}
+
+/** When an occurrence starting at `start` ends. */
+function endOf(start: ICAL.Time, length: ICAL.Duration): ICAL.Time {
+  const end = start.clone();
+  end.addDuration(length);
+  return end;
 }
 
 /** The rule's starts before `to`, each a step taken from the budget. */

@@ -15,6 +15,7 @@ import {
   readFilter,
   type TimeRange,
   timeRange,
+  whileOpen,
 } from './query.js';
 import {
   type Collection,
@@ -44,13 +45,13 @@ export async function report(x: Exchange, body: XmlElement | undefined): Promise
   const answer = x.answer(207, XML);
   if (is(body, CALDAV, 'calendar-multiget')) {
     const entries = await multiget(x, collection, target.segment, body, wanted);
-    return respond(x, answer, withExpansion(answer, entries, calendarData), wanted);
+    return respond(x, answer, withExpansion(x, answer, entries, calendarData), wanted);
   }
   if (is(body, CALDAV, 'calendar-query')) {
     const filter = readFilter(child(body, CALDAV, 'filter'));
     const ids = within(x, await queried(x, collection, target, filter));
     const entries = mapped(textsOf(x, collection, ids), (t) => resourceEntry(seen, target.segment, t));
-    return respond(x, answer, withExpansion(answer, entries, calendarData), wanted);
+    return respond(x, answer, withExpansion(x, answer, entries, calendarData), wanted);
   }
   if (is(body, DAV, 'sync-collection')) {
     if (target.kind !== 'collection')
@@ -96,6 +97,7 @@ function calendarDataOf(wanted: Wanted): { expand?: TimeRange } | undefined {
 
 /** The entries, with calendar-data expanded as each is written, within what the answer has room for. */
 async function* withExpansion(
+  x: Exchange,
   answer: Answer,
   entries: AsyncIterable<Entry>,
   data: { expand?: TimeRange } | undefined,
@@ -105,7 +107,7 @@ async function* withExpansion(
     yield* entries;
     return;
   }
-  const budget = new ExpansionBudget();
+  const budget = new ExpansionBudget(x.ctx.recurrence, whileOpen(x.res));
   for await (const entry of entries) {
     const value = entry.values?.get(keyOf(CALDAV, 'calendar-data'));
     const text = entry.text;

@@ -384,6 +384,182 @@ function weekLands(
   };
 }
 
+/**
+ * How dense a rule's starts must be: an expander (rrule here, ical.js in caldav/query.ts) walks
+ * every step of the rule's FREQ (each hour of an hourly rule, or each of its BYHOUR values a day;
+ * each day of a daily one) and checks it against the BY parts, so a rule whose starts are rare
+ * makes it walk far for each. `FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=29;BYHOUR=3;BYDAY=MO` (a Monday
+ * 29 February comes every 28 to 40 years) takes up to 14,609 steps per start, and expanding it
+ * over the years 1 to 9999 held a core for ten seconds. Such rules are refused when written
+ * (services/series.ts readRecurrence), and a stored one is not walked (walkable).
+ */
+export const MAX_STEPS_PER_START = 3000;
+
+/**
+ * The most steps the walk of a rule with COUNT may take from DTSTART to its last start (about
+ * 0.2 s of rrule's walk): a COUNT is walked whole to find where the series ends.
+ */
+export const MAX_COUNT_STEPS = 50_000;
+
+export interface Density {
+  /** The most steps the walk takes from one start to the next. */
+  longest: number;
+  /** The steps it takes per start on average (the days of a cycle per day with a start). */
+  mean: number;
+}
+
+const densities = new Map<string, Density>();
+
+/**
+ * How many steps the walk of a rule takes per start, at most and on average: from the runs of days
+ * without a start over a whole cycle of the calendar (400 years, after which days repeat), by the
+ * days its day parts allow, in steps of ical.js's walk (which rrule's never exceeds): per day, each
+ * hour of an hourly rule or each BYHOUR value, one of a daily rule, a seventh of a weekly one. A
+ * monthly or yearly walk takes a step per month or year: a cycle's 4,800 months at most, within
+ * milliseconds, so those count one step per start. A bounded probe: at most the cycle's 146,097 days
+ * (about 20 ms, once per rule, as rules are kept by their parts).
+ */
+export function densityOf(parts: ReadonlyMap<string, string>): Density {
+  const freq = parts.get('FREQ') ?? '';
+  const interval = Number(parts.get('INTERVAL') ?? 1);
+  const hours = parts.get('BYHOUR')?.split(',').length;
+  // A weekly walk steps through the days BYDAY names (else DTSTART's) of each week.
+  const weekdays = freq === 'WEEKLY' ? (parts.get('BYDAY')?.split(',').length ?? 1) / 7 : 1;
+  const perDay = new Map([
+    ['HOURLY', hours ?? 24 / interval],
+    ['DAILY', (hours ?? 1) / interval],
+    ['WEEKLY', ((hours ?? 1) * weekdays) / interval],
+  ]).get(freq);
+  if (perDay === undefined) return { longest: 1, mean: 1 };
+  const key = [...parts].filter(([name]) => name !== 'COUNT' && name !== 'UNTIL').join(';');
+  const known = densities.get(key);
+  if (known) return known;
+  const gaps = dayGaps(parts);
+  // Every step on a day with a start is a start: steps per start are days per day with a start.
+  const density = {
+    longest: Math.max(1, Math.ceil((gaps.longest - 1) * perDay) + 1),
+    mean: Math.max(1, gaps.mean * weekdays),
+  };
+  if (densities.size >= 10_000) densities.clear(); // the rules seen lately, not a store
+  densities.set(key, density);
+  return density;
+}
+
+/**
+ * The longest run of days, over a cycle of the calendar, from a day with a start to the next (1:
+ * every day may have one), and the days of the cycle per day with a start. Months BYMONTH leaves
+ * out are skipped whole.
+ */
+function dayGaps(parts: ReadonlyMap<string, string>): { longest: number; mean: number } {
+  const matches = dayMatcher(parts);
+  if (!matches) return { longest: 1, mean: 1 };
+  const weekly = weekdayGaps(parts);
+  if (weekly) return weekly;
+  const months = parts.get('BYMONTH')?.split(',').map(Number);
+  let first: number | undefined;
+  let previous: number | undefined;
+  let longest = 0;
+  let found = 0;
+  for (let month = 0; month < 4800; month++) {
+    if (months && !months.includes((month % 12) + 1)) continue;
+    const from = Date.UTC(2000, month, 1) / DAY;
+    const to = Date.UTC(2000, month + 1, 1) / DAY;
+    for (let day = from; day < to; day++) {
+      if (!matches(day)) continue;
+      if (previous !== undefined) longest = Math.max(longest, day - previous);
+      first ??= day;
+      previous = day;
+      found++;
+    }
+  }
+  if (first === undefined || previous === undefined) return { longest: Infinity, mean: Infinity };
+  // The cycle repeats: from its last day with a start round to its first.
+  return { longest: Math.max(longest, first + CYCLE_DAYS - previous), mean: CYCLE_DAYS / found };
+}
+
+/** dayGaps of a rule whose only day part is BYDAY of plain weekdays (a weekly class), at once. */
+function weekdayGaps(parts: ReadonlyMap<string, string>): { longest: number; mean: number } | undefined {
+  const days = parts.get('BYDAY')?.split(',');
+  const others = ['BYMONTH', 'BYMONTHDAY', 'BYYEARDAY', 'BYWEEKNO'].some((name) => parts.has(name));
+  if (!days || others || days.some((d) => d.length !== 2)) return undefined;
+  const sorted = days.map((d) => WEEKDAYS.indexOf(d)).sort((a, b) => a - b);
+  const runs = sorted.map((d, i) => (i + 1 < sorted.length ? sorted[i + 1] - d : sorted[0] + 7 - d));
+  return { longest: Math.max(...runs), mean: 7 / sorted.length };
+}
+
+/** The steps a walk of a rule takes from DTSTART to the end of its COUNT (0 without one). */
+const countWalk = ({ parts, count }: Pick<Recurrence['rules'][number], 'parts' | 'count'>) => {
+  const { longest, mean } = densityOf(parts);
+  return count === undefined ? 0 : Math.ceil(count * mean) + longest;
+};
+
+/**
+ * Why a rule's walk is too long to take, or undefined: its starts too rare (more than
+ * MAX_STEPS_PER_START steps from one to the next), or its COUNT too long a walk for them.
+ */
+export function tooCostly(rule: Pick<Recurrence['rules'][number], 'parts' | 'count'>): string | undefined {
+  const { longest } = densityOf(rule.parts);
+  if (longest > MAX_STEPS_PER_START) {
+    return `its starts are too rare to expand: up to ${longest} steps of its FREQ from one start to the next, where at most ${MAX_STEPS_PER_START} are taken; give it a coarser FREQ (YEARLY or MONTHLY with the same BY parts).`;
+  }
+  const walk = countWalk(rule);
+  if (walk > MAX_COUNT_STEPS) {
+    return `its COUNT is walked from the start in about ${walk} steps of its FREQ, where at most ${MAX_COUNT_STEPS} are taken; give a smaller COUNT, an UNTIL, or a coarser FREQ.`;
+  }
+  return undefined;
+}
+
+/**
+ * The most rules a series may have: every expansion walks each of them (RFC 5545 has a component
+ * hold one RRULE, and allows more only as deprecated), and a monthly rule from centuries ago is up
+ * to 4,800 months of rrule's walk (walkFrom), some 30 ms.
+ */
+export const MAX_RULES = 5;
+
+/**
+ * Why a series' rules are too long to walk together, or undefined: each as tooCostly says, more
+ * than MAX_RULES of them, or their COUNTs together too long a walk (each write walks them all).
+ */
+export function seriesTooCostly(rules: Recurrence['rules']): string | undefined {
+  if (rules.length > MAX_RULES) return `a series has at most ${MAX_RULES} RRULE lines.`;
+  for (const rule of rules) {
+    const why = tooCostly(rule);
+    if (why) return `${rule.text}: ${why}`;
+  }
+  const walk = rules.reduce((sum, rule) => sum + countWalk(rule), 0);
+  if (walk > MAX_COUNT_STEPS) {
+    return `the COUNTs of its rules are walked from the start in about ${walk} steps together, where at most ${MAX_COUNT_STEPS} are taken; give smaller COUNTs, UNTILs, or fewer rules.`;
+  }
+  return undefined;
+}
+
+/**
+ * tooCostly of a rule's value as another reader writes it (`FREQ=...;BYDAY=...`, ical.js's
+ * Recur.toString): why it is too costly to walk, or undefined; a rule whose parts cannot be read is
+ * left to that reader.
+ */
+export function ruleCost(value: string): string | undefined {
+  let parts: Map<string, string>;
+  try {
+    parts = readParts(value, (why) => {
+      throw new RecurrenceError(why);
+    });
+  } catch {
+    return undefined;
+  }
+  // ical.js looks for a start of a yearly rule that never gives one until the year 20000.
+  if (neverOccurs(parts)) return 'it never gives a start (no day has all its BY parts).';
+  const count = parts.get('COUNT');
+  return tooCostly({ parts, count: count === undefined ? undefined : Number(count) });
+}
+
+/**
+ * Whether an expansion walks a rule from `dtstart`: it gives starts after DTSTART (reaches), and
+ * its walk is not too long to take (tooCostly; only a rule stored before these limits can be).
+ */
+export const walkable = (rule: Pick<Recurrence['rules'][number], 'parts' | 'count'>, dtstart: Date) =>
+  tooCostly(rule) === undefined && reaches(rule.parts, dtstart);
+
 /** The values of an EXDATE or RDATE line, as ical.js reads them (each with its TZID, if any). */
 function readDates(line: string, fail: (why: string) => never): ICAL.Time[] {
   const values = line.slice(line.indexOf(':') + 1).split(',');
@@ -451,7 +627,7 @@ export function expand(recurrence: Recurrence, dtstart: Date, { after, until, li
   if (dtstart <= until) take(dtstart);
   else ended = false;
   for (const rule of recurrence.rules) {
-    if (!reaches(rule.parts, dtstart)) continue; // it gives no start, and rrule would search for one for ever
+    if (!walkable(rule, dtstart)) continue; // rrule would search for a start for ever, or too long
     if (takeRuleStarts(rule, dtstart, { after, until, limit }, take)) ended = false;
   }
   // An RDATE before DTSTART is an occurrence all the same: RFC 5545 makes the set of both.
@@ -520,14 +696,29 @@ const PERIOD_MS = new Map<number, number>([
  * whole number of its periods (FREQ times INTERVAL) past DTSTART, one period short of `after`. An
  * hourly, daily or weekly rule gives the same starts from there, its BY parts and weeks aligned as
  * from DTSTART, so a series that began years ago costs only the window's starts. Monthly and yearly
- * rules walk from DTSTART: a few hundred periods a century, and their months have no fixed length.
+ * rules, whose months have no fixed length, begin a whole number of 400-year cycles of the calendar
+ * past DTSTART (after which dates fall on the same weekdays), as many as their INTERVAL keeps
+ * aligned: a monthly rule from the year 1000 walks at most 4,800 months, not 12,000.
  */
 function walkFrom(rule: Rule, dtstart: Date, after: Date | undefined): Date {
+  if (!after || after <= dtstart) return dtstart;
+  const interval = rule.origOptions.interval ?? 1;
   const length = PERIOD_MS.get(rule.origOptions.freq ?? -1);
-  if (!length || !after || after <= dtstart) return dtstart;
-  const period = length * (rule.origOptions.interval ?? 1);
+  if (!length) return cyclesOn(rule, dtstart, after, interval);
+  const period = length * interval;
   const periods = Math.floor((after.getTime() - dtstart.getTime()) / period) - 1;
   return periods > 0 ? new Date(dtstart.getTime() + periods * period) : dtstart;
+}
+
+/** DTSTART moved on by whole 400-year cycles (a multiple that keeps INTERVAL's steps), not past `after`. */
+function cyclesOn(rule: Rule, dtstart: Date, after: Date, interval: number): Date {
+  const periodsPerCycle = rule.origOptions.freq === RRule.MONTHLY ? 4800 : 400;
+  const step = interval / gcd(interval, periodsPerCycle); // cycles per jump
+  const cycles = Math.floor((after.getUTCFullYear() - dtstart.getUTCFullYear() - 1) / 400 / step) * step;
+  if (cycles <= 0) return dtstart;
+  const moved = new Date(dtstart);
+  moved.setUTCFullYear(dtstart.getUTCFullYear() + 400 * cycles);
+  return moved;
 }
 
 /**
@@ -538,7 +729,7 @@ export function lastStart(recurrence: Recurrence, dtstart: Date): Date | undefin
   let last = dtstart.getTime();
   for (const { rule, count, parts } of recurrence.rules) {
     const until = rule.origOptions.until;
-    if (!reaches(parts, dtstart)) continue; // no start but DTSTART
+    if (!walkable({ parts, count }, dtstart)) continue; // no start but DTSTART, or not walked
     if (until) last = Math.max(last, until.getTime());
     else if (count === undefined) return undefined;
     else {

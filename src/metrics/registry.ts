@@ -90,6 +90,12 @@ export function countStatementError(err: unknown): void {
   statementErrors.inc({ code: typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : 'none' });
 }
 
+export const expansionSteps = new Counter({
+  name: 'caldav_expansion_steps_total',
+  help: "Steps of recurrence rules walked to expand CalDAV calendar-data: each date ical.js's iterator checks, and each start it gives (caldav/query.ts ExpansionBudget).",
+  registers,
+});
+
 export const signInFailures = new Counter({
   name: 'auth_sign_in_failures_total',
   help: 'Requests refused because their credentials were wrong.',

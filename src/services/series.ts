@@ -37,6 +37,7 @@ import {
   reaches,
   RecurrenceError,
   type Recurrence,
+  seriesTooCostly,
   shiftLines,
   wallClockAt,
 } from '../lib/recurrence.js';
@@ -78,8 +79,9 @@ const SERIES_COLUMNS = {
 
 /**
  * The lines of a write, read for an event in `zone` starting at `start` (wall clock): 400 naming
- * `recurrence` when they are wrong, or when a rule's steps from that start never land on what its
- * BY parts name (lib/recurrence.ts, reaches).
+ * `recurrence` when they are wrong, when a rule's steps from that start never land on what its
+ * BY parts name (lib/recurrence.ts, reaches), or when their walk would be too long to expand
+ * (seriesTooCostly: starts too rare, COUNTs too long a walk for them, too many rules).
  */
 export function readRecurrence(lines: readonly string[], zone: EventZone, allDay: boolean, start: Date): Recurrence {
   try {
@@ -90,6 +92,8 @@ export function readRecurrence(lines: readonly string[], zone: EventZone, allDay
         `${stray.text} never gives a start after the event's start: its INTERVAL steps from there never land on the hours or days its BY parts name.`,
       );
     }
+    const why = seriesTooCostly(recurrence.rules);
+    if (why) throw new RecurrenceError(why);
     return recurrence;
   } catch (err) {
     if (err instanceof RecurrenceError) throw new InvalidInput({ recurrence: err.message });

@@ -1,5 +1,6 @@
 // A rule's walk started near the window (lib/recurrence.ts, walkFrom) gives what the walk from
-// DTSTART gives in that window, for hourly, daily and weekly rules of any interval and BY parts; and
+// DTSTART gives in that window, for hourly, daily and weekly rules of any interval and BY parts, and
+// for monthly and yearly ones from centuries before it (a later 400-year cycle of the calendar); and
 // lastStart names the last start of a series that ends.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -47,6 +48,42 @@ describe('walking a rule from near its window', () => {
         },
       ),
       { numRuns: 60 },
+    );
+  });
+
+  it('gives the starts of monthly and yearly rules from centuries ago, walked from a later cycle of the calendar', () => {
+    const monthly = fc.record({
+      freq: fc.constantFrom('MONTHLY', 'YEARLY'),
+      interval: fc.integer({ min: 1, max: 13 }),
+      byday: fc.option(fc.subarray(['1MO', '-1FR', 'TU', '2SU'], { minLength: 1 }), { nil: undefined }),
+      bymonth: fc.option(fc.subarray([1, 2, 6, 11], { minLength: 1 }), { nil: undefined }),
+      bymonthday: fc.option(fc.subarray([1, 13, 29, -1], { minLength: 1 }), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(
+        monthly,
+        fc.integer({ min: 1550, max: 1620 }),
+        ({ freq, interval, byday, bymonth, bymonthday }, year) => {
+          const parts = [`FREQ=${freq}`, `INTERVAL=${interval}`];
+          if (byday) parts.push(`BYDAY=${byday.join(',')}`);
+          if (bymonth) parts.push(`BYMONTH=${bymonth.join(',')}`);
+          if (bymonthday) parts.push(`BYMONTHDAY=${bymonthday.join(',')}`);
+          let recurrence;
+          try {
+            recurrence = parseRecurrence([`RRULE:${parts.join(';')}`], UTC_ZONE);
+          } catch (err) {
+            if (err instanceof RecurrenceError) return; // no day has all its BY parts
+            throw err;
+          }
+          const dtstart = new Date(Date.UTC(year, 1, 29 - (year % 4 ? 1 : 0), 9));
+          const after = new Date(Date.UTC(2026, 0, 1));
+          const until = new Date(Date.UTC(2036, 0, 1));
+          const near = expand(recurrence, dtstart, { after, until, limit: Infinity }).starts;
+          const whole = expand(recurrence, dtstart, { until, limit: Infinity }).starts.filter((d) => d > after);
+          expect(near.map((d) => d.toISOString())).toEqual(whole.map((d) => d.toISOString()));
+        },
+      ),
+      { numRuns: 10 },
     );
   });
 
