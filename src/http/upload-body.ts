@@ -106,7 +106,13 @@ function readForm(
     busboy.on('field', (name: string, value: string) => {
       fields[name] = value;
     });
+    const unreadable = () => {
+      fail(new ApiError(400, 'rest_invalid_body', 'The multipart form could not be read.'));
+    };
     busboy.on('file', (name: string, stream: BusboyFileStream, fileName: string | undefined) => {
+      // A part cut short (no closing boundary) is an error of its stream too, which would end the
+      // process unheard: every file stream, read or skipped, has a listener.
+      stream.on('error', unreadable);
       if (name !== 'file') {
         stream.resume();
         return;
@@ -129,9 +135,7 @@ function readForm(
     busboy.on('partsLimit', tooMany);
     busboy.on('fieldsLimit', tooMany);
     busboy.on('filesLimit', tooMany);
-    busboy.on('error', () => {
-      fail(new ApiError(400, 'rest_invalid_body', 'The multipart form could not be read.'));
-    });
+    busboy.on('error', unreadable);
     busboy.on('finish', () => {
       if (!failed) resolve(fields);
     });

@@ -1,6 +1,6 @@
 // Slugs: lower case, accents removed from Latin letters, letters of every script kept, other runs of characters
 // turned into single hyphens; made unique by numbering (`my-venue`, `my-venue-2`, ...).
-import { trimChar, trimEndChar } from './text.js';
+import { firstCharacters, trimChar, trimEndChar } from './text.js';
 
 export const MAX_SLUG_LENGTH = 200;
 
@@ -12,7 +12,7 @@ export function slugify(text: string): string {
     .toLowerCase()
     .replace(/['’‘`]/g, '')
     .replace(/[^\p{L}\p{N}]+/gu, '-');
-  return trimEndChar(trimChar(hyphenated, '-').slice(0, MAX_SLUG_LENGTH - 10), '-');
+  return trimEndChar(firstCharacters(trimChar(hyphenated, '-'), MAX_SLUG_LENGTH - 10), '-');
 }
 
 const LATIN = /^\p{Script=Latin}$/u;

@@ -7,6 +7,7 @@ import pLimit from 'p-limit';
 import type { Metadata, Sharp } from 'sharp';
 import { MediaRefused } from '../domain/errors.js';
 import { slugify } from '../lib/slug.js';
+import { firstCharacters } from '../lib/text.js';
 
 /** The sizes WordPress makes by default: `crop` fills the box exactly, else the image fits inside it (0: no bound). */
 export const SIZES = [
@@ -110,7 +111,7 @@ const SCANNED = 4096;
 /** The title an upload gets from its file's name: without its extension or control characters, at most 1,000 characters. */
 export function titleOf(fileName: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are what is removed
-  return withoutExtension(fileName.replace(/[\u0000-\u001f\u007f]/g, '')).slice(0, 1000);
+  return firstCharacters(withoutExtension(fileName.replace(/[\u0000-\u001f\u007f]/g, '')), 1000);
 }
 
 const withoutExtension = (name: string) => name.replace(/\.[A-Za-z0-9]{1,5}$/, '');
@@ -133,7 +134,7 @@ async function make(bytes: Buffer, fileName: string, limits: MediaLimits): Promi
   const sharp = await loadSharp();
   const source = await inspect(sharp, bytes, limits);
   const { format, width, height } = source;
-  const stem = slugify(titleOf(fileName)).slice(0, 100) || 'image';
+  const stem = firstCharacters(slugify(titleOf(fileName)), 100) || 'image';
   const { mimeType, extension } = FORMATS[format];
   const bound = limits.maxSide > 0 && Math.max(width, height) > limits.maxSide;
   const full = bound ? fit(width, height, limits.maxSide, limits.maxSide) : { width, height };

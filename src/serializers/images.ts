@@ -9,7 +9,9 @@ import { restUrl } from './rest-urls.js';
 import { SIZES } from '../media/images.js';
 
 /** Where an uploaded file is served. */
-export const fileUrl = (site: string, file: string) => `${site}/uploads/${file}`;
+/** A file's URL; names keep the letters of every script (lib/slug.ts), which a URL carries percent-encoded. */
+export const fileUrl = (site: string, file: string) =>
+  `${site}/uploads/${file.split('/').map(encodeURIComponent).join('/')}`;
 
 /** The image object of an item: its uploaded image, else the URL it was given; undefined without one. */
 export function imageObject(row: { image: string | null; imageMeta?: unknown }, site: string) {

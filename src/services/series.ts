@@ -24,7 +24,7 @@ import {
   shiftOriginalStarts,
   slugsTaken,
 } from '../queries/event-storage.js';
-import { trimEndChar } from '../lib/text.js';
+import { firstCharacters, trimEndChar } from '../lib/text.js';
 import { InvalidInput, QuotaExceeded } from '../domain/errors.js';
 import type { PostStatus } from '../domain/posts.js';
 import { type EventZone, eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
@@ -412,7 +412,7 @@ async function insertOccurrences(tx: Tx, series: SeriesRow, zone: EventZone, sta
  * index and runs again (services/retry.ts).
  */
 async function occurrenceSlugs(tx: Tx, base: string, starts: Date[]): Promise<string[]> {
-  const stem = trimEndChar(base.slice(0, 170), '-');
+  const stem = trimEndChar(firstCharacters(base, 170), '-');
   const candidates = starts.map((start) => {
     const [day, time] = start.toISOString().slice(0, 16).split('T');
     const dated = `${stem}-${day}`;

@@ -151,6 +151,20 @@ describeEachDatabase(
       expect(wrong).toEqual([]);
     });
 
+    // A slug is cut from the name: cut between the halves of a character outside the Basic
+    // Multilingual Plane, it is no text the database takes (a 500), or stored with U+FFFD.
+    it.each(CREATES.filter(([operationId]) => operationId !== 'createWebhook'))(
+      '%s derives a whole slug from a name of characters outside the BMP',
+      async (_, path, base) => {
+        const field = ['title', 'venue', 'organizer'].find((key) => key in base) ?? 'name';
+        const name = `a${'𠀀'.repeat(150)}`;
+        const r = await s.post(path, { ...base, [field]: name });
+        expect(r.status, r.text.slice(0, 200)).toBe(201);
+        expect(r.body.slug.isWellFormed() && !r.body.slug.includes('\ufffd')).toBe(true);
+        expect(Array.from(decodeURIComponent(r.body.slug)).length).toBeLessThanOrEqual(190);
+      },
+    );
+
     it('takes a name as long as a term may have, counted in characters, in a comma-separated list', async () => {
       const name = '😀'.repeat(200); // 400 UTF-16 units
       const r = await s.post('/events', { ...CREATES[0][2], tags: `${name},short` });

@@ -198,6 +198,31 @@ describeEachDatabase(
       expect([crowded.status, crowded.body.code]).toEqual([413, 'rest_payload_too_large']);
     });
 
+    it('answers 400 to a form cut short, in the file or in a part it skips, and goes on serving', async () => {
+      const cut = (part: string, bytes: string) => ({
+        contentType: 'multipart/form-data; boundary=AAA',
+        data: Buffer.from(`--AAA\r\nContent-Disposition: form-data; name="${part}"; filename="a.jpg"\r\n\r\n${bytes}`),
+      });
+      for (const raw of [cut('file', 'abc'), cut('other', 'abc'), cut('file', 'x'.repeat(100_000))]) {
+        const r = await s.request('POST', '/media', { raw });
+        expect([r.status, r.body.code]).toEqual([400, 'rest_invalid_body']);
+      }
+      expect((await s.get('/media')).status).toBe(200);
+    });
+
+    it('makes a whole title and slug of a file name of characters outside the BMP', async () => {
+      const name = `a${'𠀀'.repeat(1200)}.png`;
+      const r = await s.request('POST', '/media', {
+        raw: { contentType: 'image/png', data: await photo(20, 20, { format: 'png' }) },
+        headers: { 'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}` },
+      });
+      expect(r.status, r.text.slice(0, 200)).toBe(201);
+      expect(r.body.slug.isWellFormed()).toBe(true);
+      expect(r.body.title.isWellFormed()).toBe(true);
+      // Served under its URL, percent-encoded.
+      expect((await fetch(r.body.url)).status).toBe(200);
+    });
+
     it('lets authors and above upload; contributors and anonymous callers may not', async () => {
       const jpeg = await photo(100, 100);
       expect((await upload(s, jpeg, 'a.jpg', 'contributor')).status).toBe(403);
