@@ -13,7 +13,11 @@ const MAX_HREFS = 50;
 const MAX_RESPONSES = 10;
 const MAX_KB = 64;
 
-async function dav(s: TestServer, method: string, path: string, body?: string, as: Role | null = null) {
+/**
+ * A CalDAV request, by default as the author of the resources: kept lines, which make their size,
+ * are shown to those who may edit the event (caldav/store.ts), and the limits hold whoever asks.
+ */
+async function dav(s: TestServer, method: string, path: string, body?: string, as: Role | null = 'author') {
   const headers: Record<string, string> = { depth: '1' };
   if (as) {
     const user = s.users[as];
