@@ -321,7 +321,8 @@ async function describeRoute(
   const template = described?.path ?? path;
   const locale = res.locals.locale as LocaleInfo;
   const document = localizedDocument(documentLanguage(locale.tag));
-  const route = routeOfPath(document, template, requestUrls(req, config, locale.segment), config.siteTimezone);
+  const urls = requestUrls(req, config, locale.segment);
+  const route = routeOfPath(document, template, urls, config.siteTimezone, requestTime(res));
   // No security handler runs for it: it finds its caller itself, and counts as a read. The body
   // describes every endpoint, Allow only what this caller may use, as WordPress does.
   const caller = await identify(req, res);

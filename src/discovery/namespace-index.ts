@@ -189,20 +189,25 @@ function staticRoutes(document: Document) {
  * The route of one path of the document (`/events/{id}`), as the index shows it: what OPTIONS on
  * that route answers, as WordPress does.
  */
-export function routeOfPath(document: Document, path: string, urls: Urls, siteZone: string): Route | undefined {
+export function routeOfPath(
+  document: Document,
+  path: string,
+  urls: Urls,
+  siteZone: string,
+  now: Date,
+): Route | undefined {
   const pathItem = document.paths?.[path];
   const index = staticRoutes(document).findIndex(([, , item]) => item === pathItem);
   if (index < 0) return undefined;
-  return Object.values(namespaceRoutes(document, urls, siteZone))[index];
+  return Object.values(namespaceRoutes(document, urls, siteZone, now))[index];
 }
 
-/** Every route of the namespace, with request-time defaults and links for this request. */
-export function namespaceRoutes(
-  document: Document,
-  urls: Urls,
-  siteZone: string,
-  now = new Date(),
-): Record<string, Route> {
+/**
+ * Every route of the namespace, with request-time defaults and links for this request. `now` is the
+ * request's time as services read it (ServiceContext.now), which marks a kept answer as one of its
+ * second (http/answer-cache.ts): the list window's defaults change with it.
+ */
+export function namespaceRoutes(document: Document, urls: Urls, siteZone: string, now: Date): Record<string, Route> {
   const window = defaultWindow(now);
   const requestDefaults: Record<string, string> = {
     start_date: formatDateTime(window.start, siteZone),

@@ -36,7 +36,7 @@ export function restRoot(config: Config) {
       timezone_string: config.siteTimezone,
       namespaces: [NAMESPACE, ...otherNamespaces(document)],
       authentication: [],
-      routes: namespaceRoutes(document, urls, config.siteTimezone),
+      routes: namespaceRoutes(document, urls, config.siteTimezone, new Date()),
     };
     // Through sendReply, so that `_fields` and `_envelope` work here as on every other route.
     sendReply(req, res, { body, headers: { 'Content-Language': language } });

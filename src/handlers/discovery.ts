@@ -31,7 +31,7 @@ export function getNamespaceIndex(call: Call<'getNamespaceIndex'>): Promise<Repl
   const language = documentLanguage(call.locale);
   const body = {
     namespace: NAMESPACE,
-    routes: namespaceRoutes(localizedDocument(language), call.urls, call.config.siteTimezone),
+    routes: namespaceRoutes(localizedDocument(language), call.urls, call.config.siteTimezone, call.context.now),
     _links: { up: [{ href: `${call.urls.root}/` }] },
   };
   const headers: Record<string, string> = { 'Content-Language': language };

@@ -110,6 +110,16 @@ describeEachDatabase(
       expect((await s.get(`/events/${e.id}`, { as: null })).body.venue.venue).toBe('Moved venue');
     });
 
+    it('keeps the namespace index for the second its list window defaults were made in', async () => {
+      const read = async () => (await s.get('/', { as: null })).text;
+      const second = () => Math.floor(Date.now() / 1000);
+      const at = second();
+      const first = await read();
+      expect(await read()).toBe(first);
+      while (second() === at) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await read()).not.toBe(first);
+    });
+
     it('builds the change feed every time: it holds changes back behind transactions that change no data', async () => {
       const before = await lookups();
       expect((await s.get('/changes', { as: null })).status).toBe(200);
