@@ -288,6 +288,14 @@ interface Exchanged {
 }
 
 /**
+ * The headers an inner request may carry, as the document bounds them (BatchRequestItem.yaml: 20
+ * headers of up to 10 values of 2,000 characters, each name up to 100), with the batch's own
+ * that it keeps (the outer server took those within Node's 16 KiB): every request the document
+ * admits is parsed, rather than refused by the inner server's 431 and answered as a 500.
+ */
+const INNER_MAX_HEADER_BYTES = 20 * (100 + 10 * (2000 + 2)) + 16 * 1024 + 4096;
+
+/**
  * One HTTP exchange with the app over an in-memory connection. The server's end of it has the batch
  * connection's address, so that the proxy headers carried count as they did for the batch (req.ip,
  * http/urls.ts).
@@ -302,7 +310,7 @@ function exchange(
   Object.assign(serverEnd, { remoteAddress: peer.remoteAddress, remotePort: peer.remotePort });
   if ('encrypted' in peer) Object.assign(serverEnd, { encrypted: true });
   inners.set(serverEnd, inner);
-  const server = http.createServer(outer.app);
+  const server = http.createServer({ maxHeaderSize: INNER_MAX_HEADER_BYTES }, outer.app);
   server.emit('connection', serverEnd);
   let timer: NodeJS.Timeout | undefined;
   return new Promise<Exchanged>((resolve, reject) => {

@@ -302,6 +302,17 @@ describeEachDatabase('the batch route', (s, kind) => {
     expect(r.body.responses[0]!.body.featured).toBe(true);
   });
 
+  it('takes an inner request with as many headers as the document allows, anonymous or not', async () => {
+    const headers = Object.fromEntries(
+      Array.from({ length: 20 }, (_, i) => [`X-Long-${i}`, Array.from({ length: 10 }, () => 'a'.repeat(2000))]),
+    );
+    for (const as of [null, 'editor'] as const) {
+      const r = await batch(s, [{ method: 'DELETE', path: `${NS}/events/2147483647`, headers }], { as });
+      expect(r.status).toBe(207);
+      expect(r.body.responses[0]!.status).toBe(as ? 404 : 401);
+    }
+  });
+
   it('is listed with its namespace in the REST root and the namespace index', async () => {
     const root = { body: (await (await fetch(`${s.origin}/wp-json/`)).json()) as any };
     expect(root.body.namespaces).toEqual(['calendar/events/v1', 'batch/v1']);
