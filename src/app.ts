@@ -25,6 +25,7 @@ import { discoveryLink } from './http/discovery-link.js';
 import { embedLinks, followThrough, wantedRelations } from './http/embed.js';
 import { methodOverride, restRoute } from './http/wordpress-request.js';
 import { renderReply, sendRendered, sendReply } from './http/reply.js';
+import { setAnswerBudget } from './http/json-within.js';
 import { AnswerCache, type KeptAnswer, requestTime } from './http/answer-cache.js';
 import { dataVersions } from './db/data-version.js';
 import { ApiError, methodNotAllowed, noRoute, toApiError } from './http/errors.js';
@@ -97,6 +98,7 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   if (config.metrics.token) app.use(protectedMetrics(config.metrics.token));
   // CalDAV reads its own bodies (XML, iCalendar), before the API's parsers (caldav/routes.ts).
   app.use(davRoutes({ config, db, identify, rateLimits, onServerError }));
+  setAnswerBudget(app, config.answerMaxBytes);
   app.set('etag', false); // Express's weak ETag would hide our strong one (http/conditional.ts)
   app.set('query parser', false); // normalizeQuery reads the raw query against the document
   app.use(restRoute(config.restPrefix));

@@ -73,6 +73,8 @@ export interface Config {
    * from stay the same (http/answer-cache.ts); 0 builds every answer.
    */
   responseCacheMegabytes: number;
+  /** The most one JSON answer (or one batch's answers together) may hold (http/json-within.ts). */
+  answerMaxBytes: number;
   /** What the media library takes (media/images.ts). */
   media: MediaLimits;
   /** What one CalDAV answer may hold, and how many big ones a caller may be sent at once (caldav/answer.ts). */
@@ -268,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     metrics: metrics(env),
     responseCacheMegabytes: nonNegativeInteger(env, 'RESPONSE_CACHE_MB', 32),
+    answerMaxBytes: positiveInteger(env, 'RESPONSE_MAX_MB', 32) * 1024 * 1024,
     media: {
       maxBytes: positiveInteger(env, 'MEDIA_MAX_MB', 25) * 1024 * 1024,
       // A 50-megapixel photo, or 200 frames of 500 by 500: about 200 MB decoded at most.

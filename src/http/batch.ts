@@ -17,6 +17,7 @@ import type { Database, PrismaClient } from '../db/client.js';
 import { nestingTransactions } from '../db/savepoints.js';
 import { ApiError, methodNotAllowed, noRoute, toApiError } from './errors.js';
 import { EXPOSED_HEADERS } from './hardening.js';
+import { answerBudget } from './json-within.js';
 import type { LocaleInfo } from './locale.js';
 import { normalizeQuery } from './query.js';
 import { parsedBody } from './body.js';
@@ -38,6 +39,8 @@ interface Inner {
   caller: Caller;
   /** The batch's transaction, with `require-all-validate`; else the request opens its own. */
   db?: PrismaClient;
+  /** What is left of the batch's answer (http/json-within.ts): its requests' answers share it. */
+  room: { left: number };
 }
 
 /** What the inner requests' connections carry, by connection. */
@@ -103,12 +106,13 @@ interface Outer {
 /** Runs a batch and answers 207, as WordPress does, with each answer in the order sent. */
 export async function runBatch(outer: Outer, { validation, requests }: BatchInput): Promise<Reply> {
   if (innerOf(outer.req)) throw notInBatch();
+  const room = { left: answerBudget(outer.req) };
   if (validation !== 'require-all-validate') {
     const responses: BatchAnswer[] = [];
     // One after another, as WordPress runs them: a later request may depend on an earlier one.
     for (const item of requests) {
       const refused = unreachable(outer, item);
-      responses.push(refused ? errorAnswer(refused) : await answered(outer, item, { caller: outer.caller }));
+      responses.push(refused ? errorAnswer(refused) : await answered(outer, item, { caller: outer.caller, room }));
     }
     return { status: 207, body: { responses } };
   }
@@ -119,7 +123,7 @@ export async function runBatch(outer: Outer, { validation, requests }: BatchInpu
       body: { failed: 'validation', responses: invalid.map((error) => (error ? errorAnswer(error) : null)) },
     };
   }
-  return allOrNone(outer, requests);
+  return allOrNone(outer, requests, room);
 }
 
 /**
@@ -129,14 +133,14 @@ export async function runBatch(outer: Outer, { validation, requests }: BatchInpu
  * batch's rows waits, and two that lock in opposite orders deadlock and PostgreSQL ends one, whose
  * request answers the service's usual 409 and undoes its batch.
  */
-async function allOrNone(outer: Outer, requests: BatchItem[]): Promise<Reply> {
+async function allOrNone(outer: Outer, requests: BatchItem[], room: Inner['room']): Promise<Reply> {
   let failure: { at: number; answer: BatchAnswer } | undefined;
   const responses = await outer.db.prisma
     .$transaction(async (tx) => {
       const db = nestingTransactions(tx);
       const answers: BatchAnswer[] = [];
       for (const [at, item] of requests.entries()) {
-        const answer = await answered(outer, item, { caller: outer.caller, db });
+        const answer = await answered(outer, item, { caller: outer.caller, db, room });
         if (answer.status >= 400) {
           failure = { at, answer };
           throw new RolledBack();
@@ -249,6 +253,8 @@ function innerHeaders({ req }: Outer, item: BatchItem): Record<string, string> {
  * none of) is that request's 500, never the batch's, whose other requests may have been applied.
  */
 async function answered(outer: Outer, item: BatchItem, inner: Inner): Promise<BatchAnswer> {
+  // Once the answers so far fill the batch's answer, the rest are not run (and so not applied).
+  if (inner.room.left <= 0) return errorAnswer(batchAnswerFull());
   try {
     return await send(outer, item, inner);
   } catch (err) {
@@ -275,8 +281,16 @@ async function send(outer: Outer, item: BatchItem, inner: Inner): Promise<BatchA
     const canonical = KEPT.get(name);
     if (canonical && value !== undefined) kept[canonical] = Array.isArray(value) ? value.join(', ') : value;
   }
+  inner.room.left -= response.text.length;
   return { body: parsed(response.text, response.headers['content-type']), status: response.status, headers: kept };
 }
+
+const batchAnswerFull = () =>
+  new ApiError(
+    400,
+    'rest_answer_too_large',
+    `The batch's answers so far fill what one answer holds (RESPONSE_MAX_MB): this request was not run; send it in another batch.`,
+  );
 
 /** No request takes this long: a statement's limit is 10 s, a transaction's 30 s (db/client.ts). */
 const INNER_TIMEOUT_MS = 30_000;

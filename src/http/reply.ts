@@ -3,6 +3,9 @@
 import type { Request, Response } from 'express';
 import { entityTag, noneMatch } from './conditional.js';
 import type { Reply } from './handler.js';
+import { innerOf } from './batch.js';
+import { ApiError } from './errors.js';
+import { AnswerTooLarge, answerBudget, jsonWithin } from './json-within.js';
 import { pickFields, responseOptions } from './wordpress-response.js';
 
 export function sendReply(req: Request, res: Response, reply: Reply) {
@@ -27,7 +30,7 @@ export function renderReply(req: Request, res: Response, reply: Reply): Rendered
   const { status, data, succeeded } = shapedAnswer(req, res, reply);
   const headers = reply.headers ?? {};
   if (status >= 300 && status < 400 && data === undefined) return { status, headers };
-  const body = reply.contentType ? asText(data) : JSON.stringify(data);
+  const body = reply.contentType ? asText(data) : jsonOf(req, data);
   const contentType = reply.contentType ?? 'application/json; charset=UTF-8';
   if (!succeeded) return { status, body, contentType, headers };
   return {
@@ -39,6 +42,33 @@ export function renderReply(req: Request, res: Response, reply: Reply): Rendered
     lastModified: reply.lastModified?.toUTCString(),
   };
 }
+
+/**
+ * A JSON answer's text, within what one answer holds (json-within.ts; a batch's requests share one).
+ * A read past it is refused, with what to ask instead. A write was done: its answer is sent without
+ * what `_embed` added, and else as it is (one item's representation, which the document bounds).
+ */
+function jsonOf(req: Request, data: unknown): string {
+  const room = innerOf(req)?.room.left ?? answerBudget(req);
+  try {
+    return jsonWithin(data, room);
+  } catch (err) {
+    if (!(err instanceof AnswerTooLarge)) throw err;
+    if (req.method === 'GET' || req.method === 'HEAD') throw answerTooLarge(room);
+    if (data && typeof data === 'object' && '_embedded' in data) {
+      const { _embedded: _, ...plain } = data as Record<string, unknown>;
+      return jsonOf(req, plain);
+    }
+    return JSON.stringify(data);
+  }
+}
+
+const answerTooLarge = (bytes: number) =>
+  new ApiError(
+    400,
+    'rest_answer_too_large',
+    `The answer would pass ${Math.round(bytes / 1024 / 1024)} MB, the most one answer holds: ask for fewer items (per_page), fewer fields (_fields) or without _embed.`,
+  );
 
 /** Writes a rendered reply; a conditional read whose If-None-Match holds its ETag becomes a 304. */
 export function sendRendered(req: Request, res: Response, rendered: Rendered) {
