@@ -28,7 +28,11 @@ describeEachDatabase(
     });
 
     it('refuses a read whose answer would pass the limit, saying what to ask instead', async () => {
-      for (const path of [`/events/${id}`, '/events?start_date=2043-01-01&end_date=2043-01-02', `/events/${id}?_embed`]) {
+      for (const path of [
+        `/events/${id}`,
+        '/events?start_date=2043-01-01&end_date=2043-01-02',
+        `/events/${id}?_embed`,
+      ]) {
         const r = await s.get(path, { as: null });
         expect([r.status, r.body.code], path).toEqual([400, 'rest_answer_too_large']);
         expect(r.body.message).toContain('_fields');
