@@ -6166,7 +6166,7 @@ export interface components {
         TermSlug: components["schemas"]["Slug"][];
         /** @description Only images uploaded by this user ID. */
         MediaAuthor: number;
-        /** @description When true, only images that no event, venue or organizer shows (what housekeeping reports), trashed items counting as showing theirs. */
+        /** @description When true, only images that no event, venue or organizer shows (what housekeeping reports), trashed items counting as showing theirs. For editors and administrators: what shows an image may be an item others cannot read. */
         MediaUnreferenced: components["schemas"]["TruthyString"];
         /** @description A cursor the feed gave (`next_cursor`): only the changes after it. Without it, the feed starts at the oldest change it keeps. */
         Since: components["schemas"]["Cursor"];
@@ -9420,7 +9420,7 @@ export interface operations {
                 search?: components["parameters"]["Search"];
                 /** @description Only images uploaded by this user ID. */
                 author?: components["parameters"]["MediaAuthor"];
-                /** @description When true, only images that no event, venue or organizer shows (what housekeeping reports), trashed items counting as showing theirs. */
+                /** @description When true, only images that no event, venue or organizer shows (what housekeeping reports), trashed items counting as showing theirs. For editors and administrators: what shows an image may be an item others cannot read. */
                 unreferenced?: components["parameters"]["MediaUnreferenced"];
                 /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
                 _fields?: components["parameters"]["Fields"];
@@ -9456,6 +9456,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -21,7 +21,7 @@ export async function listMedia(call: Call<'listMedia'>): Promise<Reply> {
   const page = pageOf(pageNumber, per_page);
   const onlyUnreferenced = unreferenced === undefined ? undefined : truthy(unreferenced);
   const { total, items } = await service.listMedia(
-    call.context.db,
+    call.context,
     { search, author, unreferenced: onlyUnreferenced },
     { take: page.perPage, skip: page.offset },
   );

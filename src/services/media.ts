@@ -2,11 +2,13 @@
 // transaction, the list, changes to an item's texts, and deletion, refused while items show it.
 import { createHash } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client.js';
-import { canChangeMedia, forbidden } from '../auth/permissions.js';
+import { canChangeMedia, canRead, forbidden } from '../auth/permissions.js';
+import { hasRole } from '../auth/roles.js';
 import type { PrismaClient, Tx } from '../db/client.js';
 import { type Driver, transactionDriverOf } from '../db/driver.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { InvalidInput, MediaInUse, MediaRefused, NotFound } from '../domain/errors.js';
+import type { PostStatus } from '../domain/posts.js';
 import { claimVersion } from './post-writes.js';
 import type { ImageMeta, MediaRecord } from '../domain/records.js';
 import { type MadeImage, makeImage, type MediaLimits, titleOf, type Upload } from '../media/images.js';
@@ -108,8 +110,20 @@ export interface MediaFilters {
   unreferenced?: boolean;
 }
 
-/** A page of the library, newest first (as WordPress lists attachments). Every image is public. */
-export async function listMedia(db: PrismaClient, filters: MediaFilters, page: { take: number; skip: number }) {
+/**
+ * A page of the library, newest first (as WordPress lists attachments). Every image is public; which
+ * are shown by nothing is for editors, who may read every item that could show one (an image a
+ * draft uses is not unreferenced, which would tell others the draft uses it).
+ */
+export async function listMedia(
+  ctx: Pick<ServiceContext, 'db' | 'caller'>,
+  filters: MediaFilters,
+  page: { take: number; skip: number },
+) {
+  const { db } = ctx;
+  if (filters.unreferenced && !hasRole(ctx.caller, 'editor')) {
+    throw forbidden(ctx.caller, 'Sorry, only editors may ask which images nothing shows.');
+  }
   const where: Prisma.MediaWhereInput = {
     ...(filters.author !== undefined ? { authorId: filters.author } : {}),
     ...(filters.search
@@ -167,12 +181,12 @@ export async function deleteMedia(ctx: ServiceContext, id: number): Promise<Medi
     return await ctx.db.$transaction(async (tx) => {
       const current = await lockMedia(tx, ctx, id);
       const usedBy = await usersOf(tx, id);
-      if (usedBy.length) throw new MediaInUse(id, usedBy);
+      if (usedBy.length) throw new MediaInUse(id, readableTo(ctx, usedBy));
       await tx.media.delete({ where: { id } });
       return current;
     });
   } catch (err) {
-    if (isForeignKeyViolation(err)) throw new MediaInUse(id, await usersOf(ctx.db, id));
+    if (isForeignKeyViolation(err)) throw new MediaInUse(id, readableTo(ctx, await usersOf(ctx.db, id)));
     throw err;
   }
 }
@@ -188,13 +202,23 @@ async function lockMedia(tx: Tx, ctx: ServiceContext, id: number): Promise<Media
 
 /** The items that show the image, trashed ones included (they come back with it). */
 async function usersOf(db: PrismaClient | Tx, id: number) {
-  const rows = await db.$queryRaw<{ type: 'event' | 'venue' | 'organizer'; id: number }[]>`
-    SELECT 'event' AS type, id FROM events WHERE image_id = ${id}::int
-    UNION ALL SELECT 'venue', id FROM venues WHERE image_id = ${id}::int
-    UNION ALL SELECT 'organizer', id FROM organizers WHERE image_id = ${id}::int
+  return db.$queryRaw<User[]>`
+    SELECT 'event' AS type, id, status::text AS status, author_id AS "authorId" FROM events WHERE image_id = ${id}::int
+    UNION ALL SELECT 'venue', id, status::text, author_id FROM venues WHERE image_id = ${id}::int
+    UNION ALL SELECT 'organizer', id, status::text, author_id FROM organizers WHERE image_id = ${id}::int
     ORDER BY 1, 2 LIMIT 100`;
-  return rows;
 }
+
+interface User {
+  type: 'event' | 'venue' | 'organizer';
+  id: number;
+  status: PostStatus;
+  authorId: number | null;
+}
+
+/** The items a refusal names: those the caller may read (the others' IDs are not its to learn). */
+const readableTo = (ctx: ServiceContext, users: User[]) =>
+  users.filter((user) => canRead(ctx.caller, user)).map(({ type, id }) => ({ type, id }));
 
 /**
  * The columns of an `image` input: a URL is kept as given; an ID names an uploaded image, which

@@ -314,6 +314,26 @@ describeEachDatabase(
       ]);
     });
 
+    it('tells no one below editor what an unreadable item does with an image', async () => {
+      const mine = (await upload(s, await photo(60, 40), 'mine-used.jpg', 'author')).body;
+      const draft = await s.post('/events', {
+        title: 'A draft that uses it',
+        status: 'draft',
+        start_date: '2031-07-01 20:00:00',
+        end_date: '2031-07-01 21:00:00',
+        image: mine.id,
+      });
+      // Which images nothing shows would tell that a draft shows this one.
+      expect((await s.get('/media?unreferenced=1', { as: null })).status).toBe(401);
+      expect((await s.get('/media?unreferenced=1', { as: 'author' })).status).toBe(403);
+      expect((await s.get('/media?unreferenced=0', { as: 'author' })).status).toBe(200);
+      // The refusal to delete it names what the author may read: not the editor's draft.
+      const refused = await s.request('DELETE', `/media/${mine.id}`, { as: 'author' });
+      expect([refused.status, refused.body.code, refused.body.data.used_by]).toEqual([409, 'rest_media_in_use', []]);
+      const told = await s.request('DELETE', `/media/${mine.id}`);
+      expect(told.body.data.used_by).toEqual([{ type: 'event', id: draft.body.id }]);
+    });
+
     it('refuses to delete an image in use (trashed items too), and deletes one no longer used with its files', async () => {
       const media = (await upload(s, await photo(400, 300), 'used.jpg')).body;
       const event = (
