@@ -6,9 +6,8 @@
 // (CALDAV_MAX_*), so that the refusals need small bodies.
 import { expect, it } from 'vitest';
 import type { Role } from '../../src/auth/roles.js';
-import { importIcs } from '../../src/import/commands.js';
-import { plainProgress } from '../../src/import/progress.js';
 import { describeEachDatabase } from '../setup/each-database.js';
+import { importCalendarAs } from '../setup/importing.js';
 import type { TestServer } from '../setup/server.js';
 
 const ALL = '/caldav/calendars/events/';
@@ -67,21 +66,7 @@ const uidsOf = (text: string) => [...text.matchAll(/^UID:(.*)\r$/gm)].map((m) =>
 describeEachDatabase(
   'CalDAV identities, kept lines and limits',
   (s, kind) => {
-    const importFeed = (text: string) =>
-      importIcs(
-        {
-          ctx: {
-            db: s.db.prisma,
-            caller: { id: s.users.administrator.id, login: 'administrator', role: 'administrator' },
-            siteZone: 'UTC',
-            now: new Date(),
-          },
-          dryRun: false,
-        },
-        text,
-        plainProgress({ write: () => undefined }),
-        new AbortController().signal,
-      );
+    const importFeed = (text: string) => importCalendarAs(s, 'administrator', text);
     const idOf = async (title: string) => (await s.db.prisma.event.findFirstOrThrow({ where: { title } })).id;
     const feedUids = async () => uidsOf((await s.get('/events.ics?start_date=2044-01-01&end_date=2044-12-31')).text);
 

@@ -5,9 +5,8 @@
 // deletions), so that a door refusing everything does not pass for a safe one.
 import { expect, it } from 'vitest';
 import type { Role } from '../../src/auth/roles.js';
-import { importIcs } from '../../src/import/commands.js';
-import { plainProgress } from '../../src/import/progress.js';
 import { describeEachDatabase } from '../setup/each-database.js';
+import { importCalendarAs, vcalendar } from '../setup/importing.js';
 import type { TestServer } from '../setup/server.js';
 
 type Who = Role | null;
@@ -43,23 +42,6 @@ async function dav(s: TestServer, who: Who, method: string, path: string, body?:
 }
 
 const ok = (status: number) => status >= 200 && status < 300;
-
-function vcalendar(uid: string, lines: string[]): string {
-  return [
-    'BEGIN:VCALENDAR',
-    'VERSION:2.0',
-    'PRODID:-//tests//EN',
-    'BEGIN:VEVENT',
-    `UID:${uid}`,
-    'DTSTAMP:20260101T000000Z',
-    'DTSTART:20420601T180000Z',
-    'DTEND:20420601T200000Z',
-    ...lines,
-    'END:VEVENT',
-    'END:VCALENDAR',
-    '',
-  ].join('\r\n');
-}
 
 describeEachDatabase('every door against the REST API', (s) => {
   /** A fresh copy of the fixtures: each door's changes and deletions meet the same items. */
@@ -204,24 +186,10 @@ describeEachDatabase('every door against the REST API', (s) => {
         ],
       ];
       if (who) {
-        const user = s.users[who];
         doors.push([
           'the importer',
           (title, category) =>
-            importIcs(
-              {
-                ctx: {
-                  db: s.db.prisma,
-                  caller: { id: user.id, login: who, role: who },
-                  siteZone: 'UTC',
-                  now: new Date(),
-                },
-                dryRun: false,
-              },
-              vcalendar(unique('import-uid'), [`SUMMARY:${title}`, `CATEGORIES:${category}`]),
-              plainProgress({ write: () => undefined }),
-              new AbortController().signal,
-            ),
+            importCalendarAs(s, who, vcalendar(unique('import-uid'), [`SUMMARY:${title}`, `CATEGORIES:${category}`])),
         ]);
       }
       for (const [door, create] of doors) {

@@ -4,12 +4,11 @@
 // CalDAV expansion counts the dates ical.js checks, not only the starts it gives, stops at its
 // steps, and stops when its client goes away. Steps are read from their metric, never timed.
 import { expect, it } from 'vitest';
-import { importIcs } from '../../src/import/commands.js';
-import { plainProgress } from '../../src/import/progress.js';
 import { expansionSteps } from '../../src/metrics/registry.js';
 import { extendSeries } from '../../src/services/series.js';
 import { DEFAULT_RECURRENCE } from '../../src/config.js';
 import { describeEachDatabase } from '../setup/each-database.js';
+import { importCalendarAs } from '../setup/importing.js';
 import type { TestServer } from '../setup/server.js';
 
 /** The author's rule of the report: a Monday 29 February at 03:00, every 28 to 40 years, walked by the hour. */
@@ -117,21 +116,7 @@ describeEachDatabase(
       expect(refusal).toContain('<c:valid-calendar-data/>');
       expect(refusal).toContain('too rare to expand');
 
-      const summary = await importIcs(
-        {
-          ctx: {
-            db: s.db.prisma,
-            caller: { id: s.users.administrator.id, login: 'administrator', role: 'administrator' },
-            siteZone: 'UTC',
-            now: new Date(),
-          },
-          dryRun: false,
-          concurrency: 1,
-        },
-        calendar('rare-import@test', RARE),
-        plainProgress({ write: () => undefined }),
-        new AbortController().signal,
-      );
+      const summary = await importCalendarAs(s, 'administrator', calendar('rare-import@test', RARE));
       expect(summary.counts.event.created).toBe(0);
       expect(summary.skipped).toEqual([
         expect.objectContaining({
