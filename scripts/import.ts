@@ -30,8 +30,9 @@ const USAGE = `Usage: npm run import -- <source> [options]
   --max-pages N      pages read of each of a site's lists (default ${DEFAULT_LIMITS.maxPages})
   --max-items N      items taken of each kind, or VEVENTs of a file (default ${DEFAULT_LIMITS.maxItems})
   --max-links N      categories, tags or organizers taken of one item (default ${DEFAULT_LIMITS.maxLinks})
-  --allow-private    read from private, loopback and link-local addresses too (a site or file on
-                     this machine or a closed network; its images too): refused otherwise
+  --allow-private    read from the source's private, loopback or link-local address too (a site or
+                     file on this machine or a closed network): refused otherwise, and always for
+                     what the source names on another host (an image on another private address)
 
 Run it again to bring changes over: items imported before are updated, not created again.
 Exit status: 0 done, every item taken; 3 done, some items skipped (they are listed); 1 failed, or not
@@ -118,7 +119,7 @@ async function main(argv: string[]): Promise<number> {
               base: location,
               user: values.user,
               appPassword: values['app-password'] ?? process.env.TEC_APP_PASSWORD,
-              fetch: { allowPrivate: values['allow-private'] },
+              fetch: { allowPrivate: privateOf(values['allow-private'], location) },
               limits,
             },
             progress,
@@ -127,7 +128,7 @@ async function main(argv: string[]): Promise<number> {
         : await importIcs(
             run,
             await readIcs(location, {
-              allowPrivate: values['allow-private'],
+              allowPrivate: privateOf(values['allow-private'], location),
               onRetry: (line) => {
                 progress.log(line);
               },
@@ -172,6 +173,11 @@ async function importingUser(prisma: import('../src/db/client.js').PrismaClient,
 }
 
 class UsageError extends Error {}
+
+/** `--allow-private`: the source's own origin alone may be private (lib/guarded-fetch.ts). */
+function privateOf(allowed: boolean, location: string): false | { origin: string } {
+  return allowed && URL.canParse(location) && { origin: new URL(location).origin };
+}
 
 /** Writers at once on PostgreSQL: scripts/bench/import.ts measured 1, 2, 4 and 8. */
 const IMPORT_CONCURRENCY = 4;

@@ -8,7 +8,14 @@
 // request, a pause or a wait at once (Stopped).
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
-import { type Credentials, guardedFetch, OutboundRefused, type Network, shownUrl } from '../lib/guarded-fetch.js';
+import {
+  type Credentials,
+  guardedFetch,
+  OutboundRefused,
+  type Network,
+  type OutboundRequest,
+  shownUrl,
+} from '../lib/guarded-fetch.js';
 
 export class SourceError extends Error {
   constructor(
@@ -26,8 +33,8 @@ export class SourceError extends Error {
 export interface FetchOptions {
   /** Sent as Authorization (Basic with a WordPress application password), to their origin only. */
   credentials?: Credentials;
-  /** Private, loopback and link-local addresses may be read (`npm run import -- --allow-private`). */
-  allowPrivate?: boolean;
+  /** Private, loopback and link-local addresses may be read: of the source's origin alone with `npm run import -- --allow-private` (lib/guarded-fetch.ts). */
+  allowPrivate?: OutboundRequest['allowPrivate'];
   accept?: string;
   /** Attempts after the first (tests lower the pauses with `minTimeoutMs`). */
   retries?: number;

@@ -72,8 +72,12 @@ export interface OutboundRequest {
   headers?: Record<string, string>;
   body?: string;
   credentials?: Credentials;
-  /** The operator's switch: private, loopback and link-local addresses may be called. */
-  allowPrivate: boolean;
+  /**
+   * The operator's switch: private, loopback and link-local addresses may be called, of any origin
+   * (`true`), or of one origin alone (an import's source on a closed network: what it names
+   * elsewhere, an image on another private host, stays refused).
+   */
+  allowPrivate: boolean | { origin: string };
   /** The largest body read, decompressed. */
   maxBytes: number;
   /** Past maxBytes the answer is refused (the default), or its first maxBytes kept (an excerpt). */
@@ -186,7 +190,10 @@ async function checkedAddress(target: URL, request: OutboundRequest, signal: Abo
   const family = net.isIP(host);
   const addresses = family ? [{ address: host, family }] : await resolved(host, request.network, signal);
   // As when a webhook is subscribed (webhook-targets.ts): one address not public refuses the name.
-  if (!request.allowPrivate && !addresses.every((a) => isPublicAddress(a.address))) {
+  const mayBePrivate =
+    request.allowPrivate === true ||
+    (typeof request.allowPrivate === 'object' && request.allowPrivate.origin === target.origin);
+  if (!mayBePrivate && !addresses.every((a) => isPublicAddress(a.address))) {
     const shown = addresses.map((a) => a.address).join(', ');
     throw new OutboundRefused(
       `${shownUrl(target)}: ${host}${family ? '' : ` (${shown})`} is a private, loopback or link-local address, which is not called unless allowed`,

@@ -151,7 +151,7 @@ describeEachDatabase('the images a site names on other hosts', (s: TestServer, k
   let site: TecSite;
   let other: Awaited<ReturnType<typeof startImageHost>>;
   const published = () => site.events.filter((e) => e.status === 'publish');
-  const run = (base: string, fetch: { allowPrivate?: boolean; network?: Network }) =>
+  const run = (base: string, fetch: { allowPrivate?: boolean | { origin: string }; network?: Network }) =>
     importTec(
       {
         ctx: {
@@ -232,5 +232,31 @@ describeEachDatabase('the images a site names on other hosts', (s: TestServer, k
     expect(urls.sort()).toEqual([...refused].sort());
     expect(left.every(([text]) => text.includes('private, loopback or link-local'))).toBe(true);
     expect(summary.counts.event.skipped).toBe(0);
+  });
+
+  it("with the source's own private address allowed (--allow-private), still leave out images on other private hosts", async () => {
+    // The site on a private address, as on a closed network; every connection goes to loopback.
+    const sitePort = Number(new URL(site.base).port);
+    const names: Record<string, string[]> = {
+      'calendar.internal': ['10.0.0.5'],
+      'metadata.internal': ['169.254.169.254'],
+    };
+    const network: Network = {
+      resolve: (host) => Promise.resolve((names[host] ?? []).map((address) => ({ address, family: 4 }))),
+      connect: ({ address }) =>
+        net.connect({ host: '127.0.0.1', port: address === '10.0.0.5' ? sitePort : other.port }),
+    };
+    const [elsewhere] = published().slice(5, 6);
+    for (const event of published()) event.image = false;
+    elsewhere.image = { url: 'http://metadata.internal/latest/poster.png' };
+    const base = `http://calendar.internal${new URL(site.base).pathname}`;
+    const before = other.seen.length;
+    const summary = await run(base, { network, allowPrivate: { origin: 'http://calendar.internal' } });
+    expect(summary.counts.event.created).toBeGreaterThan(0);
+    expect(other.seen.length).toBe(before);
+    const left = [...summary.remarks].filter(([text]) => text.startsWith('image left out:'));
+    expect(left.map(([text]) => /^image left out: (\S+): /.exec(text)?.[1])).toEqual([
+      'http://metadata.internal/latest/poster.png',
+    ]);
   });
 });
