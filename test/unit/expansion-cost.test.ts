@@ -72,7 +72,10 @@ describe('what ical.js can walk', () => {
     ['FREQ=WEEKLY;BYMONTHDAY=1', /RFC 5545 does not allow BYMONTHDAY in a WEEKLY rule/],
     ['FREQ=MONTHLY;BYYEARDAY=1', /RFC 5545 does not allow BYYEARDAY in a MONTHLY rule/],
     // A leap day every four years from a year that is not a leap year never occurs; ical.js made up 1 March.
-    ['FREQ=YEARLY;INTERVAL=4;BYMONTH=2;BYMONTHDAY=29', /disagree on its starts after the first \(none or 20050301T100000/],
+    [
+      'FREQ=YEARLY;INTERVAL=4;BYMONTH=2;BYMONTHDAY=29',
+      /disagree on its starts after the first \(none or 20050301T100000/,
+    ],
   ])('%s is refused', (rule, why) => {
     expect(walkProblem(rule, from)).toMatch(why);
   });
