@@ -665,19 +665,22 @@ const problems = new Map<string, string | undefined>();
  * Why ical.js (which expands CalDAV reports) cannot walk a rule's value (`FREQ=...`) from `dtstart`
  * (wall-clock) as rrule (which expands everything else) does, or undefined: a part RFC 5545 forbids
  * with its FREQ, an iterator ical.js will not build or that throws (`BYYEARDAY` with `BYMONTH`), or
- * first starts that differ (ical.js moves `BYMONTHDAY=29` of a February without one to 1 March).
+ * first starts that differ (ical.js moves `BYMONTHDAY=29` of a February without one to 1 March;
+ * it leaves BYWEEKNO out). Without `startsCompared`, only the first two: what no reader can walk,
+ * refused when written; a valid rule ical.js walks otherwise is the service's all the same (rrule
+ * walks it everywhere else), and only a CalDAV expansion of it is refused, on its own response.
  * Bounded: SAMPLE starts of each, ical.js's steps counted as caldav/query.ts counts them.
  */
-export function walkProblem(value: string, dtstart: Date): string | undefined {
-  const key = `${value}@${dtstart.getTime()}`;
+export function walkProblem(value: string, dtstart: Date, startsCompared = true): string | undefined {
+  const key = `${value}@${dtstart.getTime()}@${startsCompared}`;
   if (problems.has(key)) return problems.get(key);
-  const problem = findWalkProblem(value, dtstart);
+  const problem = findWalkProblem(value, dtstart, startsCompared);
   if (problems.size >= 10_000) problems.clear(); // the rules seen lately, not a store
   problems.set(key, problem);
   return problem;
 }
 
-function findWalkProblem(value: string, dtstart: Date): string | undefined {
+function findWalkProblem(value: string, dtstart: Date, startsCompared: boolean): string | undefined {
   let parts: Map<string, string>;
   try {
     parts = readParts(value, (why) => {
@@ -701,6 +704,7 @@ function findWalkProblem(value: string, dtstart: Date): string | undefined {
   } catch (err) {
     return `ical.js cannot walk the rule: ${err instanceof Error ? err.message : String(err)}`;
   }
+  if (!startsCompared) return undefined;
   // Those ical.js found within its steps are compared (all SAMPLE, or all there are, when whole).
   const wanted = theirs.whole ? SAMPLE : theirs.starts.length;
   const ours: number[] = [];

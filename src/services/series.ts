@@ -101,9 +101,10 @@ export function readRecurrence(lines: readonly string[], zone: EventZone, allDay
     }
     const why = seriesTooCostly(recurrence.rules, start);
     if (why) throw new RecurrenceError(why);
-    // CalDAV reports expand with ical.js: a rule it walks otherwise, or not at all, is refused.
+    // A rule RFC 5545 forbids, or that ical.js (CalDAV's expander) cannot walk at all, is refused; a
+    // valid one it walks otherwise (BYWEEKNO) is taken, and a CalDAV expansion of it refused alone.
     for (const { text } of recurrence.rules) {
-      const problem = walkProblem(text.slice('RRULE:'.length), start);
+      const problem = walkProblem(text.slice('RRULE:'.length), start, false);
       if (problem) throw new RecurrenceError(`${text}: ${problem}`);
     }
     return recurrence;

@@ -107,17 +107,8 @@ describeEachDatabase(
         expect(r.status, r.text).toBe(400);
         expect(r.body.data.params.recurrence).toMatch(refusal);
       }
-      // The same days by a coarser walk are taken, when ical.js walks them as rrule does: it gives up
-      // after 28 years without a start, and a Monday 29 February comes 40 years apart across 2100.
-      await series('Christmas', '2032-12-25 09:00', 'RRULE:FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=25');
-      const leapMondays = await s.post('/events', {
-        title: 'Leap Mondays',
-        start_date: '2032-03-01 03:00',
-        end_date: '2032-03-01 04:00',
-        recurrence: ['RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO'],
-      });
-      expect(leapMondays.status, leapMondays.text).toBe(400);
-      expect(leapMondays.body.data.params.recurrence).toMatch(/disagree on its starts .*21120229T030000/);
+      // The same days by a coarser walk are taken.
+      await series('Leap Mondays', '2032-03-01 03:00', 'RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO');
 
       const put = await dav(s, 'PUT', '/caldav/calendars/events/rare-rule.ics', calendar('rare-rule@test', RARE));
       expect(put.status).toBe(403);
@@ -290,12 +281,6 @@ describeEachDatabase(
         'RRULE:FREQ=YEARLY;BYYEARDAY=1;BYMONTHDAY=1',
         /ical.js cannot walk the rule: Invalid BYYEARDAY/,
       );
-      // Never a 29 February from 2001 by fours: ical.js made up 1 March 2005, 2009, ...
-      await refused(
-        '2001-03-01 10:00',
-        'RRULE:FREQ=YEARLY;INTERVAL=4;BYMONTH=2;BYMONTHDAY=29',
-        /disagree on its starts/,
-      );
       const put = await dav(
         s,
         'PUT',
@@ -312,8 +297,10 @@ describeEachDatabase(
         '2026-03-01 10:00',
         'RRULE:FREQ=YEARLY;BYYEARDAY=60;BYMONTH=3',
       );
-      const madeUp = await storedBefore(
-        'Stored leap days',
+      // Never a 29 February from 2001 by fours, which the service takes (rrule walks it: no start);
+      // ical.js would make up 1 March 2005, 2009, ...: its expansion is refused on its own response.
+      const madeUp = await series(
+        'Leap days by fours',
         '2001-03-01 10:00',
         'RRULE:FREQ=YEARLY;INTERVAL=4;BYMONTH=2;BYMONTHDAY=29',
       );

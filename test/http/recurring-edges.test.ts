@@ -41,20 +41,14 @@ describeEachDatabase('recurring events at their edges', (s) => {
       expect(r.status, `${rule}: ${r.text}`).toBe(400);
       expect(r.body.data.params.recurrence).toMatch(/never gives a start|at most hourly/);
     }
-    // Rare is not never: 29 February.
-    const leapDays = 'RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;COUNT=2';
-    const made = await series({ start_date: '2032-01-10 10:00', end_date: '2032-01-10 11:00', recurrence: [leapDays] });
-    expect(await occurrencesOf(s, made.id)).toHaveLength(2);
-    // Week 53 of the years that have one is refused all the same: ical.js, which expands CalDAV
-    // reports, leaves BYWEEKNO out and would give every Thursday.
-    const week53 = await s.post('/events', {
-      title: 'Week 53',
-      start_date: '2032-01-10 10:00',
-      end_date: '2032-01-10 11:00',
-      recurrence: ['RRULE:FREQ=YEARLY;BYWEEKNO=53;BYDAY=TH;COUNT=2'],
-    });
-    expect(week53.status, week53.text).toBe(400);
-    expect(week53.body.data.params.recurrence).toMatch(/disagree on its starts/);
+    // Rare is not never: 29 February, and week 53 of the years that have one.
+    for (const rule of [
+      'RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;COUNT=2',
+      'RRULE:FREQ=YEARLY;BYWEEKNO=53;BYDAY=TH;COUNT=2',
+    ]) {
+      const made = await series({ start_date: '2032-01-10 10:00', end_date: '2032-01-10 11:00', recurrence: [rule] });
+      expect(await occurrencesOf(s, made.id), rule).toHaveLength(2);
+    }
     // A COUNT is walked from the start on the event loop: 5,000 at most (an UNTIL goes further).
     const counted = await s.post('/events', {
       title: 'Too many',
