@@ -11,7 +11,7 @@ import type { ServerResponse } from 'node:http';
 import { DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config.js';
 import { performance } from 'node:perf_hooks';
 import { eachInSlices } from '../lib/slices.js';
-import { ruleCost } from '../lib/recurrence.js';
+import { ruleCost, walkProblem } from '../lib/recurrence.js';
 import { expansionSteps } from '../metrics/registry.js';
 import { OverBudget } from './answer.js';
 import { DavError, caldavCondition } from './errors.js';
@@ -114,8 +114,12 @@ function utcDateTime(value: string): Date | undefined {
   return same ? date : undefined;
 }
 
-/** How often a walk looks at the clock and at the client: every this many steps. */
-const CHECK_EVERY = 1000;
+/**
+ * How often a walk adds its steps to their metric (a metric's inc is too dear for each step). The
+ * clock and the client are looked at every step: one step of a rule stored before its INTERVAL was
+ * bounded can take a second of ical.js's work, and a look at the clock costs some 50 ns.
+ */
+const COUNT_EVERY = 1000;
 
 /**
  * What one request may expand: occurrences written, steps of the rules walked to find them, counted
@@ -138,7 +142,10 @@ export class ExpansionBudget {
 
   take(kind: 'instances' | 'steps') {
     if (--this.left[kind] < 0) throw this.refusal();
-    if (kind === 'steps' && ++this.uncounted === CHECK_EVERY) this.check();
+    if (kind !== 'steps') return;
+    if (++this.uncounted === COUNT_EVERY) this.count();
+    if (this.signal?.aborted) throw new DavError(499, 'The client closed the connection.');
+    if (performance.now() > this.deadline) throw this.refusal('The walk took longer than that.');
   }
 
   /** Adds the steps taken since the last check to the metric (a metric's inc is too dear for each step). */
@@ -160,12 +167,6 @@ export class ExpansionBudget {
       `An expansion writes at most ${expandInstances} occurrences and walks at most ${expandSteps} steps of the rules (${expandMs} ms) per request: ask for a shorter time range. ${why}`.trim(),
       caldavCondition('max-instances'),
     );
-  }
-
-  private check() {
-    this.count();
-    if (this.signal?.aborted) throw new DavError(499, 'The client closed the connection.');
-    if (performance.now() > this.deadline) throw this.refusal('The walk took longer than that.');
   }
 }
 
@@ -203,12 +204,31 @@ export async function expand(text: string, range: TimeRange, budget: ExpansionBu
   else {
     try {
       for (const instance of await occurrences(event, range, budget, room)) out.addSubcomponent(instance);
+    } catch (err) {
+      if (err instanceof DavError || err instanceof OverBudget) throw err;
+      // ical.js threw in its walk ("Same occurrence found twice"): this resource alone is refused.
+      throw new Unwalkable(`ical.js cannot walk the rule: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       budget.count();
     }
   }
   return out.toString();
 }
+
+/**
+ * A series whose rule ical.js cannot walk as the service reads it (lib/recurrence.ts walkProblem;
+ * only a rule stored before that check can be one): its resource is answered 403 on its own, the
+ * rest of the report as usual.
+ */
+export class Unwalkable extends DavError {
+  constructor(why: string) {
+    super(403, `The series is not expanded: ${why}`, caldavCondition('valid-calendar-data'));
+  }
+}
+
+/** An ICAL.Time's wall-clock reading as a Date whose UTC fields hold it (as lib/recurrence.ts reads starts). */
+const wallClock = (time: ICAL.Time) =>
+  new Date(Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second));
 
 /**
  * The series' occurrences in the range, each a VEVENT of its own, within the budget; the rule is
@@ -225,10 +245,13 @@ async function occurrences(
 ): Promise<ICAL.Component[]> {
   const from = range.start ? ICAL.Time.fromJSDate(range.start, true) : undefined;
   const to = range.end ? ICAL.Time.fromJSDate(range.end, true) : undefined;
+  const dtstart = wallClock(event.startDate);
   for (const property of event.component.getAllProperties('rrule')) {
     const rule = property.getFirstValue() as ICAL.Recur;
-    const why = ruleCost(rule.toString());
+    const why = ruleCost(rule.toString(), dtstart);
     if (why) throw budget.refusal(`The rule is not expanded: ${why}`);
+    const problem = walkProblem(rule.toString(), dtstart);
+    if (problem) throw new Unwalkable(problem);
     if (range.start && !rule.count) budget.need(stepsToReach(rule, event.startDate.toJSDate(), range.start));
   }
   const iterator = event.iterator();
@@ -247,10 +270,12 @@ async function occurrences(
     if (to && details.startDate.compare(to) >= 0) return;
     budget.take('instances');
     const source = details.item.component;
-    if (!sizes.has(source)) sizes.set(source, source.toString().length);
+    const instance = inUtc(source, details);
+    // Each occurrence of a VEVENT is as long as its first, as written: without its RDATE and EXDATE lines.
+    if (!sizes.has(source)) sizes.set(source, instance.toString().length);
     bytes += sizes.get(source) ?? 0;
     if (bytes > room) throw new OverBudget();
-    instances.push(inUtc(source, details));
+    instances.push(instance);
   });
   return instances;
 }

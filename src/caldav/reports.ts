@@ -10,6 +10,7 @@ import { listedOnly, versionProps } from './props.js';
 import {
   expand,
   ExpansionBudget,
+  Unwalkable,
   type EventFilter,
   idsInRange,
   readFilter,
@@ -112,10 +113,16 @@ async function* withExpansion(
     const value = entry.values?.get(keyOf(CALDAV, 'calendar-data'));
     const text = entry.text;
     if (value && text !== undefined) {
-      const expanded = await expand(text, range, budget, answer.room());
-      entry.values?.set(keyOf(CALDAV, 'calendar-data'), (element) => {
-        element.txt(expanded);
-      });
+      try {
+        const expanded = await expand(text, range, budget, answer.room());
+        entry.values?.set(keyOf(CALDAV, 'calendar-data'), (element) => {
+          element.txt(expanded);
+        });
+      } catch (err) {
+        if (!(err instanceof Unwalkable)) throw err;
+        yield { ...entry, status: err.status }; // that resource alone: the others are answered
+        continue;
+      }
     }
     yield entry;
   }

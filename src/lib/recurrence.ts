@@ -419,9 +419,10 @@ const densities = new Map<string, Density>();
  * milliseconds, so those count one step per start. A bounded probe: at most the cycle's 146,097 days
  * (about 20 ms, once per rule, as rules are kept by their parts).
  */
-export function densityOf(parts: ReadonlyMap<string, string>): Density {
+export function densityOf(parts: ReadonlyMap<string, string>, dtstart?: Date): Density {
   const freq = parts.get('FREQ') ?? '';
   const interval = Number(parts.get('INTERVAL') ?? 1);
+  if (dtstart && onLattice(parts)) return latticeDensity(parts, dtstart);
   const hours = parts.get('BYHOUR')?.split(',').length;
   // A weekly walk steps through the days BYDAY names (else DTSTART's) of each week.
   const weekdays = freq === 'WEEKLY' ? (parts.get('BYDAY')?.split(',').length ?? 1) / 7 : 1;
@@ -487,22 +488,107 @@ function weekdayGaps(parts: ReadonlyMap<string, string>): { longest: number; mea
   return { longest: Math.max(...runs), mean: 7 / sorted.length };
 }
 
+/**
+ * densityOf a rule whose INTERVAL steps over periods, from `dtstart`: its walk over a whole cycle
+ * of the calendar (after which it repeats), a step per FREQ times INTERVAL, each landing or not on
+ * a day (and an hour) its BY parts allow; a weekly step takes a step per day of its week it walks.
+ * `FREQ=DAILY;INTERVAL=366;BYMONTH=2;BYMONTHDAY=29` lands on 29 February once in some 2,500 steps,
+ * though the days of the cycle have one every 1,461. At most the cycle's 3.5 million hours, on a
+ * table of its days (some 30 ms, once per rule and start, as densities are kept).
+ */
+function latticeDensity(parts: ReadonlyMap<string, string>, dtstart: Date): Density {
+  const freq = parts.get('FREQ') ?? '';
+  const step = (STEP_HOURS.get(freq) ?? 1) * Number(parts.get('INTERVAL') ?? 1);
+  const cycleHour = CYCLE_START * 24;
+  const first = cycleHour + (((Math.floor(dtstart.getTime() / HOUR_MS) - cycleHour) % CYCLE_HOURS) + CYCLE_HOURS);
+  const key = `${[...parts].filter(([name]) => name !== 'COUNT' && name !== 'UNTIL').join(';')}@${first % CYCLE_HOURS}`;
+  const known = densities.get(key);
+  if (known) return known;
+  const lands = latticeLands(parts, first);
+  const perStep = freq === 'WEEKLY' ? (parts.get('BYDAY')?.split(',').length ?? 1) : 1;
+  const steps = CYCLE_HOURS / gcd(step, CYCLE_HOURS);
+  let firstLanding: number | undefined;
+  let previous: number | undefined;
+  let longest = 0;
+  let found = 0;
+  for (let k = 0; k < steps; k++) {
+    if (!lands(first + k * step)) continue;
+    if (previous !== undefined) longest = Math.max(longest, k - previous);
+    firstLanding ??= k;
+    previous = k;
+    found++;
+  }
+  const density =
+    firstLanding === undefined || previous === undefined
+      ? { longest: Infinity, mean: Infinity }
+      : { longest: Math.max(longest, firstLanding + steps - previous) * perStep, mean: (steps / found) * perStep };
+  if (densities.size >= 10_000) densities.clear();
+  densities.set(key, density);
+  return density;
+}
+
+/** Whether a rule's INTERVAL steps over periods whose days its BY parts choose (latticeDensity). */
+const onLattice = (parts: ReadonlyMap<string, string>) =>
+  Number(parts.get('INTERVAL') ?? 1) > 1 &&
+  STEP_HOURS.has(parts.get('FREQ') ?? '') &&
+  (dayMatcher(parts) !== undefined || parts.has('BYHOUR'));
+
+/** Whether a step of a walk from the hour `first` (hours since 1970) lands on a start: days looked up in a table of a cycle. */
+function latticeLands(parts: ReadonlyMap<string, string>, first: number): (hour: number) => boolean {
+  const matches = dayMatcher(parts) ?? (() => true);
+  const table = new Uint8Array(CYCLE_DAYS);
+  for (let d = 0; d < CYCLE_DAYS; d++) table[d] = matches(CYCLE_START + d) ? 1 : 0;
+  const dayOk = (day: number) => table[(((day - CYCLE_START) % CYCLE_DAYS) + CYCLE_DAYS) % CYCLE_DAYS] === 1;
+  if (parts.get('FREQ') === 'WEEKLY') return weekLands(parts, first, dayOk);
+  const hours = parts.get('FREQ') === 'HOURLY' ? parts.get('BYHOUR')?.split(',').map(Number) : undefined;
+  return (hour) => (!hours || hours.includes(hourOf(hour))) && dayOk(Math.floor(hour / 24));
+}
+
 /** The steps a walk of a rule takes from DTSTART to the end of its COUNT (0 without one). */
-const countWalk = ({ parts, count }: Pick<Recurrence['rules'][number], 'parts' | 'count'>) => {
-  const { longest, mean } = densityOf(parts);
+const countWalk = ({ parts, count }: Pick<Recurrence['rules'][number], 'parts' | 'count'>, dtstart?: Date) => {
+  const { longest, mean } = densityOf(parts, dtstart);
   return count === undefined ? 0 : Math.ceil(count * mean) + longest;
 };
+
+/**
+ * The largest INTERVAL of each FREQ: ten years a step for the walks by hours, days and weeks, a
+ * century for those by months and years. ical.js works out each step a month at a time, so one step
+ * of `FREQ=WEEKLY;INTERVAL=999999` took over a minute of CPU in one call no budget could stop; a
+ * ten-year step takes about a millisecond, and no calendar steps further.
+ */
+export const MAX_INTERVAL: ReadonlyMap<string, number> = new Map([
+  ['HOURLY', 87_660],
+  ['DAILY', 3_653],
+  ['WEEKLY', 522],
+  ['MONTHLY', 1_200],
+  ['YEARLY', 100],
+]);
+
+/** Why a rule's INTERVAL makes one step of its walk too long to take, or undefined. */
+export function stepTooLong(parts: ReadonlyMap<string, string>): string | undefined {
+  const freq = parts.get('FREQ') ?? '';
+  const most = MAX_INTERVAL.get(freq);
+  const interval = Number(parts.get('INTERVAL') ?? 1);
+  if (most === undefined || interval <= most) return undefined;
+  const span = freq === 'MONTHLY' || freq === 'YEARLY' ? 'a century' : 'ten years';
+  return `the INTERVAL of a ${freq} rule may be at most ${most} (${span} a step): one step of ${interval} is too long a walk.`;
+}
 
 /**
  * Why a rule's walk is too long to take, or undefined: its starts too rare (more than
  * MAX_STEPS_PER_START steps from one to the next), or its COUNT too long a walk for them.
  */
-export function tooCostly(rule: Pick<Recurrence['rules'][number], 'parts' | 'count'>): string | undefined {
-  const { longest } = densityOf(rule.parts);
+export function tooCostly(
+  rule: Pick<Recurrence['rules'][number], 'parts' | 'count'>,
+  dtstart?: Date,
+): string | undefined {
+  const step = stepTooLong(rule.parts);
+  if (step) return step;
+  const { longest } = densityOf(rule.parts, dtstart);
   if (longest > MAX_STEPS_PER_START) {
     return `its starts are too rare to expand: up to ${longest} steps of its FREQ from one start to the next, where at most ${MAX_STEPS_PER_START} are taken; give it a coarser FREQ (YEARLY or MONTHLY with the same BY parts).`;
   }
-  const walk = countWalk(rule);
+  const walk = countWalk(rule, dtstart);
   if (walk > MAX_COUNT_STEPS) {
     return `its COUNT is walked from the start in about ${walk} steps of its FREQ, where at most ${MAX_COUNT_STEPS} are taken; give a smaller COUNT, an UNTIL, or a coarser FREQ.`;
   }
@@ -520,13 +606,13 @@ export const MAX_RULES = 5;
  * Why a series' rules are too long to walk together, or undefined: each as tooCostly says, more
  * than MAX_RULES of them, or their COUNTs together too long a walk (each write walks them all).
  */
-export function seriesTooCostly(rules: Recurrence['rules']): string | undefined {
+export function seriesTooCostly(rules: Recurrence['rules'], dtstart: Date): string | undefined {
   if (rules.length > MAX_RULES) return `a series has at most ${MAX_RULES} RRULE lines.`;
   for (const rule of rules) {
-    const why = tooCostly(rule);
+    const why = tooCostly(rule, dtstart);
     if (why) return `${rule.text}: ${why}`;
   }
-  const walk = rules.reduce((sum, rule) => sum + countWalk(rule), 0);
+  const walk = rules.reduce((sum, rule) => sum + countWalk(rule, dtstart), 0);
   if (walk > MAX_COUNT_STEPS) {
     return `the COUNTs of its rules are walked from the start in about ${walk} steps together, where at most ${MAX_COUNT_STEPS} are taken; give smaller COUNTs, UNTILs, or fewer rules.`;
   }
@@ -538,7 +624,7 @@ export function seriesTooCostly(rules: Recurrence['rules']): string | undefined 
  * Recur.toString): why it is too costly to walk, or undefined; a rule whose parts cannot be read is
  * left to that reader.
  */
-export function ruleCost(value: string): string | undefined {
+export function ruleCost(value: string, dtstart?: Date): string | undefined {
   let parts: Map<string, string>;
   try {
     parts = readParts(value, (why) => {
@@ -550,7 +636,7 @@ export function ruleCost(value: string): string | undefined {
   // ical.js looks for a start of a yearly rule that never gives one until the year 20000.
   if (neverOccurs(parts)) return 'it never gives a start (no day has all its BY parts).';
   const count = parts.get('COUNT');
-  return tooCostly({ parts, count: count === undefined ? undefined : Number(count) });
+  return tooCostly({ parts, count: count === undefined ? undefined : Number(count) }, dtstart);
 }
 
 /**
@@ -558,7 +644,119 @@ export function ruleCost(value: string): string | undefined {
  * its walk is not too long to take (tooCostly; only a rule stored before these limits can be).
  */
 export const walkable = (rule: Pick<Recurrence['rules'][number], 'parts' | 'count'>, dtstart: Date) =>
-  tooCostly(rule) === undefined && reaches(rule.parts, dtstart);
+  tooCostly(rule, dtstart) === undefined && reaches(rule.parts, dtstart);
+
+/** Day parts RFC 5545 forbids with a FREQ (3.3.10), which ical.js refuses to walk and rrule reads its own way. */
+const FORBIDDEN_PARTS: [string, string[]][] = [
+  ['BYYEARDAY', ['DAILY', 'WEEKLY', 'MONTHLY']],
+  ['BYMONTHDAY', ['WEEKLY']],
+  ['BYWEEKNO', ['HOURLY', 'DAILY', 'WEEKLY', 'MONTHLY']],
+];
+
+/**
+ * The starts after DTSTART the two readers compare, and the steps ical.js may take to find them (a
+ * step of a rule far apart costs ical.js up to some 80 µs: about 80 ms at most).
+ */
+const SAMPLE = 5;
+const SAMPLE_STEPS = 1000;
+const problems = new Map<string, string | undefined>();
+
+/**
+ * Why ical.js (which expands CalDAV reports) cannot walk a rule's value (`FREQ=...`) from `dtstart`
+ * (wall-clock) as rrule (which expands everything else) does, or undefined: a part RFC 5545 forbids
+ * with its FREQ, an iterator ical.js will not build or that throws (`BYYEARDAY` with `BYMONTH`), or
+ * first starts that differ (ical.js moves `BYMONTHDAY=29` of a February without one to 1 March;
+ * it leaves BYWEEKNO out). Without `startsCompared`, only the first two: what no reader can walk,
+ * refused when written; a valid rule ical.js walks otherwise is the service's all the same (rrule
+ * walks it everywhere else), and only a CalDAV expansion of it is refused, on its own response.
+ * Bounded: SAMPLE starts of each, ical.js's steps counted as caldav/query.ts counts them.
+ */
+export function walkProblem(value: string, dtstart: Date, startsCompared = true): string | undefined {
+  const key = `${value}@${dtstart.getTime()}@${startsCompared}`;
+  if (problems.has(key)) return problems.get(key);
+  const problem = findWalkProblem(value, dtstart, startsCompared);
+  if (problems.size >= 10_000) problems.clear(); // the rules seen lately, not a store
+  problems.set(key, problem);
+  return problem;
+}
+
+function findWalkProblem(value: string, dtstart: Date, startsCompared: boolean): string | undefined {
+  let parts: Map<string, string>;
+  try {
+    parts = readParts(value, (why) => {
+      throw new RecurrenceError(why);
+    });
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+  const freq = parts.get('FREQ') ?? '';
+  for (const [part, frequencies] of FORBIDDEN_PARTS) {
+    if (parts.has(part) && frequencies.includes(freq)) return `RFC 5545 does not allow ${part} in a ${freq} rule.`;
+  }
+  // The walk without its end: the readers' COUNT and UNTIL are read alike, their steps may not be.
+  const open = [...parts]
+    .filter(([name]) => name !== 'COUNT' && name !== 'UNTIL')
+    .map(([name, val]) => `${name}=${val}`)
+    .join(';');
+  let theirs: { starts: number[]; whole: boolean };
+  try {
+    theirs = icalStarts(open, dtstart);
+  } catch (err) {
+    return `ical.js cannot walk the rule: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  if (!startsCompared) return undefined;
+  // Those ical.js found within its steps are compared (all SAMPLE, or all there are, when whole).
+  const wanted = theirs.whole ? SAMPLE : theirs.starts.length;
+  const ours: number[] = [];
+  if (wanted > 0)
+    new RRule({ ...RRule.parseString(open), dtstart, until: new Date(LAST) }).all((date) => {
+      if (date > dtstart) ours.push(date.getTime());
+      return ours.length < wanted;
+    });
+  const differ = ours.length !== theirs.starts.length || ours.some((ms, i) => ms !== theirs.starts[i]);
+  if (!differ) return undefined;
+  const shown = (list: number[]) => list.map((ms) => basic(new Date(ms), 'local')).join(', ') || 'none';
+  return `readers of iCalendar disagree on its starts after the first (${shown(ours)} or ${shown(theirs.starts)}): write it another way.`;
+}
+
+/** Thrown into ical.js's walk to end it when its steps are up. */
+const STEPS_UP = Symbol('steps up');
+
+/**
+ * The first SAMPLE starts after `dtstart` that ical.js walks a rule to, up to the year 9998, within
+ * SAMPLE_STEPS steps (`whole` when it found them all or ended); throws as ical.js does.
+ */
+function icalStarts(value: string, dtstart: Date): { starts: number[]; whole: boolean } {
+  const start = ICAL.Time.fromData({
+    year: dtstart.getUTCFullYear(),
+    month: dtstart.getUTCMonth() + 1,
+    day: dtstart.getUTCDate(),
+    hour: dtstart.getUTCHours(),
+    minute: dtstart.getUTCMinutes(),
+    second: dtstart.getUTCSeconds(),
+  });
+  const iterator = ICAL.Recur.fromString(value).iterator(start);
+  let steps = 0;
+  const check = iterator.check_contracting_rules.bind(iterator);
+  iterator.check_contracting_rules = () => {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- a signal to the loop below, not an error
+    if (++steps > SAMPLE_STEPS) throw STEPS_UP;
+    return check();
+  };
+  const starts: number[] = [];
+  try {
+    while (starts.length < SAMPLE) {
+      const next = iterator.next() as ICAL.Time | null;
+      if (!next || next.year > 9998) break;
+      const ms = Date.UTC(next.year, next.month - 1, next.day, next.hour, next.minute, next.second);
+      if (ms > dtstart.getTime()) starts.push(ms);
+    }
+  } catch (err) {
+    if (err !== STEPS_UP) throw err;
+    return { starts, whole: false };
+  }
+  return { starts, whole: true };
+}
 
 /** The values of an EXDATE or RDATE line, as ical.js reads them (each with its TZID, if any). */
 function readDates(line: string, fail: (why: string) => never): ICAL.Time[] {

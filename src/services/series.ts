@@ -38,6 +38,8 @@ import {
   RecurrenceError,
   type Recurrence,
   seriesTooCostly,
+  stepTooLong,
+  walkProblem,
   shiftLines,
   wallClockAt,
 } from '../lib/recurrence.js';
@@ -86,14 +88,25 @@ const SERIES_COLUMNS = {
 export function readRecurrence(lines: readonly string[], zone: EventZone, allDay: boolean, start: Date): Recurrence {
   try {
     const recurrence = parseRecurrence(lines, zone, allDay);
+    // A step too long is refused before reaches walks a cycle of such steps.
+    for (const { text, parts } of recurrence.rules) {
+      const why = stepTooLong(parts);
+      if (why) throw new RecurrenceError(`${text}: ${why}`);
+    }
     const stray = recurrence.rules.find(({ parts }) => !reaches(parts, start));
     if (stray) {
       throw new RecurrenceError(
         `${stray.text} never gives a start after the event's start: its INTERVAL steps from there never land on the hours or days its BY parts name.`,
       );
     }
-    const why = seriesTooCostly(recurrence.rules);
+    const why = seriesTooCostly(recurrence.rules, start);
     if (why) throw new RecurrenceError(why);
+    // A rule RFC 5545 forbids, or that ical.js (CalDAV's expander) cannot walk at all, is refused; a
+    // valid one it walks otherwise (BYWEEKNO) is taken, and a CalDAV expansion of it refused alone.
+    for (const { text } of recurrence.rules) {
+      const problem = walkProblem(text.slice('RRULE:'.length), start, false);
+      if (problem) throw new RecurrenceError(`${text}: ${problem}`);
+    }
     return recurrence;
   } catch (err) {
     if (err instanceof RecurrenceError) throw new InvalidInput({ recurrence: err.message });

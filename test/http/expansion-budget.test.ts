@@ -195,6 +195,153 @@ describeEachDatabase(
       expect((await stepsSoFar()) - far).toBe(0);
     });
 
+    /** Makes a series stored before a rule was refused: one written as allowed, its rule then set in the database. */
+    const storedBefore = async (title: string, start: string, rule: string) => {
+      const id = await series(title, start, 'RRULE:FREQ=WEEKLY;COUNT=3');
+      await s.db.prisma.$executeRawUnsafe(
+        'UPDATE events SET recurrence = ARRAY[$1]::text[], expanded_until_local = NULL WHERE id = $2',
+        rule,
+        id,
+      );
+      return id;
+    };
+
+    it('refuses an INTERVAL whose one step is too long a walk, at every door, and does not walk one stored before', async () => {
+      // One step of it was over a minute of ical.js's work, in one call no budget could stop.
+      const huge = 'RRULE:FREQ=WEEKLY;INTERVAL=999999;BYMONTH=1';
+      const rest = await s.post('/events', {
+        title: 'Huge steps',
+        start_date: '2020-01-01 10:00',
+        end_date: '2020-01-01 11:00',
+        recurrence: [huge],
+      });
+      expect(rest.status, rest.text).toBe(400);
+      expect(rest.body.data.params.recurrence).toMatch(/INTERVAL of a WEEKLY rule may be at most 522/);
+      const put = await dav(
+        s,
+        'PUT',
+        '/caldav/calendars/events/huge.ics',
+        calendar('huge@test', huge, '20200101T100000Z'),
+      );
+      const refusal = await put.text();
+      expect(put.status, refusal).toBe(403);
+      expect(refusal).toContain('<c:valid-calendar-data/>');
+      expect(refusal).toContain('may be at most 522');
+      const summary = await importCalendarAs(
+        s,
+        'administrator',
+        calendar('huge-import@test', huge, '20200101T100000Z'),
+      );
+      expect(summary.skipped).toEqual([
+        expect.objectContaining({ reason: expect.stringMatching(/may be at most 522/) }),
+      ]);
+      // Steps of 1,000 days land on a 29 February once in some 3,000: counted on its walk, not by its days.
+      const lattice = await s.post('/events', {
+        title: 'Leap days by thousands',
+        start_date: '2020-01-01 10:00',
+        end_date: '2020-01-01 11:00',
+        recurrence: ['RRULE:FREQ=DAILY;INTERVAL=1000;BYMONTH=2;BYMONTHDAY=29'],
+      });
+      expect(lattice.status, lattice.text).toBe(400);
+      expect(lattice.body.data.params.recurrence).toMatch(/too rare to expand: up to 3163 steps/);
+
+      const id = await storedBefore('Stored huge steps', '2020-01-01 10:00', huge);
+      const before = await stepsSoFar();
+      const r = await dav(
+        s,
+        'REPORT',
+        '/caldav/calendars/events/',
+        expansion(`${id}.ics`, '20250101T000000Z', '20260101T000000Z'),
+      );
+      const text = await r.text();
+      expect(r.status, text).toBe(403);
+      expect(text).toContain('<c:max-instances/>');
+      expect(text).toContain('may be at most 522');
+      expect((await stepsSoFar()) - before).toBe(0);
+    });
+
+    it('refuses rules ical.js cannot walk as the service reads them, and answers the others beside one stored before', async () => {
+      const refused = async (start: string, rule: string, why: RegExp) => {
+        const r = await s.post('/events', {
+          title: 'Unwalkable',
+          start_date: start,
+          end_date: start.replace(/ (\d\d)/, (_, h: string) => ` ${String(Number(h) + 1).padStart(2, '0')}`),
+          recurrence: [rule],
+        });
+        expect(r.status, r.text).toBe(400);
+        expect(r.body.data.params.recurrence).toMatch(why);
+      };
+      await refused(
+        '2026-03-01 10:00',
+        'RRULE:FREQ=WEEKLY;BYMONTHDAY=1',
+        /RFC 5545 does not allow BYMONTHDAY in a WEEKLY rule/,
+      );
+      await refused(
+        '2026-03-01 10:00',
+        'RRULE:FREQ=YEARLY;BYYEARDAY=1;BYMONTHDAY=1',
+        /ical.js cannot walk the rule: Invalid BYYEARDAY/,
+      );
+      const put = await dav(
+        s,
+        'PUT',
+        '/caldav/calendars/events/by-year-day.ics',
+        calendar('by-year-day@test', 'RRULE:FREQ=YEARLY;BYYEARDAY=60;BYMONTH=3', '20260301T100000Z'),
+      );
+      const refusal = await put.text();
+      expect(put.status, refusal).toBe(403);
+      expect(refusal).toContain('Invalid BYYEARDAY');
+
+      const kept = await series('Kept weekly', '2026-01-05 10:00', 'RRULE:FREQ=WEEKLY');
+      const thrown = await storedBefore(
+        'Stored by year day',
+        '2026-03-01 10:00',
+        'RRULE:FREQ=YEARLY;BYYEARDAY=60;BYMONTH=3',
+      );
+      // Never a 29 February from 2001 by fours, which the service takes (rrule walks it: no start);
+      // ical.js would make up 1 March 2005, 2009, ...: its expansion is refused on its own response.
+      const madeUp = await series(
+        'Leap days by fours',
+        '2001-03-01 10:00',
+        'RRULE:FREQ=YEARLY;INTERVAL=4;BYMONTH=2;BYMONTHDAY=29',
+      );
+      const hrefs = [kept, thrown, madeUp].map((id) => `<d:href>/caldav/calendars/events/${id}.ics</d:href>`).join('');
+      const r = await dav(
+        s,
+        'REPORT',
+        '/caldav/calendars/events/',
+        `<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data><c:expand start="20260101T000000Z" end="20300101T000000Z"/></c:calendar-data></d:prop>${hrefs}</c:calendar-multiget>`,
+      );
+      const text = await r.text();
+      expect(r.status, text).toBe(207);
+      const responses = text.split('<d:response>').slice(1);
+      expect(responses).toHaveLength(3);
+      expect(responses[0]).toContain('RECURRENCE-ID:20260105T100000Z');
+      for (const refused of responses.slice(1)) expect(refused).toContain('HTTP/1.1 403');
+      expect(text).not.toContain('RECURRENCE-ID:20290301');
+    });
+
+    it("charges each occurrence of an expansion its own size, not its series' RDATE lines", async () => {
+      // 1,000 RDATEs in 2030 (some 17 KB of lines), a daily rule expanded over January 2026.
+      const day = (i: number) =>
+        new Date(Date.UTC(2030, 0, 1) + i * 86_400_000).toISOString().replace(/[-:]|\.\d+/g, '');
+      const rdates = Array.from(
+        { length: 10 },
+        (_, line) => `RDATE:${Array.from({ length: 100 }, (_, i) => day(line * 100 + i)).join(',')}`,
+      ).join('\r\n');
+      const body = calendar('many-rdates@test', `RRULE:FREQ=DAILY\r\n${rdates}`, '20260101T100000Z');
+      const put = await dav(s, 'PUT', '/caldav/calendars/events/many-rdates.ics', body);
+      expect(put.status, await put.text()).toBe(201);
+      const r = await dav(
+        s,
+        'REPORT',
+        '/caldav/calendars/events/',
+        expansion('many-rdates.ics', '20260101T000000Z', '20260201T000000Z'),
+      );
+      const text = await r.text();
+      expect(r.status, text.slice(0, 500)).toBe(207);
+      expect(text.match(/RECURRENCE-ID:/g)).toHaveLength(31);
+    });
+
     it('stops walking when the client goes away', async () => {
       await leapDaysSince1000(s, 'leap-days-abandoned.ics');
       const before = await stepsSoFar();
@@ -226,5 +373,12 @@ describeEachDatabase(
       expect(last - before).toBeLessThan(STEPS / 2);
     });
   },
-  { env: { RECURRENCE_EXPAND_MAX_STEPS: String(STEPS), RECURRENCE_EXPAND_MAX_MS: '60000' } },
+  {
+    env: {
+      RECURRENCE_EXPAND_MAX_STEPS: String(STEPS),
+      RECURRENCE_EXPAND_MAX_MS: '60000',
+      // Small, so that 31 copies of a series' 17 KB of RDATE lines would not fit.
+      CALDAV_MAX_ANSWER_KB: '256',
+    },
+  },
 );
