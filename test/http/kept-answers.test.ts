@@ -113,9 +113,18 @@ describeEachDatabase(
     it('keeps the namespace index for the second its list window defaults were made in', async () => {
       const read = async () => (await s.get('/', { as: null })).text;
       const second = () => Math.floor(Date.now() / 1000);
-      const at = second();
-      const first = await read();
-      expect(await read()).toBe(first);
+      // Two reads within one second get one answer (tried again when a second turned between them) ...
+      let at: number;
+      let first: string;
+      for (;;) {
+        at = second();
+        first = await read();
+        const again = await read();
+        if (second() !== at) continue;
+        expect(again).toBe(first);
+        break;
+      }
+      // ... and a read in a later second another one.
       while (second() === at) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(await read()).not.toBe(first);
     });
