@@ -182,6 +182,43 @@ describeEachDatabase(
       expect(year.text).toContain('<d:number-of-matches-within-limits/>');
       expect(year.bytes).toBeLessThan(2048);
     });
+
+    it('answers a property asked many times once, and refuses more distinct properties than a request may name', async () => {
+      expect((await dav(s, 'PUT', `${ALL}twice.ics`, resource('limits-twice', 4), 'author')).status).toBe(201);
+      // 30 copies of a 4 KB text would pass the answer's 64 KB.
+      const repeated = `<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop>${'<c:calendar-data/><d:getetag/>'.repeat(30)}</d:prop></d:propfind>`;
+      const once = await dav(s, 'PROPFIND', `${ALL}twice.ics`, repeated);
+      expect(once.status).toBe(207);
+      expect(once.text.match(/<c:calendar-data>/g)).toHaveLength(1);
+      expect(once.text.match(/<d:getetag>/g)).toHaveLength(1);
+      const props = (n: number) =>
+        `<d:propfind xmlns:d="DAV:" xmlns:x="urn:x"><d:prop>${Array.from({ length: n }, (_, i) => `<x:p${i}/>`).join('')}</d:prop></d:propfind>`;
+      expect((await dav(s, 'PROPFIND', `${ALL}twice.ics`, props(100), null)).status).toBe(207);
+      const refused = await dav(s, 'PROPFIND', `${ALL}twice.ics`, props(101), null);
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('<d:number-of-matches-within-limits/>');
+      expect(refused.text).toContain('at most 100 distinct properties');
+    });
+
+    it('refuses a time range outside the years 0001 to 9999 with 400 in the DAV shape', async () => {
+      const query = (start: string, end: string) =>
+        `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"><c:time-range start="${start}" end="${end}"/></c:comp-filter></c:comp-filter></c:filter></c:calendar-query>`;
+      for (const [start, end] of [
+        ['00000101T000000Z', '00010101T000000Z'],
+        ['00001231T000000Z', '20260101T000000Z'],
+      ]) {
+        const refused = await dav(s, 'REPORT', ALL, query(start, end), null);
+        expect(refused.status, start).toBe(400);
+        expect(refused.text).toContain('<c:valid-filter/>');
+        expect(refused.text).toContain('in the years 1 to 9999');
+      }
+      // The first and the last years are there to ask about.
+      for (const [start, end] of [
+        ['00010101T000000Z', '00020101T000000Z'],
+        ['99990101T000000Z', '99991231T235959Z'],
+      ])
+        expect((await dav(s, 'REPORT', ALL, query(start, end), null)).status, start).toBe(207);
+    });
   },
   {
     env: {
