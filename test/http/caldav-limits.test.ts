@@ -4,6 +4,7 @@
 // past the limit and answers past their responses or bytes are refused with a precondition before
 // anything is sent, a streamed answer past its bytes ends with a 507 for the request, and an
 // expansion cannot copy a resource past the answer's bytes.
+import { connect } from 'node:net';
 import { expect, it } from 'vitest';
 import type { Role } from '../../src/auth/roles.js';
 import { describeEachDatabase } from '../setup/each-database.js';
@@ -227,5 +228,66 @@ describeEachDatabase(
       CALDAV_MAX_ANSWER_KB: String(MAX_KB),
       CALDAV_BIG_ANSWER_KB: '8',
     },
+  },
+);
+
+describeEachDatabase(
+  "CalDAV's big answers, a caller's few at once",
+  (s) => {
+    /** A REPORT whose client reads its answer's first bytes and then nothing more, which holds the answer open. */
+    function held(path: string, body: string): Promise<{ head: string; close: () => void }> {
+      const user = s.users.author;
+      const { hostname, port } = new URL(s.origin);
+      return new Promise((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () => {
+          socket.write(
+            [
+              `REPORT ${path} HTTP/1.1`,
+              `Host: ${hostname}:${port}`,
+              'Depth: 1',
+              'Content-Type: application/xml; charset=utf-8',
+              `Authorization: Basic ${Buffer.from(`${user.login}:${user.appPassword}`).toString('base64')}`,
+              `Content-Length: ${Buffer.byteLength(body)}`,
+              '',
+              body,
+            ].join('\r\n'),
+          );
+        });
+        socket.once('data', (first: Buffer) => {
+          socket.pause();
+          resolve({ head: first.toString('latin1', 0, 200), close: () => socket.destroy() });
+        });
+        socket.on('error', reject);
+      });
+    }
+
+    it("refuses a caller's expansion at once while its big answers are being sent, and takes it once one has ended", async () => {
+      // 300 copies of a 20 KB occurrence: an answer of 7 MB, more than the sockets between a
+      // client that does not read and the service take (some 4 MB), is held open.
+      const series = resource('big-daily', 20, ['RRULE:FREQ=DAILY;COUNT=300']);
+      expect((await dav(s, 'PUT', `${ALL}big-daily.ics`, series, 'author')).status).toBe(201);
+      const small = resource('small-daily', 0, ['RRULE:FREQ=DAILY;COUNT=10']);
+      expect((await dav(s, 'PUT', `${ALL}small-daily.ics`, small, 'author')).status).toBe(201);
+      const expanded = (name: string, end: string) =>
+        multiget([`${ALL}${name}`], `<c:calendar-data><c:expand start="20440601T000000Z" end="${end}"/></c:calendar-data>`);
+      const holder = await held(ALL, expanded('big-daily.ics', '20450601T000000Z'));
+      try {
+        expect(holder.head).toMatch(/^HTTP\/1.1 207 /);
+        // Even a small expansion could have been a big one: refused before it is walked.
+        const refused = await dav(s, 'REPORT', ALL, expanded('small-daily.ics', '20440603T000000Z'));
+        expect(refused.status).toBe(429);
+        expect(refused.headers.get('retry-after')).toBe('1');
+        // What builds nothing big is not held up.
+        expect((await dav(s, 'REPORT', ALL, multiget([`${ALL}small-daily.ics`]))).status).toBe(207);
+      } finally {
+        holder.close();
+      }
+      await expect
+        .poll(async () => (await dav(s, 'REPORT', ALL, expanded('small-daily.ics', '20440603T000000Z'))).status)
+        .toBe(207);
+    });
+  },
+  {
+    env: { CALDAV_MAX_ANSWER_KB: '16384', CALDAV_BIG_ANSWER_KB: '8', CALDAV_BIG_ANSWERS_PER_CALLER: '1' },
   },
 );
