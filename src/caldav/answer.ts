@@ -3,8 +3,8 @@
 // pass its byte budget that early is refused before any of it is sent. Past `bigBytes` it is a big
 // answer: it takes one of its caller's few slots (BigAnswers) and is written to the socket as it is
 // built (an expansion, which builds a resource's occurrences before writing them, takes the slot
-// before it starts), waiting for 'drain' whenever the client reads slower than it is written, so that memory
-// holds a part of it, never the whole. When the client leaves, the next write throws ClientGone,
+// before it starts), waiting for 'drain' whenever the client reads slower than it is written, so
+// that memory holds a part of it, never the whole. When the client leaves, the next write throws ClientGone,
 // which ends the work that was building it.
 import type { ServerResponse } from 'node:http';
 import type { CaldavLimits } from '../config.js';
