@@ -285,6 +285,21 @@ describeEachDatabase(
       const fits = calendar(master, override.filter((line) => !line.startsWith('LOCATION')));
       expect((await dav(s, 'PUT', `${ALL}names-${n}.ics`, 'author', fits)).status).toBe(201);
     });
+
+    it('refuses a PUT whose VTIMEZONE repeats more often than a zone does, before reading it', async () => {
+      const id = uid();
+      // ical.js would make each hour's change to 2032, five years past the event: some 26,000.
+      const zone = ['BEGIN:VTIMEZONE', 'TZID:Custom/Zone', 'BEGIN:STANDARD', 'DTSTART:20300101T000000']
+        .concat(['RRULE:FREQ=HOURLY', 'TZOFFSETFROM:+0100', 'TZOFFSETTO:+0100', 'END:STANDARD', 'END:VTIMEZONE']);
+      const event = vevent(id, 'Zoned').map((line) =>
+        line.replace(/^(DTSTART|DTEND):/, '$1;TZID=Custom/Zone:').replace(/Z$/, ''),
+      );
+      const put = await dav(s, 'PUT', `${ALL}zoned-${n}.ics`, 'author', calendar(zone, event));
+      expect(put.status).toBe(403);
+      expect(put.text).toContain('<c:valid-calendar-data/>');
+      expect(put.text).toContain("repeats HOURLY: a zone's rules repeat YEARLY or MONTHLY");
+      expect(await s.db.prisma.importedItem.count({ where: { externalId: id } })).toBe(0);
+    });
   },
   { env: { CALDAV_MAX_OVERRIDES: '3', CALDAV_MAX_KEPT_LINES: '20', CALDAV_MAX_KEPT_KB: '2', CALDAV_MAX_NAMES: '6' } },
 );
