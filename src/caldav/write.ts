@@ -198,7 +198,10 @@ function assertKeptFits(extras: string[], limits: CaldavWriteLimits) {
 function assertNamesFit(items: ImportItem[], limits: CaldavWriteLimits) {
   const names = new Set(items.flatMap((item) => (item.embedded ?? []).map((named) => named.externalId)));
   if (names.size > limits.maxNames)
-    throw tooLarge(`at most ${limits.maxNames} venues, organizers and categories by name (CALDAV_MAX_NAMES)`, names.size);
+    throw tooLarge(
+      `at most ${limits.maxNames} venues, organizers and categories by name (CALDAV_MAX_NAMES)`,
+      names.size,
+    );
 }
 
 /** A resource over one of the limits (RFC 4791 5.3.2.1): what it may hold and what it has. */

@@ -278,19 +278,29 @@ describeEachDatabase(
       const put = await dav(s, 'PUT', `${ALL}names-${n}.ics`, 'author', calendar(master, override));
       expect(put.status).toBe(403);
       expect(put.text).toContain('<c:max-resource-size/>');
-      expect(put.text).toMatch(/at most 6 venues, organizers and categories by name \(CALDAV_MAX_NAMES\); this one has 7/);
+      expect(put.text).toMatch(
+        /at most 6 venues, organizers and categories by name \(CALDAV_MAX_NAMES\); this one has 7/,
+      );
       expect(await s.db.prisma.term.count({ where: { name: { startsWith: 'Names ' } } })).toBe(0);
       expect(await s.db.prisma.venue.count({ where: { name: { startsWith: 'Names ' } } })).toBe(0);
       // Six are taken.
-      const fits = calendar(master, override.filter((line) => !line.startsWith('LOCATION')));
+      const fits = calendar(
+        master,
+        override.filter((line) => !line.startsWith('LOCATION')),
+      );
       expect((await dav(s, 'PUT', `${ALL}names-${n}.ics`, 'author', fits)).status).toBe(201);
     });
 
     it('refuses a PUT whose VTIMEZONE repeats more often than a zone does, before reading it', async () => {
       const id = uid();
       // ical.js would make each hour's change to 2032, five years past the event: some 26,000.
-      const zone = ['BEGIN:VTIMEZONE', 'TZID:Custom/Zone', 'BEGIN:STANDARD', 'DTSTART:20300101T000000']
-        .concat(['RRULE:FREQ=HOURLY', 'TZOFFSETFROM:+0100', 'TZOFFSETTO:+0100', 'END:STANDARD', 'END:VTIMEZONE']);
+      const zone = ['BEGIN:VTIMEZONE', 'TZID:Custom/Zone', 'BEGIN:STANDARD', 'DTSTART:20300101T000000'].concat([
+        'RRULE:FREQ=HOURLY',
+        'TZOFFSETFROM:+0100',
+        'TZOFFSETTO:+0100',
+        'END:STANDARD',
+        'END:VTIMEZONE',
+      ]);
       const event = vevent(id, 'Zoned').map((line) =>
         line.replace(/^(DTSTART|DTEND):/, '$1;TZID=Custom/Zone:').replace(/Z$/, ''),
       );

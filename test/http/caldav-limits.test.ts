@@ -269,7 +269,10 @@ describeEachDatabase(
       const small = resource('small-daily', 0, ['RRULE:FREQ=DAILY;COUNT=10']);
       expect((await dav(s, 'PUT', `${ALL}small-daily.ics`, small, 'author')).status).toBe(201);
       const expanded = (name: string, end: string) =>
-        multiget([`${ALL}${name}`], `<c:calendar-data><c:expand start="20440601T000000Z" end="${end}"/></c:calendar-data>`);
+        multiget(
+          [`${ALL}${name}`],
+          `<c:calendar-data><c:expand start="20440601T000000Z" end="${end}"/></c:calendar-data>`,
+        );
       const holder = await held(ALL, expanded('big-daily.ics', '20450601T000000Z'));
       try {
         expect(holder.head).toMatch(/^HTTP\/1.1 207 /);
