@@ -79,9 +79,7 @@ export async function multistatus(
     let count = 0;
     for await (const entry of entries) {
       if (++count > options.maxResponses) throw new OverBudget();
-      // Charged before it is built: no response is made that the answer could not take.
-      if ((entry.text?.length ?? 0) > answer.room(TAIL_BYTES)) throw new OverBudget();
-      const response = responseOf(entry, wanted);
+      const response = responseWithin(answer, entry, wanted);
       // A resource's text counts whether or not the response shows it (allprop gives its length).
       await answer.write(response, TAIL_BYTES, Math.max(Buffer.byteLength(response), entry.text?.length ?? 0));
       await turn();
@@ -105,6 +103,12 @@ export async function multistatus(
   if (token) add(tail, DAV, 'sync-token', token);
   await answer.write(`${cut || token ? serialize(tail) : ''}${closeRoot('multistatus')}`);
   answer.end();
+}
+
+/** The entry's response, charged before it is built: none is made that the answer could not take. */
+function responseWithin(answer: Answer, entry: Entry, wanted: Wanted): string {
+  if ((entry.text?.length ?? 0) > answer.room(TAIL_BYTES)) throw new OverBudget();
+  return responseOf(entry, wanted);
 }
 
 function responseOf(entry: Entry, wanted: Wanted): string {
