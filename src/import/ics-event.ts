@@ -22,6 +22,7 @@ import { firstLinks, type ImportItem, type ItemRef, type RefField } from './item
 import type { ImportLimits } from './limits.js';
 import { tidyLines } from '../lib/plain-text.js';
 import { displayNameZones } from './zone-names.js';
+import { ZONE_HORIZON } from './zone-bounds.js';
 
 export interface EventRead {
   item: ImportItem;
@@ -541,6 +542,9 @@ function reading(time: ICAL.Time, zones: Zones, remarks: string[]): Reading {
     };
   }
   const vtimezone = zones.get(tzid);
+  // ical.js would expand the file's zone to five years past the time: its bounds hold up to ZONE_HORIZON.
+  if (vtimezone && !eventZone(tzid) && fields.year > ZONE_HORIZON)
+    throw new Error(`Times in the zone ${tzid}, which the file gives, are read up to the year ${ZONE_HORIZON}.`);
   const iana = ianaName(tzid, vtimezone, fields);
   if (iana) {
     const at = DateTime.fromObject(fields, { zone: iana });

@@ -4,7 +4,8 @@
 // an HOURLY observance from 2000 is 236,000 changes (3 s, 300 MB), from the year 1000 it is
 // minutes and gigabytes. Real zones change a few times a year at most (YEARLY rules; MONTHLY is
 // allowed), from 1601 at the earliest (Outlook's), so a zone is read only within these bounds, and
-// the changes all of one file's zones would make up to HORIZON are counted against one budget.
+// the changes all of one file's zones would make up to ZONE_HORIZON are counted against one budget;
+// a time past it is not read in a file's zone (ics-event.ts), which would expand it further.
 import type ICAL from 'ical.js';
 
 /** Zones one file may give. */
@@ -13,9 +14,10 @@ export const MAX_ZONES = 50;
 export const MAX_OBSERVANCES = 100;
 /** The earliest year an observance may start (Outlook writes 1601). */
 export const FIRST_YEAR = 1600;
-/** Changes of offset all of a file's zones may make up to HORIZON: some 0.3 s of ical.js's work. */
+/** Changes of offset all of a file's zones may make up to ZONE_HORIZON: some 0.3 s of ical.js's work. */
 export const MAX_CHANGES = 20_000;
-const HORIZON = 2100;
+/** The last year a time is read in a zone a file gives (a 1601 zone to 9999 is 0.2 s of work). */
+export const ZONE_HORIZON = 2100;
 
 /** Changes a year a rule of each frequency makes, for each value of its BY parts. */
 const PER_YEAR: Record<string, number> = { YEARLY: 1, MONTHLY: 12 };
@@ -57,13 +59,13 @@ export function zoneRefusal(zone: ICAL.Component, budget: ZoneBudget): string | 
   }
   budget.changes -= changes;
   if (budget.changes < 0)
-    return `The file's VTIMEZONEs would make more than ${MAX_CHANGES} changes of offset up to ${HORIZON}: ${tzid} is not read.`;
+    return `The file's VTIMEZONEs would make more than ${MAX_CHANGES} changes of offset up to ${ZONE_HORIZON}: ${tzid} is not read.`;
   return undefined;
 }
 
-/** The changes of offset a zone's rule makes from its start to HORIZON (or its UNTIL, or its COUNT). */
+/** The changes of offset a zone's rule makes from its start to ZONE_HORIZON (or its UNTIL, or its COUNT). */
 function ruleChanges(rule: ICAL.Recur, from: number, perYear: number): number {
-  const to = Math.min(HORIZON, rule.until?.year ?? HORIZON);
+  const to = Math.min(ZONE_HORIZON, rule.until?.year ?? ZONE_HORIZON);
   const values = MULTIPLYING.reduce((n, part) => n * Math.max(1, rule.parts[part]?.length ?? 0), 1);
   const months = rule.freq === 'YEARLY' ? Math.max(1, rule.parts.BYMONTH?.length ?? 0) : 1;
   const all = Math.max(1, to - from + 1) * perYear * values * months;

@@ -519,9 +519,9 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
       ['BEGIN:VTIMEZONE', `TZID:${tzid}`, 'BEGIN:STANDARD', `DTSTART:${dtstart}`, `RRULE:${rule}`]
         .concat(['TZOFFSETFROM:+0100', 'TZOFFSETTO:+0100', 'END:STANDARD', 'END:VTIMEZONE'])
         .join('\r\n');
-    const event = (uid: string, tzid: string) =>
-      [`BEGIN:VEVENT`, `UID:${uid}`, 'DTSTAMP:20260101T000000Z', `DTSTART;TZID=${tzid}:20270101T100000`]
-        .concat([`DTEND;TZID=${tzid}:20270101T110000`, `SUMMARY:${uid}`, 'END:VEVENT'])
+    const event = (uid: string, tzid: string, year = 2027) =>
+      [`BEGIN:VEVENT`, `UID:${uid}`, 'DTSTAMP:20260101T000000Z', `DTSTART;TZID=${tzid}:${year}0101T100000`]
+        .concat([`DTEND;TZID=${tzid}:${year}0101T110000`, `SUMMARY:${uid}`, 'END:VEVENT'])
         .join('\r\n');
     const file = [
       'BEGIN:VCALENDAR',
@@ -538,11 +538,13 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
       event('zone-ancient@bounds.test', 'Custom/Ancient'),
       event('zone-outlook@bounds.test', 'Custom/Outlook'),
       event('zone-paris@bounds.test', 'Europe/Paris'),
+      // Its bounds hold to 2100: ical.js would expand the zone from 1601 to five years past the time.
+      event('zone-far@bounds.test', 'Custom/Outlook', 9990),
       'END:VCALENDAR',
       '',
     ].join('\r\n');
     const summary = await run(file, true);
-    expect(counts(summary)).toMatchObject({ created: 2, skipped: 2 });
+    expect(counts(summary)).toMatchObject({ created: 2, skipped: 3 });
     expect(summary.skipped).toEqual([
       expect.objectContaining({
         externalId: 'zone-hourly@bounds.test',
@@ -551,6 +553,10 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
       expect.objectContaining({
         externalId: 'zone-ancient@bounds.test',
         reason: expect.stringContaining('starts in 1500: zones are read from the year 1600'),
+      }),
+      expect.objectContaining({
+        externalId: 'zone-far@bounds.test',
+        reason: expect.stringContaining('Custom/Outlook, which the file gives, are read up to the year 2100'),
       }),
     ]);
   });
