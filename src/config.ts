@@ -185,6 +185,8 @@ export interface CaldavWriteLimits {
   maxOverrides: number;
   maxKeptLines: number;
   maxKeptBytes: number;
+  /** Distinct venues, organizers and categories its VEVENTs name, each a row the PUT may create. */
+  maxNames: number;
 }
 
 export interface HttpTimeouts {
@@ -289,6 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxOverrides: positiveInteger(env, 'CALDAV_MAX_OVERRIDES', 100),
       maxKeptLines: positiveInteger(env, 'CALDAV_MAX_KEPT_LINES', 2000),
       maxKeptBytes: positiveInteger(env, 'CALDAV_MAX_KEPT_KB', 256) * 1024,
+      maxNames: positiveInteger(env, 'CALDAV_MAX_NAMES', 300),
     },
   };
 }

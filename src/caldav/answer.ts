@@ -2,8 +2,9 @@
 // held in memory up to `bigBytes`: a small answer is sent whole with its length, and one that would
 // pass its byte budget that early is refused before any of it is sent. Past `bigBytes` it is a big
 // answer: it takes one of its caller's few slots (BigAnswers) and is written to the socket as it is
-// built, waiting for 'drain' whenever the client reads slower than it is written, so that memory
-// holds a part of it, never the whole. When the client leaves, the next write throws ClientGone,
+// built (an expansion, which builds a resource's occurrences before writing them, takes the slot
+// before it starts), waiting for 'drain' whenever the client reads slower than it is written, so
+// that memory holds a part of it, never the whole. When the client leaves, the next write throws ClientGone,
 // which ends the work that was building it.
 import type { ServerResponse } from 'node:http';
 import type { CaldavLimits } from '../config.js';
@@ -42,6 +43,7 @@ export class Answer {
   #held: string[] = [];
   #bytes = 0;
   #streaming = false;
+  #slot = false;
   #gone = false;
 
   /** `caller` keys the caller's big answers: its account, else its address. */
@@ -106,18 +108,28 @@ export class Answer {
     this.res.end(body);
   }
 
-  /** The answer turns big: the caller must have a slot free, given back when the answer closes. */
-  #start(): void {
+  /**
+   * Takes the caller's slot for a big answer now, before work that may build one in memory (an
+   * expansion): a caller with none free is refused at once, not after the work.
+   */
+  reserve(): void {
+    if (this.#slot) return;
     if (!this.big.take(this.caller))
       throw new DavError(
         429,
-        `At most ${this.big.perCaller} answers over ${this.limits.bigBytes / 1024} KB are sent to one caller at once: ask again when one has ended.`,
+        `At most ${this.big.perCaller} answers over ${this.limits.bigBytes / 1024} KB or expanding series are sent to one caller at once: ask again when one has ended.`,
         undefined,
         { 'Retry-After': '1' },
       );
+    this.#slot = true;
     this.res.once('close', () => {
       this.big.give(this.caller);
     });
+  }
+
+  /** The answer turns big: the caller must have a slot free, given back when the answer closes. */
+  #start(): void {
+    this.reserve();
     this.#streaming = true;
     this.res.statusCode = this.head.status;
     this.res.setHeader('Content-Type', this.head.type);

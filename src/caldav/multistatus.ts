@@ -14,12 +14,31 @@ export const XML = 'application/xml; charset=utf-8';
 /** What a PROPFIND or REPORT asks of each target: named properties, all of them, or their names. */
 export type Wanted = { names: XmlElement[] } | { all: true } | { propname: true };
 
+/**
+ * Distinct properties one request may name: each is written into every response, so a request of
+ * a few KB must not make every response that many times longer (docs/caldav.md, "Limits").
+ */
+export const MAX_PROPERTIES = 100;
+
 export function wantedOf(body: XmlElement | undefined): Wanted {
   if (!body) return { all: true };
   const prop = child(body, DAV, 'prop');
-  if (prop) return { names: prop.children };
+  if (prop) return { names: distinct(prop.children) };
   if (child(body, DAV, 'propname')) return { propname: true };
   return { all: true };
+}
+
+/** The names, each once (the first as written): a property asked twice is answered once. */
+function distinct(names: XmlElement[]): XmlElement[] {
+  const byKey = new Map<string, XmlElement>();
+  for (const name of names) {
+    const key = keyOf(name.ns, name.name);
+    if (byKey.has(key)) continue;
+    if (byKey.size === MAX_PROPERTIES)
+      throw tooMuch(`A request names at most ${MAX_PROPERTIES} distinct properties: ask for fewer.`);
+    byKey.set(key, name);
+  }
+  return [...byKey.values()];
 }
 
 /** One response of a multistatus. */
@@ -60,7 +79,7 @@ export async function multistatus(
     let count = 0;
     for await (const entry of entries) {
       if (++count > options.maxResponses) throw new OverBudget();
-      const response = responseOf(entry, wanted);
+      const response = responseWithin(answer, entry, wanted);
       // A resource's text counts whether or not the response shows it (allprop gives its length).
       await answer.write(response, TAIL_BYTES, Math.max(Buffer.byteLength(response), entry.text?.length ?? 0));
       await turn();
@@ -84,6 +103,12 @@ export async function multistatus(
   if (token) add(tail, DAV, 'sync-token', token);
   await answer.write(`${cut || token ? serialize(tail) : ''}${closeRoot('multistatus')}`);
   answer.end();
+}
+
+/** The entry's response, charged before it is built: none is made that the answer could not take. */
+function responseWithin(answer: Answer, entry: Entry, wanted: Wanted): string {
+  if ((entry.text?.length ?? 0) > answer.room(TAIL_BYTES)) throw new OverBudget();
+  return responseOf(entry, wanted);
 }
 
 function responseOf(entry: Entry, wanted: Wanted): string {

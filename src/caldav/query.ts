@@ -63,7 +63,7 @@ export function timeRange(element: XmlElement): TimeRange {
     if (!date)
       throw new DavError(
         400,
-        `A time-range ${name} is a UTC date-time such as 20260101T000000Z.`,
+        `A time-range ${name} is a UTC date-time such as 20260101T000000Z, in the years ${FIRST_YEAR} to ${LAST_YEAR}.`,
         caldavCondition('valid-filter'),
       );
     return date;
@@ -95,11 +95,16 @@ export async function idsInRange(db: PrismaClient, range: TimeRange): Promise<nu
   return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 
+/** The years a time-range may name: PostgreSQL's timestamps have no year 0, and the service none past 9999. */
+const FIRST_YEAR = 1;
+const LAST_YEAR = 9999;
+
 /** A UTC date-time as RFC 5545 writes it (`20260101T000000Z`), if it names a moment that exists. */
 function utcDateTime(value: string): Date | undefined {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
   if (!m) return undefined;
   const [year, month, day, hour, minute, second] = m.slice(1).map(Number);
+  if (year < FIRST_YEAR || year > LAST_YEAR) return undefined;
   // setUTCFullYear, unlike Date.UTC, takes the years 0 to 99 as they are.
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);

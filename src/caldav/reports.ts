@@ -44,6 +44,8 @@ export async function report(x: Exchange, body: XmlElement | undefined): Promise
   const seen = await x.seen();
   const calendarData = calendarDataOf(wanted);
   const answer = x.answer(207, XML);
+  // An expansion builds each resource's occurrences in memory before any is written.
+  if (calendarData?.expand) answer.reserve();
   if (is(body, CALDAV, 'calendar-multiget')) {
     const entries = await multiget(x, collection, target.segment, body, wanted);
     return respond(x, answer, withExpansion(x, answer, entries, calendarData), wanted);

@@ -12,10 +12,11 @@
 // not carry a UID another live event is exported with (409), nor one of the site's own form (403),
 // which the service gives the events it creates (docs/caldav.md, "Writing").
 //
-// Size: what a resource may hold (changed occurrences, kept lines and their bytes) is checked as
-// the body is read, before any database work, and refused with CALDAV:max-resource-size naming
-// the setting (config.ts CaldavWriteLimits): a PUT never runs into the transaction's time limit
-// for its size alone.
+// Size: what a resource may hold (changed occurrences, kept lines and their bytes, the venues,
+// organizers and categories it names, each a row it may create) is checked as the body is read,
+// before any database work, and refused with CALDAV:max-resource-size naming the setting
+// (config.ts CaldavWriteLimits): a PUT never runs into the transaction's time limit for its size
+// alone.
 //
 // Concurrency: the whole write is one transaction. Writers of one name, and of one UID, take turns
 // on advisory locks taken first; the event a name names is locked (FOR UPDATE) before its ETag is
@@ -189,6 +190,20 @@ function assertKeptFits(extras: string[], limits: CaldavWriteLimits) {
     throw tooLarge(`at most ${kilobytes} KB of kept lines (CALDAV_MAX_KEPT_KB)`, `${Math.ceil(bytes / 1024)} KB`);
 }
 
+/**
+ * The venues, organizers and categories the VEVENTs name, counted once each: a name new here is a
+ * row written in the PUT's transaction (some 9,000 took it past its 30 s), so they are bounded up
+ * front, whether or not they exist.
+ */
+function assertNamesFit(items: ImportItem[], limits: CaldavWriteLimits) {
+  const names = new Set(items.flatMap((item) => (item.embedded ?? []).map((named) => named.externalId)));
+  if (names.size > limits.maxNames)
+    throw tooLarge(
+      `at most ${limits.maxNames} venues, organizers and categories by name (CALDAV_MAX_NAMES)`,
+      names.size,
+    );
+}
+
 /** A resource over one of the limits (RFC 4791 5.3.2.1): what it may hold and what it has. */
 const tooLarge = (limit: string, has: number | string) =>
   new DavError(403, `A resource holds ${limit}; this one has ${has}.`, caldavCondition('max-resource-size'));
@@ -205,6 +220,7 @@ export async function putResource(
 ): Promise<{ created: boolean }> {
   const parsed = parseResource(body, collection, limits);
   const sent = itemsOf(parsed.text);
+  assertNamesFit(sent, limits);
   return retryOnConflict(() =>
     ctx.db.$transaction(
       async (tx) => {

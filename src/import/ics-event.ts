@@ -22,6 +22,7 @@ import { firstLinks, type ImportItem, type ItemRef, type RefField } from './item
 import type { ImportLimits } from './limits.js';
 import { tidyLines } from '../lib/plain-text.js';
 import { displayNameZones } from './zone-names.js';
+import { ZONE_HORIZON } from './zone-bounds.js';
 
 export interface EventRead {
   item: ImportItem;
@@ -32,9 +33,10 @@ export interface EventRead {
 
 /**
  * The file's VTIMEZONEs by TZID, and `floating`: the IANA zone its dates and floating times are in
- * (its X-WR-TIMEZONE), or '' for the site's.
+ * (its X-WR-TIMEZONE), or '' for the site's; `refused`: why those past the bounds of zone-bounds.ts
+ * were not read, by TZID.
  */
-export type Zones = Map<string, ICAL.Timezone> & { floating?: string };
+export type Zones = Map<string, ICAL.Timezone> & { floating?: string; refused?: Map<string, string> };
 
 /** The title of a VEVENT without SUMMARY (RFC 5545 does not require one), as calendar apps show it. */
 export const NO_TITLE = '(No title)';
@@ -540,11 +542,17 @@ function reading(time: ICAL.Time, zones: Zones, remarks: string[]): Reading {
     };
   }
   const vtimezone = zones.get(tzid);
+  // ical.js would expand the file's zone to five years past the time: its bounds hold up to ZONE_HORIZON.
+  if (vtimezone && !eventZone(tzid) && fields.year > ZONE_HORIZON)
+    throw new Error(`Times in the zone ${tzid}, which the file gives, are read up to the year ${ZONE_HORIZON}.`);
   const iana = ianaName(tzid, vtimezone, fields);
   if (iana) {
     const at = DateTime.fromObject(fields, { zone: iana });
     return { instant: at.toJSDate(), zone: { name: iana, tzid, converted: false }, isDate: false, date };
   }
+  // A zone not read for its cost refuses the events in it, unless its TZID is an IANA name (above).
+  const refused = zones.refused?.get(tzid);
+  if (refused) throw new Error(refused);
   if (!vtimezone) {
     remarks.push(
       `TZID "${tzid}" is neither an IANA name nor given in the file (RFC 5545 3.2.19): read in the site's zone`,

@@ -14,6 +14,7 @@ import { asUtf8, isUtf16, type Utf8File } from './ics-charset.js';
 import { originalStartIn, readEvent, type EventRead, type Zones } from './ics-event.js';
 import type { ImportItem, Unreadable } from './items.js';
 import type { ImportLimits } from './limits.js';
+import { ZoneBudget, zoneRefusal } from './zone-bounds.js';
 
 export { ICS_SOURCE } from '../domain/import-sources.js';
 
@@ -118,14 +119,30 @@ function calendarZones(blocks: Blocks, text: Uint8Array, notes: string[]): Zones
     notes.push(
       `X-WR-TIMEZONE "${blocks.zone}" is no IANA zone: dates and floating times were read in the site's zone.`,
     );
+  const budget = new ZoneBudget();
   for (let index = 0; index < blocks.timezones.length; index++) {
     const block = blocks.timezones.at(index);
     if (block.broken) continue;
+    let component: ICAL.Component;
     try {
-      const zone = new ICAL.Timezone(new ICAL.Component(ICAL.parse(blockText(text, block)) as unknown[]));
-      zones.set(zone.tzid, zone);
+      component = new ICAL.Component(ICAL.parse(blockText(text, block)) as unknown[]);
     } catch {
       // A broken VTIMEZONE matters only to the events that use it, which then say so.
+      continue;
+    }
+    // Bounded before ical.js may expand it (zone-bounds.ts): the events in it are refused with the reason.
+    const refused = zoneRefusal(component, budget);
+    if (refused) {
+      notes.push(refused);
+      zones.refused ??= new Map();
+      zones.refused.set(String(component.getFirstPropertyValue('tzid') ?? ''), refused);
+      continue;
+    }
+    try {
+      const zone = new ICAL.Timezone(component);
+      zones.set(zone.tzid, zone);
+    } catch {
+      // As above.
     }
   }
   return zones;

@@ -253,6 +253,63 @@ describeEachDatabase(
       const fit = calendar(vevent(uid(), 'Fits', lines.slice(1)));
       expect((await dav(s, 'PUT', `${ALL}fits-${n}-lines.ics`, 'author', fit)).status).toBe(201);
     });
+
+    it('refuses a PUT that names more venues, organizers and categories than a resource may, before making any', async () => {
+      const named = (categories: string[]) => [
+        `CATEGORIES:${categories.join(',')}`,
+        'LOCATION:Names Hall',
+        'ORGANIZER;CN=Names Organizer:mailto:names@example.org',
+      ];
+      // Seven distinct names across the series and its changed occurrence, one of them twice.
+      const master = vevent(uid(), 'Many names', ['RRULE:FREQ=DAILY;COUNT=3', ...named(['Names A', 'Names B'])]);
+      const id = /UID:(.*)/.exec(master[1])?.[1] ?? '';
+      const override = [
+        'BEGIN:VEVENT',
+        `UID:${id}`,
+        'DTSTAMP:20260101T000000Z',
+        'RECURRENCE-ID:20440602T180000Z',
+        'DTSTART:20440602T190000Z',
+        'DTEND:20440602T200000Z',
+        'SUMMARY:Moved',
+        'CATEGORIES:names a,Names C,Names D',
+        'LOCATION:Names Annex',
+        'END:VEVENT',
+      ];
+      const put = await dav(s, 'PUT', `${ALL}names-${n}.ics`, 'author', calendar(master, override));
+      expect(put.status).toBe(403);
+      expect(put.text).toContain('<c:max-resource-size/>');
+      expect(put.text).toMatch(
+        /at most 6 venues, organizers and categories by name \(CALDAV_MAX_NAMES\); this one has 7/,
+      );
+      expect(await s.db.prisma.term.count({ where: { name: { startsWith: 'Names ' } } })).toBe(0);
+      expect(await s.db.prisma.venue.count({ where: { name: { startsWith: 'Names ' } } })).toBe(0);
+      // Six are taken.
+      const fits = calendar(
+        master,
+        override.filter((line) => !line.startsWith('LOCATION')),
+      );
+      expect((await dav(s, 'PUT', `${ALL}names-${n}.ics`, 'author', fits)).status).toBe(201);
+    });
+
+    it('refuses a PUT whose VTIMEZONE repeats more often than a zone does, before reading it', async () => {
+      const id = uid();
+      // ical.js would make each hour's change to 2032, five years past the event: some 26,000.
+      const zone = ['BEGIN:VTIMEZONE', 'TZID:Custom/Zone', 'BEGIN:STANDARD', 'DTSTART:20300101T000000'].concat([
+        'RRULE:FREQ=HOURLY',
+        'TZOFFSETFROM:+0100',
+        'TZOFFSETTO:+0100',
+        'END:STANDARD',
+        'END:VTIMEZONE',
+      ]);
+      const event = vevent(id, 'Zoned').map((line) =>
+        line.replace(/^(DTSTART|DTEND):/, '$1;TZID=Custom/Zone:').replace(/Z$/, ''),
+      );
+      const put = await dav(s, 'PUT', `${ALL}zoned-${n}.ics`, 'author', calendar(zone, event));
+      expect(put.status).toBe(403);
+      expect(put.text).toContain('<c:valid-calendar-data/>');
+      expect(put.text).toContain("repeats HOURLY: a zone's rules repeat YEARLY or MONTHLY");
+      expect(await s.db.prisma.importedItem.count({ where: { externalId: id } })).toBe(0);
+    });
   },
-  { env: { CALDAV_MAX_OVERRIDES: '3', CALDAV_MAX_KEPT_LINES: '20', CALDAV_MAX_KEPT_KB: '2' } },
+  { env: { CALDAV_MAX_OVERRIDES: '3', CALDAV_MAX_KEPT_LINES: '20', CALDAV_MAX_KEPT_KB: '2', CALDAV_MAX_NAMES: '6' } },
 );

@@ -4,6 +4,7 @@
 // past the limit and answers past their responses or bytes are refused with a precondition before
 // anything is sent, a streamed answer past its bytes ends with a 507 for the request, and an
 // expansion cannot copy a resource past the answer's bytes.
+import { connect } from 'node:net';
 import { expect, it } from 'vitest';
 import type { Role } from '../../src/auth/roles.js';
 import { describeEachDatabase } from '../setup/each-database.js';
@@ -182,6 +183,43 @@ describeEachDatabase(
       expect(year.text).toContain('<d:number-of-matches-within-limits/>');
       expect(year.bytes).toBeLessThan(2048);
     });
+
+    it('answers a property asked many times once, and refuses more distinct properties than a request may name', async () => {
+      expect((await dav(s, 'PUT', `${ALL}twice.ics`, resource('limits-twice', 4), 'author')).status).toBe(201);
+      // 30 copies of a 4 KB text would pass the answer's 64 KB.
+      const repeated = `<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop>${'<c:calendar-data/><d:getetag/>'.repeat(30)}</d:prop></d:propfind>`;
+      const once = await dav(s, 'PROPFIND', `${ALL}twice.ics`, repeated);
+      expect(once.status).toBe(207);
+      expect(once.text.match(/<c:calendar-data>/g)).toHaveLength(1);
+      expect(once.text.match(/<d:getetag>/g)).toHaveLength(1);
+      const props = (n: number) =>
+        `<d:propfind xmlns:d="DAV:" xmlns:x="urn:x"><d:prop>${Array.from({ length: n }, (_, i) => `<x:p${i}/>`).join('')}</d:prop></d:propfind>`;
+      expect((await dav(s, 'PROPFIND', `${ALL}twice.ics`, props(100), null)).status).toBe(207);
+      const refused = await dav(s, 'PROPFIND', `${ALL}twice.ics`, props(101), null);
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('<d:number-of-matches-within-limits/>');
+      expect(refused.text).toContain('at most 100 distinct properties');
+    });
+
+    it('refuses a time range outside the years 0001 to 9999 with 400 in the DAV shape', async () => {
+      const query = (start: string, end: string) =>
+        `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"><c:time-range start="${start}" end="${end}"/></c:comp-filter></c:comp-filter></c:filter></c:calendar-query>`;
+      for (const [start, end] of [
+        ['00000101T000000Z', '00010101T000000Z'],
+        ['00001231T000000Z', '20260101T000000Z'],
+      ]) {
+        const refused = await dav(s, 'REPORT', ALL, query(start, end), null);
+        expect(refused.status, start).toBe(400);
+        expect(refused.text).toContain('<c:valid-filter/>');
+        expect(refused.text).toContain('in the years 1 to 9999');
+      }
+      // The first and the last years are there to ask about.
+      for (const [start, end] of [
+        ['00010101T000000Z', '00020101T000000Z'],
+        ['99990101T000000Z', '99991231T235959Z'],
+      ])
+        expect((await dav(s, 'REPORT', ALL, query(start, end), null)).status, start).toBe(207);
+    });
   },
   {
     env: {
@@ -190,5 +228,69 @@ describeEachDatabase(
       CALDAV_MAX_ANSWER_KB: String(MAX_KB),
       CALDAV_BIG_ANSWER_KB: '8',
     },
+  },
+);
+
+describeEachDatabase(
+  "CalDAV's big answers, a caller's few at once",
+  (s) => {
+    /** A REPORT whose client reads its answer's first bytes and then nothing more, which holds the answer open. */
+    function held(path: string, body: string): Promise<{ head: string; close: () => void }> {
+      const user = s.users.author;
+      const { hostname, port } = new URL(s.origin);
+      return new Promise((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () => {
+          socket.write(
+            [
+              `REPORT ${path} HTTP/1.1`,
+              `Host: ${hostname}:${port}`,
+              'Depth: 1',
+              'Content-Type: application/xml; charset=utf-8',
+              `Authorization: Basic ${Buffer.from(`${user.login}:${user.appPassword}`).toString('base64')}`,
+              `Content-Length: ${Buffer.byteLength(body)}`,
+              '',
+              body,
+            ].join('\r\n'),
+          );
+        });
+        socket.once('data', (first: Buffer) => {
+          socket.pause();
+          resolve({ head: first.toString('latin1', 0, 200), close: () => socket.destroy() });
+        });
+        socket.on('error', reject);
+      });
+    }
+
+    it("refuses a caller's expansion at once while its big answers are being sent, and takes it once one has ended", async () => {
+      // 300 copies of a 20 KB occurrence: an answer of 7 MB, more than the sockets between a
+      // client that does not read and the service take (some 4 MB), is held open.
+      const series = resource('big-daily', 20, ['RRULE:FREQ=DAILY;COUNT=300']);
+      expect((await dav(s, 'PUT', `${ALL}big-daily.ics`, series, 'author')).status).toBe(201);
+      const small = resource('small-daily', 0, ['RRULE:FREQ=DAILY;COUNT=10']);
+      expect((await dav(s, 'PUT', `${ALL}small-daily.ics`, small, 'author')).status).toBe(201);
+      const expanded = (name: string, end: string) =>
+        multiget(
+          [`${ALL}${name}`],
+          `<c:calendar-data><c:expand start="20440601T000000Z" end="${end}"/></c:calendar-data>`,
+        );
+      const holder = await held(ALL, expanded('big-daily.ics', '20450601T000000Z'));
+      try {
+        expect(holder.head).toMatch(/^HTTP\/1.1 207 /);
+        // Even a small expansion could have been a big one: refused before it is walked.
+        const refused = await dav(s, 'REPORT', ALL, expanded('small-daily.ics', '20440603T000000Z'));
+        expect(refused.status).toBe(429);
+        expect(refused.headers.get('retry-after')).toBe('1');
+        // What builds nothing big is not held up.
+        expect((await dav(s, 'REPORT', ALL, multiget([`${ALL}small-daily.ics`]))).status).toBe(207);
+      } finally {
+        holder.close();
+      }
+      await expect
+        .poll(async () => (await dav(s, 'REPORT', ALL, expanded('small-daily.ics', '20440603T000000Z'))).status)
+        .toBe(207);
+    });
+  },
+  {
+    env: { CALDAV_MAX_ANSWER_KB: '16384', CALDAV_BIG_ANSWER_KB: '8', CALDAV_BIG_ANSWERS_PER_CALLER: '1' },
   },
 );

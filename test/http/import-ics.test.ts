@@ -513,4 +513,51 @@ describeEachDatabase('importing an iCalendar file', (s, kind) => {
     expect(counts(summary)).toMatchObject({ created: 1, skipped: 0 });
     expect(summary.notes.join('\n')).toContain('no BEGIN:VCALENDAR');
   });
+
+  it("reads a VTIMEZONE only within the bounds of a zone's rules, and skips the events in one past them with the reason", async () => {
+    const zone = (tzid: string, dtstart: string, rule: string) =>
+      ['BEGIN:VTIMEZONE', `TZID:${tzid}`, 'BEGIN:STANDARD', `DTSTART:${dtstart}`, `RRULE:${rule}`]
+        .concat(['TZOFFSETFROM:+0100', 'TZOFFSETTO:+0100', 'END:STANDARD', 'END:VTIMEZONE'])
+        .join('\r\n');
+    const event = (uid: string, tzid: string, year = 2027) =>
+      [`BEGIN:VEVENT`, `UID:${uid}`, 'DTSTAMP:20260101T000000Z', `DTSTART;TZID=${tzid}:${year}0101T100000`]
+        .concat([`DTEND;TZID=${tzid}:${year}0101T110000`, `SUMMARY:${uid}`, 'END:VEVENT'])
+        .join('\r\n');
+    const file = [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//tests//EN',
+      // An hourly zone: ical.js would make every hour's change up to 2032 (52,000) before reading one time.
+      zone('Custom/Hourly', '20260101T000000', 'FREQ=HOURLY'),
+      zone('Custom/Ancient', '15000101T000000', 'FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU'),
+      // As Outlook writes zones, from 1601: read.
+      zone('Custom/Outlook', '16010101T030000', 'FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU'),
+      // An IANA name is read by its own rules, whatever its VTIMEZONE says.
+      zone('Europe/Paris', '20260101T000000', 'FREQ=MINUTELY'),
+      event('zone-hourly@bounds.test', 'Custom/Hourly'),
+      event('zone-ancient@bounds.test', 'Custom/Ancient'),
+      event('zone-outlook@bounds.test', 'Custom/Outlook'),
+      event('zone-paris@bounds.test', 'Europe/Paris'),
+      // Its bounds hold to 2100: ical.js would expand the zone from 1601 to five years past the time.
+      event('zone-far@bounds.test', 'Custom/Outlook', 9990),
+      'END:VCALENDAR',
+      '',
+    ].join('\r\n');
+    const summary = await run(file, true);
+    expect(counts(summary)).toMatchObject({ created: 2, skipped: 3 });
+    expect(summary.skipped).toEqual([
+      expect.objectContaining({
+        externalId: 'zone-hourly@bounds.test',
+        reason: expect.stringContaining("repeats HOURLY: a zone's rules repeat YEARLY or MONTHLY"),
+      }),
+      expect.objectContaining({
+        externalId: 'zone-ancient@bounds.test',
+        reason: expect.stringContaining('starts in 1500: zones are read from the year 1600'),
+      }),
+      expect.objectContaining({
+        externalId: 'zone-far@bounds.test',
+        reason: expect.stringContaining('Custom/Outlook, which the file gives, are read up to the year 2100'),
+      }),
+    ]);
+  });
 });
