@@ -2,11 +2,10 @@
 // parentsFirst, read-site.ts): nested deeper than categories nest here, or refused. Each item comes
 // without the one link that cannot be made, rather than not at all; the run says so and ends with 3.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { importTec } from '../../src/import/commands.js';
-import { plainProgress } from '../../src/import/progress.js';
 import { exitStatus } from '../../src/import/run-import.js';
 import { CATEGORY_MAX_DEPTH } from '../../src/services/terms.js';
 import { describeEachDatabase } from '../setup/each-database.js';
+import { importSite } from '../setup/importing.js';
 import { startTecSite, type TecSite } from '../setup/tec-site.js';
 
 /** A category as the site lists it. */
@@ -22,27 +21,7 @@ const category = (id: number, name: string, parent: number) => ({
 
 describeEachDatabase('importing categories nested deeper than they may be here', (s, kind) => {
   let site: TecSite;
-  const run = () =>
-    importTec(
-      {
-        ctx: {
-          db: s.db.prisma,
-          caller: { id: s.users.administrator.id, login: 'administrator', role: 'administrator' },
-          siteZone: 'UTC',
-          now: new Date(),
-        },
-        dryRun: false,
-        concurrency: kind === 'postgresql' ? 4 : 1,
-      },
-      {
-        base: site.base,
-        user: site.credentials.user,
-        appPassword: site.credentials.password,
-        fetch: { minTimeoutMs: 1, retries: 1, allowPrivate: true },
-      },
-      plainProgress({ write: () => undefined }),
-      new AbortController().signal,
-    );
+  const run = () => importSite(s, site, { concurrency: kind === 'postgresql' ? 4 : 1, fetch: { allowPrivate: true } });
   /** How many levels down a category is here: 1 at the top. */
   const levelOf = async (id: number) => {
     let level = 0;

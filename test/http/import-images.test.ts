@@ -7,12 +7,10 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { importTec } from '../../src/import/commands.js';
-import { plainProgress } from '../../src/import/progress.js';
 import type { Summary } from '../../src/import/run-import.js';
-import { loadConfig } from '../../src/config.js';
 import type { Network } from '../../src/lib/guarded-fetch.js';
 import { describeEachDatabase } from '../setup/each-database.js';
+import { importSite } from '../setup/importing.js';
 import { HTML, photo } from '../setup/images.js';
 import type { TestServer } from '../setup/server.js';
 import { startTecSite, type TecSite } from '../setup/tec-site.js';
@@ -35,27 +33,7 @@ const theirImage = (site: TecSite, path: string) => ({
 describeEachDatabase('importing the images of a site of The Events Calendar', (s: TestServer, kind) => {
   let site: TecSite;
   const run = (images: boolean) =>
-    importTec(
-      {
-        ctx: {
-          db: s.db.prisma,
-          caller: { id: s.users.administrator.id, login: 'administrator', role: 'administrator' },
-          siteZone: 'UTC',
-          now: new Date(),
-        },
-        dryRun: false,
-        concurrency: kind === 'postgresql' ? 4 : 1,
-        ...(images ? { images: { limits: loadConfig({}).media, known: new Map() } } : {}),
-      },
-      {
-        base: site.base,
-        user: site.credentials.user,
-        appPassword: site.credentials.password,
-        fetch: { minTimeoutMs: 1, retries: 1, allowPrivate: true },
-      },
-      plainProgress({ write: () => undefined }),
-      new AbortController().signal,
-    );
+    importSite(s, site, { concurrency: kind === 'postgresql' ? 4 : 1, images, fetch: { allowPrivate: true } });
   const fetched = (path: string) => site.requests.filter((r) => r === path).length;
 
   beforeAll(async () => {
@@ -152,27 +130,7 @@ describeEachDatabase('the images a site names on other hosts', (s: TestServer, k
   let other: Awaited<ReturnType<typeof startImageHost>>;
   const published = () => site.events.filter((e) => e.status === 'publish');
   const run = (base: string, fetch: { allowPrivate?: boolean | { origin: string }; network?: Network }) =>
-    importTec(
-      {
-        ctx: {
-          db: s.db.prisma,
-          caller: { id: s.users.administrator.id, login: 'administrator', role: 'administrator' },
-          siteZone: 'UTC',
-          now: new Date(),
-        },
-        dryRun: false,
-        concurrency: kind === 'postgresql' ? 4 : 1,
-        images: { limits: loadConfig({}).media, known: new Map() },
-      },
-      {
-        base,
-        user: site.credentials.user,
-        appPassword: site.credentials.password,
-        fetch: { minTimeoutMs: 1, retries: 1, ...fetch },
-      },
-      plainProgress({ write: () => undefined }),
-      new AbortController().signal,
-    );
+    importSite(s, site, { base, concurrency: kind === 'postgresql' ? 4 : 1, images: true, fetch });
 
   beforeAll(async () => {
     site = await startTecSite();
