@@ -9,6 +9,7 @@ import { DuplicateTermName, InvalidInput } from '../domain/errors.js';
 import type { PostStatus } from '../domain/posts.js';
 import { CATEGORY, type Taxonomy, TERM_TYPE, type VenueOrOrganizerKind } from '../domain/records.js';
 import { sameText } from '../lib/like.js';
+import { maxLengthOf } from '../openapi.js';
 import { selectRows } from '../db/driver.js';
 import type { ServiceContext } from './context.js';
 import { insertTerm } from './terms.js';
@@ -18,8 +19,8 @@ import { insertVenueOrOrganizer, lockNames, tableOf, type VenueOrOrganizerInput 
 const isId = (ref: string | number) => typeof ref === 'number' || /^\d+$/.test(ref);
 const MAX_ID = 2_147_483_647;
 const inRange = (ref: string | number) => Number(ref) <= MAX_ID;
-/** The longest name of a term, as TermFields and TermWriteRef in the document say (WordPress's too). */
-const MAX_TERM_NAME = 200;
+/** The longest name of a term, as the document says it (WordPress's too). */
+const MAX_TERM_NAME = maxLengthOf('TermFields', 'name');
 const sql = Prisma.sql;
 
 /** A write's `categories` or `tags`: an array, or one comma-separated string. */

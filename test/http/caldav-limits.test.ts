@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import { expect, it } from 'vitest';
 import type { Role } from '../../src/auth/roles.js';
 import { describeEachDatabase } from '../setup/each-database.js';
+import { vcalendar } from '../setup/importing.js';
 import type { TestServer } from '../setup/server.js';
 
 const MAX_HREFS = 50;
@@ -36,22 +37,7 @@ const ALL = '/caldav/calendars/events/';
 /** A resource of about `kb` KB: an event whose kept X- lines make its size. */
 function resource(uid: string, kb: number, extra: string[] = []) {
   const lines = Array.from({ length: kb * 10 }, (_, i) => `X-FILLER-${i}:${'x'.repeat(86)}`);
-  return [
-    'BEGIN:VCALENDAR',
-    'VERSION:2.0',
-    'PRODID:-//tests//EN',
-    'BEGIN:VEVENT',
-    `UID:${uid}`,
-    'DTSTAMP:20260101T000000Z',
-    'DTSTART:20440601T180000Z',
-    'DTEND:20440601T200000Z',
-    `SUMMARY:${uid}`,
-    ...extra,
-    ...lines,
-    'END:VEVENT',
-    'END:VCALENDAR',
-    '',
-  ].join('\r\n');
+  return vcalendar(uid, ['DTSTART:20440601T180000Z', 'DTEND:20440601T200000Z', `SUMMARY:${uid}`, ...extra, ...lines]);
 }
 
 const multiget = (hrefs: string[], prop = '<c:calendar-data/>') =>

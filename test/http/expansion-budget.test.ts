@@ -8,7 +8,7 @@ import { expansionSteps } from '../../src/metrics/registry.js';
 import { extendSeries } from '../../src/services/series.js';
 import { DEFAULT_RECURRENCE } from '../../src/config.js';
 import { describeEachDatabase } from '../setup/each-database.js';
-import { importCalendarAs } from '../setup/importing.js';
+import { importCalendarAs, vcalendar } from '../setup/importing.js';
 import type { TestServer } from '../setup/server.js';
 
 /** The author's rule of the report: a Monday 29 February at 03:00, every 28 to 40 years, walked by the hour. */
@@ -18,21 +18,12 @@ const STEPS = 100_000;
 const stepsSoFar = async () => (await expansionSteps.get()).values[0]?.value ?? 0;
 
 const calendar = (uid: string, rule: string, start = '20320301T030000Z') =>
-  [
-    'BEGIN:VCALENDAR',
-    'VERSION:2.0',
-    'PRODID:-//tests//EN',
-    'BEGIN:VEVENT',
-    `UID:${uid}`,
-    'DTSTAMP:20260101T000000Z',
+  vcalendar(uid, [
     `DTSTART:${start}`,
     `DTEND:${start.replace(/T(\d\d)/, (_, h: string) => `T${String(Number(h) + 1).padStart(2, '0')}`)}`,
     'SUMMARY:Rare',
     rule,
-    'END:VEVENT',
-    'END:VCALENDAR',
-    '',
-  ].join('\r\n');
+  ]);
 
 function dav(s: TestServer, method: string, path: string, body: string, signal?: AbortSignal) {
   const { login, appPassword } = s.users.editor;
