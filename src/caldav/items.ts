@@ -13,7 +13,7 @@ import type { Caller } from '../auth/roles.js';
 import type { Tx } from '../db/client.js';
 import type { EventRecord } from '../domain/records.js';
 import { readCalendar } from '../import/ics-source.js';
-import type { ImportItem, ItemRef, RefField } from '../import/items.js';
+import type { ImportItem, ItemRef, RefField } from '../domain/external-items.js';
 import { readableLinks } from '../serializers/events.js';
 import { invalidData } from './errors.js';
 

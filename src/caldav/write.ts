@@ -30,7 +30,7 @@ import { Forbidden } from '../domain/errors.js';
 import type { CaldavWriteLimits } from '../config.js';
 import { CALDAV_SOURCE, DATES_ZONE } from '../domain/import-sources.js';
 import type { Urls } from '../http/urls.js';
-import type { ImportItem } from '../import/items.js';
+import type { ImportItem } from '../domain/external-items.js';
 import { exportUid, forgetUid, mapUidTo, MAX_EXTERNAL_ID, uidHolder } from '../import/ledger.js';
 import { writeItem } from '../import/write-item.js';
 import { deleteEvent } from '../services/events/delete.js';

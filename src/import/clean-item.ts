@@ -1,7 +1,7 @@
 // Text from a source loses its control characters before it is written: PostgreSQL stores no NUL
 // in text (an item's UID, name or title holding one would fail every run at that item), and RFC
 // 5545 (3.1) allows none but the tab in a value. Line breaks and tabs, which descriptions hold, stay.
-import type { ImportItem } from './items.js';
+import type { ImportItem } from '../domain/external-items.js';
 
 const CONTROL = /\p{Cc}/gu;
 

@@ -18,7 +18,7 @@ import { findIana } from 'windows-iana';
 import { DATES_ZONE } from '../domain/import-sources.js';
 import { eventZone } from '../lib/event-times.js';
 import { maxLengthOf } from '../openapi.js';
-import { firstLinks, type ImportItem, type ItemRef, type RefField } from './items.js';
+import { firstLinks, type ImportItem, type ItemRef, type RefField } from '../domain/external-items.js';
 import type { ImportLimits } from './limits.js';
 import { tidyLines } from '../lib/plain-text.js';
 import { displayNameZones } from './zone-names.js';

@@ -12,7 +12,7 @@ import { eventZone } from '../lib/event-times.js';
 import { blocksOf, blockText, unfold, type Blocks } from './ics-blocks.js';
 import { asUtf8, isUtf16, type Utf8File } from './ics-charset.js';
 import { originalStartIn, readEvent, type EventRead, type Zones } from './ics-event.js';
-import type { ImportItem, Unreadable } from './items.js';
+import type { ImportItem, Unreadable } from '../domain/external-items.js';
 import type { ImportLimits } from './limits.js';
 import { ZoneBudget, zoneRefusal } from './zone-bounds.js';
 

@@ -12,7 +12,7 @@ import { makeImage, type MediaLimits, titleOf } from '../media/images.js';
 import { storeMedia } from '../services/media.js';
 import { OutboundRefused } from '../lib/guarded-fetch.js';
 import { type FetchOptions, fetchSource, SourceError, sourceUrl } from './fetch-source.js';
-import type { ImportItem } from './items.js';
+import type { ImportItem } from '../domain/external-items.js';
 import type { ImportRun } from './write-item.js';
 
 export interface ImageImport {

@@ -5,7 +5,7 @@
 // earlier run imported that they no longer show (hidden, out of reach, or deleted there).
 import type { PrismaClient } from '../db/client.js';
 import { Stopped } from './fetch-source.js';
-import { type ImportItem, type ItemKind, KIND_ORDER, refKey } from './items.js';
+import { type ImportItem, type ItemKind, KIND_ORDER, refKey } from '../domain/external-items.js';
 import { mappedItemPages } from './ledger.js';
 import type { ImportLimits } from './limits.js';
 import type { Progress, Summary, Writer } from './run-import.js';

@@ -2,7 +2,7 @@
 // A stop asked for (Ctrl-C) ends it between two items; what was written stays written and mapped,
 // and the next run goes on from there.
 import { withoutControlCharacters } from './clean-item.js';
-import { type ImportItem, type ItemKind, KIND_ORDER, type Unreadable } from './items.js';
+import { type ImportItem, type ItemKind, KIND_ORDER, type Unreadable } from '../domain/external-items.js';
 import { type ImportRun, writeItem } from './write-item.js';
 
 export type Result = 'created' | 'updated' | 'unchanged' | 'skipped';

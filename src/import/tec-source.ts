@@ -17,7 +17,14 @@ import { costEntries, parseCost } from '../lib/cost.js';
 import { CATEGORY_MAX_DEPTH } from '../services/terms.js';
 import { trimEndChar } from '../lib/text.js';
 import { fetchJson, SourceError } from './fetch-source.js';
-import { firstLinks, type ImportItem, type ItemKind, type ItemRef, type RefField, type Unreadable } from './items.js';
+import {
+  firstLinks,
+  type ImportItem,
+  type ItemKind,
+  type ItemRef,
+  type RefField,
+  type Unreadable,
+} from '../domain/external-items.js';
 import type { ImportLimits } from './limits.js';
 import { type ListReading, type PageOf, paged, type Raw, type TecSite, text } from './site-lists.js';
 import { readStoredEvent, type StoredEvent, storedEvents } from './wordpress-posts.js';

@@ -7,7 +7,7 @@ import { InvalidInput } from '../domain/errors.js';
 import { loadDocument } from '../openapi.js';
 import { createDocumentBackend } from '../validation/document-backend.js';
 import { type RequestProblem, requestProblem } from '../validation/request-problems.js';
-import type { ItemKind } from './items.js';
+import type { ItemKind } from '../domain/external-items.js';
 
 const OPERATIONS: Record<ItemKind, { path: string; create: string; update: string }> = {
   event: { path: '/events', create: 'createEvent', update: 'updateEvent' },

@@ -16,7 +16,7 @@ import { inTransaction } from '../services/retry.js';
 import { changeTerm, insertTerm, type TermInput } from '../services/terms.js';
 import { changeVenueOrOrganizer, insertVenueOrOrganizer } from '../services/venues-and-organizers.js';
 import { bringImagesHome, type ImageImport } from './images.js';
-import { type ImportItem, type ItemKind, refKey } from './items.js';
+import { type ImportItem, type ItemKind, refKey } from '../domain/external-items.js';
 import { exportUid, findMapping, localState, MAX_EXTERNAL_ID, saveMapping } from './ledger.js';
 import { bodyProblem, reasonOf } from './validate-body.js';
 

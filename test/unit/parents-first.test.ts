@@ -2,7 +2,7 @@
 // outside, so without recursion, with loops cut and reported, and with categories deeper than they
 // nest here moved up to the deepest level, reported.
 import { describe, expect, it } from 'vitest';
-import type { ImportItem } from '../../src/import/items.js';
+import type { ImportItem } from '../../src/domain/external-items.js';
 import { parentsFirst } from '../../src/import/tec-source.js';
 import { CATEGORY_MAX_DEPTH } from '../../src/services/terms.js';
 
