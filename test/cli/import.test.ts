@@ -77,7 +77,7 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
     expect((await run('users', 'create', 'reader', '--password', 'reader-password')).code).toBe(0);
     const reader = await run('import', 'ics', ICS, '--as', 'reader');
     expect(reader.code).toBe(1);
-    expect(reader.stderr).toContain('may not createEvent');
+    expect(reader.stderr).toContain('may not create events');
   }, 120_000);
 
   it('answers an option without its value, or an unknown one, with the usage, not a stack trace', async () => {
