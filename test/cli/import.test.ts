@@ -1,4 +1,4 @@
-// `npm run import` as the README gives it: a process of its own on the service's database (PGlite in
+// `npm run import` as docs/import.md gives it: a process of its own on the service's database (PGlite in
 // a directory, and PostgreSQL), its summary, its exit statuses, and a second run that duplicates
 // nothing.
 import { execFile, spawn } from 'node:child_process';
