@@ -37,7 +37,7 @@ import { deleteEvent } from '../services/events/delete.js';
 import { syncSeries } from '../services/series.js';
 import type { ServiceContext } from '../services/context.js';
 import { retryOnConflict } from '../services/retry.js';
-import { isSiteUid } from '../serializers/posts.js';
+import { isSiteUid } from '../domain/identities.js';
 import { DavError, caldavCondition, invalidData, invalidResource } from './errors.js';
 import { assertWhole, changedOnly, itemsOf, keepUnserved, newCategories, resolveTerms, servedItems } from './items.js';
 import { type Collection, idOfName, readTexts, uidOfEvent } from './store.js';
