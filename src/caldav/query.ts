@@ -11,7 +11,7 @@ import type { ServerResponse } from 'node:http';
 import { DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config.js';
 import { performance } from 'node:perf_hooks';
 import { eachInSlices } from '../lib/slices.js';
-import { ruleCost, walkProblem } from '../lib/recurrence.js';
+import { ruleCost, walkProblem } from '../recurrence/parse.js';
 import { expansionSteps } from '../metrics/registry.js';
 import { OverBudget } from './answer.js';
 import { DavError, caldavCondition } from './errors.js';

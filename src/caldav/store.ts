@@ -17,7 +17,7 @@ import type { EventRecord } from '../domain/records.js';
 import { eventUid } from '../serializers/posts.js';
 import { eventsCalendar } from '../serializers/ical.js';
 import { importedUids } from '../services/events/read.js';
-import { givesStart, parseRecurrence } from '../lib/recurrence.js';
+import { givesStart, parseRecurrence } from '../recurrence/parse.js';
 import { eventZone, UTC_ZONE } from '../lib/event-times.js';
 import { selectEvents } from '../queries/event-rows.js';
 import type { ServiceContext } from '../services/context.js';

@@ -8,7 +8,7 @@ import { DateTime, IANAZone, type Zone } from 'luxon';
 import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
 import { type EventZone, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
-import { calendarLines, givesStart, parseRecurrence } from '../lib/recurrence.js';
+import { calendarLines, givesStart, parseRecurrence } from '../recurrence/parse.js';
 import { foldLines } from '../lib/ical-fold.js';
 import { imageUrl } from './images.js';
 import { eachInSlices } from '../lib/slices.js';

@@ -42,7 +42,7 @@ import {
   walkProblem,
   shiftLines,
   wallClockAt,
-} from '../lib/recurrence.js';
+} from '../recurrence/parse.js';
 import type { ServiceContext } from './context.js';
 import { occurrenceRoom } from './quotas.js';
 

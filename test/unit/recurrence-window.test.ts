@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UTC_ZONE } from '../../src/lib/event-times.js';
-import { expand, lastStart, parseRecurrence, reaches, RecurrenceError } from '../../src/lib/recurrence.js';
+import { expand, lastStart, parseRecurrence, reaches, RecurrenceError } from '../../src/recurrence/parse.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

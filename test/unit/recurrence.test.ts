@@ -18,7 +18,7 @@ import {
   parseRecurrence,
   RecurrenceError,
   shiftOf,
-} from '../../src/lib/recurrence.js';
+} from '../../src/recurrence/parse.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

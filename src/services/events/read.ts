@@ -7,7 +7,7 @@ import { NotFound } from '../../domain/errors.js';
 import { describeKey, type Key } from '../../domain/posts.js';
 import { type EventRecord } from '../../domain/records.js';
 import { eventZone, UTC_ZONE } from '../../lib/event-times.js';
-import { givesStart, parseRecurrence } from '../../lib/recurrence.js';
+import { givesStart, parseRecurrence } from '../../recurrence/parse.js';
 import { selectEvents } from '../../queries/event-rows.js';
 import type { ServiceContext } from '../context.js';
 import { assertReadable } from '../posts.js';

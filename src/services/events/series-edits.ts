@@ -6,7 +6,7 @@ import type { Tx } from '../../db/client.js';
 import { InvalidInput } from '../../domain/errors.js';
 import type { EventRecord } from '../../domain/records.js';
 import { eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../../lib/event-times.js';
-import { canonicalLines, exdateLine, givesStart, parseRecurrence, splitLines } from '../../lib/recurrence.js';
+import { canonicalLines, exdateLine, givesStart, parseRecurrence, splitLines } from '../../recurrence/parse.js';
 import { copyLinks, dropOccurrencesAfter, moveOccurrencesFrom } from '../../queries/event-storage.js';
 import type { ServiceContext } from '../context.js';
 import { trashOrDelete } from '../post-writes.js';

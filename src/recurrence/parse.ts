@@ -9,7 +9,7 @@
 import ICAL from 'ical.js';
 import rrulePackage from 'rrule';
 import { DateTime, IANAZone } from 'luxon';
-import { eventZone, type EventZone, fromWallClock } from './event-times.js';
+import { eventZone, type EventZone, fromWallClock } from '../lib/event-times.js';
 
 // rrule's package has no ES module exports Node can read by name.
 const { RRule } = rrulePackage;
