@@ -28,21 +28,13 @@ import { firstCharacters, trimEndChar } from '../lib/text.js';
 import { InvalidInput, QuotaExceeded } from '../domain/errors.js';
 import type { PostStatus } from '../domain/posts.js';
 import { type EventZone, eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
-import {
-  expand,
-  firstStart,
-  givesStart,
-  lastStart,
-  parseRecurrence,
-  reaches,
-  RecurrenceError,
-  type Recurrence,
-  seriesTooCostly,
-  stepTooLong,
-  walkProblem,
-  shiftLines,
-  wallClockAt,
-} from '../recurrence/parse.js';
+import { reaches } from '../recurrence/can-occur.js';
+import { seriesTooCostly, stepTooLong } from '../recurrence/cost.js';
+import { wallClockAt } from '../recurrence/dates.js';
+import { expand, firstStart, givesStart, lastStart } from '../recurrence/expand.js';
+import { parseRecurrence, RecurrenceError, type Recurrence } from '../recurrence/parse.js';
+import { shiftLines } from '../recurrence/rewrite.js';
+import { walkProblem } from '../recurrence/walk-problem.js';
 import type { ServiceContext } from './context.js';
 import { occurrenceRoom } from './quotas.js';
 

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { DavError } from '../../src/caldav/errors.js';
 import { ExpansionBudget } from '../../src/caldav/query.js';
-import { densityOf, MAX_STEPS_PER_START, ruleCost, walkProblem } from '../../src/recurrence/parse.js';
+import { densityOf, MAX_STEPS_PER_START, ruleCost } from '../../src/recurrence/cost.js';
+import { walkProblem } from '../../src/recurrence/walk-problem.js';
 
 const parts = (rule: string) => new Map(rule.split(';').map((part) => part.split('=') as [string, string]));
 

@@ -5,7 +5,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { eventZone, UTC_ZONE } from '../../src/lib/event-times.js';
-import { expand, parseRecurrence, splitLines } from '../../src/recurrence/parse.js';
+import { expand } from '../../src/recurrence/expand.js';
+import { parseRecurrence } from '../../src/recurrence/parse.js';
+import { splitLines } from '../../src/recurrence/rewrite.js';
 
 const DAY = 86_400_000;
 const UNTIL = new Date(Date.UTC(2031, 0, 1));

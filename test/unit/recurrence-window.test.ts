@@ -5,7 +5,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UTC_ZONE } from '../../src/lib/event-times.js';
-import { expand, lastStart, parseRecurrence, reaches, RecurrenceError } from '../../src/recurrence/parse.js';
+import { reaches } from '../../src/recurrence/can-occur.js';
+import { expand, lastStart } from '../../src/recurrence/expand.js';
+import { parseRecurrence, RecurrenceError } from '../../src/recurrence/parse.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

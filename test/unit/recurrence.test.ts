@@ -8,17 +8,9 @@ import fc from 'fast-check';
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
 import { eventZone, type EventZone, fromWallClock, UTC_ZONE } from '../../src/lib/event-times.js';
-import {
-  canonicalLines,
-  convertLines,
-  exdateLine,
-  expand,
-  firstStart,
-  givesStart,
-  parseRecurrence,
-  RecurrenceError,
-  shiftOf,
-} from '../../src/recurrence/parse.js';
+import { expand, firstStart, givesStart } from '../../src/recurrence/expand.js';
+import { parseRecurrence, RecurrenceError } from '../../src/recurrence/parse.js';
+import { canonicalLines, convertLines, exdateLine, shiftOf } from '../../src/recurrence/rewrite.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

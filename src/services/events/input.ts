@@ -5,7 +5,7 @@ import type { components } from '../../../generated/api.js';
 import { type Event, Prisma as Prisma } from '../../../generated/prisma/client.js';
 import { InvalidInput } from '../../domain/errors.js';
 import { eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../../lib/event-times.js';
-import { canonicalLines, convertLines } from '../../recurrence/parse.js';
+import { canonicalLines, convertLines } from '../../recurrence/rewrite.js';
 import { readRecurrence } from '../series.js';
 
 /** A write of an event, as the document defines it: every field optional (an update). */

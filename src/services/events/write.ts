@@ -5,7 +5,8 @@
 import { effectiveAuthor, effectiveStatus } from '../../auth/permissions.js';
 import type { Tx } from '../../db/client.js';
 import { type EventZone, eventZone, UTC_ZONE } from '../../lib/event-times.js';
-import { parseRecurrence, shiftOf } from '../../recurrence/parse.js';
+import { parseRecurrence } from '../../recurrence/parse.js';
+import { shiftOf } from '../../recurrence/rewrite.js';
 import { restoreTrashedExceptions } from '../../queries/event-storage.js';
 import type { ServiceContext } from '../context.js';
 import { slugForUpdate } from '../post-writes.js';
