@@ -9,7 +9,7 @@ import { DomainError, DuplicateTermName, InvalidTermSlug, InvalidInput } from '.
 import { UID_SOURCES } from '../domain/import-sources.js';
 import { CATEGORY, ORGANIZER, TAG, VENUE } from '../domain/records.js';
 import type { ServiceContext } from '../services/context.js';
-import { occurrenceAt } from '../services/series.js';
+import { occurrenceAt } from '../services/series/occurrences.js';
 import { insertEvent } from '../services/events/create.js';
 import { changeEvent } from '../services/events/update.js';
 import { inTransaction } from '../services/retry.js';

@@ -4,7 +4,7 @@
 // stop years back, and an RDATE before the start is an occurrence.
 import { expect, it } from 'vitest';
 import { DEFAULT_RECURRENCE } from '../../src/config.js';
-import { extendSeries } from '../../src/services/series.js';
+import { extendSeries } from '../../src/services/series/occurrences.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { occurrencesOf } from '../setup/series.js';
 import type { TestServer } from '../setup/server.js';

@@ -6,7 +6,7 @@ import { type Event, Prisma as Prisma } from '../../../generated/prisma/client.j
 import { InvalidInput } from '../../domain/errors.js';
 import { eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../../lib/event-times.js';
 import { canonicalLines, convertLines } from '../../recurrence/rewrite.js';
-import { readRecurrence } from '../series.js';
+import { readRecurrence } from '../series/occurrences.js';
 
 /** A write of an event, as the document defines it: every field optional (an update). */
 export type EventInput = components['schemas']['EventFields'];

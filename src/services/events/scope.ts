@@ -8,7 +8,7 @@ import { type Key } from '../../domain/posts.js';
 import type { ServiceContext } from '../context.js';
 import { lockForWrite, type PostTable } from '../post-writes.js';
 import { type PostHead } from '../posts.js';
-import { lockSeries } from '../series.js';
+import { lockSeries } from '../series/occurrences.js';
 
 /** Which events of a series a write or delete of one of them means (docs/decisions.md, "Recurring events"). */
 export type Scope = 'this' | 'following' | 'all';

@@ -10,7 +10,7 @@ import { type EventInput, times } from './input.js';
 import { wallClockText } from '../../lib/event-times.js';
 import { readBack } from './read.js';
 import { type Scope, resolveScope, type EventRow, lockTarget } from './scope.js';
-import { splitSeries, restoreOccurrence } from './series-edits.js';
+import { splitSeries, restoreOccurrence } from '../series/edits.js';
 import { writeEvent, writeEventAndOccurrences } from './write.js';
 
 /**

@@ -12,7 +12,7 @@ import type { ServiceContext } from '../context.js';
 import { slugForUpdate } from '../post-writes.js';
 import { publicationDate, userExists } from '../posts.js';
 import { assertSeriesRoom } from '../quotas.js';
-import { endSeries, expandSeries, reachesFurther, shiftSeries, syncSeries } from '../series.js';
+import { endSeries, expandSeries, reachesFurther, shiftSeries, syncSeries } from '../series/occurrences.js';
 import { type EventInput, columns, times, recurrenceFor } from './input.js';
 import type { EventRow } from './scope.js';
 import { writeLinks, takenSlugs } from './links-and-slugs.js';

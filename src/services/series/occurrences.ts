@@ -7,9 +7,9 @@
 // writes to a series and to its occurrences take that lock before any occurrence's, so two writers of
 // one series queue on it instead of interleaving, and cannot deadlock on the occurrences. The unique
 // (parent_id, original_start_local) index keeps an occurrence from being added twice all the same.
-import { DEFAULT_QUOTAS, DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config.js';
-import type { Tx } from '../db/client.js';
-import { statementsOf } from '../db/driver.js';
+import { DEFAULT_QUOTAS, DEFAULT_RECURRENCE, type RecurrenceLimits } from '../../config.js';
+import type { Tx } from '../../db/client.js';
+import { statementsOf } from '../../db/driver.js';
 import {
   copyLinks,
   copySeriesFields,
@@ -23,20 +23,20 @@ import {
   setOccurrenceTimes,
   shiftOriginalStarts,
   slugsTaken,
-} from '../queries/event-storage.js';
-import { firstCharacters, trimEndChar } from '../lib/text.js';
-import { InvalidInput, QuotaExceeded } from '../domain/errors.js';
-import type { PostStatus } from '../domain/posts.js';
-import { type EventZone, eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
-import { reaches } from '../recurrence/can-occur.js';
-import { seriesTooCostly, stepTooLong } from '../recurrence/cost.js';
-import { wallClockAt } from '../recurrence/dates.js';
-import { expand, firstStart, givesStart, lastStart } from '../recurrence/expand.js';
-import { parseRecurrence, RecurrenceError, type Recurrence } from '../recurrence/parse.js';
-import { shiftLines } from '../recurrence/rewrite.js';
-import { walkProblem } from '../recurrence/walk-problem.js';
-import type { ServiceContext } from './context.js';
-import { occurrenceRoom } from './quotas.js';
+} from '../../queries/event-storage.js';
+import { firstCharacters, trimEndChar } from '../../lib/text.js';
+import { InvalidInput, QuotaExceeded } from '../../domain/errors.js';
+import type { PostStatus } from '../../domain/posts.js';
+import { type EventZone, eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../../lib/event-times.js';
+import { reaches } from '../../recurrence/can-occur.js';
+import { seriesTooCostly, stepTooLong } from '../../recurrence/cost.js';
+import { wallClockAt } from '../../recurrence/dates.js';
+import { expand, firstStart, givesStart, lastStart } from '../../recurrence/expand.js';
+import { parseRecurrence, RecurrenceError, type Recurrence } from '../../recurrence/parse.js';
+import { shiftLines } from '../../recurrence/rewrite.js';
+import { walkProblem } from '../../recurrence/walk-problem.js';
+import type { ServiceContext } from '../context.js';
+import { occurrenceRoom } from '../quotas.js';
 
 /** Occurrences added by one statement. */
 const INSERT_ROWS = 200;

@@ -13,11 +13,11 @@ import { copyLinks, dropOccurrencesAfter, moveOccurrencesFrom } from '../../quer
 import type { ServiceContext } from '../context.js';
 import { trashOrDelete } from '../post-writes.js';
 import { freeSlug } from '../posts.js';
-import { exactLength, syncSeries } from '../series.js';
-import type { EventInput } from './input.js';
-import { occurrenceOf, type EventRow, readRow } from './scope.js';
-import { takenSlugs } from './links-and-slugs.js';
-import { writeEventAndOccurrences } from './write.js';
+import { exactLength, syncSeries } from './occurrences.js';
+import type { EventInput } from '../events/input.js';
+import { occurrenceOf, type EventRow, readRow } from '../events/scope.js';
+import { takenSlugs } from '../events/links-and-slugs.js';
+import { writeEventAndOccurrences } from '../events/write.js';
 
 /**
  * `scope=following`: the series ends before the occurrence, and a new series (the input applied to a
