@@ -34,7 +34,7 @@ import type { ImportItem } from '../domain/external-items.js';
 import { exportUid, forgetUid, mapUidTo, uidHolder } from '../import/ledger.js';
 import { writeItem } from '../import/write-item.js';
 import { deleteEvent } from '../services/events/delete.js';
-import { syncSeries } from '../services/series/occurrences.js';
+import { syncSeries } from '../services/series/sync.js';
 import type { ServiceContext } from '../services/context.js';
 import { retryOnConflict } from '../services/retry.js';
 import { isSiteUid } from '../serializers/posts.js';

@@ -1,4 +1,4 @@
-// What a walk of a rule costs (lib/recurrence.ts densityOf, tooCostly, ruleCost), worked out from
+// What a walk of a rule costs (recurrence/cost.ts densityOf, tooCostly, ruleCost), worked out from
 // the calendar, whether ical.js walks it as rrule does (walkProblem), and the budget of a CalDAV
 // expansion (caldav/query.ts ExpansionBudget): its steps, its deadline and its client, each
 // checked every step.

@@ -1,4 +1,4 @@
-// Splitting a series at one of its occurrences (lib/recurrence.ts, splitLines, as a "this and
+// Splitting a series at one of its occurrences (recurrence/rewrite.ts, splitLines, as a "this and
 // following" edit does) loses no occurrence and adds none: the part before gives the starts before
 // the cut, the part after (which begins at the cut) those from it, and together they give what the
 // whole series gave, whatever the rule, its COUNT and the zone.

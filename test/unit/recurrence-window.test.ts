@@ -1,4 +1,4 @@
-// A rule's walk started near the window (lib/recurrence.ts, walkFrom) gives what the walk from
+// A rule's walk started near the window (recurrence/expand.ts, walkFrom) gives what the walk from
 // DTSTART gives in that window, for hourly, daily and weekly rules of any interval and BY parts, and
 // for monthly and yearly ones from centuries before it (a later 400-year cycle of the calendar); and
 // lastStart names the last start of a series that ends.

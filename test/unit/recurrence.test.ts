@@ -1,4 +1,4 @@
-// A series' lines (lib/recurrence.ts) expanded into the wall-clock starts of its occurrences, and
+// A series' lines (src/recurrence/) expanded into the wall-clock starts of its occurrences, and
 // the lines as stored: each kind of rule against starts worked out by hand from the calendar, random
 // rules against ical.js's expander (an implementation independent of rrule, which the service
 // expands with), daylight-saving changes in Paris and New York, the stored form of the lines and how
@@ -43,7 +43,7 @@ function startsOf(lines: string[], dtstart: string, window: Window = {}): string
   return found.starts.map(written);
 }
 
-/** The instants of those starts, as a series' occurrences are stored (services/series.ts). */
+/** The instants of those starts, as a series' occurrences are stored (services/series/occurrences.ts). */
 const instantsOf = (lines: string[], dtstart: string, zone: EventZone, until?: string) =>
   startsOf(lines, dtstart, { zone, until }).map((start) => instant(fromWallClock(wall(start), zone).toJSDate()));
 
