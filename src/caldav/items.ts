@@ -11,7 +11,7 @@ import ICAL from 'ical.js';
 import { DateTime } from 'luxon';
 import type { Caller } from '../auth/roles.js';
 import type { EventRecord } from '../domain/records.js';
-import { readCalendar } from '../import/ics-source.js';
+import { readCalendar } from '../ical/read-calendar.js';
 import type { ImportItem, ItemRef, RefField } from '../domain/external-items.js';
 import { readableLinks } from '../serializers/events.js';
 import { invalidData } from './errors.js';

@@ -3,7 +3,7 @@
 import { eventUid } from '../domain/identities.js';
 import type { Collection, EventRecord } from '../domain/records.js';
 import type { Urls } from '../http/urls.js';
-import { eventsCalendar } from '../serializers/ical.js';
+import { eventsCalendar } from '../ical/write-calendar.js';
 import { keptLinesFor, readResources, resourceVersions } from '../services/calendar-objects/read.js';
 import type { ServiceContext } from '../services/context.js';
 import { importedUids } from '../services/events/read.js';

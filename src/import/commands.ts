@@ -3,7 +3,8 @@
 import { trimEndChar } from '../lib/text.js';
 import { readFile } from 'node:fs/promises';
 import { fetchSource, type FetchOptions, SourceError, sourceUrl, Stopped } from './fetch-source.js';
-import { ICS_SOURCE, readCalendar } from './ics-source.js';
+import { ICS_SOURCE } from '../domain/import-sources.js';
+import { readCalendar } from '../ical/read-calendar.js';
 import { DEFAULT_LIMITS, type ImportLimits } from './limits.js';
 import { readSite } from './read-site.js';
 import { emptySummary, type Progress, startWriting, type Summary } from './run-import.js';

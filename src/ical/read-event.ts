@@ -19,7 +19,7 @@ import { DATES_ZONE } from '../domain/import-sources.js';
 import { eventZone } from '../lib/event-times.js';
 import { maxLengthOf } from '../openapi.js';
 import { firstLinks, type ImportItem, type ItemRef, type RefField } from '../domain/external-items.js';
-import type { ImportLimits } from './limits.js';
+import type { ImportLimits } from '../import/limits.js';
 import { tidyLines } from '../lib/plain-text.js';
 import { displayNameZones } from './zone-names.js';
 import { ZONE_HORIZON } from './zone-bounds.js';

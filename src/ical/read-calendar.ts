@@ -9,14 +9,12 @@
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { eventZone } from '../lib/event-times.js';
-import { blocksOf, blockText, unfold, type Blocks } from './ics-blocks.js';
-import { asUtf8, isUtf16, type Utf8File } from './ics-charset.js';
-import { originalStartIn, readEvent, type EventRead, type Zones } from './ics-event.js';
+import { blocksOf, blockText, unfold, type Blocks } from './blocks.js';
+import { asUtf8, isUtf16, type Utf8File } from './charset.js';
+import { originalStartIn, readEvent, type EventRead, type Zones } from './read-event.js';
 import type { ImportItem, Unreadable } from '../domain/external-items.js';
-import type { ImportLimits } from './limits.js';
+import type { ImportLimits } from '../import/limits.js';
 import { ZoneBudget, zoneRefusal } from './zone-bounds.js';
-
-export { ICS_SOURCE } from '../domain/import-sources.js';
 
 /** Events handed to the writer at a time. */
 const BATCH = 50;

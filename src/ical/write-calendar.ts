@@ -10,13 +10,13 @@ import type { Urls } from '../http/urls.js';
 import { type EventZone, eventZone, fromWallClock, UTC_ZONE } from '../lib/event-times.js';
 import { calendarLines, givesStart, parseRecurrence } from '../lib/recurrence.js';
 import { foldLines } from '../lib/ical-fold.js';
-import { imageUrl } from './images.js';
+import { imageUrl } from '../serializers/images.js';
 import { eachInSlices } from '../lib/slices.js';
 import { textOf } from '../lib/text.js';
 import { plainText } from '../lib/plain-text.js';
 import { DATES_ZONE } from '../domain/import-sources.js';
 import type { EventRecord, ImageMeta, VenueOrOrganizerRecord } from '../domain/records.js';
-import { eventPermalink, readableLinks } from './events.js';
+import { eventPermalink, readableLinks } from '../serializers/events.js';
 import { eventUid } from '../domain/identities.js';
 
 export const ICALENDAR = 'text/calendar; charset=utf-8';
