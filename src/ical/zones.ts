@@ -45,7 +45,7 @@ export function zoneOf(
   return { name: same, tzid: zone.tzid, converted: false };
 }
 
-/** The start of a changed occurrence's original start in its series' zone (ics-source.ts). */
+/** The start of a changed occurrence's original start in its series' zone (read-calendar.ts). */
 export function originalStartIn(instant: Date, zone: string): string {
   return wallClock(instant, zone);
 }

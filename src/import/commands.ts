@@ -111,7 +111,7 @@ function icsFileOf(calendar: IcsFile | Uint8Array | string): IcsFile {
 
 /**
  * Imports an iCalendar file (its bytes, which it unfolds in place, or its text), a batch of events
- * at a time (ics-source.ts).
+ * at a time (ical/read-calendar.ts).
  */
 export async function importIcs(
   run: Omit<ImportRun, 'source'>,
