@@ -23,19 +23,18 @@ const LAYERS = [
   'media',
   'import',
   'caldav',
+  'ical',
 ];
 
-/** A rule that forbids imports from the named folders of src/ (relative paths, any depth). */
+/** The patterns that match imports from a folder of src/ (relative paths, any depth), but for the files `allowed`. */
+const from = (folder, allowed = []) => ({
+  group: [`**/${folder}/*`, `**/${folder}/**`, `./${folder}/*`, ...allowed.map((file) => `!**/${folder}/${file}`)],
+  message: `docs/architecture.md: this layer may not import from ${folder}/${allowed.length ? ` but ${allowed.join(', ')}` : ''}.`,
+});
+
+/** A rule that forbids imports from the named folders of src/. */
 const forbid = (...folders) => ({
-  'no-restricted-imports': [
-    'error',
-    {
-      patterns: folders.map((folder) => ({
-        group: [`**/${folder}/*`, `**/${folder}/**`, `./${folder}/*`],
-        message: `docs/architecture.md: this layer may not import from ${folder}/.`,
-      })),
-    },
-  ],
+  'no-restricted-imports': ['error', { patterns: folders.map((folder) => from(folder)) }],
 });
 
 export default tseslint.config(
@@ -100,6 +99,7 @@ export default tseslint.config(
       'media',
       'import',
       'caldav',
+      'ical',
     ),
   },
   {
@@ -119,6 +119,7 @@ export default tseslint.config(
       'media',
       'import',
       'caldav',
+      'ical',
     ),
   },
   {
@@ -135,6 +136,7 @@ export default tseslint.config(
       'media',
       'import',
       'caldav',
+      'ical',
     ),
   },
   {
@@ -149,6 +151,7 @@ export default tseslint.config(
       'media',
       'import',
       'caldav',
+      'ical',
     ),
   },
   {
@@ -164,16 +167,21 @@ export default tseslint.config(
       'media',
       'import',
       'caldav',
+      'ical',
     ),
   },
-  { files: ['src/services/**'], rules: forbid('serializers', 'handlers', 'http', 'discovery', 'import', 'caldav') },
+  {
+    files: ['src/services/**'],
+    rules: forbid('serializers', 'handlers', 'http', 'discovery', 'import', 'caldav', 'ical'),
+  },
+  // ical/ writes with the serializers' helpers (write-calendar.ts): they never import it back.
   {
     files: ['src/serializers/**'],
-    rules: forbid('db', 'queries', 'services', 'handlers', 'discovery', 'import', 'caldav'),
+    rules: forbid('db', 'queries', 'services', 'handlers', 'discovery', 'import', 'caldav', 'ical'),
   },
   { files: ['src/handlers/**'], rules: forbid('db', 'queries', 'auth', 'import', 'caldav') },
   { files: ['src/pages/**'], rules: forbid('db', 'queries', 'auth', 'handlers', 'import', 'caldav') },
-  { files: ['src/webhooks/**'], rules: forbid('handlers', 'discovery', 'pages', 'import', 'caldav') },
+  { files: ['src/webhooks/**'], rules: forbid('handlers', 'discovery', 'pages', 'import', 'caldav', 'ical') },
   // RFC 5545 recurrence (src/recurrence/): reading, can-it-occur, cost, expanding and rewriting a
   // series' lines, on nothing but domain/ and lib/; services, serializers and the doors above use it.
   {
@@ -190,14 +198,36 @@ export default tseslint.config(
     files: ['src/validation/**'],
     rules: forbid(...LAYERS.filter((layer) => !['domain', 'lib', 'validation'].includes(layer))),
   },
+  // iCalendar (src/ical/): reading it and writing it, for every door that speaks it (the feeds, CalDAV,
+  // the importer), pure: on domain/ and lib/, and for the writer what names an event elsewhere: the
+  // caller's type (auth/roles.ts), the URLs (http/urls.ts), and the serializers' event page, links
+  // a caller may read and image (serializers/events.ts, images.ts), written once there.
+  {
+    files: ['src/ical/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...LAYERS.filter(
+              (layer) => !['domain', 'lib', 'recurrence', 'ical', 'auth', 'http', 'serializers'].includes(layer),
+            ).map((layer) => from(layer)),
+            from('auth', ['roles.js']),
+            from('http', ['urls.js']),
+            from('serializers', ['events.js', 'images.js']),
+          ],
+        },
+      ],
+    },
+  },
   // The importer (`npm run import`) is an entry point beside http/: it writes through the services,
   // with their permissions, and validates with validation/, never through the HTTP layer.
   {
     files: ['src/import/**'],
     rules: forbid('queries', 'auth', 'serializers', 'handlers', 'pages', 'webhooks', 'http', 'discovery', 'caldav'),
   },
-  // CalDAV (src/caldav/) is an entry point beside http/: it reads through the services and the
-  // iCalendar serializer, and writes through the importer's writer, as an import of one resource.
+  // CalDAV (src/caldav/) is an entry point beside http/: it reads through the services, speaks
+  // iCalendar through ical/, and writes through the importer's writer, as an import of one resource.
   { files: ['src/caldav/**'], rules: forbid('handlers', 'pages', 'discovery', 'webhooks', 'queries') },
   // Neither entry point imports the other.
   { files: ['src/http/**', 'src/discovery/**', 'src/app.ts', 'src/server.ts'], rules: forbid('import') },

@@ -1,5 +1,5 @@
-// What a PUT writes: the calendar's VEVENTs read as the iCalendar import reads them (import/ics-source.ts),
-// less what the client left as it was given. The text a client got (serializers/ical.ts) holds less
+// What a PUT writes: the calendar's VEVENTs read as the iCalendar import reads them (ical/read-calendar.ts),
+// less what the client left as it was given. The text a client got (ical/write-calendar.ts) holds less
 // than the event: plain text for an HTML description, the first organizer with an e-mail address,
 // the first venue as a line of text, categories and tags together. Read back, each would overwrite
 // what the event holds with less. So the text the client was served is read the same way, and a
@@ -7,11 +7,10 @@
 // holds, and only what the client changed is written. Where it changed a venue or an organizer,
 // those it was never shown stay; names it sends are the categories and tags of those names here.
 import { isDeepStrictEqual } from 'node:util';
-import ICAL from 'ical.js';
 import { DateTime } from 'luxon';
 import type { Caller } from '../auth/roles.js';
 import type { EventRecord } from '../domain/records.js';
-import { readCalendar } from '../import/ics-source.js';
+import { type ParsedCalendar, readCalendar } from '../ical/read-calendar.js';
 import type { ImportItem, ItemRef, RefField } from '../domain/external-items.js';
 import { readableLinks } from '../serializers/events.js';
 import { invalidData } from './errors.js';
@@ -21,61 +20,36 @@ const MAX_VEVENTS = 1000;
 /** CATEGORIES of one VEVENT: the document takes 100 categories and 100 tags, written there together. */
 const MAX_LINKS = 200;
 
-const readItems = (text: string) =>
-  readCalendar(Buffer.from(text), { maxPages: 1, maxItems: MAX_VEVENTS, maxLinks: MAX_LINKS });
+/**
+ * The calendar read as the import reads it, but its STATUS and CLASS as CalDAV means them: the
+ * inverse of what the export writes (ical/status.ts).
+ */
+const readItems = (calendar: string | ParsedCalendar) =>
+  readCalendar(typeof calendar === 'string' ? Buffer.from(calendar) : calendar, {
+    maxItems: MAX_VEVENTS,
+    maxLinks: MAX_LINKS,
+    statuses: 'caldav',
+  });
 
-/** The items of the calendar a client sent; one that cannot be read refuses it. */
-export function itemsOf(text: string): ImportItem[] {
+/** The items of the calendar a client sent, parsed once (resource-body.ts); one that cannot be read refuses it. */
+export function itemsOf(sent: ParsedCalendar): ImportItem[] {
   let calendar;
   try {
-    calendar = readItems(text);
+    calendar = readItems(sent);
   } catch (err) {
     throw invalidData(err instanceof Error ? err.message : String(err));
   }
   if (calendar.unreadable.length) throw invalidData(calendar.unreadable.map((u) => u.reason).join(' '));
   if (calendar.notes.length) throw invalidData(calendar.notes.join(' '));
-  return withStatuses([...calendar.batches()].flat(), text);
+  return [...calendar.batches()].flat();
 }
 
 /** The items of the text the client was served, by UID (and RECURRENCE-ID); none if it cannot be read. */
 export function servedItems(text: string): Map<string, ImportItem> {
   try {
-    return new Map(withStatuses([...readItems(text).batches()].flat(), text).map((item) => [item.externalId, item]));
+    return new Map([...readItems(text).batches()].flat().map((item) => [item.externalId, item]));
   } catch {
     return new Map();
-  }
-}
-
-/**
- * Each VEVENT's status as CalDAV means it, the inverse of what the export writes: `CLASS:PRIVATE`
- * (or `CONFIDENTIAL`) private, `TENTATIVE` and `CANCELLED` a draft, else published. The import
- * reads `TENTATIVE` as published (a calendar's tentative event is still on it); here a draft was
- * served as `TENTATIVE`, and a client that confirms it publishes it.
- */
-function withStatuses(items: ImportItem[], text: string): ImportItem[] {
-  const statuses = new Map<string, string>();
-  for (const event of vevents(text)) {
-    const uid = String(event.getFirstPropertyValue('uid') ?? '').trim();
-    const recurrenceId = event.getFirstPropertyValue('recurrence-id');
-    const key = recurrenceId ? `${uid}#${String(recurrenceId)}` : uid;
-    const privacy = String(event.getFirstPropertyValue('class') ?? '').toUpperCase();
-    const status = String(event.getFirstPropertyValue('status') ?? '').toUpperCase();
-    if (privacy === 'PRIVATE' || privacy === 'CONFIDENTIAL') statuses.set(key, 'private');
-    else if (status === 'TENTATIVE' || status === 'CANCELLED') statuses.set(key, 'draft');
-    else statuses.set(key, 'publish');
-  }
-  return items.map((item) => {
-    const status = statuses.get(item.externalId);
-    return status ? { ...item, body: { ...item.body, status } } : item;
-  });
-}
-
-/** The VEVENTs as ical.js reads them; none where it cannot (the import, more lenient, read them). */
-function vevents(text: string): ICAL.Component[] {
-  try {
-    return new ICAL.Component(ICAL.parse(text) as unknown[]).getAllSubcomponents('vevent');
-  } catch {
-    return [];
   }
 }
 

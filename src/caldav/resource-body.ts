@@ -6,6 +6,7 @@ import ICAL from 'ical.js';
 import type { CaldavWriteLimits } from '../config.js';
 import { DATES_ZONE } from '../domain/import-sources.js';
 import type { ImportItem } from '../domain/external-items.js';
+import type { ParsedCalendar } from '../ical/read-calendar.js';
 import { MAX_EXTERNAL_ID } from '../services/items/ledger.js';
 import { DavError, caldavCondition, invalidData, invalidResource } from './errors.js';
 import type { Collection } from '../domain/records.js';
@@ -41,10 +42,12 @@ const MAPPED = new Set([
 /** The longest UID a resource may have: its changed occurrences' keys (`UID#` and a RECURRENCE-ID) fit the mapping. */
 const MAX_UID = MAX_EXTERNAL_ID - 100;
 
-/** The parts of a PUT's calendar: its VEVENTs by RECURRENCE-ID ('' for the series or single event). */
+/** The parts of a PUT's calendar. */
 export interface Parsed {
   uid: string;
-  text: string;
+  /** The calendar, parsed here once, which the reader takes as it is (items.ts itemsOf). */
+  text: ParsedCalendar;
+  /** What no field holds of each VEVENT, by RECURRENCE-ID ('' for the series or single event). */
   extras: Map<string, string>;
 }
 
@@ -73,7 +76,7 @@ export function parseResource(body: string, collection: Collection, limits: Cald
   const extras = new Map<string, string>();
   for (const event of events) {
     const recurrenceId = event.getFirstProperty('recurrence-id');
-    // As import/ics-event.ts names an override: the RECURRENCE-ID as ical.js writes it.
+    // As ical/read-event.ts names an override: the RECURRENCE-ID as ical.js writes it.
     const key = recurrenceId ? String(recurrenceId.getFirstValue()) : '';
     if (extras.has(key)) throw invalidResource(`Two VEVENTs have the RECURRENCE-ID ${key}.`);
     extras.set(key, extraOf(event));
@@ -81,7 +84,7 @@ export function parseResource(body: string, collection: Collection, limits: Cald
   assertKeptFits([...extras.values()], limits);
   // The text as sent, read leniently by the import, unless a category had to be added to it.
   const added = collection.kind === 'category' && inCategory(masters[0], collection.name);
-  return { uid, text: added ? root.toString() : body, extras };
+  return { uid, text: { text: added ? root.toString() : body, root }, extras };
 }
 
 function calendarOf(body: string): ICAL.Component {

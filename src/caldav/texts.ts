@@ -1,9 +1,9 @@
 // The texts of CalDAV's resources: what services/calendar-objects/read.ts reads, as the iCalendar
-// writer writes it (serializers/ical.ts), with the ETag the service gives it.
+// writer writes it (ical/write-calendar.ts), with the ETag the service gives it.
 import { eventUid } from '../domain/identities.js';
 import type { Collection, EventRecord } from '../domain/records.js';
 import type { Urls } from '../http/urls.js';
-import { eventsCalendar } from '../serializers/ical.js';
+import { eventsCalendar } from '../ical/write-calendar.js';
 import { keptLinesFor, readResources, resourceVersions } from '../services/calendar-objects/read.js';
 import type { ServiceContext } from '../services/context.js';
 import { importedUids } from '../services/events/read.js';
@@ -52,7 +52,7 @@ export async function readTexts(
   return texts;
 }
 
-/** The UID a resource's text carries: the one it came with, else its GUID (serializers/ical.ts). */
+/** The UID a resource's text carries: the one it came with, else its GUID (ical/write-calendar.ts). */
 export async function uidOfEvent(ctx: ServiceContext, urls: Urls, master: EventRecord): Promise<string> {
   return eventUid(urls.site, master.id, (await importedUids(ctx, [master])).get(master.id));
 }

@@ -5,7 +5,7 @@ import { entityTag, versionOf } from '../http/conditional.js';
 import type { Call, Reply } from '../http/handler.js';
 import { listHeaders, listLinks, postListReply } from '../http/lists.js';
 import { serializeEvent } from '../serializers/events.js';
-import { eventsCalendar, ICALENDAR } from '../serializers/ical.js';
+import { eventsCalendar, ICALENDAR } from '../ical/write-calendar.js';
 import {
   FEED_MAX_BYTES,
   FEED_MAX_EVENTS,

@@ -129,7 +129,7 @@ function readerIsCurrent(req: Request, status: number, etag: string): boolean {
   return read && status === 200 && !noneMatch(req.headers['if-none-match'], etag);
 }
 
-/** A body already in its content type: text, or its bytes (serializers/ical.ts writes a feed's). */
+/** A body already in its content type: text, or its bytes (ical/write-calendar.ts writes a feed's). */
 const asText = (data: unknown) => (Buffer.isBuffer(data) ? data : String(data));
 
 /**

@@ -3,7 +3,8 @@
 import { trimEndChar } from '../lib/text.js';
 import { readFile } from 'node:fs/promises';
 import { fetchSource, type FetchOptions, SourceError, sourceUrl, Stopped } from './fetch-source.js';
-import { ICS_SOURCE, readCalendar } from './ics-source.js';
+import { ICS_SOURCE } from '../domain/import-sources.js';
+import { readCalendar } from '../ical/read-calendar.js';
 import { DEFAULT_LIMITS, type ImportLimits } from './limits.js';
 import { readSite } from './read-site.js';
 import { emptySummary, type Progress, startWriting, type Summary } from './run-import.js';
@@ -110,7 +111,7 @@ function icsFileOf(calendar: IcsFile | Uint8Array | string): IcsFile {
 
 /**
  * Imports an iCalendar file (its bytes, which it unfolds in place, or its text), a batch of events
- * at a time (ics-source.ts).
+ * at a time (ical/read-calendar.ts).
  */
 export async function importIcs(
   run: Omit<ImportRun, 'source'>,

@@ -1,13 +1,14 @@
 // How much one import takes from a source, whatever the source claims: a site announcing a billion
 // pages, or a page of new items for ever, ends at these bounds (docs/decisions.md, "Import"); each
 // end is reported. `npm run import -- ... --max-pages N --max-items N --max-links N` sets them.
-export interface ImportLimits {
+//
+// A file's VEVENTs and what each names are bounded by the iCalendar reader's limits, which the
+// other doors that read iCalendar (CalDAV) set too; a site's lists take the same two, and pages.
+import type { ReadLimits } from '../ical/read-calendar.js';
+
+export interface ImportLimits extends ReadLimits {
   /** Pages read of each of a site's lists. */
   maxPages: number;
-  /** Items taken of each kind (a site's list, a file's VEVENTs). */
-  maxItems: number;
-  /** Items one item may name of each kind (an event's categories, tags, organizers). */
-  maxLinks: number;
 }
 
 /**

@@ -1,7 +1,7 @@
 // RFC 5545 3.1: content lines longer than 75 octets are folded, a CRLF and a space before each
 // continuation. ical-generator 10.2 folds the same way but measures each character with a new
 // TextEncoder, which took seconds of the event loop for a feed of a few megabytes (issue in its
-// tracker, fixed in its 11.x line, which needs Node 22); serializers/ical.ts folds with this instead.
+// tracker, fixed in its 11.x line, which needs Node 22); ical/write-calendar.ts folds with this instead.
 // test/unit/ical-fold.test.ts checks that both give the same text.
 
 /** Octets per line before a fold: 74 on the first line, and a space plus 74 on each continuation. */

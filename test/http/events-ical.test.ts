@@ -2,7 +2,7 @@
 // field, with the JSON representation of the same events; the list feed honours the JSON list's filters.
 import ICAL from 'ical.js';
 import { beforeAll, expect, it } from 'vitest';
-import { eventsCalendar } from '../../src/serializers/ical.js';
+import { eventsCalendar } from '../../src/ical/write-calendar.js';
 import { feedEvents, feedIndex } from '../../src/services/event-list.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';

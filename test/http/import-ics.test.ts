@@ -1,4 +1,4 @@
-// Importing iCalendar (src/import/ics-source.ts): test/fixtures/ics/calendar.ics holds a weekly
+// Importing iCalendar (src/ical/read-calendar.ts, through import/commands.ts): test/fixtures/ics/calendar.ics holds a weekly
 // series across a daylight-saving change with an EXDATE and a moved occurrence, an all-day span, a
 // DST-crossing night, escaped and folded text, a Windows zone name with its VTIMEZONE, a floating
 // time with a DURATION, and two broken entries. Checked through our API; imported again (nothing

@@ -5,7 +5,7 @@
 // minutes and gigabytes. Real zones change a few times a year at most (YEARLY rules; MONTHLY is
 // allowed), from 1601 at the earliest (Outlook's), so a zone is read only within these bounds, and
 // the changes all of one file's zones would make up to ZONE_HORIZON are counted against one budget;
-// a time past it is not read in a file's zone (ics-event.ts), which would expand it further.
+// a time past it is not read in a file's zone (zones.ts), which would expand it further.
 import type ICAL from 'ical.js';
 
 /** Zones one file may give. */

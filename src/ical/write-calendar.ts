@@ -3,7 +3,7 @@
 // text (escaping, line folding); Luxon DateTimes carry the zones, as plain Dates would be written
 // as UTC wall-clock times under the zone's label.
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
-import ical, { ICalEventClass, ICalEventStatus, type ICalEventData } from 'ical-generator';
+import ical, { type ICalEventData } from 'ical-generator';
 import { DateTime, IANAZone, type Zone } from 'luxon';
 import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
@@ -12,14 +12,15 @@ import { givesStart } from '../recurrence/expand.js';
 import { parseRecurrence } from '../recurrence/parse.js';
 import { calendarLines } from '../recurrence/rewrite.js';
 import { foldLines } from '../lib/ical-fold.js';
-import { imageUrl } from './images.js';
+import { imageUrl } from '../serializers/images.js';
 import { eachInSlices } from '../lib/slices.js';
 import { textOf } from '../lib/text.js';
 import { plainText } from '../lib/plain-text.js';
 import { DATES_ZONE } from '../domain/import-sources.js';
 import type { EventRecord, ImageMeta, VenueOrOrganizerRecord } from '../domain/records.js';
-import { eventPermalink, readableLinks } from './events.js';
+import { eventPermalink, readableLinks } from '../serializers/events.js';
 import { eventUid } from '../domain/identities.js';
+import { writtenStatus } from './status.js';
 
 export const ICALENDAR = 'text/calendar; charset=utf-8';
 
@@ -43,15 +44,6 @@ export interface CalendarOptions {
    */
   extras?: ReadonlyMap<number, string>;
 }
-
-const STATUS: Record<string, ICalEventStatus> = {
-  publish: ICalEventStatus.CONFIRMED,
-  future: ICalEventStatus.CONFIRMED,
-  private: ICalEventStatus.CONFIRMED,
-  draft: ICalEventStatus.TENTATIVE,
-  pending: ICalEventStatus.TENTATIVE,
-  trash: ICalEventStatus.CANCELLED,
-};
 
 /**
  * The calendar of `rows`, built a slice at a time so that a feed of a thousand events never holds
@@ -210,9 +202,8 @@ function vevent(
     lastModified: row.modifiedAt,
     // The moment this version of the event was written, so that the same event gives the same text.
     stamp: row.modifiedAt,
-    status: STATUS[row.status],
-    // A private event says so, as an event a calendar app keeps private does (RFC 5545 3.8.1.3).
-    ...(row.status === 'private' ? { class: ICalEventClass.PRIVATE } : {}),
+    // STATUS, and CLASS for a private event (status.ts).
+    ...writtenStatus(row.status),
     ...(row.allDay && zone.zone instanceof IANAZone ? { x: [{ key: DATES_ZONE, value: zone.name }] } : {}),
   };
 }

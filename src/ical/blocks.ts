@@ -1,7 +1,7 @@
 // An iCalendar file at the level of its bytes: lines unfolded in place, and where each VEVENT and
 // VTIMEZONE block begins and ends, without turning the file into text or lines. A file of any
 // size then costs its bytes and two numbers per block; each block is decoded when it is read
-// (ics-source.ts), and again when it is written.
+// (read-calendar.ts), and again when it is written.
 
 /** A block of the file: its byte range, and why it is not whole, when it is not. */
 export interface Block {

@@ -1,8 +1,8 @@
-// The bounds a VTIMEZONE is read within (src/import/zone-bounds.ts), checked on its properties
+// The bounds a VTIMEZONE is read within (src/ical/zone-bounds.ts), checked on its properties
 // alone, before ical.js expands it.
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
-import { MAX_OBSERVANCES, MAX_ZONES, ZoneBudget, zoneRefusal } from '../../src/import/zone-bounds.js';
+import { MAX_OBSERVANCES, MAX_ZONES, ZoneBudget, zoneRefusal } from '../../../src/ical/zone-bounds.js';
 
 /** A VTIMEZONE of the observances, each a DTSTART and its RRULE (none: a single change). */
 function zone(tzid: string, observances: [string, string?][]): ICAL.Component {

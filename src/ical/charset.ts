@@ -1,5 +1,5 @@
 // The bytes of an iCalendar file as UTF-8, which RFC 5545 (3.1.4) requires and the reader
-// (ics-blocks.ts, ics-event.ts) assumes. Real files are not always so: older Outlook and Lotus
+// (blocks.ts, read-event.ts) assumes. Real files are not always so: older Outlook and Lotus
 // exports are Windows-1252 or ISO-8859-1, some Outlook saves are UTF-16 with a byte order mark.
 // Such a file is converted, honouring the charset its server declared (Content-Type), else the one
 // chardet finds, and the summary says so; read as UTF-8, "Två" would become "Tv\uFFFD" unnoticed.
@@ -17,7 +17,7 @@ export interface Utf8File {
 
 /**
  * The file as UTF-8. A UTF-16 file (byte order mark) is converted before its lines are unfolded
- * (its line breaks are two bytes each); any other after (ics-blocks.ts unfolds the bytes, and a
+ * (its line breaks are two bytes each); any other after (blocks.ts unfolds the bytes, and a
  * fold may split a UTF-8 character, which is only valid UTF-8 once unfolded).
  */
 export const isUtf16 = (bytes: Uint8Array) => bomEncoding(bytes) !== undefined;

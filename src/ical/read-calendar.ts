@@ -1,22 +1,47 @@
 // Reads an iCalendar file (RFC 5545) and hands its events over in batches, keyed by UID (and, for a
-// change of one occurrence, RECURRENCE-ID), each VEVENT read on its own (ics-event.ts) so that a
-// broken one is reported and skipped without losing the others.
+// change of one occurrence, RECURRENCE-ID), each VEVENT read on its own (read-event.ts) so that a
+// broken one is reported and skipped without losing the others. The importer reads files with it
+// (import/commands.ts), CalDAV the calendar a client puts (caldav/items.ts), which it has parsed
+// already: ical.js's reading of it is then used, not made again (ParsedCalendar).
 //
 // What a run holds is the file's bytes and a few numbers per VEVENT, not the events: a first pass
 // reads every VEVENT to find which of several with one UID counts, which series the file holds and
 // in which zone, and how many items there are; the batches read each VEVENT again as they are
-// written (ics-blocks.ts). Series and single events come first, then the changed occurrences.
+// written (blocks.ts). Series and single events come first, then the changed occurrences.
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { eventZone } from '../lib/event-times.js';
-import { blocksOf, blockText, unfold, type Blocks } from './ics-blocks.js';
-import { asUtf8, isUtf16, type Utf8File } from './ics-charset.js';
-import { originalStartIn, readEvent, type EventRead, type Zones } from './ics-event.js';
+import { type BlockList, blocksOf, blockText, unfold, type Blocks } from './blocks.js';
+import { asUtf8, isUtf16, type Utf8File } from './charset.js';
 import type { ImportItem, Unreadable } from '../domain/external-items.js';
-import type { ImportLimits } from './limits.js';
+import { asWritten } from './line-repair.js';
+import { readEvent, type EventOptions, type EventRead } from './read-event.js';
+import type { StatusReading } from './status.js';
 import { ZoneBudget, zoneRefusal } from './zone-bounds.js';
+import { originalStartIn, type Zones } from './zones.js';
 
-export { ICS_SOURCE } from '../domain/import-sources.js';
+/** What a door lets one calendar make it read. */
+export interface ReadLimits {
+  /** Items taken of each kind: a calendar's VEVENTs (the rest are left, with a note). */
+  maxItems: number;
+  /** Items one VEVENT may name of each kind (its organizers, its categories). */
+  maxLinks: number;
+}
+
+export interface ReadOptions extends ReadLimits {
+  /** Whose text it is, which says how STATUS and CLASS are read (status.ts); the import's if not given. */
+  statuses?: StatusReading;
+}
+
+/**
+ * A calendar a door has parsed already (caldav/resource-body.ts): its text, and ical.js's VCALENDAR
+ * of that text. Each VEVENT and VTIMEZONE is read from that component where its text needs no
+ * repair (line-repair.ts), else from its text, as a file's are.
+ */
+export interface ParsedCalendar {
+  text: string;
+  root: ICAL.Component;
+}
 
 /** Events handed to the writer at a time. */
 const BATCH = 50;
@@ -44,10 +69,11 @@ const OVERRIDE = 2;
 
 /**
  * Reads the file: the bytes are the calendar's to change (unfolded in place). `charset` is what its
- * server declared; a file that is not UTF-8 is converted (ics-charset.ts), and the notes say so.
+ * server declared; a file that is not UTF-8 is converted (charset.ts), and the notes say so.
  */
-export function readCalendar(bytes: Uint8Array, limits: ImportLimits, charset?: string): Calendar {
-  const utf8 = unfoldedUtf8(bytes, charset);
+export function readCalendar(source: Uint8Array | ParsedCalendar, options: ReadOptions, charset?: string): Calendar {
+  const given = source instanceof Uint8Array ? undefined : source;
+  const utf8 = unfoldedUtf8(source instanceof Uint8Array ? source : Buffer.from(source.text), charset);
   const text = utf8.bytes;
   const blocks = blocksOf(text);
   const notes: string[] = utf8.note ? [utf8.note] : [];
@@ -55,15 +81,19 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits, charset?: 
     if (!blocks.events.length) throw new Error('This is not an iCalendar file (no BEGIN:VCALENDAR, no VEVENT).');
     notes.push('The file has no BEGIN:VCALENDAR (RFC 5545 3.4): its VEVENTs were read all the same.');
   }
-  const zones = calendarZones(blocks, text, notes);
-  const count = Math.min(blocks.events.length, limits.maxItems);
+  const zones = calendarZones(blocks, text, notes, given && paired(given.root, 'vtimezone', blocks.timezones));
+  const parsedEvents = given && paired(given.root, 'vevent', blocks.events);
+  const eventOptions: EventOptions = { maxLinks: options.maxLinks, statuses: options.statuses ?? 'import' };
+  const count = Math.min(blocks.events.length, options.maxItems);
   if (blocks.events.length > count) {
     notes.push(`The file holds ${blocks.events.length} VEVENTs: the first ${count} were read (--max-items).`);
   }
   const read = (index: number): EventRead => {
     const block = blocks.events.at(index);
     if (block.broken) throw new Error(`It is cut short: ${block.broken}.`);
-    return readEvent(blockText(text, block), zones, limits);
+    const written = blockText(text, block);
+    const component = parsedEvents?.[index];
+    return readEvent(component && asWritten(written, component) ? component : written, zones, eventOptions);
   };
   // Only what the batches need is kept: the SEQUENCEs of the first pass are let go.
   const { unreadable, indexOf, kinds, seriesZones, allDaySeries } = firstPass(count, read, (index) =>
@@ -104,14 +134,31 @@ export function readCalendar(bytes: Uint8Array, limits: ImportLimits, charset?: 
   };
 }
 
-/** The file as UTF-8, its lines unfolded: a UTF-16 file is converted first, any other after (ics-charset.ts). */
+/**
+ * The VCALENDAR's components of a kind, each one by the block of the text it was parsed from, when
+ * they pair one to one (no block is broken, which ical.js may have read otherwise). Each without
+ * its parent, as a block is read on its own: from the VCALENDAR, ical.js would resolve a TZID with
+ * the file's VTIMEZONE itself, unbounded (zone-bounds.ts) and other than zones.ts reads it. The jCal
+ * is shared, not parsed again.
+ */
+function paired(root: ICAL.Component, kind: string, blocks: BlockList): ICAL.Component[] | undefined {
+  const components = root.getAllSubcomponents(kind);
+  if (components.length !== blocks.length) return undefined;
+  for (let index = 0; index < blocks.length; index++) if (blocks.at(index).broken) return undefined;
+  return components.map((component) => new ICAL.Component(component.jCal));
+}
+
+/** The file as UTF-8, its lines unfolded: a UTF-16 file is converted first, any other after (charset.ts). */
 function unfoldedUtf8(bytes: Uint8Array, charset?: string): Utf8File {
   const wide = isUtf16(bytes) ? asUtf8(bytes) : undefined;
   return wide ? { ...wide, bytes: unfold(wide.bytes) } : asUtf8(unfold(bytes), charset);
 }
 
-/** The file's VTIMEZONEs that can be read, and the zone its dates and floating times are in. */
-function calendarZones(blocks: Blocks, text: Uint8Array, notes: string[]): Zones {
+/**
+ * The file's VTIMEZONEs that can be read, and the zone its dates and floating times are in; each
+ * VTIMEZONE from `parsed`, its component a door parsed, when given.
+ */
+function calendarZones(blocks: Blocks, text: Uint8Array, notes: string[], parsed?: ICAL.Component[]): Zones {
   const zones: Zones = new Map();
   // Dates and floating times are in the calendar's zone when it names one the service knows.
   if (blocks.zone && eventZone(blocks.zone)) zones.floating = blocks.zone;
@@ -125,7 +172,7 @@ function calendarZones(blocks: Blocks, text: Uint8Array, notes: string[]): Zones
     if (block.broken) continue;
     let component: ICAL.Component;
     try {
-      component = new ICAL.Component(ICAL.parse(blockText(text, block)) as unknown[]);
+      component = parsed?.[index] ?? new ICAL.Component(ICAL.parse(blockText(text, block)) as unknown[]);
     } catch {
       // A broken VTIMEZONE matters only to the events that use it, which then say so.
       continue;
