@@ -3,7 +3,8 @@
 // (src/import/). PGlite admits one process at a time: while the service runs on it, this command
 // refuses, naming the service's process.
 import { parseArgs } from 'node:util';
-import { type Config, ConfigError, loadConfig } from '../src/config.js';
+import { type Config, loadConfig } from '../src/config.js';
+import { ConfigError } from '../src/config/read.js';
 import { openDatabase } from '../src/db/client.js';
 import { DataDirLockedError } from '../src/db/data-dir-lock.js';
 import { mayCall } from '../src/auth/permissions.js';

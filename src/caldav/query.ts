@@ -8,7 +8,7 @@ import ICAL from 'ical.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../db/client.js';
 import type { ServerResponse } from 'node:http';
-import { DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config.js';
+import { DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config/limits.js';
 import { performance } from 'node:perf_hooks';
 import { eachInSlices } from '../lib/slices.js';
 import { ruleCost, walkProblem } from '../lib/recurrence.js';

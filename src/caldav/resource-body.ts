@@ -3,7 +3,7 @@
 // cannot hold (alarms, attendees, other properties) set apart to be kept as written. What a
 // resource may hold is checked here, before any database work (config.ts CaldavWriteLimits).
 import ICAL from 'ical.js';
-import type { CaldavWriteLimits } from '../config.js';
+import type { CaldavWriteLimits } from '../config/limits.js';
 import { DATES_ZONE } from '../domain/import-sources.js';
 import type { ImportItem } from '../domain/external-items.js';
 import { MAX_EXTERNAL_ID } from '../import/ledger.js';

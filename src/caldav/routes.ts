@@ -6,7 +6,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import getRawBody from 'raw-body';
 import type { Caller } from '../auth/roles.js';
-import type { CaldavWriteLimits, Config } from '../config.js';
+import type { Config } from '../config.js';
+import type { CaldavWriteLimits } from '../config/limits.js';
 import type { Database } from '../db/client.js';
 import { Forbidden, InvalidCredentials } from '../domain/errors.js';
 import { toApiError } from '../http/errors.js';

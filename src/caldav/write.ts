@@ -26,7 +26,7 @@ import { canEdit, mayCall } from '../auth/permissions.js';
 import type { Tx } from '../db/client.js';
 import { nestingTransactions } from '../db/savepoints.js';
 import { Forbidden } from '../domain/errors.js';
-import type { CaldavWriteLimits } from '../config.js';
+import type { CaldavWriteLimits } from '../config/limits.js';
 import { assertNamesFit, parseResource } from './resource-body.js';
 import { CALDAV_SOURCE } from '../domain/import-sources.js';
 import type { Urls } from '../http/urls.js';

@@ -21,7 +21,7 @@ import {
   RLWrapperTimeouts,
 } from 'rate-limiter-flexible';
 import type { Caller } from '../auth/roles.js';
-import type { RateLimitSettings } from '../config.js';
+import type { RateLimitSettings } from '../config/network.js';
 import ipaddr from 'ipaddr.js';
 import pg from 'pg';
 import { rateLimited } from '../metrics/registry.js';

@@ -4,7 +4,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { NextFunction, Request, Response } from 'express';
-import type { MetricsSettings } from '../config.js';
+import type { MetricsSettings } from '../config/network.js';
 import { registry, requestDuration, requestsInFlight } from './registry.js';
 
 /** Where the operationId of the operation a request reached is kept (app.ts dispatch sets it). */

@@ -1,7 +1,7 @@
 // What a service call knows of the request it serves, built once per request (app.ts toCall) and
 // passed first to every service function.
 import type { Caller } from '../auth/roles.js';
-import type { Quotas, RecurrenceLimits } from '../config.js';
+import type { Quotas, RecurrenceLimits } from '../config/limits.js';
 import type { PrismaClient } from '../db/client.js';
 import type { Precondition } from '../domain/posts.js';
 
@@ -19,7 +19,7 @@ export interface ServiceContext {
   now: Date;
   /** What If-Match requires of the object a write changes, when the client sent it. */
   precondition?: Precondition;
-  /** The configured horizon and limit of series (config.ts); the defaults when not given. */
+  /** The configured horizon and limit of series (config/limits.ts); the defaults when not given. */
   recurrence?: RecurrenceLimits;
   /** What an account below editor may hold or make (services/quotas.ts); the defaults when not given. */
   quotas?: Quotas;

@@ -7,7 +7,7 @@
 // writes to a series and to its occurrences take that lock before any occurrence's, so two writers of
 // one series queue on it instead of interleaving, and cannot deadlock on the occurrences. The unique
 // (parent_id, original_start_local) index keeps an occurrence from being added twice all the same.
-import { DEFAULT_QUOTAS, DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config.js';
+import { DEFAULT_QUOTAS, DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config/limits.js';
 import type { Tx } from '../db/client.js';
 import { statementsOf } from '../db/driver.js';
 import {
