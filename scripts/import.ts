@@ -15,6 +15,7 @@ import type { ImageImport } from '../src/import/images.js';
 import { DEFAULT_LIMITS, type ImportLimits } from '../src/import/limits.js';
 import { terminalProgress } from '../src/import/progress.js';
 import { exitStatus, summaryLines } from '../src/import/run-import.js';
+import { serviceContext } from '../src/services/context.js';
 
 const USAGE = `Usage: npm run import -- <source> [options]
 
@@ -105,7 +106,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const caller = await importingUser(db.prisma, values.as);
     const run = {
-      ctx: { db: db.prisma, caller, siteZone: config.siteTimezone, now: new Date(), recurrence: config.recurrence },
+      ctx: serviceContext(config, { db: db.prisma, caller }),
       dryRun: values['dry-run'],
       // PostgreSQL overlaps the round trips of a few writers; PGlite runs one statement at a time.
       concurrency: config.databaseUrl ? IMPORT_CONCURRENCY : 1,
