@@ -11,7 +11,7 @@ import { mayCall } from '../src/auth/permissions.js';
 import { isRole } from '../src/auth/roles.js';
 import { importIcs, importTec, readIcs } from '../src/import/commands.js';
 import { SourceError, Stopped } from '../src/import/fetch-source.js';
-import type { ImageImport } from '../src/import/images.js';
+import type { ImageImport } from '../src/import/import-run.js';
 import { DEFAULT_LIMITS, type ImportLimits } from '../src/import/limits.js';
 import { terminalProgress } from '../src/import/progress.js';
 import { exitStatus, summaryLines } from '../src/import/run-import.js';

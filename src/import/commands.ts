@@ -8,7 +8,7 @@ import { DEFAULT_LIMITS, type ImportLimits } from './limits.js';
 import { readSite } from './read-site.js';
 import { emptySummary, type Progress, startWriting, type Summary } from './run-import.js';
 import type { TecSite } from './site-lists.js';
-import type { ImportRun } from './write-item.js';
+import type { ImportRun } from './import-run.js';
 
 export interface TecOptions {
   base: string;

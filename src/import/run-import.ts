@@ -3,7 +3,8 @@
 // and the next run goes on from there.
 import { withoutControlCharacters } from './clean-item.js';
 import { type ImportItem, type ItemKind, KIND_ORDER, type Unreadable } from '../domain/external-items.js';
-import { type ImportRun, writeItem } from './write-item.js';
+import type { ImportRun } from './import-run.js';
+import { writeItem } from './write-item.js';
 
 export type Result = 'created' | 'updated' | 'unchanged' | 'skipped';
 

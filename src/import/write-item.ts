@@ -15,40 +15,14 @@ import { changeEvent } from '../services/events/update.js';
 import { inTransaction } from '../services/retry.js';
 import { changeTerm, insertTerm, type TermInput } from '../services/terms.js';
 import { changeVenueOrOrganizer, insertVenueOrOrganizer } from '../services/venues-and-organizers.js';
-import { bringImagesHome, type ImageImport } from './images.js';
+import { bringImagesHome } from './images.js';
+import type { ImportRun } from './import-run.js';
 import { type ImportItem, type ItemKind, refKey } from '../domain/external-items.js';
 import { exportUid, findMapping, localState, MAX_EXTERNAL_ID, saveMapping } from './ledger.js';
 import { bodyProblem, reasonOf } from './validate-body.js';
 
 export type Outcome =
   { result: 'created' | 'updated' | 'unchanged'; localId: number } | { result: 'skipped'; reason: string };
-
-export interface ImportRun {
-  ctx: ServiceContext;
-  /** The source's name in the mapping: the API's base URL, or `ics`. */
-  source: string;
-  /** Decide and report, write nothing. */
-  dryRun: boolean;
-  /** How many items of a kind are written at once (run-import.ts); 1 when not given. */
-  concurrency?: number;
-  /** In a dry run: the items it would have created so far (refKey), which later ones may carry again. */
-  planned?: Set<string>;
-  /**
-   * The local IDs of items this run found or wrote, by refKey, once their transaction committed: an
-   * event's venue, organizers and terms are looked up once per run, not once per event. A
-   * transaction run again (services/retry.ts) reads afresh, in case one was deleted here meanwhile.
-   * Events, which no item names, are not kept: the run's memory grows with the items named, not
-   * with the calendar.
-   */
-  known?: Map<string, number>;
-  /** Brings the source's images into the media library (images.ts); unset, image URLs are kept as links. */
-  images?: ImageImport;
-  /**
-   * Writes an event even when its body is the one last written from the source: a CalDAV PUT
-   * replaces the event as it is now, which the API may have changed since (caldav/write.ts).
-   */
-  rewrite?: boolean;
-}
 
 /** Whether items of this kind are named by others (and so kept in `known` and `planned`). */
 const named = (key: string) => !key.startsWith('event:');
