@@ -7,7 +7,7 @@ import { type Config, loadConfig } from '../src/config.js';
 import { ConfigError } from '../src/config/read.js';
 import { openDatabase } from '../src/db/client.js';
 import { DataDirLockedError } from '../src/db/data-dir-lock.js';
-import { mayCall } from '../src/auth/permissions.js';
+import { type Capability, may } from '../src/auth/capabilities.js';
 import { isRole } from '../src/auth/roles.js';
 import { importIcs, importTec, readIcs } from '../src/import/commands.js';
 import { SourceError, Stopped } from '../src/import/fetch-source.js';
@@ -163,9 +163,15 @@ async function importingUser(prisma: import('../src/db/client.js').PrismaClient,
   }
   if (!isRole(user.role)) throw new UsageError(`The account "${user.login}" has an unknown role.`);
   const caller = { id: user.id, login: user.login, role: user.role };
-  // Everything an import may create, as the API would let this account create it.
-  const needed = ['createEvent', 'createVenue', 'createOrganizer', 'createCategory', 'createTag'];
-  const refused = needed.filter((operation) => !mayCall(caller, operation));
+  // Everything an import may create, as the services would let this account create it.
+  const needed: Capability[] = [
+    'create events',
+    'create venues',
+    'create organizers',
+    'manage categories',
+    'manage tags',
+  ];
+  const refused = needed.filter((capability) => !may(caller, capability));
   if (refused.length) {
     throw new UsageError(
       `The account "${user.login}" (${user.role}) may not ${refused.join(', ')}: name another with --as.`,

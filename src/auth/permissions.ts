@@ -1,11 +1,12 @@
 // Who may read and change an event, venue or organizer (docs/decisions.md, "Permissions and roles"):
 // editors and administrators everything; authors their own items, published or not; contributors
 // their own unpublished items, without publishing; subscribers and anonymous callers read
-// published items only. Role minimums per operation live in the document (`x-required-role`);
-// these are the per-object rules behind them.
+// published items only. What a role may do at all is capabilities.ts's (and the document's
+// `x-required-role`, checked early by http/security.ts); these are the per-object rules behind it.
 import { Forbidden, InvalidInput } from '../domain/errors.js';
 import { POST_STATUSES, type PostStatus } from '../domain/posts.js';
 import { requiredRole } from '../openapi.js';
+import { may } from './capabilities.js';
 import { type Caller, hasRole, isRole } from './roles.js';
 
 interface Owned {
@@ -18,7 +19,7 @@ export const forbidden = (caller: Caller, message?: string) => new Forbidden(cal
 
 const owns = (caller: Caller, item: Owned) => caller !== null && item.authorId === caller.id;
 
-export const canPublish = (caller: Caller) => hasRole(caller, 'author');
+export const canPublish = (caller: Caller) => may(caller, 'publish');
 
 export function canRead(caller: Caller, item: Owned): boolean {
   if (item.status === 'publish') return true;
@@ -45,16 +46,8 @@ export function mayCall(caller: Caller, operationId: string): boolean {
   return role === undefined || (isRole(role) && hasRole(caller, role));
 }
 
-/**
- * The role an operation of the document asks (`x-required-role`), asked by the writers themselves:
- * every door (batch, CalDAV, the importer) gets what the REST API refuses refused, not only the API.
- */
-export function assertMayCall(caller: Caller, operationId: string): void {
-  if (!mayCall(caller, operationId)) throw forbidden(caller);
-}
-
 /** Deleting for good (`force=true`) is for editors and administrators. */
-export const canDeleteForGood = (caller: Caller) => hasRole(caller, 'editor');
+export const canDeleteForGood = (caller: Caller) => may(caller, 'edit others');
 
 /**
  * The status to store. Callers who cannot publish get `pending` when they ask for a public status

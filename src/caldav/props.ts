@@ -2,7 +2,7 @@
 // the root and a principal say where the caller's principal and calendar home are, the home lists
 // the collections, a collection says what it holds and where the feed is (getctag, sync-token), a
 // resource gives its ETag. A property a target does not have is answered 404 in its propstat.
-import { mayCall } from '../auth/permissions.js';
+import { may } from '../auth/capabilities.js';
 import type { Caller } from '../auth/roles.js';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { Collection, ResourceText, ResourceVersion } from './store.js';
@@ -56,7 +56,7 @@ function common(seen: Seen): PropertyValues {
 
 /** Read for everyone; writing for those the API lets create events (contributors and up). */
 function privileges(caller: Caller): Value {
-  const granted = mayCall(caller, 'createEvent')
+  const granted = may(caller, 'create events')
     ? ['read', 'write', 'write-content', 'write-properties', 'bind', 'unbind']
     : ['read'];
   return (element) => {

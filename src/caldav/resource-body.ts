@@ -6,7 +6,7 @@ import ICAL from 'ical.js';
 import type { CaldavWriteLimits } from '../config/limits.js';
 import { DATES_ZONE } from '../domain/import-sources.js';
 import type { ImportItem } from '../domain/external-items.js';
-import { MAX_EXTERNAL_ID } from '../import/ledger.js';
+import { MAX_EXTERNAL_ID } from '../services/items/ledger.js';
 import { DavError, caldavCondition, invalidData, invalidResource } from './errors.js';
 import type { Collection } from './store.js';
 

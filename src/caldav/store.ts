@@ -14,7 +14,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { canEdit, canRead, listScope } from '../auth/permissions.js';
 import type { PrismaClient, Tx } from '../db/client.js';
 import type { EventRecord } from '../domain/records.js';
-import { eventUid } from '../serializers/posts.js';
+import { eventUid } from '../domain/identities.js';
 import { eventsCalendar } from '../serializers/ical.js';
 import { importedUids } from '../services/events/read.js';
 import { givesStart, parseRecurrence } from '../lib/recurrence.js';

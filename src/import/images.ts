@@ -9,7 +9,7 @@
 import { isUniqueViolation } from '../db/errors.js';
 import { MediaRefused } from '../domain/errors.js';
 import { makeImage, titleOf } from '../media/images.js';
-import { storeMedia } from '../services/media.js';
+import { mediaFromSource, storeMedia } from '../services/media.js';
 import { OutboundRefused } from '../lib/guarded-fetch.js';
 import { fetchSource, SourceError, sourceUrl } from './fetch-source.js';
 import type { ImportItem } from '../domain/external-items.js';
@@ -38,7 +38,6 @@ export async function bringImagesHome(run: ImportRun, item: ImportItem): Promise
 }
 
 async function localImage(run: ImportRun, images: ImageImport, url: string): Promise<Brought> {
-  const db = run.ctx.db;
   const remembered = await stored(run, url);
   if (remembered !== undefined) return remembered;
   let bytes: Uint8Array;
@@ -57,7 +56,7 @@ async function localImage(run: ImportRun, images: ImageImport, url: string): Pro
     const made = await makeImage(Buffer.from(bytes), name, images.limits);
     const title = titleOf(name);
     id = (
-      await storeMedia(db, made, {
+      await storeMedia(run.ctx, made, {
         authorId: run.ctx.caller?.id ?? null,
         title,
         altText: '',
@@ -85,6 +84,4 @@ function fileNameOf(url: string): string {
   }
 }
 
-async function stored(run: ImportRun, url: string): Promise<number | undefined> {
-  return (await run.ctx.db.media.findUnique({ where: { sourceUrl: url }, select: { id: true } }))?.id;
-}
+const stored = (run: ImportRun, url: string) => mediaFromSource(run.ctx.db, url);

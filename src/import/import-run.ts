@@ -1,35 +1,13 @@
-// What one import runs with, shared by the writer (write-item.ts), the images it brings home
-// (images.ts) and the commands that start it (commands.ts, run-import.ts): a home of its own, so
-// that none of them imports the others for a type.
+// What one import run is: the writing of items from its source (services/items/write-item.ts),
+// and what only an import does besides, bringing the source's images home (images.ts). The images'
+// types live here too, so that images.ts and this module do not import each other.
 import type { MediaLimits } from '../media/images.js';
-import type { ServiceContext } from '../services/context.js';
+import type { ItemWriting } from '../services/items/write-item.js';
 import type { FetchOptions } from './fetch-source.js';
 
-export interface ImportRun {
-  ctx: ServiceContext;
-  /** The source's name in the mapping: the API's base URL, or `ics`. */
-  source: string;
-  /** Decide and report, write nothing. */
-  dryRun: boolean;
-  /** How many items of a kind are written at once (run-import.ts); 1 when not given. */
-  concurrency?: number;
-  /** In a dry run: the items it would have created so far (refKey), which later ones may carry again. */
-  planned?: Set<string>;
-  /**
-   * The local IDs of items this run found or wrote, by refKey, once their transaction committed: an
-   * event's venue, organizers and terms are looked up once per run, not once per event. A
-   * transaction run again (services/retry.ts) reads afresh, in case one was deleted here meanwhile.
-   * Events, which no item names, are not kept: the run's memory grows with the items named, not
-   * with the calendar.
-   */
-  known?: Map<string, number>;
+export interface ImportRun extends ItemWriting {
   /** Brings the source's images into the media library (images.ts); unset, image URLs are kept as links. */
   images?: ImageImport;
-  /**
-   * Writes an event even when its body is the one last written from the source: a CalDAV PUT
-   * replaces the event as it is now, which the API may have changed since (caldav/write.ts).
-   */
-  rewrite?: boolean;
 }
 
 export interface ImageImport {

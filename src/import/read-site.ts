@@ -6,7 +6,7 @@
 import type { PrismaClient } from '../db/client.js';
 import { Stopped } from './fetch-source.js';
 import { type ImportItem, type ItemKind, KIND_ORDER, refKey } from '../domain/external-items.js';
-import { mappedItemPages } from './ledger.js';
+import { mappedItemPages } from '../services/items/ledger.js';
 import type { ImportLimits } from './limits.js';
 import type { Progress, Summary, Writer } from './run-import.js';
 import { type ListReading, newReading, type TecSite } from './site-lists.js';

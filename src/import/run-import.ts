@@ -3,8 +3,9 @@
 // and the next run goes on from there.
 import { withoutControlCharacters } from './clean-item.js';
 import { type ImportItem, type ItemKind, KIND_ORDER, type Unreadable } from '../domain/external-items.js';
+import { writeItem } from '../services/items/write-item.js';
+import { bringImagesHome } from './images.js';
 import type { ImportRun } from './import-run.js';
-import { writeItem } from './write-item.js';
 
 export type Result = 'created' | 'updated' | 'unchanged' | 'skipped';
 
@@ -114,6 +115,8 @@ async function writeOne(run: ImportRun, given: ImportItem, summary: Summary, pro
   const { item, removed } = withoutControlCharacters(given);
   if (removed)
     remark(summary, item, 'control characters removed (PostgreSQL stores no NUL, RFC 5545 3.1 allows none but tab)');
+  // Fetched before the item's transaction, which holds no lock while the network answers.
+  await bringImagesHome(run, item);
   const { outcome, carried, remarks } = await writeItem(run, item);
   for (const text of new Set([...(item.remarks ?? []), ...remarks])) remark(summary, item, text);
   if (outcome.result !== 'skipped' && item.linksLeftOut?.length) {

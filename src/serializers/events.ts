@@ -14,7 +14,8 @@ import {
   type VenueOrOrganizerKind,
   type VenueOrOrganizerRecord,
 } from '../domain/records.js';
-import { globalId, postMeta } from './posts.js';
+import { globalId } from '../domain/identities.js';
+import { postMeta } from './posts.js';
 import { imageObject } from './images.js';
 import { eventJsonLd } from './json-ld.js';
 import { eventLinks } from './links.js';

@@ -17,7 +17,7 @@ import { plainText } from '../lib/plain-text.js';
 import { DATES_ZONE } from '../domain/import-sources.js';
 import type { EventRecord, ImageMeta, VenueOrOrganizerRecord } from '../domain/records.js';
 import { eventPermalink, readableLinks } from './events.js';
-import { eventUid } from './posts.js';
+import { eventUid } from '../domain/identities.js';
 
 export const ICALENDAR = 'text/calendar; charset=utf-8';
 

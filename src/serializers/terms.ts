@@ -1,6 +1,6 @@
 // The term representation (docs/decisions.md, "Categories and tags"): categories carry `parent`, tags do not.
 import type { components } from '../../generated/api.js';
-import { mayCall } from '../auth/permissions.js';
+import { may } from '../auth/capabilities.js';
 import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
 import { termLinks } from './links.js';
@@ -28,8 +28,8 @@ export function termPermalink(term: TermRecord, urls: Urls): string {
     : `${urls.site}/tag/${encodeURIComponent(term.slug)}/`;
 }
 
-/** Who may change a term: the role its update operation asks for in the document. */
-const UPDATE = { tribe_events_cat: 'updateCategory', post_tag: 'updateTag' } as const;
+/** Who may change a term (auth/capabilities.ts). */
+const MANAGE = { tribe_events_cat: 'manage categories', post_tag: 'manage tags' } as const;
 
 /** A term; with `links` (not for a term deleted for good) its `_links` for that caller. */
 export function serializeTerm(term: TermRecord, urls: Urls, links?: { caller: Caller }): Category | Tag {
@@ -39,7 +39,7 @@ export function serializeTerm(term: TermRecord, urls: Urls, links?: { caller: Ca
     url: termPermalink(term, urls),
     urls: termUrls(term, urls),
     ...(links
-      ? { _links: termLinks(COLLECTION[term.taxonomy], term, urls, mayCall(links.caller, UPDATE[term.taxonomy])) }
+      ? { _links: termLinks(COLLECTION[term.taxonomy], term, urls, may(links.caller, MANAGE[term.taxonomy])) }
       : {}),
   };
   return term.taxonomy === CATEGORY

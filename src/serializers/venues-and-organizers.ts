@@ -8,7 +8,8 @@ import type { VenueOrOrganizerKind, VenueOrOrganizerRecord } from '../domain/rec
 import { personJsonLd, placeJsonLd } from './json-ld.js';
 import { venueOrOrganizerLinks } from './links.js';
 import { restUrl } from './rest-urls.js';
-import { globalId, postMeta } from './posts.js';
+import { globalId } from '../domain/identities.js';
+import { postMeta } from './posts.js';
 import { imageObject } from './images.js';
 
 type Venue = components['schemas']['Venue'];

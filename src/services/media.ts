@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client.js';
 import { canChangeMedia, canRead, forbidden } from '../auth/permissions.js';
-import { hasRole } from '../auth/roles.js';
+import { assertMay, may } from '../auth/capabilities.js';
 import type { PrismaClient, Tx } from '../db/client.js';
 import { type Driver, transactionDriverOf } from '../db/driver.js';
 import { isForeignKeyViolation } from '../db/errors.js';
@@ -29,11 +29,12 @@ export async function createMedia(
   texts: MediaTexts,
   limits: MediaLimits,
 ): Promise<MediaRecord> {
+  assertMay(ctx.caller, 'upload media');
   if (!upload) {
     throw new MediaRefused('no-file', 'No file was sent: send the image as the form field `file`, or as the body.');
   }
   const made = await makeImage(upload.bytes, upload.fileName, limits);
-  return storeMedia(ctx.db, made, {
+  return storeMedia(ctx, made, {
     authorId: ctx.caller?.id ?? null,
     title: texts.title ?? titleOf(upload.fileName),
     altText: texts.alt_text ?? '',
@@ -48,10 +49,11 @@ export async function createMedia(
  * first one's (import/images.ts).
  */
 export async function storeMedia(
-  db: PrismaClient,
+  { db, caller }: ServiceContext,
   made: MadeImage,
   texts: { authorId: number | null; title: string; altText: string; caption: string; sourceUrl?: string },
 ): Promise<MediaRecord> {
+  assertMay(caller, 'upload media');
   // On the driver beneath Prisma: the files' bytes go to either database as a bytea parameter, which
   // Prisma's PGlite adapter does not pass.
   const transaction = transactionDriverOf(db);
@@ -121,7 +123,7 @@ export async function listMedia(
   page: { take: number; skip: number },
 ) {
   const { db } = ctx;
-  if (filters.unreferenced && !hasRole(ctx.caller, 'editor')) {
+  if (filters.unreferenced && !may(ctx.caller, 'edit others')) {
     throw forbidden(ctx.caller, 'Sorry, only editors may ask which images nothing shows.');
   }
   const where: Prisma.MediaWhereInput = {
@@ -245,4 +247,9 @@ export async function imageColumns(
     throw new InvalidInput({ image: 'image must be an http(s) URL or the ID of an uploaded image.' });
   }
   return { image, imageId: null };
+}
+
+/** The image brought from this URL by an import before (media.source_url), if any (import/images.ts). */
+export async function mediaFromSource(db: PrismaClient, url: string): Promise<number | undefined> {
+  return (await db.media.findUnique({ where: { sourceUrl: url }, select: { id: true } }))?.id;
 }

@@ -1,14 +1,13 @@
 // Categories and tags: one table, told apart by taxonomy. Every write runs in a transaction, and
 // the unique indexes (slug; name among siblings) settle races between concurrent writers.
 import { Prisma as Prisma, type Term } from '../../generated/prisma/client.js';
-import { mayCall } from '../auth/permissions.js';
+import { assertMay, CAPABILITIES, may } from '../auth/capabilities.js';
 import type { Caller } from '../auth/roles.js';
 import type { Tx } from '../db/client.js';
 import { DuplicateTermName, InvalidTermSlug, InvalidInput, NotFound, TermCreationForbidden } from '../domain/errors.js';
 import { CATEGORY, type Taxonomy, TERM_TYPE, type TermRecord, type TermRow } from '../domain/records.js';
 import { containing, sameText, startingWith } from '../lib/like.js';
 import { firstFreeSlug, slugify } from '../lib/slug.js';
-import { requiredRole } from '../openapi.js';
 import type { ServiceContext } from './context.js';
 import { claimVersion } from './post-writes.js';
 import { modifiedAfter, readableEvent } from './posts.js';
@@ -133,12 +132,13 @@ export async function createTerm(ctx: ServiceContext, taxonomy: Taxonomy, input:
   return readTerm(ctx.db, taxonomy, id);
 }
 
-/** The operation whose role creating a term needs, however it is created (its route, an event naming it, an import). */
-const CREATE_TERM = { tribe_events_cat: 'createCategory', post_tag: 'createTag' } as const;
+/** What creating, changing or deleting a term needs, however it is asked (its route, an event naming it, CalDAV, an import). */
+const MANAGE = { tribe_events_cat: 'manage categories', post_tag: 'manage tags' } as const;
 
 /**
- * Creates the term inside the caller's transaction and returns its ID. Creating a term needs the role
- * its own route needs, at every door: an event that names a new one, CalDAV, the importer.
+ * Creates the term inside the caller's transaction and returns its ID. Creating a term needs its
+ * capability (auth/capabilities.ts) at every door: its route, an event that names a new one,
+ * CalDAV, the importer.
  */
 export async function insertTerm(tx: Tx, caller: Caller, taxonomy: Taxonomy, input: TermInput): Promise<number> {
   // The document requires a name on create; the generated types lose that next to `allOf`.
@@ -147,9 +147,9 @@ export async function insertTerm(tx: Tx, caller: Caller, taxonomy: Taxonomy, inp
   const parentId = taxonomy === CATEGORY ? await checkParent(tx, input.parent, undefined) : null;
   // A term of that name is found (DuplicateTermName, which the importer adopts) before the role is asked.
   await checkNameFree(tx, taxonomy, name, parentId, undefined);
-  if (!mayCall(caller, CREATE_TERM[taxonomy])) {
+  if (!may(caller, MANAGE[taxonomy])) {
     const field = taxonomy === CATEGORY ? 'categories' : 'tags';
-    throw new TermCreationForbidden(field, requiredRole(CREATE_TERM[taxonomy]) ?? '', TYPE[taxonomy]);
+    throw new TermCreationForbidden(field, CAPABILITIES[MANAGE[taxonomy]], TYPE[taxonomy]);
   }
   const slug = await chooseSlug(tx, taxonomy, input.slug, name, undefined);
   const row = await tx.term.create({
@@ -177,6 +177,7 @@ export async function changeTerm(
   id: number,
   input: TermInput,
 ): Promise<void> {
+  assertMay(ctx.caller, MANAGE[taxonomy]);
   // A new parent is checked against the tree as it is: two moves at once (A under B, B under A)
   // would each pass the check and make a loop. They take turns on one lock of the tree, taken
   // before the term's row as advisory locks are (docs/architecture.md, "Locks").
@@ -196,6 +197,7 @@ export async function changeTerm(
 
 /** Deletes for good; children of a deleted category move up to its parent. Returns the term as it was. */
 export async function deleteTerm(ctx: ServiceContext, taxonomy: Taxonomy, id: number): Promise<TermRecord> {
+  assertMay(ctx.caller, MANAGE[taxonomy]);
   return inTransaction(ctx, async (tx) => {
     await lockTerm(tx, taxonomy, id, 'UPDATE');
     await claimVersion(tx.term, id, ctx.precondition);

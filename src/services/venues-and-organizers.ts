@@ -3,7 +3,8 @@
 // (domain/records.ts VENUE and ORGANIZER); what only venues do is in venues.ts. Writes run in one
 // transaction and retry when a concurrent writer takes the same slug first.
 import type { operations } from '../../generated/api.js';
-import { assertMayCall, effectiveAuthor, effectiveStatus, listScope } from '../auth/permissions.js';
+import { assertMay } from '../auth/capabilities.js';
+import { effectiveAuthor, effectiveStatus, listScope } from '../auth/permissions.js';
 import { hasRole } from '../auth/roles.js';
 import type { PrismaClient, Tx } from '../db/client.js';
 import { InvalidInput, NotFound } from '../domain/errors.js';
@@ -126,7 +127,7 @@ export async function insertVenueOrOrganizer(
   input: VenueOrOrganizerInput,
 ): Promise<CreateResult> {
   const { caller } = ctx;
-  assertMayCall(caller, kind.type === 'venue' ? 'createVenue' : 'createOrganizer');
+  assertMay(caller, kind.type === 'venue' ? 'create venues' : 'create organizers');
   const name = String(input[kind.nameField]).trim();
   await lockNames(tx, kind, [name]);
   const existing = await findDuplicate(tx, ctx, kind, name, input);

@@ -1,4 +1,4 @@
-// `npm run import` as the README gives it: a process of its own on the service's database (PGlite in
+// `npm run import` as docs/import.md gives it: a process of its own on the service's database (PGlite in
 // a directory, and PostgreSQL), its summary, its exit statuses, and a second run that duplicates
 // nothing.
 import { execFile, spawn } from 'node:child_process';
@@ -77,7 +77,7 @@ describe.each(databaseKinds)('npm run import on %s', (kind) => {
     expect((await run('users', 'create', 'reader', '--password', 'reader-password')).code).toBe(0);
     const reader = await run('import', 'ics', ICS, '--as', 'reader');
     expect(reader.code).toBe(1);
-    expect(reader.stderr).toContain('may not createEvent');
+    expect(reader.stderr).toContain('may not create events');
   }, 120_000);
 
   it('answers an option without its value, or an unknown one, with the usage, not a stack trace', async () => {

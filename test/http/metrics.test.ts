@@ -1,5 +1,5 @@
-// /metrics (src/metrics/): where it is served and to whom, and that each metric the operations
-// section of the README names is there, with values that follow what happened.
+// /metrics (src/metrics/): where it is served and to whom, and that each metric docs/operations.md
+// lists under "Metrics" is there, with values that follow what happened.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEFAULT_CURRENCY } from '../../src/lib/cost.js';

@@ -1,6 +1,6 @@
 // What a URL carries is text: every boolean query parameter of the document must take `1` and `0`
 // as the service does (`?ical=1` is the subscription URL calendar apps are given), so that a
-// validating proxy or a contract tool reading the document accepts the requests the README shows.
+// validating proxy or a contract tool reading the document accepts the requests docs/api.md shows.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { loadDocument } from '../../src/openapi.js';

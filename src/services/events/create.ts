@@ -2,7 +2,8 @@
 // terms included), so that a failed create leaves nothing behind.
 import type { components } from '../../../generated/api.js';
 import { type Event, Prisma as Prisma } from '../../../generated/prisma/client.js';
-import { assertMayCall, effectiveAuthor, effectiveStatus } from '../../auth/permissions.js';
+import { assertMay } from '../../auth/capabilities.js';
+import { effectiveAuthor, effectiveStatus } from '../../auth/permissions.js';
 import type { Tx } from '../../db/client.js';
 import { type Driver, driverOf, statementsOf, transactionDriverOf } from '../../db/driver.js';
 import {
@@ -111,7 +112,7 @@ const idsToRead = (result: Attempt<number[] | undefined>) => ('value' in result 
  */
 export async function insertEvent(on: CreateIn, ctx: ServiceContext, input: NewEvent): Promise<number> {
   const { caller, siteZone } = ctx;
-  assertMayCall(caller, 'createEvent');
+  assertMay(caller, 'create events');
   const run = 'run' in on ? on.run : statementsOf(on);
   const title = input.title.trim();
   const publishedAt = publicationDate(input, siteZone);

@@ -11,7 +11,7 @@ export type IsString<T> = IsUnknown<T> extends true ? false : [NonNullable<T>] e
 /**
  * An answer without the reshaped forms the document also allows where an operation takes `_fields`
  * (a part: every field optional) or `_envelope` (an envelope with a numeric status): these programs
- * send neither, so each narrows an answer once, as examples/plain.ts shows the README's readers.
+ * send neither, so each narrows an answer once, as examples/plain.ts shows docs/api.md's readers.
  */
 export type Plain<T> = T extends unknown
   ? object extends T

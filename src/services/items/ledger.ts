@@ -9,9 +9,9 @@
 // two sources, or from an iCalendar file and a CalDAV client, is two items, and no source finds,
 // and so updates, what another wrote. Of the rows whose external IDs are UIDs (UID_SOURCES), one
 // per event may be `exported`: the UID the event is shown with, never another event's (exportUid).
-import { Prisma } from '../../generated/prisma/client.js';
-import type { PrismaClient, Tx } from '../db/client.js';
-import type { ItemRef } from '../domain/external-items.js';
+import { Prisma } from '../../../generated/prisma/client.js';
+import type { PrismaClient, Tx } from '../../db/client.js';
+import type { ItemRef } from '../../domain/external-items.js';
 
 /** The longest ID of an item at its source that the mapping holds (imported_items.external_id). */
 export const MAX_EXTERNAL_ID = 1000;

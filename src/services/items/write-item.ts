@@ -1,40 +1,65 @@
-// Writes one imported item through the services, in one transaction with its mapping (ledger.ts):
-// an import stopped at any moment leaves every item either written and mapped or not written at
-// all, so running it again picks up where it stopped. The body is checked against the document
-// first (validate-body.ts) and then goes through the same service functions as the API's writes,
-// with the same permissions, derived fields, counts and change feed.
+// The one writer of items that another calendar names by its own identity: an item of an import
+// (import/), or a VEVENT a CalDAV client put (services/calendar-objects/write.ts). Each item is
+// written through the services, in one transaction with its mapping (ledger.ts): an import stopped
+// at any moment leaves every item either written and mapped or not written at all, so running it
+// again picks up where it stopped. The body is checked against the document first
+// (validate-body.ts) and then goes through the same service functions as the API's writes, with
+// the same permissions, derived fields, counts and change feed.
 import { createHash } from 'node:crypto';
-import type { Tx } from '../db/client.js';
-import { DomainError, DuplicateTermName, InvalidTermSlug, InvalidInput } from '../domain/errors.js';
-import { UID_SOURCES } from '../domain/import-sources.js';
-import { CATEGORY, ORGANIZER, TAG, VENUE } from '../domain/records.js';
-import type { ServiceContext } from '../services/context.js';
-import { occurrenceAt } from '../services/series.js';
-import { insertEvent } from '../services/events/create.js';
-import { changeEvent } from '../services/events/update.js';
-import { inTransaction } from '../services/retry.js';
-import { changeTerm, insertTerm, type TermInput } from '../services/terms.js';
-import { changeVenueOrOrganizer, insertVenueOrOrganizer } from '../services/venues-and-organizers.js';
-import { bringImagesHome } from './images.js';
-import type { ImportRun } from './import-run.js';
-import { type ImportItem, type ItemKind, refKey } from '../domain/external-items.js';
+import type { Tx } from '../../db/client.js';
+import { DomainError, DuplicateTermName, InvalidTermSlug, InvalidInput } from '../../domain/errors.js';
+import { UID_SOURCES } from '../../domain/import-sources.js';
+import { CATEGORY, ORGANIZER, TAG, VENUE } from '../../domain/records.js';
+import type { ServiceContext } from '../context.js';
+import { occurrenceAt } from '../series.js';
+import { insertEvent } from '../events/create.js';
+import { changeEvent } from '../events/update.js';
+import { inTransaction } from '../retry.js';
+import { changeTerm, insertTerm, type TermInput } from '../terms.js';
+import { changeVenueOrOrganizer, insertVenueOrOrganizer } from '../venues-and-organizers.js';
+import { type ImportItem, type ItemKind, refKey } from '../../domain/external-items.js';
 import { exportUid, findMapping, localState, MAX_EXTERNAL_ID, saveMapping } from './ledger.js';
 import { bodyProblem, reasonOf } from './validate-body.js';
 
 export type Outcome =
   { result: 'created' | 'updated' | 'unchanged'; localId: number } | { result: 'skipped'; reason: string };
 
+/** A run of writes from one source: an import, or one CalDAV PUT. */
+export interface ItemWriting {
+  ctx: ServiceContext;
+  /** The source's name in the mapping: the API's base URL, `ics`, or `caldav` (domain/import-sources.ts). */
+  source: string;
+  /** Decide and report, write nothing. */
+  dryRun: boolean;
+  /** How many items of a kind are written at once (import/run-import.ts); 1 when not given. */
+  concurrency?: number;
+  /** In a dry run: the items it would have created so far (refKey), which later ones may carry again. */
+  planned?: Set<string>;
+  /**
+   * The local IDs of items this run found or wrote, by refKey, once their transaction committed: an
+   * event's venue, organizers and terms are looked up once per run, not once per event. A
+   * transaction run again (services/retry.ts) reads afresh, in case one was deleted here meanwhile.
+   * Events, which no item names, are not kept: the run's memory grows with the items named, not
+   * with the calendar.
+   */
+  known?: Map<string, number>;
+  /**
+   * Writes an event even when its body is the one last written from the source: a CalDAV PUT
+   * replaces the event as it is now, which the API may have changed since (calendar-objects/write.ts).
+   */
+  rewrite?: boolean;
+}
+
 /** Whether items of this kind are named by others (and so kept in `known` and `planned`). */
 const named = (key: string) => !key.startsWith('event:');
 
 /** Writes the item (and, first, what it carries that was not imported yet); never throws a refusal. */
 export async function writeItem(
-  run: ImportRun,
+  run: ItemWriting,
   item: ImportItem,
 ): Promise<{ outcome: Outcome; carried: ImportItem[]; remarks: string[] }> {
   let attempt: Attempt = { carried: [], found: new Map(), remarks: [] };
   let tries = 0;
-  await bringImagesHome(run, item);
   try {
     const outcome = await inTransaction(run.ctx, async (tx) => {
       // A transaction run again starts over, without what the run remembers.
@@ -71,14 +96,14 @@ class SkippedWithCarried extends Error {
 interface Attempt {
   /** Items it created because the item carried them. */
   carried: ImportItem[];
-  /** Local IDs of items it found present or wrote, for ImportRun.known once it commits. */
+  /** Local IDs of items it found present or wrote, for ItemWriting.known once it commits. */
   found: Map<string, number>;
   /** What it changed of the item to take it, for the summary. */
   remarks: string[];
 }
 
 /** Writes the item, after what it carries; skipped when it is in the trash here or its body is refused. */
-async function write(tx: Tx, run: ImportRun, item: ImportItem, attempt: Attempt): Promise<Outcome> {
+async function write(tx: Tx, run: ItemWriting, item: ImportItem, attempt: Attempt): Promise<Outcome> {
   // An item is known by its ID there; one the mapping cannot hold could never be found again.
   if (item.externalId.length > MAX_EXTERNAL_ID)
     return {
@@ -106,7 +131,7 @@ async function write(tx: Tx, run: ImportRun, item: ImportItem, attempt: Attempt)
  * Writes the items this one carries that are neither here (mapped, and not deleted since) nor
  * written or planned by this run; one that is refused refuses this item.
  */
-async function writeCarried(tx: Tx, run: ImportRun, item: ImportItem, attempt: Attempt): Promise<void> {
+async function writeCarried(tx: Tx, run: ItemWriting, item: ImportItem, attempt: Attempt): Promise<void> {
   for (const inner of item.embedded ?? []) {
     const key = refKey(inner);
     if (run.planned?.has(key) || run.known?.has(key)) continue;
@@ -122,7 +147,7 @@ async function writeCarried(tx: Tx, run: ImportRun, item: ImportItem, attempt: A
 }
 
 /** In a dry run: what writing the item would do, noted in `planned` for the items that name it. */
-function planned(run: ImportRun, item: ImportItem, localId: number | undefined): Outcome {
+function planned(run: ItemWriting, item: ImportItem, localId: number | undefined): Outcome {
   if (named(refKey(item))) run.planned?.add(refKey(item));
   return { result: localId === undefined ? 'created' : 'updated', localId: localId ?? 0 };
 }
@@ -138,7 +163,7 @@ interface Writing {
 /** Creates the item, or updates the one here, and maps it. */
 async function store(
   tx: Tx,
-  run: ImportRun,
+  run: ItemWriting,
   item: ImportItem,
   { body, hash, localId, isNew }: Writing,
   attempt: Attempt,
@@ -170,7 +195,7 @@ const TABLE = {
 /** The body with each named item's local ID; a name that was never imported refuses the item. */
 async function withLocalIds(
   tx: Tx,
-  run: ImportRun,
+  run: ItemWriting,
   item: ImportItem,
   found: Map<string, number>,
 ): Promise<Record<string, unknown>> {
@@ -223,7 +248,7 @@ function byKey([a]: [string, unknown], [b]: [string, unknown]): number {
 /** Creates the item; `found` when one here was taken for it instead (the same venue, a term of that name). */
 async function create(
   tx: Tx,
-  run: ImportRun,
+  run: ItemWriting,
   item: ImportItem,
   body: Record<string, unknown>,
   attempt: Attempt,

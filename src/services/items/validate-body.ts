@@ -3,11 +3,11 @@
 // so that the importer takes nothing the API would refuse: nothing about request shapes is written a
 // second time here.
 import type { OpenAPIBackend } from 'openapi-backend';
-import { InvalidInput } from '../domain/errors.js';
-import { loadDocument } from '../openapi.js';
-import { createDocumentBackend } from '../validation/document-backend.js';
-import { type RequestProblem, requestProblem } from '../validation/request-problems.js';
-import type { ItemKind } from '../domain/external-items.js';
+import { InvalidInput } from '../../domain/errors.js';
+import { loadDocument } from '../../openapi.js';
+import { createDocumentBackend } from '../../validation/document-backend.js';
+import { type RequestProblem, requestProblem } from '../../validation/request-problems.js';
+import type { ItemKind } from '../../domain/external-items.js';
 
 const OPERATIONS: Record<ItemKind, { path: string; create: string; update: string }> = {
   event: { path: '/events', create: 'createEvent', update: 'updateEvent' },
