@@ -167,7 +167,7 @@ export default tseslint.config(
   },
   // CalDAV (src/caldav/) is an entry point beside http/: it reads through the services and the
   // iCalendar serializer, and writes through the importer's writer, as an import of one resource.
-  { files: ['src/caldav/**'], rules: forbid('handlers', 'pages', 'discovery', 'webhooks') },
+  { files: ['src/caldav/**'], rules: forbid('handlers', 'pages', 'discovery', 'webhooks', 'queries') },
   // Neither entry point imports the other.
   { files: ['src/http/**', 'src/discovery/**', 'src/app.ts', 'src/server.ts'], rules: forbid('import') },
   // Every layer counts into the metrics; the metrics import none of them.

@@ -93,6 +93,9 @@ export interface UserChanges {
   rateLimitExempt?: boolean;
 }
 
+/** The account of this login, if any: a CalDAV principal (caldav/routes.ts). */
+export const accountOf = (prisma: PrismaClient, login: string) => prisma.user.findUnique({ where: { login } });
+
 export async function updateUser(prisma: PrismaClient, login: string, changes: UserChanges): Promise<UserSummary> {
   if (changes.password !== undefined) checkPassword(changes.password);
   const role = changes.role === undefined ? undefined : checkRole(changes.role);

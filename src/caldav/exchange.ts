@@ -7,9 +7,11 @@ import type { ServiceContext } from '../services/context.js';
 import type { Answer } from './answer.js';
 import { DavError } from './errors.js';
 import type { Entry } from './multistatus.js';
-import { type DavTarget, resourceHref } from './paths.js';
+import { type DavTarget, findCollection, resourceHref } from './paths.js';
 import { resourceProps, type Seen } from './props.js';
-import { type Collection, findCollection, idOfName, readTexts, type ResourceText } from './store.js';
+import type { Collection } from '../domain/records.js';
+import { idOfName } from '../services/calendar-objects/read.js';
+import { readTexts, type ResourceText } from './texts.js';
 
 /** What one request works with. */
 export interface Exchange {

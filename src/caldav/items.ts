@@ -10,7 +10,6 @@ import { isDeepStrictEqual } from 'node:util';
 import ICAL from 'ical.js';
 import { DateTime } from 'luxon';
 import type { Caller } from '../auth/roles.js';
-import type { Tx } from '../db/client.js';
 import type { EventRecord } from '../domain/records.js';
 import { readCalendar } from '../import/ics-source.js';
 import type { ImportItem, ItemRef, RefField } from '../domain/external-items.js';
@@ -175,51 +174,3 @@ const here = (kind: 'venue' | 'organizer' | 'category' | 'tag', id: number): Ite
   externalId: `#${id}`,
   localId: id,
 });
-
-/**
- * The export writes an event's categories and tags alike as CATEGORIES, which the import reads as
- * categories of no parent, made where none of that name and parent is. Here a name is the category
- * of that name whatever its parent (the one the event has, else the first), else the tag of that
- * name, and only a name that is neither makes a category: a round trip neither makes top-level
- * copies of subcategories nor categories of tags. When the client changed CATEGORIES, they are all
- * the event's terms: its tags are set too, to none if none.
- */
-export async function resolveTerms(tx: Tx, items: ImportItem[], linked: number[]): Promise<ImportItem[]> {
-  const nameOf = (ref: ItemRef) => ref.externalId.slice('category:'.length);
-  const names = [
-    ...new Set(
-      items.flatMap((i) => i.refs.filter((r) => r.field === 'categories').flatMap((r) => r.items.map(nameOf))),
-    ),
-  ];
-  const terms = names.length
-    ? await tx.$queryRaw<{ id: number; name: string; taxonomy: string }[]>`
-        SELECT id, lower(name) AS name, taxonomy::text FROM terms
-        WHERE lower(name) = ANY(${names}::text[])
-        ORDER BY taxonomy, (id = ANY(${linked}::int[])) DESC, id`
-    : [];
-  const found = new Map<string, ItemRef>();
-  for (const t of terms) {
-    // Categories first (the order above), the event's own before others of the same name.
-    if (!found.has(t.name)) found.set(t.name, here(t.taxonomy === 'post_tag' ? 'tag' : 'category', t.id));
-  }
-  // New items, not the read ones changed: a transaction run again (services/retry.ts) starts over.
-  return items.map((item) => {
-    const categories = item.refs.find((r) => r.field === 'categories');
-    if (!categories) return item;
-    const resolved = categories.items.map((i) => found.get(nameOf(i)) ?? i);
-    const refs: RefField[] = [
-      ...item.refs.filter((r) => r.field !== 'categories'),
-      { field: 'categories', items: resolved.filter((r) => r.kind === 'category') },
-      { field: 'tags', items: resolved.filter((r) => r.kind === 'tag') },
-    ];
-    return { ...item, refs, embedded: item.embedded?.filter((e) => e.kind !== 'category' || !found.has(nameOf(e))) };
-  });
-}
-
-/** The names of the categories the items would make: those no term here has. */
-export const newCategories = (items: ImportItem[]) =>
-  items
-    .flatMap((i) =>
-      i.refs.filter((r) => r.field === 'categories').flatMap((r) => r.items.filter((c) => c.localId === undefined)),
-    )
-    .map((c) => c.externalId.slice('category:'.length));

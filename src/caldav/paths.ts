@@ -1,5 +1,8 @@
 // Where CalDAV lives (docs/caldav.md): one prefix, under which the principals, the calendar home
 // every principal shares (the calendars are the site's, not a user's) and its collections lie.
+import type { PrismaClient } from '../db/client.js';
+import type { Collection } from '../domain/records.js';
+import { categoryCollection } from '../services/calendar-objects/read.js';
 import { DavError } from './errors.js';
 
 export const DAV_PREFIX = '/caldav';
@@ -55,4 +58,18 @@ function decodeSegment(segment: string): string {
   // No name here holds a control character (PUT refuses them), and PostgreSQL's text holds no NUL.
   if (/\p{Cc}/u.test(decoded)) throw new DavError(400, 'The path encodes a control character.');
   return decoded;
+}
+
+/** The segment that names the whole calendar; `category-<slug>` names a category's (docs/caldav.md). */
+export const ALL = 'events';
+const CATEGORY_PREFIX = 'category-';
+
+export const segmentOf = (collection: Collection) =>
+  collection.kind === 'all' ? ALL : `${CATEGORY_PREFIX}${collection.slug}`;
+
+/** The collection a path segment names: `events`, or `category-<slug>`; undefined for none. */
+export async function findCollection(db: PrismaClient, segment: string): Promise<Collection | undefined> {
+  if (segment === ALL) return { kind: 'all' };
+  if (!segment.startsWith(CATEGORY_PREFIX)) return undefined;
+  return categoryCollection(db, segment.slice(CATEGORY_PREFIX.length));
 }

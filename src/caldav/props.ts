@@ -5,7 +5,9 @@
 import { may } from '../auth/capabilities.js';
 import type { Caller } from '../auth/roles.js';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
-import type { Collection, ResourceText, ResourceVersion } from './store.js';
+import type { Collection } from '../domain/records.js';
+import type { ResourceVersion } from '../services/calendar-objects/read.js';
+import type { ResourceText } from './texts.js';
 import { HOME, principalHref, DAV_PREFIX } from './paths.js';
 import { add, APPLE, CALDAV, CALSERVER, DAV, keyOf } from './xml.js';
 
@@ -125,7 +127,7 @@ export function collectionProps(seen: Seen, collection: Collection): PropertyVal
 /** The largest calendar object resource a PUT takes (caldav/routes.ts reads no more). */
 export const MAX_RESOURCE_BYTES = 1024 * 1024;
 
-/** The properties a listing of ETags gives, which need no resource's text (store.ts resourceVersions). */
+/** The properties a listing of ETags gives, which need no resource's text (services/calendar-objects/read.ts resourceVersions). */
 const LISTED = [keyOf(DAV, 'resourcetype'), keyOf(DAV, 'getetag'), keyOf(DAV, 'getcontenttype')];
 
 /** Whether a request asks nothing of its resources but what a listing of ETags gives. */

@@ -5,8 +5,8 @@
 // than answered wrong. Expansion is ical.js's, the reader the import uses: its iterator applies the
 // rule, EXDATEs and changed occurrences.
 import ICAL from 'ical.js';
-import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../db/client.js';
+import { resourceIdsInRange } from '../services/calendar-objects/read.js';
 import type { ServerResponse } from 'node:http';
 import { DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config/limits.js';
 import { performance } from 'node:perf_hooks';
@@ -16,8 +16,6 @@ import { expansionSteps } from '../metrics/registry.js';
 import { OverBudget } from './answer.js';
 import { DavError, caldavCondition } from './errors.js';
 import { CALDAV, child, childrenNamed, type XmlElement } from './xml.js';
-
-const sql = Prisma.sql;
 
 export interface TimeRange {
   start?: Date;
@@ -76,24 +74,13 @@ export function timeRange(element: XmlElement): TimeRange {
   return range;
 }
 
-/**
- * Events (by their resource's ID) with a row in the range: the event, or one of its series'
- * occurrences. A series whose occurrences are not stored that far ahead (services/series.ts keeps
- * a window) matches when it starts before the range ends and its window ends before it: it may have
- * occurrences there, and the client's own expansion decides.
- */
-export async function idsInRange(db: PrismaClient, range: TimeRange): Promise<number[]> {
-  const start = range.start ?? new Date('0001-01-01T00:00:00Z');
-  const end = range.end ?? new Date('9999-12-31T00:00:00Z');
-  const rows = await db.$queryRaw<{ id: number }[]>(sql`
-    SELECT DISTINCT coalesce(e.parent_id, e.id) AS id FROM events e
-    WHERE e.status <> 'trash' AND e.start_utc < ${end} AND e.end_utc > ${start}
-    UNION
-    SELECT e.id FROM events e
-    WHERE e.parent_id IS NULL AND cardinality(e.recurrence) > 0 AND e.start_utc < ${end}
-      AND (e.expanded_until_local IS NULL OR e.expanded_until_local < ${end}::timestamp)`);
-  return rows.map((r) => r.id).sort((a, b) => a - b);
-}
+/** Events (by their resource's ID) with a row in the range (services/calendar-objects/read.ts). */
+export const idsInRange = (db: PrismaClient, range: TimeRange) =>
+  resourceIdsInRange(
+    db,
+    range.start ?? new Date('0001-01-01T00:00:00Z'),
+    range.end ?? new Date('9999-12-31T00:00:00Z'),
+  );
 
 /** The years a time-range may name: PostgreSQL's timestamps have no year 0, and the service none past 9999. */
 const FIRST_YEAR = 1;

@@ -18,16 +18,16 @@ import {
   timeRange,
   whileOpen,
 } from './query.js';
+import type { Collection } from '../domain/records.js';
 import {
-  type Collection,
   hrefNames,
   idOfName,
   idsOfNames,
   resourceIds,
   resourceVersions,
   viewDigest,
-} from './store.js';
-import { changedSince } from './sync.js';
+} from '../services/calendar-objects/read.js';
+import { changedSince } from '../services/calendar-objects/sync.js';
 import { CALDAV, child, childrenNamed, DAV, is, keyOf, type XmlElement } from './xml.js';
 
 /** REPORT on a calendar or one of its resources: the report its body names. */
@@ -213,7 +213,7 @@ async function syncCollection(
     const entries = await members(x, collection, segment, undefined, wanted);
     return respond(x, answer, entries, wanted, { whole: seen.token });
   }
-  const changed = await changedSince(x.ctx.db, token, viewDigest(x.ctx, x.urls));
+  const changed = await changedSince(x.ctx.db, token, viewDigest(x.ctx, x.urls.site));
   const found = new Set<number>();
   const entries = await members(x, collection, segment, within(x, changed.ids), wanted, found);
   const gone = async function* (): AsyncGenerator<Entry> {
@@ -240,7 +240,7 @@ export async function members(
   found = new Set<number>(),
 ): Promise<Iterable<Entry> | AsyncIterable<Entry>> {
   if ('names' in wanted && listedOnly(wanted.names)) {
-    const versions = within(x, await resourceVersions(x.ctx, x.urls, collection, ids));
+    const versions = within(x, await resourceVersions(x.ctx, x.urls.site, collection, ids));
     return versions.map((v) => {
       found.add(v.id);
       return { id: v.id, href: resourceHref(segment, v.name), values: versionProps(v) };

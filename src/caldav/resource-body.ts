@@ -8,7 +8,7 @@ import { DATES_ZONE } from '../domain/import-sources.js';
 import type { ImportItem } from '../domain/external-items.js';
 import { MAX_EXTERNAL_ID } from '../services/items/ledger.js';
 import { DavError, caldavCondition, invalidData, invalidResource } from './errors.js';
-import type { Collection } from './store.js';
+import type { Collection } from '../domain/records.js';
 
 /** What the event's fields hold or the service writes itself; every other property is kept as written. */
 const MAPPED = new Set([

@@ -9,21 +9,32 @@ import type { Caller } from '../auth/roles.js';
 import type { Config } from '../config.js';
 import type { CaldavWriteLimits } from '../config/limits.js';
 import type { Database } from '../db/client.js';
-import { Forbidden, InvalidCredentials } from '../domain/errors.js';
+import { CursorExpired, Forbidden, InvalidCredentials } from '../domain/errors.js';
 import { toApiError } from '../http/errors.js';
 import { OPERATION_LOCAL } from '../metrics/http.js';
 import { keyOf as countedAs, type RateLimits } from '../http/rate-limits.js';
 import { requestUrls } from '../http/urls.js';
 import { serviceContext } from '../services/context.js';
 import { Answer, BigAnswers, ClientGone, OverBudget, tooMuch } from './answer.js';
-import { DavError } from './errors.js';
+import { DavError, davCondition } from './errors.js';
 import { collectionOf, type Exchange, resourceEntry, resourceText } from './exchange.js';
 import { type Entry, statusLine, type Wanted, wantedOf, XML } from './multistatus.js';
-import { DAV_PREFIX, HOME, collectionHref, principalHref, resourceHref, targetOf, type DavTarget } from './paths.js';
+import {
+  DAV_PREFIX,
+  HOME,
+  collectionHref,
+  principalHref,
+  resourceHref,
+  segmentOf,
+  targetOf,
+  type DavTarget,
+} from './paths.js';
 import { collectionProps, homeProps, MAX_RESOURCE_BYTES, principalProps, rootProps, type Seen } from './props.js';
 import { members, report, respond } from './reports.js';
-import { categoryCollections, type Collection, segmentOf, viewDigest } from './store.js';
-import { currentToken } from './sync.js';
+import type { Collection } from '../domain/records.js';
+import { categoryCollections, viewDigest } from '../services/calendar-objects/read.js';
+import { currentToken } from '../services/calendar-objects/sync.js';
+import { accountOf } from '../auth/accounts.js';
 import { deleteResource, putResource } from './write.js';
 import {
   add,
@@ -115,7 +126,7 @@ async function answer(deps: DavDeps, big: BigAnswers, req: Request, res: Respons
     urls,
     target,
     seen: () =>
-      (seen ??= currentToken(ctx.db, viewDigest(ctx, urls)).then((token) => ({ caller, token, title: TITLE }))),
+      (seen ??= currentToken(ctx.db, viewDigest(ctx, urls.site)).then((token) => ({ caller, token, title: TITLE }))),
     limits: deps.config.caldav,
     // Big answers are counted per caller as rate limits count requests: an account, else an address (an IPv6 /64).
     answer: (status, type) => new Answer(res, { status, type }, deps.config.caldav, big, countedAs(caller?.id, req.ip)),
@@ -192,7 +203,7 @@ async function entriesOf(x: Exchange, deep: boolean, wanted: Wanted): Promise<It
     case 'principals':
       return [{ href: `${DAV_PREFIX}/principals/`, values: rootProps(seen) }];
     case 'principal': {
-      const user = await ctx.db.user.findUnique({ where: { login: target.login } });
+      const user = await accountOf(ctx.db, target.login);
       // Principals other than one's own are not shown.
       if (!user || user.id !== ctx.caller?.id) throw new DavError(404, 'No such principal.');
       return [{ href: principalHref(user.login), values: principalProps(seen, user) }];
@@ -326,6 +337,13 @@ function fail(deps: DavDeps, req: Request, res: Response, err: unknown): void {
 
 function davErrorOf(err: unknown): DavError {
   if (err instanceof DavError) return err;
+  // A sync token the feed no longer reaches, or never gave (services/calendar-objects/sync.ts).
+  if (err instanceof CursorExpired)
+    return new DavError(
+      403,
+      'The sync token is not one this calendar gave, or is too old: sync again from none.',
+      davCondition('valid-sync-token'),
+    );
   if (err instanceof InvalidCredentials || (err instanceof Forbidden && !err.signedIn))
     return new DavError(401, err.message, undefined, { 'WWW-Authenticate': REALM });
   const api = toApiError(err);

@@ -68,8 +68,8 @@ export class AlreadyTrashed extends DomainError {
 
 /** The object changed since the version the client named (If-Match). */
 export class PreconditionFailed extends DomainError {
-  constructor() {
-    super('The object changed since the version in If-Match; read it again, then retry.');
+  constructor(message = 'The object changed since the version in If-Match; read it again, then retry.') {
+    super(message);
   }
 }
 
@@ -176,5 +176,18 @@ export class MediaInUse extends DomainError {
     super(
       `The image ${id} is the image of ${usedBy.length === 1 ? 'an item' : 'items'}; give them another image first.`,
     );
+  }
+}
+
+/**
+ * A calendar object resource (CalDAV) that this calendar does not take as sent
+ * (services/calendar-objects/write.ts): why, for caldav/ to say as the precondition RFC 4791 names.
+ */
+export class ObjectRefused extends DomainError {
+  constructor(
+    readonly reason: 'missing' | 'uid-conflict' | 'site-uid' | 'not-here' | 'unwritable',
+    message: string,
+  ) {
+    super(message);
   }
 }

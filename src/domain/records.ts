@@ -131,3 +131,6 @@ export interface ChangeRecord {
   modifiedAt: Date;
   object?: ChangedObject;
 }
+
+/** A calendar as CalDAV shows it (services/calendar-objects/): the whole calendar, or the events of one category. */
+export type Collection = { kind: 'all' } | { kind: 'category'; id: number; slug: string; name: string };

@@ -4,29 +4,16 @@
 // time) in front of it: `If-Match` on an update or delete names that version, and the write claims it
 // atomically, so of two editors who read the same version only the first one writes.
 import { createHash } from 'node:crypto';
+import { parseTags } from '../domain/entity-tags.js';
 import type { Precondition } from '../domain/posts.js';
+
+export { noneMatch } from '../domain/entity-tags.js';
 
 export { versionOf } from '../domain/posts.js';
 
 export function entityTag(body: string | Buffer, version?: string): string {
   const digest = createHash('sha256').update(body).digest('base64url').slice(0, 22);
   return `"${version ? `${version}-` : ''}${digest}"`;
-}
-
-/** `If-Match` / `If-None-Match`: `*`, or the listed entity tags (quoted, weak ones with `W/`). */
-export function parseTags(header: string | string[] | undefined): '*' | string[] | undefined {
-  if (header === undefined) return undefined;
-  const text = [header].flat().join(',').trim();
-  if (text === '*') return '*';
-  return text.match(/(?:W\/)?"[^"]*"/g) ?? [];
-}
-
-/** If-None-Match uses the weak comparison: `W/` does not matter. */
-export function noneMatch(header: string | string[] | undefined, etag: string): boolean {
-  const tags = parseTags(header);
-  if (tags === undefined) return true;
-  if (tags === '*') return false;
-  return !tags.some((tag) => tag.replace(/^W\//, '') === etag);
 }
 
 /** The versions named by If-Match's strong tags (weak tags never match If-Match). */

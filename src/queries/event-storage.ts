@@ -257,6 +257,12 @@ export async function lockEventRow(tx: Tx, id: number): Promise<void> {
   await tx.$queryRaw`SELECT id FROM events WHERE id = ${id}::int FOR UPDATE`;
 }
 
+/** The event's status, its row locked until the transaction ends; undefined when there is no such event. */
+export async function lockEventStatus(tx: Tx, id: number): Promise<string | undefined> {
+  const rows = await tx.$queryRaw<{ status: string }[]>`SELECT status FROM events WHERE id = ${id}::int FOR UPDATE`;
+  return rows.at(0)?.status;
+}
+
 /** The occurrences of a series that follow it (not exceptions). */
 export async function followingOccurrences(tx: Tx, seriesId: number): Promise<number[]> {
   const rows = await tx.$queryRaw<{ id: number }[]>`

@@ -4,7 +4,7 @@
 // expansion, multiget, hostile XML, and parallel writers of one resource.
 import { createHash } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { TEXT_VERSION } from '../../src/caldav/store.js';
+import { TEXT_VERSION } from '../../src/services/calendar-objects/read.js';
 import type { Role } from '../../src/auth/roles.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { pruneChanges } from '../../src/db/housekeeping.js';

@@ -3,24 +3,19 @@
 // changed is reported by the resource it belongs to (a series for its occurrences); a venue,
 // organizer, term or image that changed, by the events whose text shows it. A token the feed no
 // longer reaches (pruned) or never gave is refused with DAV:valid-sync-token, and the client
-// starts over with a full sync.
-import { Prisma } from '../../generated/prisma/client.js';
-import type { PrismaClient } from '../db/client.js';
-import { type ChangeRow, type FeedPosition, selectChanges } from '../queries/changes.js';
-import { DavError, davCondition } from './errors.js';
+// starts over with a full sync (caldav/reports.ts).
+import type { PrismaClient } from '../../db/client.js';
+import { CursorExpired } from '../../domain/errors.js';
+import { rowsShowing } from '../../queries/calendar-objects.js';
+import { type ChangeRow, type FeedPosition, selectChanges } from '../../queries/changes.js';
 
-const sql = Prisma.sql;
 const TOKEN_PREFIX = 'urn:calendar-events:sync:';
 
-/** A token: the caller's view (store.ts viewDigest) and a feed position. */
+/** A token: the caller's view (read.ts viewDigest) and a feed position. */
 const tokenOf = (view: string, position: FeedPosition) => `${TOKEN_PREFIX}${view}:${position.xid}-${position.seq}`;
 
-const invalidToken = () =>
-  new DavError(
-    403,
-    'The sync token is not one this calendar gave, or is too old: sync again from none.',
-    davCondition('valid-sync-token'),
-  );
+/** Worded by caldav/ as DAV:valid-sync-token. */
+const invalidToken = () => new CursorExpired();
 
 function positionOf(token: string, view: string): FeedPosition {
   const given = token.trim();
@@ -65,14 +60,13 @@ async function eventsOf(db: PrismaClient, changes: ChangeRow[]): Promise<number[
     ...new Set(changes.filter((c) => types.includes(c.type)).map((c) => c.id)),
   ];
   const events = of('event');
-  const [venues, organizers, terms, media] = [of('venue'), of('organizer'), of('category', 'tag'), of('media')];
-  const rows = await db.$queryRaw<{ id: number; own: number }[]>(sql`
-    SELECT coalesce(e.parent_id, e.id) AS id, e.id AS own FROM events e
-    WHERE e.id = ANY(${events}::int[])
-      OR e.id IN (SELECT event_id FROM event_venues WHERE venue_id = ANY(${venues}::int[]))
-      OR e.id IN (SELECT event_id FROM event_organizers WHERE organizer_id = ANY(${organizers}::int[]))
-      OR e.id IN (SELECT event_id FROM event_terms WHERE term_id = ANY(${terms}::int[]))
-      OR e.image_id = ANY(${media}::int[])`);
+  const rows = await rowsShowing(db, {
+    events,
+    venues: of('venue'),
+    organizers: of('organizer'),
+    terms: of('category', 'tag'),
+    media: of('media'),
+  });
   // Deleted for good, an event has no row: it is reported by its own ID.
   const present = new Set(rows.map((r) => r.own));
   const gone = events.filter((id) => !present.has(id));
