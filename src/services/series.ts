@@ -144,7 +144,7 @@ export async function syncSeries(
  */
 export type SeriesWriter = Pick<ServiceContext, 'recurrence' | 'quotas'> & { caller?: ServiceContext['caller'] };
 
-/** Unpublished series get only a glimpse of their dates (config.ts RecurrenceLimits). */
+/** Unpublished series get only a glimpse of their dates (config/limits.ts RecurrenceLimits). */
 const unpublished = (status: PostStatus) => status === 'draft' || status === 'pending' || status === 'trash';
 
 /**
