@@ -7,6 +7,7 @@ import tseslint from 'typescript-eslint';
 const LAYERS = [
   'domain',
   'lib',
+  'recurrence',
   'metrics',
   'db',
   'queries',
@@ -86,6 +87,7 @@ export default tseslint.config(
     rules: forbid(
       'metrics',
       'lib',
+      'recurrence',
       'db',
       'queries',
       'auth',
@@ -104,6 +106,7 @@ export default tseslint.config(
     files: ['src/lib/**'],
     rules: forbid(
       'metrics',
+      'recurrence',
       'db',
       'queries',
       'auth',
@@ -121,6 +124,7 @@ export default tseslint.config(
   {
     files: ['src/db/**'],
     rules: forbid(
+      'recurrence',
       'queries',
       'auth',
       'services',
@@ -135,11 +139,32 @@ export default tseslint.config(
   },
   {
     files: ['src/queries/**'],
-    rules: forbid('services', 'serializers', 'handlers', 'http', 'discovery', 'media', 'import', 'caldav'),
+    rules: forbid(
+      'recurrence',
+      'services',
+      'serializers',
+      'handlers',
+      'http',
+      'discovery',
+      'media',
+      'import',
+      'caldav',
+    ),
   },
   {
     files: ['src/auth/**'],
-    rules: forbid('queries', 'services', 'serializers', 'handlers', 'http', 'discovery', 'media', 'import', 'caldav'),
+    rules: forbid(
+      'recurrence',
+      'queries',
+      'services',
+      'serializers',
+      'handlers',
+      'http',
+      'discovery',
+      'media',
+      'import',
+      'caldav',
+    ),
   },
   { files: ['src/services/**'], rules: forbid('serializers', 'handlers', 'http', 'discovery', 'import', 'caldav') },
   {
@@ -149,6 +174,12 @@ export default tseslint.config(
   { files: ['src/handlers/**'], rules: forbid('db', 'queries', 'auth', 'import', 'caldav') },
   { files: ['src/pages/**'], rules: forbid('db', 'queries', 'auth', 'handlers', 'import', 'caldav') },
   { files: ['src/webhooks/**'], rules: forbid('handlers', 'discovery', 'pages', 'import', 'caldav') },
+  // RFC 5545 recurrence (src/recurrence/): reading, can-it-occur, cost, expanding and rewriting a
+  // series' lines, on nothing but domain/ and lib/; services, serializers and the doors above use it.
+  {
+    files: ['src/recurrence/**'],
+    rules: forbid(...LAYERS.filter((layer) => !['domain', 'lib', 'recurrence'].includes(layer))),
+  },
   // Images (sharp): what an upload becomes, on nothing but domain/ and lib/; services store it, http/ reads it.
   {
     files: ['src/media/**'],

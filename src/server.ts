@@ -9,7 +9,7 @@ import { type Database, openDatabase } from './db/client.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { createHttpServer } from './http/http-server.js';
 import { startHousekeeping } from './db/housekeeping.js';
-import { extendSeries } from './services/series.js';
+import { extendSeries } from './services/series/window.js';
 import { IDEMPOTENCY_HOURS } from './http/idempotency.js';
 import { configuredUrls, listeningHost, NAMESPACE } from './http/urls.js';
 import { startWebhooks, type WebhookWorker } from './webhooks/worker.js';

@@ -11,7 +11,8 @@ import type { ServerResponse } from 'node:http';
 import { DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config/limits.js';
 import { performance } from 'node:perf_hooks';
 import { eachInSlices } from '../lib/slices.js';
-import { ruleCost, walkProblem } from '../lib/recurrence.js';
+import { ruleCost } from '../recurrence/cost.js';
+import { walkProblem } from '../recurrence/walk-problem.js';
 import { expansionSteps } from '../metrics/registry.js';
 import { OverBudget } from './answer.js';
 import { DavError, caldavCondition } from './errors.js';
@@ -208,7 +209,7 @@ export async function expand(text: string, range: TimeRange, budget: ExpansionBu
 }
 
 /**
- * A series whose rule ical.js cannot walk as the service reads it (lib/recurrence.ts walkProblem;
+ * A series whose rule ical.js cannot walk as the service reads it (recurrence/walk-problem.ts walkProblem;
  * only a rule stored before that check can be one): its resource is answered 403 on its own, the
  * rest of the report as usual.
  */
@@ -218,7 +219,7 @@ export class Unwalkable extends DavError {
   }
 }
 
-/** An ICAL.Time's wall-clock reading as a Date whose UTC fields hold it (as lib/recurrence.ts reads starts). */
+/** An ICAL.Time's wall-clock reading as a Date whose UTC fields hold it (as recurrence/expand.ts reads starts). */
 const wallClock = (time: ICAL.Time) =>
   new Date(Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second));
 
@@ -226,7 +227,7 @@ const wallClock = (time: ICAL.Time) =>
  * The series' occurrences in the range, each a VEVENT of its own, within the budget; the rule is
  * walked a slice at a time (lib/slices.ts), so a long walk holds no other request up. A walk that
  * could not fit the budget is refused before it starts: a rule whose starts are too rare (a rule
- * stored before lib/recurrence.ts refused them), or a range further from the series' start than
+ * stored before recurrence/cost.ts refused them), or a range further from the series' start than
  * the steps left reach.
  */
 async function occurrences(

@@ -7,7 +7,7 @@ import { nonNegativeInteger, positiveInteger } from './read.js';
  * How far ahead a series' occurrences exist as rows, how far back (before now, or before the last
  * start of a series that ended), and how many one write or housekeeping round adds; an unpublished
  * series (draft, pending) gets only a glimpse of its dates, and housekeeping leaves it be until it is
- * published (services/series.ts).
+ * published (services/series/window.ts).
  */
 export interface RecurrenceLimits {
   horizonDays: number;

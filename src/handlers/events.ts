@@ -15,7 +15,8 @@ import {
 } from '../services/event-list.js';
 import { createEvent as createStoredEvent } from '../services/events/create.js';
 import { deleteEvent as deleteStoredEvent } from '../services/events/delete.js';
-import { getEvent as readEvent, importedUids, seriesOverrides } from '../services/events/read.js';
+import { getEvent as readEvent, importedUids } from '../services/events/read.js';
+import { seriesOverrides } from '../services/series/occurrences.js';
 import { updateEvent as updateStoredEvent } from '../services/events/update.js';
 import { keyOf, keyPath } from './post-key.js';
 

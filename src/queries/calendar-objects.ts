@@ -132,7 +132,7 @@ export function rowsShowing(
 
 /**
  * Events (by their resource's ID) with a row in the range: the event, or one of its series'
- * occurrences. A series whose occurrences are not stored that far ahead (services/series.ts keeps
+ * occurrences. A series whose occurrences are not stored that far ahead (services/series/window.ts keeps
  * a window) matches when it starts before the range ends and its window ends before it: it may have
  * occurrences there, and the client's own expansion decides.
  */

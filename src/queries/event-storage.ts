@@ -10,7 +10,7 @@ import { type Driver, statementsOf } from '../db/driver.js';
 import { wallClockText } from '../lib/event-times.js';
 import { likeEscaped } from '../lib/like.js';
 
-/** What an occurrence of a series holds in a column (services/series.ts). */
+/** What an occurrence of a series holds in a column (services/series/occurrences.ts). */
 type OccurrenceTakes =
   /** the series' value, copied whenever the series changes */
   | 'series'
@@ -250,7 +250,7 @@ export async function copySeriesFields(run: Driver, seriesId: number): Promise<v
   await run(COPY_SERIES_FIELDS, [seriesId]);
 }
 
-// The statements below run in a Prisma transaction with the series locked first (services/series.ts).
+// The statements below run in a Prisma transaction with the series locked first (services/series/occurrences.ts).
 
 /** Locks an event row (a series, before any of its occurrences) for the rest of the transaction. */
 export async function lockEventRow(tx: Tx, id: number): Promise<void> {

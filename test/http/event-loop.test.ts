@@ -7,7 +7,7 @@ import { expect, it } from 'vitest';
 import { DEFAULT_RECURRENCE } from '../../src/config/limits.js';
 import { maintainEmbedded, purgeExpired } from '../../src/db/housekeeping.js';
 import { loopDelay } from '../../src/metrics/event-loop.js';
-import { extendSeries } from '../../src/services/series.js';
+import { extendSeries } from '../../src/services/series/window.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
 

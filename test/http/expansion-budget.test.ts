@@ -5,7 +5,7 @@
 // steps, and stops when its client goes away. Steps are read from their metric, never timed.
 import { expect, it } from 'vitest';
 import { expansionSteps } from '../../src/metrics/registry.js';
-import { extendSeries } from '../../src/services/series.js';
+import { extendSeries } from '../../src/services/series/window.js';
 import { DEFAULT_RECURRENCE } from '../../src/config/limits.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { importCalendarAs, vcalendar } from '../setup/importing.js';

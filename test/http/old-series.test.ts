@@ -1,10 +1,10 @@
-// Series that began long ago (services/series.ts, expandSeries): their occurrences reach from a
+// Series that began long ago (services/series/window.ts, expandSeries): their occurrences reach from a
 // year before now (RECURRENCE_PAST_DAYS) to the horizon whatever their start, the limit of one write
 // counts from now, a series that ended shows its last year, housekeeping mends a series whose rows
 // stop years back, and an RDATE before the start is an occurrence.
 import { expect, it } from 'vitest';
 import { DEFAULT_RECURRENCE } from '../../src/config/limits.js';
-import { extendSeries } from '../../src/services/series.js';
+import { extendSeries } from '../../src/services/series/window.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { occurrencesOf } from '../setup/series.js';
 import type { TestServer } from '../setup/server.js';

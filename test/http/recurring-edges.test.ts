@@ -6,7 +6,7 @@
 import ICAL from 'ical.js';
 import { expect, it } from 'vitest';
 import { DEFAULT_RECURRENCE } from '../../src/config/limits.js';
-import { extendSeries } from '../../src/services/series.js';
+import { extendSeries } from '../../src/services/series/window.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { occurrencesOf } from '../setup/series.js';
 

@@ -5,7 +5,7 @@
 // quotas of creates per hour, series and occurrences, which parallel writers cannot overrun.
 import { expect, it } from 'vitest';
 import { DEFAULT_RECURRENCE } from '../../src/config/limits.js';
-import { extendSeries } from '../../src/services/series.js';
+import { extendSeries } from '../../src/services/series/window.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
 

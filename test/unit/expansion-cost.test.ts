@@ -1,11 +1,12 @@
-// What a walk of a rule costs (lib/recurrence.ts densityOf, tooCostly, ruleCost), worked out from
+// What a walk of a rule costs (recurrence/cost.ts densityOf, tooCostly, ruleCost), worked out from
 // the calendar, whether ical.js walks it as rrule does (walkProblem), and the budget of a CalDAV
 // expansion (caldav/query.ts ExpansionBudget): its steps, its deadline and its client, each
 // checked every step.
 import { describe, expect, it } from 'vitest';
 import { DavError } from '../../src/caldav/errors.js';
 import { ExpansionBudget } from '../../src/caldav/query.js';
-import { densityOf, MAX_STEPS_PER_START, ruleCost, walkProblem } from '../../src/lib/recurrence.js';
+import { densityOf, MAX_STEPS_PER_START, ruleCost } from '../../src/recurrence/cost.js';
+import { walkProblem } from '../../src/recurrence/walk-problem.js';
 
 const parts = (rule: string) => new Map(rule.split(';').map((part) => part.split('=') as [string, string]));
 

@@ -1,11 +1,13 @@
-// Splitting a series at one of its occurrences (lib/recurrence.ts, splitLines, as a "this and
+// Splitting a series at one of its occurrences (recurrence/rewrite.ts, splitLines, as a "this and
 // following" edit does) loses no occurrence and adds none: the part before gives the starts before
 // the cut, the part after (which begins at the cut) those from it, and together they give what the
 // whole series gave, whatever the rule, its COUNT and the zone.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { eventZone, UTC_ZONE } from '../../src/lib/event-times.js';
-import { expand, parseRecurrence, splitLines } from '../../src/lib/recurrence.js';
+import { expand } from '../../src/recurrence/expand.js';
+import { parseRecurrence } from '../../src/recurrence/parse.js';
+import { splitLines } from '../../src/recurrence/rewrite.js';
 
 const DAY = 86_400_000;
 const UNTIL = new Date(Date.UTC(2031, 0, 1));

@@ -1,11 +1,13 @@
-// A rule's walk started near the window (lib/recurrence.ts, walkFrom) gives what the walk from
+// A rule's walk started near the window (recurrence/expand.ts, walkFrom) gives what the walk from
 // DTSTART gives in that window, for hourly, daily and weekly rules of any interval and BY parts, and
 // for monthly and yearly ones from centuries before it (a later 400-year cycle of the calendar); and
 // lastStart names the last start of a series that ends.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UTC_ZONE } from '../../src/lib/event-times.js';
-import { expand, lastStart, parseRecurrence, reaches, RecurrenceError } from '../../src/lib/recurrence.js';
+import { reaches } from '../../src/recurrence/can-occur.js';
+import { expand, lastStart } from '../../src/recurrence/expand.js';
+import { parseRecurrence, RecurrenceError } from '../../src/recurrence/parse.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

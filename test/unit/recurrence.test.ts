@@ -1,4 +1,4 @@
-// A series' lines (lib/recurrence.ts) expanded into the wall-clock starts of its occurrences, and
+// A series' lines (src/recurrence/) expanded into the wall-clock starts of its occurrences, and
 // the lines as stored: each kind of rule against starts worked out by hand from the calendar, random
 // rules against ical.js's expander (an implementation independent of rrule, which the service
 // expands with), daylight-saving changes in Paris and New York, the stored form of the lines and how
@@ -8,17 +8,9 @@ import fc from 'fast-check';
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
 import { eventZone, type EventZone, fromWallClock, UTC_ZONE } from '../../src/lib/event-times.js';
-import {
-  canonicalLines,
-  convertLines,
-  exdateLine,
-  expand,
-  firstStart,
-  givesStart,
-  parseRecurrence,
-  RecurrenceError,
-  shiftOf,
-} from '../../src/lib/recurrence.js';
+import { expand, firstStart, givesStart } from '../../src/recurrence/expand.js';
+import { parseRecurrence, RecurrenceError } from '../../src/recurrence/parse.js';
+import { canonicalLines, convertLines, exdateLine, shiftOf } from '../../src/recurrence/rewrite.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -51,7 +43,7 @@ function startsOf(lines: string[], dtstart: string, window: Window = {}): string
   return found.starts.map(written);
 }
 
-/** The instants of those starts, as a series' occurrences are stored (services/series.ts). */
+/** The instants of those starts, as a series' occurrences are stored (services/series/occurrences.ts). */
 const instantsOf = (lines: string[], dtstart: string, zone: EventZone, until?: string) =>
   startsOf(lines, dtstart, { zone, until }).map((start) => instant(fromWallClock(wall(start), zone).toJSDate()));
 

@@ -14,7 +14,8 @@ import { canEdit, canRead, listScope } from '../../auth/permissions.js';
 import type { PrismaClient, Tx } from '../../db/client.js';
 import type { Collection, EventRecord } from '../../domain/records.js';
 import { eventZone, UTC_ZONE } from '../../lib/event-times.js';
-import { givesStart, parseRecurrence } from '../../lib/recurrence.js';
+import { givesStart } from '../../recurrence/expand.js';
+import { parseRecurrence } from '../../recurrence/parse.js';
 import {
   afterId,
   amongIds,

@@ -30,7 +30,7 @@ import { importedUids } from '../events/read.js';
 import { exportUid, forgetUid, mapUidTo, uidHolder } from '../items/ledger.js';
 import { writeItem } from '../items/write-item.js';
 import { retryOnConflict } from '../retry.js';
-import { syncSeries } from '../series.js';
+import { syncSeries } from '../series/sync.js';
 import { idOfName } from './read.js';
 
 /** If-Match and If-None-Match as the client sent them. */
@@ -223,7 +223,7 @@ async function writeItems(ctx: ServiceContext, items: ImportItem[]): Promise<Map
 
 /**
  * A changed occurrence the client had and left out of its PUT goes back to being the series'
- * occurrence: no longer an exception, it takes the series' fields and times again (services/series.ts
+ * occurrence: no longer an exception, it takes the series' fields and times again (services/series/sync.ts
  * syncSeries), as the client's calendar now shows it. One it never saw is left as it is.
  */
 async function revertDropped(tx: Tx, ctx: ServiceContext, masterId: number, shown: number[], ids: Map<string, number>) {

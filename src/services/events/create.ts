@@ -31,8 +31,9 @@ import {
 import { publicationDate } from '../posts.js';
 import { assertSeriesRoom, chargeCreate, chargesCreate } from '../quotas.js';
 import { inTransaction, retryOnConflict } from '../retry.js';
-import { syncSeries } from '../series.js';
-import { columns, recurrenceFor, times } from './input.js';
+import { syncSeries } from '../series/sync.js';
+import { recurrenceFor } from '../series/lines.js';
+import { columns, times } from './input.js';
 import { readBack } from './read.js';
 import { imageColumns } from '../media.js';
 

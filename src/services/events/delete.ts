@@ -7,7 +7,7 @@ import { trashOrDelete } from '../post-writes.js';
 import { inTransaction } from '../retry.js';
 import { readBack } from './read.js';
 import { type Scope, resolveScope, lockTarget } from './scope.js';
-import { dropOccurrences, removeSeries } from './series-edits.js';
+import { dropOccurrences, removeSeries } from '../series/edits.js';
 
 /**
  * To the trash, or for good with `force`; answers the event as it is after the trash, or as it was.

@@ -1,12 +1,10 @@
 // What a write of an event sends, turned into what it stores: the columns set as sent, the zone and
-// times (what is not sent keeps its value), and the recurrence lines checked in the final zone.
+// times (what is not sent keeps its value); the recurrence lines are services/series/lines.ts's.
 // Pure functions of the input and the current row: a 400 names the field at fault.
 import type { components } from '../../../generated/api.js';
 import { type Event, Prisma as Prisma } from '../../../generated/prisma/client.js';
 import { InvalidInput } from '../../domain/errors.js';
-import { eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../../lib/event-times.js';
-import { canonicalLines, convertLines } from '../../lib/recurrence.js';
-import { readRecurrence } from '../series.js';
+import { eventTimes, eventZone, fromWallClock } from '../../lib/event-times.js';
 
 /** A write of an event, as the document defines it: every field optional (an update). */
 export type EventInput = components['schemas']['EventFields'];
@@ -77,27 +75,4 @@ export function times(input: EventInput, current: StoredTimes | undefined, siteZ
   const result = eventTimes(start, end, zone, allDay);
   if ('field' in result) throw new InvalidInput({ [result.field]: result.message });
   return { ...result, timezone: zone.name, allDay };
-}
-
-/**
- * The lines to store (lib/recurrence.ts canonicalLines), checked in the event's final zone, or
- * undefined for no change. Blank lines are dropped, so `[]` (or only blanks) makes a series a
- * single event again. Lines not sent follow a change of the zone or the all-day flag: their dates
- * keep naming the same occurrences.
- */
-export function recurrenceFor(
-  input: EventInput,
-  current: { recurrence: string[]; timezone: string; allDay: boolean } | undefined,
-  { timezone, allDay, startLocal }: { timezone: string; allDay: boolean; startLocal: Date },
-): string[] | undefined {
-  const zone = eventZone(timezone) ?? UTC_ZONE;
-  if (input.recurrence !== undefined || !current) {
-    const lines = input.recurrence?.map((line) => line.trim()).filter(Boolean) ?? [];
-    if (!lines.length) return [];
-    readRecurrence(lines, zone, allDay, startLocal); // a 400 naming the line
-    return canonicalLines(lines, zone, allDay);
-  }
-  if (!current.recurrence.length || (current.timezone === timezone && current.allDay === allDay)) return undefined;
-  const before = { zone: eventZone(current.timezone) ?? UTC_ZONE, allDay: current.allDay };
-  return convertLines(current.recurrence, before, { zone, allDay, startLocal });
 }

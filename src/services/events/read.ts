@@ -1,17 +1,13 @@
-// Reading events: one by its ID or slug, as its caller may see it; the occurrences of a series shown as
-// its overrides; the iCalendar UIDs they came with. Writes read their result back through here too.
+// Reading events: one by its ID or slug, as its caller may see it; the iCalendar UIDs they came with.
+// Writes read their result back through here too. (A series' overrides: services/series/occurrences.ts.)
 import { Prisma } from '../../../generated/prisma/client.js';
-import { canRead } from '../../auth/permissions.js';
 import type { PrismaClient, Tx } from '../../db/client.js';
 import { NotFound } from '../../domain/errors.js';
 import { describeKey, type Key } from '../../domain/posts.js';
 import { type EventRecord } from '../../domain/records.js';
-import { eventZone, UTC_ZONE } from '../../lib/event-times.js';
-import { givesStart, parseRecurrence } from '../../lib/recurrence.js';
 import { selectEvents } from '../../queries/event-rows.js';
 import type { ServiceContext } from '../context.js';
 import { assertReadable } from '../posts.js';
-import { occurrenceOf } from './scope.js';
 
 /** The event an ID or slug names, with everything its representation shows, or undefined. */
 async function findEvent(db: PrismaClient | Tx, key: Key): Promise<EventRecord | undefined> {
@@ -24,23 +20,6 @@ export async function getEvent(ctx: ServiceContext, key: Key): Promise<EventReco
   if (!row) throw new NotFound('event', describeKey(key));
   assertReadable('event', ctx.caller, row);
   return row;
-}
-
-/**
- * The occurrences of a series changed on their own that a calendar shows as overrides of its rule:
- * those the caller may read, not in the trash (a deleted occurrence is an EXDATE of the series), and
- * still at a start the rule gives (else they are events of their own).
- */
-export async function seriesOverrides(ctx: ServiceContext, series: EventRecord): Promise<EventRecord[]> {
-  const rows = await selectEvents(ctx.db, {
-    where: Prisma.sql`e.parent_id = ${series.id}::int AND e.is_exception AND e.status <> 'trash'`,
-    orderBy: Prisma.sql`ORDER BY e.original_start_local`,
-  });
-  const zone = eventZone(series.timezone) ?? UTC_ZONE;
-  const rule = parseRecurrence(series.recurrence, zone, series.allDay);
-  return rows.filter(
-    (row) => canRead(ctx.caller, row) && givesStart(rule, series.startLocal, occurrenceOf(row).original),
-  );
 }
 
 /** The event as stored, read after the write's transaction has committed. */

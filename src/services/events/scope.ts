@@ -8,7 +8,7 @@ import { type Key } from '../../domain/posts.js';
 import type { ServiceContext } from '../context.js';
 import { lockForWrite, type PostTable } from '../post-writes.js';
 import { type PostHead } from '../posts.js';
-import { lockSeries } from '../series.js';
+import { lockSeries, occurrenceOf } from '../series/occurrences.js';
 
 /** Which events of a series a write or delete of one of them means (docs/decisions.md, "Recurring events"). */
 export type Scope = 'this' | 'following' | 'all';
@@ -49,12 +49,6 @@ export async function resolveScope(tx: Tx, ctx: ServiceContext, current: EventRo
   return { kind, chosen: chosen === 'following' && original <= series.startLocal ? 'all' : chosen, series };
 }
 
-/** An occurrence's series and original start. */
-export function occurrenceOf(row: { parentId: number | null; originalStartLocal: Date | null }) {
-  if (row.parentId === null || row.originalStartLocal === null) throw new Error('not an occurrence of a series');
-  return { series: row.parentId, original: row.originalStartLocal };
-}
-
 export type EventRow = NonNullable<Awaited<ReturnType<Tx['event']['findUnique']>>>;
 
 export async function readRow(tx: Tx, id: number): Promise<EventRow> {
@@ -66,7 +60,7 @@ export async function readRow(tx: Tx, id: number): Promise<EventRow> {
 /**
  * The event a key names, locked, once the caller may change it and If-Match holds. An occurrence's
  * series is locked first, as every write of a series locks it before its occurrences
- * (services/series.ts), so that the two cannot deadlock.
+ * (services/series/occurrences.ts), so that the two cannot deadlock.
  */
 export async function lockTarget(tx: Tx, ctx: ServiceContext, key: Key): Promise<EventRow> {
   const where = 'id' in key ? { id: key.id } : { slug: key.slug };

@@ -10,7 +10,8 @@ import { type EventInput, times } from './input.js';
 import { wallClockText } from '../../lib/event-times.js';
 import { readBack } from './read.js';
 import { type Scope, resolveScope, type EventRow, lockTarget } from './scope.js';
-import { splitSeries, restoreOccurrence } from './series-edits.js';
+import { splitSeries, restoreOccurrence } from '../series/edits.js';
+import { syncSeries } from '../series/sync.js';
 import { writeEvent, writeEventAndOccurrences } from './write.js';
 
 /**
@@ -51,7 +52,11 @@ export async function changeEvent(
       await writeEventAndOccurrences(tx, ctx, series, shiftedInput(input, current, series, ctx.siteZone));
       return series.id;
     }
-    return splitSeries(tx, ctx, series, current, input);
+    const copy = await splitSeries(tx, ctx, series, current);
+    await writeEventAndOccurrences(tx, ctx, copy, input);
+    // The occurrences moved over take the new series' links, even when the input named none.
+    await syncSeries(tx, ctx, copy.id, { rebuild: false, links: true });
+    return copy.id;
   }
   await writeEventAndOccurrences(tx, ctx, current, input);
   return current.id;

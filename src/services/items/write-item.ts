@@ -11,7 +11,7 @@ import { DomainError, DuplicateTermName, InvalidTermSlug, InvalidInput } from '.
 import { UID_SOURCES } from '../../domain/import-sources.js';
 import { CATEGORY, ORGANIZER, TAG, VENUE } from '../../domain/records.js';
 import type { ServiceContext } from '../context.js';
-import { occurrenceAt } from '../series.js';
+import { occurrenceAt } from '../series/occurrences.js';
 import { insertEvent } from '../events/create.js';
 import { changeEvent } from '../events/update.js';
 import { inTransaction } from '../retry.js';
@@ -316,7 +316,7 @@ async function update(tx: Tx, ctx: ServiceContext, item: ImportItem, id: number,
 
 /**
  * The occurrence of an imported series that an override replaces, by its original start: added when
- * the rule gives it but it lies outside the series' window (services/series.ts occurrenceAt).
+ * the rule gives it but it lies outside the series' window (services/series/occurrences.ts occurrenceAt).
  */
 async function occurrenceId(
   tx: Tx,
@@ -324,7 +324,7 @@ async function occurrenceId(
   seriesId: number,
   { originalStart }: NonNullable<ImportItem['occurrenceOf']>,
 ): Promise<number> {
-  // Original starts are wall-clock times in the series' zone, kept as if UTC (services/series.ts).
+  // Original starts are wall-clock times in the series' zone, kept as if UTC (services/series/occurrences.ts).
   const id = await occurrenceAt(tx, ctx, seriesId, new Date(`${originalStart.replace(' ', 'T')}Z`));
   if (id === undefined) {
     throw new InvalidInput({

@@ -1,33 +1,36 @@
-// Edits of a series that an update or delete of one of its occurrences makes: splitting it at an
-// occurrence (`following`), EXDATEs added or taken back, a series trashed or deleted whole. Each
-// runs in the caller's transaction with the series locked (scope.ts lockTarget).
+// Edits of a series that an update or delete of one of its occurrences makes (the scopes of
+// services/events/scope.ts): splitting it at an occurrence (`following`), EXDATEs added or taken
+// back, a series trashed or deleted whole. Each runs in the caller's transaction with the series
+// locked (events/scope.ts lockTarget); the change an update sends is written by the event use case
+// (events/update.ts), so that these edits never call back into the event write.
 import { Prisma } from '../../../generated/prisma/client.js';
 import type { Tx } from '../../db/client.js';
 import { InvalidInput } from '../../domain/errors.js';
 import type { EventRecord } from '../../domain/records.js';
 import { eventTimes, eventZone, fromWallClock, UTC_ZONE } from '../../lib/event-times.js';
-import { canonicalLines, exdateLine, givesStart, parseRecurrence, splitLines } from '../../lib/recurrence.js';
+import { givesStart } from '../../recurrence/expand.js';
+import { parseRecurrence } from '../../recurrence/parse.js';
+import { canonicalLines, exdateLine, splitLines } from '../../recurrence/rewrite.js';
 import { copyLinks, dropOccurrencesAfter, moveOccurrencesFrom } from '../../queries/event-storage.js';
 import type { ServiceContext } from '../context.js';
 import { trashOrDelete } from '../post-writes.js';
 import { freeSlug } from '../posts.js';
-import { exactLength, syncSeries } from '../series.js';
-import type { EventInput } from './input.js';
-import { occurrenceOf, type EventRow, readRow } from './scope.js';
-import { takenSlugs } from './links-and-slugs.js';
-import { writeEventAndOccurrences } from './write.js';
+import { type EventRow, readRow } from '../events/scope.js';
+import { takenSlugs } from '../events/links-and-slugs.js';
+import { exactLength, occurrenceOf } from './occurrences.js';
+import { syncSeries } from './sync.js';
 
 /**
- * `scope=following`: the series ends before the occurrence, and a new series (the input applied to a
- * copy of the old) takes over from it, with this and every later occurrence, exceptions included.
+ * `scope=following`: the series ends before the occurrence, and a new series (a copy of the old, which
+ * the caller then writes the change to) takes over from it, with this and every later occurrence,
+ * exceptions included. Answers the new series.
  */
 export async function splitSeries(
   tx: Tx,
   ctx: ServiceContext,
   series: EventRow,
   occurrence: EventRow,
-  input: EventInput,
-): Promise<number> {
+): Promise<EventRow> {
   const from = occurrenceOf(occurrence).original;
   const zone = eventZone(series.timezone) ?? UTC_ZONE;
   // A new series starts where its rules do: at an RDATE of its own, a rule would count from the
@@ -45,16 +48,13 @@ export async function splitSeries(
   await syncSeries(tx, ctx, series.id, { rebuild: true, links: false });
   // The change is for this occurrence too, even one changed on its own before.
   await tx.event.update({ where: { id: occurrence.id }, data: { isException: false } });
-  await writeEventAndOccurrences(tx, ctx, copy, input);
-  // The occurrences moved over take the new series' links, even when the input named none.
-  await syncSeries(tx, ctx, copy.id, { rebuild: false, links: true });
-  return copy.id;
+  return copy;
 }
 
 /** A copy of the series starting at `from`, with its links and these lines; no occurrences yet. */
 async function copySeries(tx: Tx, series: EventRow, from: Date, lines: string[]): Promise<EventRow> {
   const zone = eventZone(series.timezone) ?? UTC_ZONE;
-  // As its occurrences are (services/series.ts occurrenceTimes): the exact length, whole days all-day.
+  // As its occurrences are (occurrences.ts occurrenceTimes): the exact length, whole days all-day.
   const start = fromWallClock(from, zone);
   const end = series.allDay
     ? fromWallClock(new Date(from.getTime() + series.endLocal.getTime() - series.startLocal.getTime()), zone)
