@@ -3,17 +3,19 @@
 // (src/import/). PGlite admits one process at a time: while the service runs on it, this command
 // refuses, naming the service's process.
 import { parseArgs } from 'node:util';
-import { type Config, ConfigError, loadConfig } from '../src/config.js';
+import { type Config, loadConfig } from '../src/config.js';
+import { ConfigError } from '../src/config/read.js';
 import { openDatabase } from '../src/db/client.js';
 import { DataDirLockedError } from '../src/db/data-dir-lock.js';
 import { type Capability, may } from '../src/auth/capabilities.js';
 import { isRole } from '../src/auth/roles.js';
 import { importIcs, importTec, readIcs } from '../src/import/commands.js';
 import { SourceError, Stopped } from '../src/import/fetch-source.js';
-import type { ImageImport } from '../src/import/images.js';
+import type { ImageImport } from '../src/import/import-run.js';
 import { DEFAULT_LIMITS, type ImportLimits } from '../src/import/limits.js';
 import { terminalProgress } from '../src/import/progress.js';
 import { exitStatus, summaryLines } from '../src/import/run-import.js';
+import { serviceContext } from '../src/services/context.js';
 
 const USAGE = `Usage: npm run import -- <source> [options]
 
@@ -104,7 +106,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const caller = await importingUser(db.prisma, values.as);
     const run = {
-      ctx: { db: db.prisma, caller, siteZone: config.siteTimezone, now: new Date(), recurrence: config.recurrence },
+      ctx: serviceContext(config, { db: db.prisma, caller }),
       dryRun: values['dry-run'],
       // PostgreSQL overlaps the round trips of a few writers; PGlite runs one statement at a time.
       concurrency: config.databaseUrl ? IMPORT_CONCURRENCY : 1,

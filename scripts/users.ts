@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import * as accounts from '../src/auth/accounts.js';
 import { displayAppPassword } from '../src/auth/secrets.js';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config.js';
+import { ConfigError } from '../src/config/read.js';
 import { openDatabase, type PrismaClient } from '../src/db/client.js';
 import { DataDirLockedError } from '../src/db/data-dir-lock.js';
 

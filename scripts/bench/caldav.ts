@@ -3,6 +3,12 @@
 // events changed through the API, and the multiget that fetches those ten. Each is timed one
 // request at a time, as a client asks, and the median and slowest of several runs are printed.
 import { performance } from 'node:perf_hooks';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { STANDARD } from './calendar.js';
+import { createPostgres, seed } from './fixtures.js';
+import { startService } from './service.js';
 
 const COLLECTION = '/caldav/calendars/events/';
 const API = '/wp-json/calendar/events/v1';
@@ -99,4 +105,27 @@ export async function measureCalDav(
   const hrefs = changed.map((id) => `<d:href>${COLLECTION}${id}.ics</d:href>`).join('');
   const multiget = `<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>${hrefs}</c:calendar-multiget>`;
   line('multiget of the 10 changed', await timed(21, () => ask(`${url}${COLLECTION}`, multiget)));
+}
+
+/** CalDAV alone (scripts/bench/caldav.ts) on the standard calendar, on PostgreSQL and on PGlite. */
+export async function caldavPart() {
+  const standard = await createPostgres('caldav');
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'calendar-bench-'));
+  try {
+    for (const [label, storage] of [
+      ['service on PostgreSQL', { kind: 'postgresql', url: standard.url }],
+      ['service on PGlite', { kind: 'pglite', dataDir }],
+    ] as const) {
+      const fixtures = await seed(storage, STANDARD);
+      const service = await startService(storage);
+      try {
+        await measureCalDav(service.url, fixtures.bearer, fixtures.eventIds, label, console.log);
+      } finally {
+        await service.stop();
+      }
+    }
+  } finally {
+    await standard.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }

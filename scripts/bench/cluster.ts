@@ -9,9 +9,15 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { type Cluster, startCluster } from '../lib/cluster.js';
-import { type Figures, measure, type Scenario, type Server } from './load.js';
-
-type Print = (setup: string, name: string, figures: Figures) => void;
+import { measure, type Scenario, type Server } from './load.js';
+import { createUser, issueAppPassword } from '../../src/auth/accounts.js';
+import { openDatabase } from '../../src/db/client.js';
+import { nginxBinary, NGINX_HINT } from '../lib/cluster.js';
+import { STANDARD } from './calendar.js';
+import type { Print } from './figures.js';
+import { createPostgres, seed } from './fixtures.js';
+import { scenarios } from './scenarios.js';
+import { CONNECTIONS, SECONDS } from './settings.js';
 
 export interface ClusterBench {
   databaseUrl: string;
@@ -192,5 +198,38 @@ async function failover(bench: ClusterBench) {
     await database.end();
     await cluster.stop();
     receiver.close();
+  }
+}
+
+/** 1 to 3 instances behind nginx on the standard calendar, and the failover run (scripts/bench/cluster.ts). */
+export async function clusterPart(print: Print) {
+  if (!nginxBinary()) {
+    console.log(`  (cluster part skipped: ${NGINX_HINT})`);
+    return;
+  }
+  const database = await createPostgres('cluster');
+  try {
+    const fixtures = await seed({ kind: 'postgresql', url: database.url }, STANDARD);
+    const db = await openDatabase({ databaseUrl: database.url, dataDir: '' });
+    let adminBearer: string;
+    try {
+      await createUser(db.prisma, { login: 'bench-admin', password: 'bench-password', role: 'administrator' });
+      adminBearer = (await issueAppPassword(db.prisma, 'bench-admin', 'benchmark')).password;
+    } finally {
+      await db.close();
+    }
+    const all = scenarios(fixtures);
+    await measureCluster({
+      databaseUrl: database.url,
+      scenarios: [all['single event'], all['default list'], all['event creation']],
+      eventId: fixtures.eventIds[0],
+      adminBearer,
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      env: { LOG_LEVEL: 'warn' },
+      print,
+    });
+  } finally {
+    await database.drop();
   }
 }

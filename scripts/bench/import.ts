@@ -7,6 +7,10 @@ import { openDatabase } from '../../src/db/client.js';
 import { importTec } from '../../src/import/commands.js';
 import { plainProgress } from '../../src/import/progress.js';
 import { addEvents, startTecSite } from '../../test/setup/tec-site.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createPostgres } from './fixtures.js';
 
 /** BENCH_IMPORT_EVENTS: fewer for a quick look. */
 const EVENTS = Number(process.env.BENCH_IMPORT_EVENTS ?? 10_000);
@@ -59,5 +63,21 @@ export async function timeImport(storage: Parameters<typeof openDatabase>[0], la
   } finally {
     await db.close();
     await site.close();
+  }
+}
+
+/** The import of 10,000 events, on PostgreSQL and on PGlite (scripts/bench/import.ts). */
+export async function measureImports() {
+  const database = await createPostgres('import');
+  try {
+    await timeImport({ databaseUrl: database.url, dataDir: '' }, 'postgresql');
+  } finally {
+    await database.drop();
+  }
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'calendar-bench-import-'));
+  try {
+    await timeImport({ dataDir }, 'pglite');
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }

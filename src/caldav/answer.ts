@@ -7,7 +7,7 @@
 // that memory holds a part of it, never the whole. When the client leaves, the next write throws ClientGone,
 // which ends the work that was building it.
 import type { ServerResponse } from 'node:http';
-import type { CaldavLimits } from '../config.js';
+import type { CaldavLimits } from '../config/limits.js';
 import { DavError, davCondition } from './errors.js';
 
 /** The client closed the connection: nothing more is built for it. */

@@ -1,7 +1,7 @@
 // What one CalDAV request works with (routes.ts builds it), and the reads its methods share: the
 // collection a path names, a resource's text, many resources' texts a slice at a time.
 import type { Request, Response } from 'express';
-import type { CaldavLimits } from '../config.js';
+import type { CaldavLimits } from '../config/limits.js';
 import type { Urls } from '../http/urls.js';
 import type { ServiceContext } from '../services/context.js';
 import type { Answer } from './answer.js';

@@ -8,7 +8,7 @@ import ICAL from 'ical.js';
 import type { PrismaClient } from '../db/client.js';
 import { resourceIdsInRange } from '../services/calendar-objects/read.js';
 import type { ServerResponse } from 'node:http';
-import { DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config.js';
+import { DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config/limits.js';
 import { performance } from 'node:perf_hooks';
 import { eachInSlices } from '../lib/slices.js';
 import { ruleCost } from '../recurrence/cost.js';

@@ -1,9 +1,9 @@
 // The body of a PUT read as one calendar object resource (RFC 4791 4.1): one UID, one series or
 // single event with its changed occurrences, no METHOD, events only; and what the event's fields
 // cannot hold (alarms, attendees, other properties) set apart to be kept as written. What a
-// resource may hold is checked here, before any database work (config.ts CaldavWriteLimits).
+// resource may hold is checked here, before any database work (config/limits.ts CaldavWriteLimits).
 import ICAL from 'ical.js';
-import type { CaldavWriteLimits } from '../config.js';
+import type { CaldavWriteLimits } from '../config/limits.js';
 import { DATES_ZONE } from '../domain/import-sources.js';
 import type { ImportItem } from '../domain/external-items.js';
 import type { ParsedCalendar } from '../ical/read-calendar.js';

@@ -6,14 +6,15 @@
 import type { Request, RequestHandler, Response } from 'express';
 import getRawBody from 'raw-body';
 import type { Caller } from '../auth/roles.js';
-import type { CaldavWriteLimits, Config } from '../config.js';
+import type { Config } from '../config.js';
+import type { CaldavWriteLimits } from '../config/limits.js';
 import type { Database } from '../db/client.js';
 import { CursorExpired, Forbidden, InvalidCredentials } from '../domain/errors.js';
 import { toApiError } from '../http/errors.js';
 import { OPERATION_LOCAL } from '../metrics/http.js';
 import { keyOf as countedAs, type RateLimits } from '../http/rate-limits.js';
 import { requestUrls } from '../http/urls.js';
-import type { ServiceContext } from '../services/context.js';
+import { serviceContext } from '../services/context.js';
 import { Answer, BigAnswers, ClientGone, OverBudget, tooMuch } from './answer.js';
 import { DavError, davCondition } from './errors.js';
 import { collectionOf, type Exchange, resourceEntry, resourceText } from './exchange.js';
@@ -116,14 +117,7 @@ async function answer(deps: DavDeps, big: BigAnswers, req: Request, res: Respons
   // only there and on writes, so that a client given a collection's URL reads it without any.
   if (!caller && (!reads || ['root', 'principals', 'principal'].includes(target.kind))) throw new Forbidden(false);
   const urls = requestUrls(req, deps.config, undefined);
-  const ctx: ServiceContext = {
-    db: deps.db.prisma,
-    caller,
-    siteZone: deps.config.siteTimezone,
-    now: new Date(),
-    recurrence: deps.config.recurrence,
-    quotas: deps.config.quotas,
-  };
+  const ctx = serviceContext(deps.config, { db: deps.db.prisma, caller });
   let seen: Promise<Seen> | undefined;
   const exchange: Exchange = {
     req,

@@ -4,7 +4,7 @@
 // client changed of what it was served, in one transaction with the name, the UID and the ETag
 // checked. What the event's fields cannot hold is either kept as the client wrote it (alarms and
 // properties no field maps: dav_objects.extra) or refused with a precondition, never dropped.
-import type { CaldavWriteLimits } from '../config.js';
+import type { CaldavWriteLimits } from '../config/limits.js';
 import { ObjectRefused, PreconditionFailed } from '../domain/errors.js';
 import type { ImportItem } from '../domain/external-items.js';
 import type { Collection } from '../domain/records.js';

@@ -17,8 +17,8 @@ import { countStatementError } from '../metrics/registry.js';
 
 /** The client outside a transaction; `Prisma` is Prisma's namespace (SQL, JSON nulls, input types). */
 export type { PrismaClient };
-/** The client a `$transaction` callback receives. */
-export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
+/** The client a `$transaction` callback receives (its home is db/tx.ts). */
+export type { Tx } from './tx.js';
 
 export interface Database {
   prisma: PrismaClient;

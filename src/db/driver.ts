@@ -1,7 +1,8 @@
 // The driver beneath a Prisma client (pg's pool, or the PGlite instance), recorded when the
 // database opens, so that the hot statements (selectRows below) and creates go past Prisma.
 import type { Prisma } from '../../generated/prisma/client.js';
-import type { PrismaClient, Tx } from './client.js';
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Tx } from './tx.js';
 
 /**
  * Runs one statement. `prepare` asks for a statement that runs often with the same text to be

@@ -16,7 +16,7 @@ export function restRoot(config: Config) {
     const locale = res.locals.locale as LocaleInfo;
     const urls = requestUrls(req, config, locale.segment);
     if (req.method === 'OPTIONS') {
-      // The root's own route, described as WordPress describes a route (app.ts does the others).
+      // The root's own route, described as WordPress describes a route (http/unmatched-requests.ts does the others).
       const route = { namespace: '', methods: ['GET'], endpoints: [{ methods: ['GET'], args: {} }] };
       sendReply(req, res, { body: { ...route, _links: { self: [{ href: `${urls.root}/` }] } }, headers: ALLOW });
       return;

@@ -23,7 +23,7 @@ import type { Urls } from './urls.js';
 
 export interface KeptAnswer {
   rendered: Rendered;
-  /** How many linked objects its `_embed` followed: each is charged as a read again (app.ts embedWanted). */
+  /** How many linked objects its `_embed` followed: each is charged as a read again (http/rest-pipeline.ts embedWanted). */
   embedded: number;
   /** Not to be kept (Reply.unkept). */
   unkept?: true;

@@ -1,5 +1,5 @@
 // What an operation handler receives and returns. Handlers are thin: they read the validated
-// request, call a service and return a Reply; `respond` in app.ts is the one place that writes it.
+// request, call a service and return a Reply; http/reply.ts is the one place that writes it.
 import type { operations } from '../../generated/api.js';
 import type { Config } from '../config.js';
 import type { DecodedQuery } from '../domain/query-flags.js';
@@ -87,5 +87,5 @@ export interface Reply {
 
 export type Handler<K extends OperationId = OperationId> = (call: Call<K>) => Promise<Reply>;
 
-/** The handlers of the operations; the batch route's is app.ts's, which answers each request with the whole app. */
+/** The handlers of the operations; the batch route's is http/operation-handlers.ts's, which answers each request with the whole app. */
 export type HandlerMap = { [K in Exclude<OperationId, 'batchRequests'>]: Handler<K> };

@@ -6,7 +6,7 @@
 // Node's default); behind a balancer that reuses connections, set it above the balancer's idle timeout.
 import http from 'node:http';
 import type { RequestListener } from 'node:http';
-import type { HttpTimeouts } from '../config.js';
+import type { HttpTimeouts } from '../config/network.js';
 
 export function createHttpServer(app: RequestListener, timeouts: HttpTimeouts): http.Server {
   const headersTimeout = timeouts.headersTimeoutSeconds * 1000;

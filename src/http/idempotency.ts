@@ -3,6 +3,8 @@
 // answer is kept in the database for 24 hours, so a retry that reaches another instance, or comes
 // after a restart, is recognised too. The same key with another body is a client error (422).
 import { createHash } from 'node:crypto';
+import type { OpenAPIBackend } from 'openapi-backend';
+import type { OpenAPIV3_1 } from 'openapi-types';
 import type { PrismaClient } from '../db/client.js';
 import { ApiError, invalidParams } from './errors.js';
 import type { Call, Reply } from './handler.js';
@@ -13,6 +15,23 @@ const ABANDONED_AFTER_MS = 60_000;
 const KEY = /^[\x21-\x7e]{1,200}$/;
 
 type Handler = (call: Call) => Promise<Reply>;
+
+/**
+ * The operations whose document takes an Idempotency-Key: the creates. Every other operation is a
+ * read or idempotent already; a webhook subscription takes none, for its answer holds a secret
+ * shown once, which a replay would store in the clear and show again.
+ */
+export const takesIdempotencyKey = (api: OpenAPIBackend): Set<string | undefined> =>
+  new Set(
+    api.router
+      .getOperations()
+      .filter((operation) =>
+        (operation.parameters as OpenAPIV3_1.ParameterObject[] | undefined)?.some(
+          (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key',
+        ),
+      )
+      .map((operation) => operation.operationId),
+  );
 
 /** Wraps a create handler: answers a repeated key from the store, and stores the first answer. */
 export function idempotent(

@@ -1,7 +1,7 @@
 // Rate limits: each signed-in user, or else each client address, may make so many requests of a
 // class (reads, writes; and, per address, sign-ins: checks of credentials that cost a password
 // hash) per window. Reads and writes are off by default, and never counted for an account or an
-// address the operator exempted (config.ts RateLimitSettings). Counted with rate-limiter-flexible
+// address the operator exempted (config/network.ts RateLimitSettings). Counted with rate-limiter-flexible
 // in a store every instance shares: Redis when REDIS_URL is set, else the `rate_limits` table of
 // PostgreSQL, whose upsert counts and reads in one statement, asked once per key and interval
 // (batched-counts.ts); on the embedded database, which only one process may open, or with
@@ -21,7 +21,7 @@ import {
   RLWrapperTimeouts,
 } from 'rate-limiter-flexible';
 import type { Caller } from '../auth/roles.js';
-import type { RateLimitSettings } from '../config.js';
+import type { RateLimitSettings } from '../config/network.js';
 import ipaddr from 'ipaddr.js';
 import pg from 'pg';
 import { rateLimited } from '../metrics/registry.js';
@@ -70,7 +70,7 @@ export function keyOf(userId: number | undefined, clientAddress: string | undefi
   return `client:${parts.join(':')}::/64`;
 }
 
-/** Whether an address lies in one of the ranges (addresses and CIDR ranges, as config.ts checked them). */
+/** Whether an address lies in one of the ranges (addresses and CIDR ranges, as config/network.ts checked them). */
 function addressMatcher(ranges: string[]): (address: string | undefined) => boolean {
   const parsed = ranges.map((range) => {
     if (range.includes('/')) return ipaddr.parseCIDR(range);

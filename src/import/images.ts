@@ -8,26 +8,12 @@
 // holds no lock while the network answers.
 import { isUniqueViolation } from '../db/errors.js';
 import { MediaRefused } from '../domain/errors.js';
-import { makeImage, type MediaLimits, titleOf } from '../media/images.js';
+import { makeImage, titleOf } from '../media/images.js';
 import { mediaFromSource, storeMedia } from '../services/media.js';
 import { OutboundRefused } from '../lib/guarded-fetch.js';
-import { type FetchOptions, fetchSource, SourceError, sourceUrl } from './fetch-source.js';
+import { fetchSource, SourceError, sourceUrl } from './fetch-source.js';
 import type { ImportItem } from '../domain/external-items.js';
-import type { ImportRun } from './import-run.js';
-
-export interface ImageImport {
-  limits: MediaLimits;
-  /** The source's fetch settings (stop, retries, messages); the size bound is the library's. */
-  fetch?: FetchOptions;
-  /**
-   * Each source URL this run asked for: its image here, or why it stays a link. Kept as the
-   * question, so that items written at once that show the same image fetch it once.
-   */
-  known: Map<string, Promise<Brought>>;
-}
-
-/** The ID of the image here, or why it could not be brought and whether its link is kept. */
-type Brought = number | { reason: string; link: boolean };
+import type { Brought, ImageImport, ImportRun } from './import-run.js';
 
 /** Replaces the image URL of the item and of what it carries by the ID of that image here. */
 export async function bringImagesHome(run: ImportRun, item: ImportItem): Promise<void> {

@@ -1,13 +1,13 @@
 // The HTTP side of the metrics: timing every request, and serving `/metrics` where the settings say
-// (config.ts MetricsSettings): on a port of its own, or on the public port to holders of a token.
+// (config/network.ts MetricsSettings): on a port of its own, or on the public port to holders of a token.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { NextFunction, Request, Response } from 'express';
-import type { MetricsSettings } from '../config.js';
+import type { MetricsSettings } from '../config/network.js';
 import { registry, requestDuration, requestsInFlight } from './registry.js';
 
-/** Where the operationId of the operation a request reached is kept (app.ts dispatch sets it). */
+/** Where the operationId of the operation a request reached is kept (http/rest-pipeline.ts dispatch sets it). */
 export const OPERATION_LOCAL = 'operationId';
 
 /**

@@ -10,7 +10,7 @@ import { sendReply } from '../http/reply.js';
 import { requestUrls } from '../http/urls.js';
 import { serializeEvent } from '../serializers/events.js';
 import { serializeVenueOrOrganizer } from '../serializers/venues-and-organizers.js';
-import type { ServiceContext } from '../services/context.js';
+import { type ServiceContext, serviceContext } from '../services/context.js';
 import { listEvents } from '../services/event-list.js';
 import { getEvent } from '../services/events/read.js';
 import { getVenueOrOrganizer } from '../services/venues-and-organizers.js';
@@ -22,7 +22,7 @@ const UPCOMING = 12;
 
 export function publicPages(config: Config, db: ServiceContext['db']) {
   const router = Router();
-  const anonymous = (): ServiceContext => ({ db, caller: null, siteZone: config.siteTimezone, now: new Date() });
+  const anonymous = () => serviceContext(config, { db, caller: null });
   const options = (req: Request, single: boolean) => ({
     urls: requestUrls(req, config, undefined),
     siteZone: config.siteTimezone,

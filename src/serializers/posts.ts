@@ -3,7 +3,6 @@
 import type { PostStatus } from '../domain/posts.js';
 import { formatDateTime } from '../lib/dates.js';
 
-
 export interface PostRow {
   authorId: number | null;
   status: PostStatus;

@@ -1,7 +1,10 @@
-// What a service call knows of the request it serves, built once per request (app.ts toCall) and
-// passed first to every service function.
+// What a service call knows of the request it serves, built once per request and passed first to
+// every service function. Every door builds it with `serviceContext`, so that the REST API, the
+// public pages, CalDAV and the importer all read dates in the same zone and hold callers to the
+// same series limits and quotas, those of the configuration.
 import type { Caller } from '../auth/roles.js';
-import type { Quotas, RecurrenceLimits } from '../config.js';
+import type { Config } from '../config.js';
+import type { Quotas, RecurrenceLimits } from '../config/limits.js';
 import type { PrismaClient } from '../db/client.js';
 import type { Precondition } from '../domain/posts.js';
 
@@ -19,8 +22,42 @@ export interface ServiceContext {
   now: Date;
   /** What If-Match requires of the object a write changes, when the client sent it. */
   precondition?: Precondition;
-  /** The configured horizon and limit of series (config.ts); the defaults when not given. */
+  /** The configured horizon and limit of series (config/limits.ts); the defaults when not given. */
   recurrence?: RecurrenceLimits;
   /** What an account below editor may hold or make (services/quotas.ts); the defaults when not given. */
   quotas?: Quotas;
+}
+
+/** What the configuration gives every context. */
+export type ContextSettings = Pick<Config, 'siteTimezone' | 'recurrence' | 'quotas'>;
+
+/** What differs from one request to the next. */
+export interface RequestParts {
+  db: PrismaClient;
+  caller: Caller;
+  /**
+   * When the request arrived, asked only when a service reads it: the REST API's answers note
+   * whether they read the time (http/answer-cache.ts requestTime). Unset: when the context was built.
+   */
+  now?: () => Date;
+  precondition?: Precondition;
+}
+
+export function serviceContext(
+  settings: ContextSettings,
+  { db, caller, now, precondition }: RequestParts,
+): ServiceContext {
+  const built = new Date();
+  const arrived = now ?? (() => built);
+  return {
+    db,
+    caller,
+    siteZone: settings.siteTimezone,
+    get now() {
+      return arrived();
+    },
+    precondition,
+    recurrence: settings.recurrence,
+    quotas: settings.quotas,
+  };
 }

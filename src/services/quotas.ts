@@ -2,7 +2,7 @@
 // author) may not fill the database on its own. It may create so many items an hour, hold so many
 // series, and its series so many occurrences in all. Editors and administrators are trusted with
 // the whole calendar and are held to none; a series an editor writes is not held to its author's.
-import { DEFAULT_QUOTAS } from '../config.js';
+import { DEFAULT_QUOTAS } from '../config/limits.js';
 import type { Tx } from '../db/client.js';
 import { hasRole, type Role } from '../auth/roles.js';
 import { QuotaExceeded } from '../domain/errors.js';

@@ -4,7 +4,7 @@
 // perf_hooks measures how late the loop ran timers. No answer may hold it for 100 ms.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { expect, it } from 'vitest';
-import { DEFAULT_RECURRENCE } from '../../src/config.js';
+import { DEFAULT_RECURRENCE } from '../../src/config/limits.js';
 import { maintainEmbedded, purgeExpired } from '../../src/db/housekeeping.js';
 import { loopDelay } from '../../src/metrics/event-loop.js';
 import { extendSeries } from '../../src/services/series/window.js';

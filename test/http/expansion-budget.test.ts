@@ -6,7 +6,7 @@
 import { expect, it } from 'vitest';
 import { expansionSteps } from '../../src/metrics/registry.js';
 import { extendSeries } from '../../src/services/series/window.js';
-import { DEFAULT_RECURRENCE } from '../../src/config.js';
+import { DEFAULT_RECURRENCE } from '../../src/config/limits.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { importCalendarAs, vcalendar } from '../setup/importing.js';
 import type { TestServer } from '../setup/server.js';

@@ -3,7 +3,7 @@
 // counts from now, a series that ended shows its last year, housekeeping mends a series whose rows
 // stop years back, and an RDATE before the start is an occurrence.
 import { expect, it } from 'vitest';
-import { DEFAULT_RECURRENCE } from '../../src/config.js';
+import { DEFAULT_RECURRENCE } from '../../src/config/limits.js';
 import { extendSeries } from '../../src/services/series/window.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { occurrencesOf } from '../setup/series.js';

@@ -5,7 +5,7 @@
 // stand with their series.
 import ICAL from 'ical.js';
 import { expect, it } from 'vitest';
-import { DEFAULT_RECURRENCE } from '../../src/config.js';
+import { DEFAULT_RECURRENCE } from '../../src/config/limits.js';
 import { extendSeries } from '../../src/services/series/window.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { occurrencesOf } from '../setup/series.js';

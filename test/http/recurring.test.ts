@@ -6,7 +6,7 @@
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import ICAL from 'ical.js';
 import { beforeAll, expect, it } from 'vitest';
-import { DEFAULT_RECURRENCE } from '../../src/config.js';
+import { DEFAULT_RECURRENCE } from '../../src/config/limits.js';
 import { extendSeries } from '../../src/services/series/window.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { occurrencesOf } from '../setup/series.js';

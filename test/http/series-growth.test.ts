@@ -4,7 +4,7 @@
 // an unpublished series gets only a glimpse of its dates; and an account below editor is held to
 // quotas of creates per hour, series and occurrences, which parallel writers cannot overrun.
 import { expect, it } from 'vitest';
-import { DEFAULT_RECURRENCE } from '../../src/config.js';
+import { DEFAULT_RECURRENCE } from '../../src/config/limits.js';
 import { extendSeries } from '../../src/services/series/window.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';

@@ -2,7 +2,8 @@
 // TRUST_PROXY forms it accepts. On both databases: the count lives there.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueAppPassword } from '../../src/auth/accounts.js';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config/read.js';
 import { startServer, type TestServer } from '../setup/server.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 

@@ -12,7 +12,7 @@
 // added alone (occurrenceAt), and those shown as overrides; window.ts says which starts are wanted.
 import { Prisma } from '../../../generated/prisma/client.js';
 import { canRead } from '../../auth/permissions.js';
-import { DEFAULT_QUOTAS } from '../../config.js';
+import { DEFAULT_QUOTAS } from '../../config/limits.js';
 import type { Tx } from '../../db/client.js';
 import { statementsOf } from '../../db/driver.js';
 import { QuotaExceeded } from '../../domain/errors.js';

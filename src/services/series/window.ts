@@ -4,7 +4,7 @@
 // housekeeping extends from (extendSeries). The rows themselves are occurrences.ts's. An expansion
 // runs in the caller's transaction with the series row locked first (occurrences.ts); housekeeping
 // runs one transaction per series.
-import { DEFAULT_RECURRENCE, DEFAULT_QUOTAS, type RecurrenceLimits } from '../../config.js';
+import { DEFAULT_RECURRENCE, DEFAULT_QUOTAS, type RecurrenceLimits } from '../../config/limits.js';
 import type { Tx } from '../../db/client.js';
 import type { PostStatus } from '../../domain/posts.js';
 import { type EventZone, eventZone, UTC_ZONE } from '../../lib/event-times.js';
@@ -17,7 +17,7 @@ import { addOccurrences, dropAndMove, SERIES_COLUMNS, type SeriesRow, type Serie
 /** `expanded_until_local` of a series whose rule has ended: no occurrence lies beyond it. */
 const ENDED = new Date(Date.UTC(9999, 11, 31));
 
-/** Unpublished series get only a glimpse of their dates (config.ts RecurrenceLimits). */
+/** Unpublished series get only a glimpse of their dates (config/limits.ts RecurrenceLimits). */
 const unpublished = (status: PostStatus) => status === 'draft' || status === 'pending' || status === 'trash';
 
 /**

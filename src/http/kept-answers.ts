@@ -1,0 +1,35 @@
+// The REST pipeline's side of the answers kept for anonymous reads (http/answer-cache.ts): whether
+// to keep any, and sending one kept as it would have been built.
+import type { Request, Response } from 'express';
+import type { Operation } from 'openapi-backend';
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import { dataVersions } from '../db/data-version.js';
+import { usableMethods } from './allowed-methods.js';
+import { AnswerCache, type KeptAnswer } from './answer-cache.js';
+import type { RateLimits } from './rate-limits.js';
+import { sendRendered } from './reply.js';
+
+/** The answers kept, unless RESPONSE_CACHE_MB is 0. */
+export const keptAnswers = (config: Config, db: Database): AnswerCache | undefined =>
+  config.responseCacheMegabytes > 0
+    ? new AnswerCache(dataVersions(db.prisma), config.responseCacheMegabytes)
+    : undefined;
+
+/**
+ * Sends an anonymous read the answer kept for it, as it would have been built: counted as a read
+ * (and each object it embeds as another), with the methods an anonymous caller may use.
+ */
+export async function sendKept(
+  rateLimits: RateLimits,
+  operations: Operation[],
+  req: Request,
+  res: Response,
+  kept: KeptAnswer,
+): Promise<void> {
+  const anonymous = { caller: null, address: req.ip };
+  res.set('Allow', usableMethods(operations, null).join(', '));
+  await rateLimits.take('reads', anonymous, res);
+  if (kept.embedded) await rateLimits.charge('reads', anonymous, res, kept.embedded);
+  sendRendered(req, res, kept.rendered);
+}
