@@ -5,9 +5,8 @@
 // `x-required-role`, checked early by http/security.ts); these are the per-object rules behind it.
 import { Forbidden, InvalidInput } from '../domain/errors.js';
 import { POST_STATUSES, type PostStatus } from '../domain/posts.js';
-import { requiredRole } from '../openapi.js';
 import { may } from './capabilities.js';
-import { type Caller, hasRole, isRole } from './roles.js';
+import { type Caller, hasRole } from './roles.js';
 
 interface Owned {
   authorId: number | null;
@@ -39,12 +38,6 @@ export function canEdit(caller: Caller, item: Owned): boolean {
  */
 export const canChangeMedia = (caller: Caller, media: { authorId: number | null }) =>
   hasRole(caller, 'editor') || (hasRole(caller, 'author') && owns(caller, { ...media, status: 'publish' }));
-
-/** The caller has the role the document asks of an operation (`x-required-role`; none asked: anyone). */
-export function mayCall(caller: Caller, operationId: string): boolean {
-  const role = requiredRole(operationId);
-  return role === undefined || (isRole(role) && hasRole(caller, role));
-}
 
 /** Deleting for good (`force=true`) is for editors and administrators. */
 export const canDeleteForGood = (caller: Caller) => may(caller, 'edit others');

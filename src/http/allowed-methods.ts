@@ -1,9 +1,9 @@
 // What every answer of a route says in Allow, as WordPress does: the methods of the route that this
 // caller may use, by the role each operation asks for (the objects' own rules are in `_links`).
 import type { Operation, OpenAPIBackend } from 'openapi-backend';
-import { mayCall } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import { METHODS } from './backend.js';
+import { mayCall } from './security.js';
 
 /** The operations of each route (path template), found once: every answer's Allow lists them. */
 export type RouteOperations = Map<string, Operation[]>;

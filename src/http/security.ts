@@ -7,6 +7,7 @@ import { authenticate, parseAuthorization } from '../auth/authenticate.js';
 import { forbidden } from '../auth/permissions.js';
 import { type Caller, hasRole, isRole } from '../auth/roles.js';
 import type { Config } from '../config.js';
+import { requiredRole } from '../openapi.js';
 import type { Database } from '../db/client.js';
 import { InvalidCredentials, Throttled } from '../domain/errors.js';
 import { signInFailures, signInThrottled } from '../metrics/registry.js';
@@ -73,8 +74,7 @@ export function registerSecurity(api: OpenAPIBackend, deps: Deps): (req: Request
         const read = countsAs ? countsAs === 'read' : c.operation.method === 'get';
         await deps.rateLimits.take(read ? 'reads' : 'writes', { caller, address: req.ip }, res);
       }
-      const required = (c.operation as { 'x-required-role'?: unknown })['x-required-role'];
-      if (required !== undefined && (!isRole(required) || !hasRole(caller, required))) throw forbidden(caller);
+      if (!mayCall(caller, c.operation.operationId ?? '')) throw forbidden(caller);
       res.locals.caller = caller;
     },
     // Reached only when postSecurityHandler let an anonymous caller through to an operation that
@@ -84,6 +84,16 @@ export function registerSecurity(api: OpenAPIBackend, deps: Deps): (req: Request
     },
   });
   return (req, res) => callerOf(req, res, deps);
+}
+
+/**
+ * The caller has the role the document asks of the operation (`x-required-role`; none asked:
+ * anyone): REST's early exit, and what Allow lists (allowed-methods.ts). The services assert the
+ * same rules as capabilities at every door (auth/capabilities.ts).
+ */
+export function mayCall(caller: Caller, operationId: string): boolean {
+  const role = requiredRole(operationId);
+  return role === undefined || (isRole(role) && hasRole(caller, role));
 }
 
 /** Set on a request whose read or write was counted before dispatch. */

@@ -2,7 +2,7 @@
 // caller, counted as a write before anything is read, who may upload, to an instance not busy
 // making images. A caller who may not is left to the operation, which refuses it as any write.
 import type { Request, Response } from 'express';
-import { mayCall } from '../auth/permissions.js';
+import { may } from '../auth/capabilities.js';
 import type { Caller } from '../auth/roles.js';
 import { MediaRefused } from '../domain/errors.js';
 import { busy as imagesBusy } from '../media/images.js';
@@ -17,7 +17,7 @@ export function admitUpload(
     const caller = await identify(req, res);
     await rateLimits.take('writes', { caller, address: req.ip }, res);
     res.locals[COUNTED] = true;
-    if (!mayCall(caller, 'uploadMedia')) return false;
+    if (!may(caller, 'upload media')) return false;
     if (imagesBusy())
       throw new MediaRefused('busy', 'This instance is making as many images as it takes; try again in a moment.');
     return true;
