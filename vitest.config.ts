@@ -17,7 +17,12 @@ const SLOW = [
   'test/cli/**/*.test.ts',
   'test/browser/**/*.test.ts',
   'test/tools/**/*.test.ts',
-  'test/http/import-*.test.ts',
+  // The iCalendar reader's rules as calendar programs write them run in the fast part
+  // (import-ics-programs.test.ts); these import whole sites and calendars, or measure memory.
+  'test/http/import-category-trees.test.ts',
+  'test/http/import-ics.test.ts',
+  'test/http/import-images.test.ts',
+  'test/http/import-tec.test.ts',
   'test/http/disk-full.test.ts',
   'test/http/database-outage.test.ts',
   'test/http/slow-clients.test.ts',
