@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // The machines run in UTC, where reading a zoneless time as local time happens to be right; the
@@ -16,12 +17,23 @@ const SLOW = [
   'test/cli/**/*.test.ts',
   'test/browser/**/*.test.ts',
   'test/tools/**/*.test.ts',
-  'test/http/import-*.test.ts',
+  // The iCalendar reader's rules as calendar programs write them run in the fast part
+  // (import-ics-programs.test.ts); these import whole sites and calendars, or measure memory.
+  'test/http/import-category-trees.test.ts',
+  'test/http/import-ics.test.ts',
+  'test/http/import-images.test.ts',
+  'test/http/import-tec.test.ts',
   'test/http/disk-full.test.ts',
   'test/http/database-outage.test.ts',
   'test/http/slow-clients.test.ts',
   'test/unit/migrate.test.ts',
 ];
+
+/**
+ * Files of both parts: the fast part runs a small budget of their generated requests and callers,
+ * the slow part all of it (test/setup/budget.ts reads TEST_PART).
+ */
+const BUDGETED = ['test/http/document-fuzz.test.ts', 'test/http/routes-fuzz.test.ts', 'test/http/permissions.test.ts'];
 
 /** Files of the slow part that measure time, and run one at a time after the rest. */
 const ALONE = ['test/http/event-loop.test.ts'];
@@ -34,9 +46,15 @@ export default defineConfig({
       // anew for each file took 171 of the run's 362 s.
       {
         extends: true,
-        test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...SLOW, ...ALONE], isolate: false },
+        test: {
+          name: 'fast',
+          include: ['test/**/*.test.ts'],
+          exclude: [...SLOW, ...ALONE],
+          isolate: false,
+          env: { TEST_PART: 'fast' },
+        },
       },
-      { extends: true, test: { name: 'slow', include: SLOW } },
+      { extends: true, test: { name: 'slow', include: [...SLOW, ...BUDGETED], env: { TEST_PART: 'slow' } } },
       // How long the event loop is held is wall-clock time, which other files running at once on
       // the two cores stretch (a 40 ms search measured 133 ms): these run after the slow part, alone.
       {
@@ -46,9 +64,12 @@ export default defineConfig({
     ],
     globalSetup: ['test/setup/global-setup.ts'],
     pool: 'forks',
-    // Many files wait more than they compute (child processes, timeouts, the database), so a third
-    // worker on two cores shortens the run; CI, which runs every file on two databases, keeps two.
-    maxWorkers: process.env.CI ? 2 : 3,
+    // One worker per core (two at least, four at most: each holds embedded databases of a few hundred
+    // MB). The fast files compute more than they wait: PGlite runs on the worker's own thread, so a
+    // third worker on two cores only stretched each test's wall time by half, and with another run
+    // beside it by three, past the timeout (caldav.test.ts on a busy two-core machine).
+    maxWorkers: Math.min(4, Math.max(2, availableParallelism())),
+    // A backstop for a test that hangs, not a budget for one that computes.
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // The JSON report lets CI print a plain 'N passed, N failed' line.

@@ -10,7 +10,7 @@ import { createUser, deleteUser, updateUser } from '../../src/auth/accounts.js';
 import { authenticate } from '../../src/auth/authenticate.js';
 import { openDatabase } from '../../src/db/client.js';
 import { InvalidCredentials } from '../../src/domain/errors.js';
-import { createPostgresDatabase, postgresUrl } from '../setup/databases.js';
+import { createPostgresDatabase, postgresTitle, postgresUrl } from '../setup/databases.js';
 
 const run = promisify(execFile);
 const limits = { maxFailures: 100, maxAddressFailures: 100, windowSeconds: 60 };
@@ -114,7 +114,7 @@ describe('npm run users (on PGlite in a directory)', () => {
   }, 120_000);
 });
 
-describe.runIf(postgresUrl)('the last administrators removed at once, on PostgreSQL', () => {
+describe.runIf(postgresUrl)(postgresTitle('the last administrators removed at once, on PostgreSQL'), () => {
   it('lets one removal through and refuses the other', async () => {
     const created = await createPostgresDatabase();
     const db = await openDatabase({ databaseUrl: created.url, dataDir: '' });

@@ -6,7 +6,7 @@
 // (CALDAV_MAX_*), so that the refusals need small bodies.
 import { expect, it } from 'vitest';
 import type { Role } from '../../src/auth/roles.js';
-import { describeEachDatabase } from '../setup/each-database.js';
+import { describeEachDatabase, itOnPostgres } from '../setup/each-database.js';
 import { importCalendarAs } from '../setup/importing.js';
 import type { TestServer } from '../setup/server.js';
 
@@ -146,8 +146,10 @@ describeEachDatabase(
       expect((await s.get(`/events/${first.id}`)).body.title).toBe('Imported first');
     });
 
-    it.runIf(kind === 'postgresql')(
+    itOnPostgres(
+      kind,
       'gives a UID to one event when an import and a client write it at once',
+      'writers run one at a time on one connection',
       async () => {
         for (let round = 0; round < 12; round++) {
           const id = uid();

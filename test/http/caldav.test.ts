@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { TEXT_VERSION } from '../../src/services/calendar-objects/read.js';
 import type { Role } from '../../src/auth/roles.js';
-import { describeEachDatabase } from '../setup/each-database.js';
+import { describeEachDatabase, itOnPostgres } from '../setup/each-database.js';
 import { pruneChanges } from '../../src/db/housekeeping.js';
 import { settled } from '../setup/feed.js';
 import { receiver } from '../setup/receiver.js';
@@ -801,9 +801,16 @@ describeEachDatabase(
       expect(data).not.toContain('RRULE');
 
       // A daily series from the year 1000, expanded in the year 9000: refused, not walked for minutes.
+      // Daily in January only: the walk to 9000 still checks every day, but the store holds some 90
+      // occurrences in its window rather than the 1,095 of every day (services/series.ts
+      // expandSeries), whose writing was two thirds of this test's CPU on PGlite.
       const ancient = uid();
       await dav(s, 'PUT', `${ALL}${ancient}.ics`, {
-        body: vevent(ancient, { start: '10000101T090000Z', end: '10000101T100000Z', extra: ['RRULE:FREQ=DAILY'] }),
+        body: vevent(ancient, {
+          start: '10000101T090000Z',
+          end: '10000101T100000Z',
+          extra: ['RRULE:FREQ=DAILY;BYMONTH=1'],
+        }),
       });
       const far = (body: string) =>
         `<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data>${body}</c:calendar-data></d:prop><d:href>${ALL}${ancient}.ics</d:href></c:calendar-multiget>`;
@@ -895,8 +902,10 @@ describeEachDatabase(
       expect((await dav(s, 'PROPFIND', '/caldav/', { body: propfind('d:displayname') })).status).toBe(207);
     });
 
-    it.runIf(kind === 'postgresql')(
+    itOnPostgres(
+      kind,
       'lets one of two writers with the same If-Match through, and one creator of a name',
+      'writers run one at a time on one connection',
       async () => {
         const id = uid();
         const path = `${ALL}${id}.ics`;

@@ -9,10 +9,10 @@ import { createApp } from '../../src/app.js';
 import { createUser, issueAppPassword } from '../../src/auth/accounts.js';
 import { loadConfig } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { createPostgresDatabase, postgresUrl } from '../setup/databases.js';
+import { createPostgresDatabase, postgresTitle, postgresUrl } from '../setup/databases.js';
 import { startTcpProxy, type TcpProxy } from '../setup/tcp-proxy.js';
 
-describe.runIf(postgresUrl)('a database outage on PostgreSQL', () => {
+describe.runIf(postgresUrl)(postgresTitle('a database outage on PostgreSQL'), () => {
   let database: { url: string; drop: () => Promise<void> };
   let proxy: TcpProxy;
   let db: Database;

@@ -5,7 +5,7 @@ import { DateTime } from 'luxon';
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import type { Role } from '../../src/auth/roles.js';
-import { describeEachDatabase } from '../setup/each-database.js';
+import { describeEachDatabase, itOnPostgres } from '../setup/each-database.js';
 
 describeEachDatabase('the event list', (s, dbKind) => {
   let n = 0;
@@ -360,8 +360,10 @@ describeEachDatabase('the event list', (s, dbKind) => {
     expect((await s.get(`/events/${event.id}`, { as: null })).body.venue).toEqual([]);
   });
 
-  it.runIf(dbKind === 'postgresql')(
+  itOnPostgres(
+    dbKind,
     'loads a page with the same number of queries whatever its size (no N+1)',
+    'it counts the queries of the pg driver',
     async () => {
       const venue = (await s.post('/venues', { venue: 'Counted venue 2049' })).body;
       for (let day = 1; day <= 6; day++) {

@@ -10,7 +10,7 @@ import { SourceError } from '../../src/import/fetch-source.js';
 import type { ImportLimits } from '../../src/import/limits.js';
 import { plainProgress } from '../../src/import/progress.js';
 import { type Summary, summaryLines } from '../../src/import/run-import.js';
-import { describeEachDatabase } from '../setup/each-database.js';
+import { describeEachDatabase, itOnPostgres } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
 import { addEvents, fixture, startTecSite, type TecSite } from '../setup/tec-site.js';
 
@@ -391,21 +391,26 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
     ).rejects.toThrow(/Only http: and https:/);
   });
 
-  it.runIf(kind === 'postgresql')('two imports of one site at once write each item once', async () => {
-    const other = await startTecSite();
-    try {
-      addEvents(other, 40);
-      other.credentials = site.credentials;
-      const before = await s.db.prisma.event.count();
-      const both = await Promise.all([run({ base: other.base }), run({ base: other.base })]);
-      expect(both.flatMap((summary) => summary.skipped)).toEqual([]);
-      expect((await s.db.prisma.event.count()) - before).toBe(48);
-      expect(both[0].counts.event.created + both[1].counts.event.created).toBe(48);
-      expect(await s.db.prisma.importedItem.count({ where: { source: other.base, kind: 'event' } })).toBe(48);
-    } finally {
-      await other.close();
-    }
-  });
+  itOnPostgres(
+    kind,
+    'two imports of one site at once write each item once',
+    'imports run one at a time on one connection',
+    async () => {
+      const other = await startTecSite();
+      try {
+        addEvents(other, 40);
+        other.credentials = site.credentials;
+        const before = await s.db.prisma.event.count();
+        const both = await Promise.all([run({ base: other.base }), run({ base: other.base })]);
+        expect(both.flatMap((summary) => summary.skipped)).toEqual([]);
+        expect((await s.db.prisma.event.count()) - before).toBe(48);
+        expect(both[0].counts.event.created + both[1].counts.event.created).toBe(48);
+        expect(await s.db.prisma.importedItem.count({ where: { source: other.base, kind: 'event' } })).toBe(48);
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   it('takes WordPress offsets, a category whose parent is gone, and a list that shrinks while it is read', async () => {
     const other = await startTecSite();

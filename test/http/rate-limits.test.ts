@@ -362,51 +362,54 @@ describeEachDatabase(
 // Redis: the store for many instances when REDIS_URL is set. CI starts a Redis server (.ci/run).
 const redisUrl = process.env.TEST_REDIS_URL;
 if (!redisUrl && process.env.CI) throw new Error('TEST_REDIS_URL must name a Redis server in CI');
-describe.skipIf(!redisUrl)('rate limits on Redis', () => {
-  const env = { REDIS_URL: redisUrl ?? '' };
-  let started: Promise<TestServer> | undefined;
-  beforeAll(() => {
-    started = startServer('pglite', { ...LIMITS, ...env });
-  });
-  afterAll(async () => {
-    await (await started)?.close();
-  });
-  const server = async () => {
-    if (!started) throw new Error('started in beforeAll');
-    return started;
-  };
+describe.skipIf(!redisUrl)(
+  `rate limits on Redis${redisUrl ? '' : ' [skipped: needs Redis: set TEST_REDIS_URL]'}`,
+  () => {
+    const env = { REDIS_URL: redisUrl ?? '' };
+    let started: Promise<TestServer> | undefined;
+    beforeAll(() => {
+      started = startServer('pglite', { ...LIMITS, ...env });
+    });
+    afterAll(async () => {
+      await (await started)?.close();
+    });
+    const server = async () => {
+      if (!started) throw new Error('started in beforeAll');
+      return started;
+    };
 
-  it('shares the counts with every instance on the same Redis, each within SYNC_MS', async () => {
-    const s = await server();
-    const me = client();
-    const other = await secondInstance(s.db, env);
-    const aLittleLater = () => new Promise((resolve) => setTimeout(resolve, 2 * SYNC_MS));
-    try {
-      for (let i = 0; i < 3; i++) expect((await s.get('/venues', { as: null, headers: me })).status).toBe(200);
-      await aLittleLater();
-      expect((await other.get('/venues', me)).status).toBe(200);
-      expect((await other.get('/venues', me)).status).toBe(200);
-      const refused = await other.get('/venues', me);
-      expect(refused.status).toBe(429);
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      await aLittleLater();
-      expect((await s.get('/venues', { as: null, headers: me })).status).toBe(429);
-    } finally {
-      await other.close();
-    }
-  });
+    it('shares the counts with every instance on the same Redis, each within SYNC_MS', async () => {
+      const s = await server();
+      const me = client();
+      const other = await secondInstance(s.db, env);
+      const aLittleLater = () => new Promise((resolve) => setTimeout(resolve, 2 * SYNC_MS));
+      try {
+        for (let i = 0; i < 3; i++) expect((await s.get('/venues', { as: null, headers: me })).status).toBe(200);
+        await aLittleLater();
+        expect((await other.get('/venues', me)).status).toBe(200);
+        expect((await other.get('/venues', me)).status).toBe(200);
+        const refused = await other.get('/venues', me);
+        expect(refused.status).toBe(429);
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        await aLittleLater();
+        expect((await s.get('/venues', { as: null, headers: me })).status).toBe(429);
+      } finally {
+        await other.close();
+      }
+    });
 
-  it('lets exactly the allowance through when the requests come all at once', async () => {
-    const s = await server();
-    const me = client();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => s.get('/tags', { as: null, headers: me })));
-    expect(answers.filter((r) => r.status === 200)).toHaveLength(5);
-  });
+    it('lets exactly the allowance through when the requests come all at once', async () => {
+      const s = await server();
+      const me = client();
+      const answers = await Promise.all(Array.from({ length: 20 }, () => s.get('/tags', { as: null, headers: me })));
+      expect(answers.filter((r) => r.status === 200)).toHaveLength(5);
+    });
 
-  it('lets exactly the allowance through when the requests keep coming for longer than SYNC_MS', async () => {
-    const s = await server();
-    const me = client();
-    const statuses = await spaced(() => s.get('/tags', { as: null, headers: me }), 20, SYNC_MS / 3);
-    expect(statuses.filter((status) => status === 200)).toHaveLength(5);
-  });
-});
+    it('lets exactly the allowance through when the requests keep coming for longer than SYNC_MS', async () => {
+      const s = await server();
+      const me = client();
+      const statuses = await spaced(() => s.get('/tags', { as: null, headers: me }), 20, SYNC_MS / 3);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(5);
+    });
+  },
+);

@@ -8,7 +8,7 @@ import ICAL from 'ical.js';
 import { beforeAll, expect, it } from 'vitest';
 import { DEFAULT_RECURRENCE } from '../../src/config/limits.js';
 import { extendSeries } from '../../src/services/series/window.js';
-import { describeEachDatabase } from '../setup/each-database.js';
+import { describeEachDatabase, itOnPostgres } from '../setup/each-database.js';
 import { occurrencesOf } from '../setup/series.js';
 
 /** Starts of a series as ical.js expands its rule, as UTC `YYYY-MM-DD HH:MM:SS` (an independent expander). */
@@ -416,38 +416,43 @@ describeEachDatabase('recurring events', (s, kind) => {
     expect(seen).toEqual(live.map((o) => [o.title, o.utc_start_date]));
   });
 
-  it.runIf(kind === 'postgresql')('stays consistent with parallel writers of one series', async () => {
-    const series = (
-      await s.post('/events', {
-        title: 'Parallel series',
-        start_date: '2036-01-01 10:00',
-        end_date: '2036-01-01 11:00',
-        recurrence: ['RRULE:FREQ=DAILY;COUNT=40'],
-      })
-    ).body;
-    const occurrences = await occurrencesOf(s, series.id);
-    // Ten writers change one occurrence each (this), two rename the series, two delete one each, and
-    // housekeeping extends: no deadlock, no error, every change kept where it belongs.
-    const results = await Promise.all([
-      ...occurrences.slice(0, 10).map((o, i) => s.post(`/events/${o.id}`, { title: `Own ${i}` })),
-      s.post(`/events/${series.id}`, { title: 'Renamed series' }),
-      s.post(`/events/${occurrences[20].id}?scope=all`, { excerpt: 'From an occurrence' }),
-      s.request('DELETE', `/events/${occurrences[30].id}?force=true`),
-      s.request('DELETE', `/events/${occurrences[31].id}?force=true`),
-      extendSeries(s.db.prisma, DEFAULT_RECURRENCE).then(() => ({ status: 200, text: '' })),
-    ]);
-    for (const r of results) expect(r.status, r.text).toBe(200);
-    const now = await occurrencesOf(s, series.id);
-    expect(now).toHaveLength(38);
-    expect(now.slice(0, 10).map((o) => o.title)).toEqual(occurrences.slice(0, 10).map((_, i) => `Own ${i}`));
-    expect(new Set(now.slice(10).map((o) => [o.title, o.excerpt].join()))).toEqual(
-      new Set(['Renamed series,From an occurrence']),
-    );
-    const lines = (await s.get(`/events/${series.id}`)).body.recurrence;
-    // Two dates left out, in one EXDATE line (the stored lines merge them).
-    const excluded = lines
-      .filter((l: string) => l.startsWith('EXDATE'))
-      .flatMap((l: string) => l.split(':')[1].split(','));
-    expect(excluded).toHaveLength(2);
-  });
+  itOnPostgres(
+    kind,
+    'stays consistent with parallel writers of one series',
+    'writers run one at a time on one connection',
+    async () => {
+      const series = (
+        await s.post('/events', {
+          title: 'Parallel series',
+          start_date: '2036-01-01 10:00',
+          end_date: '2036-01-01 11:00',
+          recurrence: ['RRULE:FREQ=DAILY;COUNT=40'],
+        })
+      ).body;
+      const occurrences = await occurrencesOf(s, series.id);
+      // Ten writers change one occurrence each (this), two rename the series, two delete one each, and
+      // housekeeping extends: no deadlock, no error, every change kept where it belongs.
+      const results = await Promise.all([
+        ...occurrences.slice(0, 10).map((o, i) => s.post(`/events/${o.id}`, { title: `Own ${i}` })),
+        s.post(`/events/${series.id}`, { title: 'Renamed series' }),
+        s.post(`/events/${occurrences[20].id}?scope=all`, { excerpt: 'From an occurrence' }),
+        s.request('DELETE', `/events/${occurrences[30].id}?force=true`),
+        s.request('DELETE', `/events/${occurrences[31].id}?force=true`),
+        extendSeries(s.db.prisma, DEFAULT_RECURRENCE).then(() => ({ status: 200, text: '' })),
+      ]);
+      for (const r of results) expect(r.status, r.text).toBe(200);
+      const now = await occurrencesOf(s, series.id);
+      expect(now).toHaveLength(38);
+      expect(now.slice(0, 10).map((o) => o.title)).toEqual(occurrences.slice(0, 10).map((_, i) => `Own ${i}`));
+      expect(new Set(now.slice(10).map((o) => [o.title, o.excerpt].join()))).toEqual(
+        new Set(['Renamed series,From an occurrence']),
+      );
+      const lines = (await s.get(`/events/${series.id}`)).body.recurrence;
+      // Two dates left out, in one EXDATE line (the stored lines merge them).
+      const excluded = lines
+        .filter((l: string) => l.startsWith('EXDATE'))
+        .flatMap((l: string) => l.split(':')[1].split(','));
+      expect(excluded).toHaveLength(2);
+    },
+  );
 });

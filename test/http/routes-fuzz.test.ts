@@ -228,7 +228,8 @@ describe('event writes under generated bodies', () => {
     body: eventBody,
   });
 
-  it(`creates and updates, or refuses with 4xx and writes nothing (seed ${SEED}, ${Math.ceil(RUNS / 4)} runs)`, async () => {
+  const writeRuns = Math.ceil(RUNS / 4);
+  it(`creates and updates, or refuses with 4xx and writes nothing (seed ${SEED}, ${writeRuns} runs)`, async () => {
     const outcomes = new Map<number, number>();
     const target = (
       await s.post('/events', { title: 'Target', start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00' })
@@ -243,11 +244,13 @@ describe('event writes under generated bodies', () => {
         expect(r.status, JSON.stringify(fields)).toBeLessThan(500);
         if (r.status >= 400) expect(await storedRows(s.db), JSON.stringify(fields)).toBe(before);
       }),
-      { seed: SEED, numRuns: Math.ceil(RUNS / 4) },
+      { seed: SEED, numRuns: writeRuns },
     );
-    // The generator must reach the service: successes and refusals both occur.
-    expect(outcomes.get(201) ?? 0).toBeGreaterThan(RUNS / 100);
-    expect(outcomes.get(200) ?? 0).toBeGreaterThan(RUNS / 100);
-    expect(outcomes.get(400) ?? 0).toBeGreaterThan(RUNS / 100);
+    // The generator must reach the service: successes and refusals both occur, one in 25 runs each
+    // (at least once in the fast part's few runs).
+    const often = Math.max(1, Math.floor(writeRuns / 25));
+    expect(outcomes.get(201) ?? 0).toBeGreaterThanOrEqual(often);
+    expect(outcomes.get(200) ?? 0).toBeGreaterThanOrEqual(often);
+    expect(outcomes.get(400) ?? 0).toBeGreaterThanOrEqual(often);
   }, 300_000);
 });

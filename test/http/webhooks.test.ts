@@ -10,7 +10,7 @@ import { DEFAULT_CURRENCY } from '../../src/lib/cost.js';
 import { dispatchChanges } from '../../src/webhooks/dispatch.js';
 import { PER_SUBSCRIPTION } from '../../src/webhooks/deliver.js';
 import type { WebhookWorker } from '../../src/webhooks/worker.js';
-import { describeEachDatabase } from '../setup/each-database.js';
+import { describeEachDatabase, itOnPostgres } from '../setup/each-database.js';
 import { photo } from '../setup/images.js';
 import { receiver } from '../setup/receiver.js';
 import { startTestWorker } from '../setup/webhook-worker.js';
@@ -336,15 +336,20 @@ describeEachDatabase(
       expect(reports).toHaveLength(1);
     });
 
-    it.runIf(kind === 'postgresql')('sends each message once with two workers on one database', async () => {
-      await s.post('/webhooks', { url: hook.url, events: ['event.created'] });
-      workers.push(startTestWorker(s), startTestWorker(s));
-      const created = await Promise.all(Array.from({ length: 20 }, (_, i) => s.post('/events', event(`Burst ${i}`))));
-      await until(() => hook.received.length >= 20);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const ids = hook.received.map((r) => JSON.parse(r.body).data.id as number);
-      expect(ids.sort((a, b) => a - b)).toEqual(created.map((r) => r.body.id as number).sort((a, b) => a - b));
-    });
+    itOnPostgres(
+      kind,
+      'sends each message once with two workers on one database',
+      'two workers need two connections',
+      async () => {
+        await s.post('/webhooks', { url: hook.url, events: ['event.created'] });
+        workers.push(startTestWorker(s), startTestWorker(s));
+        const created = await Promise.all(Array.from({ length: 20 }, (_, i) => s.post('/events', event(`Burst ${i}`))));
+        await until(() => hook.received.length >= 20);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const ids = hook.received.map((r) => JSON.parse(r.body).data.id as number);
+        expect(ids.sort((a, b) => a - b)).toEqual(created.map((r) => r.body.id as number).sort((a, b) => a - b));
+      },
+    );
   },
   { env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } },
 );

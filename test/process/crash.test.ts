@@ -6,10 +6,10 @@
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, postgresUrl } from '../setup/databases.js';
+import { createPostgresDatabase, postgresTitle, postgresUrl } from '../setup/databases.js';
 import { freePort, startProcess } from '../setup/process.js';
 
-describe.runIf(postgresUrl)('a crash during writes on PostgreSQL', () => {
+describe.runIf(postgresUrl)(postgresTitle('a crash during writes on PostgreSQL'), () => {
   let database: { url: string; drop: () => Promise<void> };
   let port: number;
   let child: ChildProcess | undefined;

@@ -4,11 +4,11 @@
 // whose attempt was cut off is sent again), and the change feed must hold each exactly once.
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, postgresUrl } from '../setup/databases.js';
+import { createPostgresDatabase, postgresTitle, postgresUrl } from '../setup/databases.js';
 import { freePort, startProcess } from '../setup/process.js';
 import { receiver } from '../setup/receiver.js';
 
-describe.runIf(postgresUrl)('a crash during writes, with webhooks, on PostgreSQL', () => {
+describe.runIf(postgresUrl)(postgresTitle('a crash during writes, with webhooks, on PostgreSQL'), () => {
   let database: { url: string; drop: () => Promise<void> };
   let port: number;
   let child: ChildProcess | undefined;

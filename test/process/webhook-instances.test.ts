@@ -3,11 +3,11 @@
 // instance), and a message is never split into two for one write.
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, postgresUrl } from '../setup/databases.js';
+import { createPostgresDatabase, postgresTitle, postgresUrl } from '../setup/databases.js';
 import { freePort, startProcess } from '../setup/process.js';
 import { receiver } from '../setup/receiver.js';
 
-describe.runIf(postgresUrl)('webhooks from two instances on one PostgreSQL', () => {
+describe.runIf(postgresUrl)(postgresTitle('webhooks from two instances on one PostgreSQL'), () => {
   let database: { url: string; drop: () => Promise<void> };
   const ports: number[] = [];
   const children: ChildProcess[] = [];

@@ -16,6 +16,12 @@ export const postgresUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE
 
 export const databaseKinds: DatabaseKind[] = postgresUrl ? ['pglite', 'postgresql'] : ['pglite'];
 
+/** Why a part that needs PostgreSQL is skipped in a run without it: in its title, so every report shows it. */
+export const NEEDS_POSTGRES = 'needs PostgreSQL: set TEST_DATABASE_URL';
+
+/** The title of a suite or test that needs PostgreSQL, with the reason it is skipped when the run has none. */
+export const postgresTitle = (title: string) => (postgresUrl ? title : `${title} [skipped: ${NEEDS_POSTGRES}]`);
+
 export interface TestDatabase {
   db: Database;
   /** The template's users, one per role. */

@@ -62,6 +62,11 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
       QUOTA_CREATES_PER_HOUR: '1000000',
       QUOTA_SERIES: '1000000',
       QUOTA_OCCURRENCES: '100000000',
+      // The client is in the server's process: after a long synchronous stretch (PGlite runs its
+      // statements on this thread), a request may go out on a kept-alive connection in the same turn
+      // as the server's idle timer for it fires, and fail with ECONNRESET (seen on a busy two-core
+      // machine). Idle connections outlive every pause here; test/http/slow-clients.test.ts sets its own.
+      HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '300',
       ...env,
     }),
     port: 0,

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { SqlConnection } from '../../src/db/sql.js';
 import { openDatabase } from '../../src/db/client.js';
 import { type Migration, migrate, MigrationError, readMigrations } from '../../src/db/migrate.js';
-import { createPostgresDatabase, postgresUrl } from '../setup/databases.js';
+import { createPostgresDatabase, postgresTitle, postgresUrl } from '../setup/databases.js';
 
 const liteConnection = (lite: PGlite): SqlConnection => ({
   query: async (sql, params) => (await lite.query(sql, params)).rows as never,
@@ -60,7 +60,7 @@ describe('the migration runner on PGlite', () => {
   });
 });
 
-describe.skipIf(!postgresUrl)('the migration runner on PostgreSQL', () => {
+describe.skipIf(!postgresUrl)(postgresTitle('the migration runner on PostgreSQL'), () => {
   let drop: (() => Promise<void>) | undefined;
   afterAll(() => drop?.());
 
