@@ -226,9 +226,13 @@ export default tseslint.config(
     files: ['src/import/**'],
     rules: forbid('queries', 'auth', 'serializers', 'handlers', 'pages', 'webhooks', 'http', 'discovery', 'caldav'),
   },
-  // CalDAV (src/caldav/) is an entry point beside http/: it reads through the services, speaks
-  // iCalendar through ical/, and writes through the importer's writer, as an import of one resource.
-  { files: ['src/caldav/**'], rules: forbid('handlers', 'pages', 'discovery', 'webhooks', 'queries') },
+  // CalDAV (src/caldav/) is an entry point beside http/ that keeps only the protocol: it reads and
+  // writes through the services (services/calendar-objects/), speaks iCalendar through ical/, and
+  // holds no SQL: neither queries/ nor the importer.
+  {
+    files: ['src/caldav/**'],
+    rules: forbid('handlers', 'pages', 'discovery', 'webhooks', 'queries', 'import'),
+  },
   // Neither entry point imports the other.
   { files: ['src/http/**', 'src/discovery/**', 'src/app.ts', 'src/server.ts'], rules: forbid('import') },
   // Every layer counts into the metrics; the metrics import none of them.

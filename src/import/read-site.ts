@@ -10,7 +10,8 @@ import { mappedItemPages } from '../services/items/ledger.js';
 import type { ImportLimits } from './limits.js';
 import type { Progress, Summary, Writer } from './run-import.js';
 import { type ListReading, newReading, type TecSite } from './site-lists.js';
-import { parentsFirst, readList, readOne } from './tec-source.js';
+import { parentsFirst } from './category-order.js';
+import { readList, readOne } from './tec-source.js';
 import { eventIdPages } from './wordpress-posts.js';
 
 export interface SiteRun {

@@ -1,5 +1,5 @@
-// A site's categories in shapes this service does not take as they are (src/import/tec-source.ts
-// parentsFirst, read-site.ts): nested deeper than categories nest here, or refused. Each item comes
+// A site's categories in shapes this service does not take as they are (src/import/
+// category-order.ts parentsFirst, read-site.ts): nested deeper than categories nest here, or refused. Each item comes
 // without the one link that cannot be made, rather than not at all; the run says so and ends with 3.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { exitStatus } from '../../src/import/run-import.js';

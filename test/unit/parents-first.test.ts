@@ -1,9 +1,9 @@
-// The order categories of a site are written in (src/import/tec-source.ts parentsFirst): data from
+// The order categories of a site are written in (src/import/category-order.ts parentsFirst): data from
 // outside, so without recursion, with loops cut and reported, and with categories deeper than they
 // nest here moved up to the deepest level, reported.
 import { describe, expect, it } from 'vitest';
 import type { ImportItem } from '../../src/domain/external-items.js';
-import { parentsFirst } from '../../src/import/tec-source.js';
+import { parentsFirst } from '../../src/import/category-order.js';
 import { CATEGORY_MAX_DEPTH } from '../../src/services/terms.js';
 
 /** A category of a site, as tec-source reads one: its parent named by its ID there. */
