@@ -142,7 +142,7 @@ export function keepUnserved(items: ImportItem[], master: EventRecord | undefine
   });
 }
 
-/** A reference to an item here by its ID, which the writer takes as it is (import/write-item.ts). */
+/** A reference to an item here by its ID, which the writer takes as it is (services/items/write-item.ts). */
 const here = (kind: 'venue' | 'organizer' | 'category' | 'tag', id: number): ItemRef => ({
   kind,
   externalId: `#${id}`,

@@ -1,4 +1,4 @@
-// What a source (import/tec-source.ts, ical/read-calendar.ts for an .ics file or a CalDAV PUT) hands to the writer (import/write-item.ts): each item of the
+// What a source (import/tec-source.ts, ical/read-calendar.ts for an .ics file or a CalDAV PUT) hands to the writer (services/items/write-item.ts): each item of the
 // other calendar as a body of our API, with the items it names by their IDs over there.
 
 export type ItemKind = 'category' | 'tag' | 'venue' | 'organizer' | 'event';

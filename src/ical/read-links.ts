@@ -1,6 +1,6 @@
 // What a VEVENT names besides itself: its venue (LOCATION, GEO), organizers (ORGANIZER) and
 // categories (CATEGORIES), each an item of its own keyed by its name, which the writer finds or
-// creates with the event (import/write-item.ts).
+// creates with the event (services/items/write-item.ts).
 import type ICAL from 'ical.js';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { firstLinks, type ImportItem, type ItemRef, type RefField } from '../domain/external-items.js';

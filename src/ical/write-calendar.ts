@@ -40,7 +40,7 @@ export interface CalendarOptions {
   zone?: string;
   /**
    * Content lines a CalDAV client wrote into an event that none of its fields hold (alarms, X-
-   * properties), by event ID, folded: put back at the end of its VEVENT (caldav/store.ts).
+   * properties), by event ID, folded: put back at the end of its VEVENT (caldav/texts.ts).
    */
   extras?: ReadonlyMap<number, string>;
 }

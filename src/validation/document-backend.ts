@@ -3,7 +3,7 @@
 // `quick` skips it and Ajv2020 does the validation. Parameters are coerced from strings and get the
 // document's defaults; bodies are validated as sent. The service validates each request with it
 // (http/backend.ts adds the matching of URLs); the importer validates each item's body with it, as a
-// request to the item's create or update operation (import/validate-body.ts).
+// request to the item's create or update operation (services/items/validate-body.ts).
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { type Document, OpenAPIBackend } from 'openapi-backend';

@@ -17,7 +17,7 @@ const MAX_KB = 64;
 
 /**
  * A CalDAV request, by default as the author of the resources: kept lines, which make their size,
- * are shown to those who may edit the event (caldav/store.ts), and the limits hold whoever asks.
+ * are shown to those who may edit the event (services/calendar-objects/read.ts keptLinesFor), and the limits hold whoever asks.
  */
 async function dav(s: TestServer, method: string, path: string, body?: string, as: Role | null = 'author') {
   const headers: Record<string, string> = { depth: '1' };

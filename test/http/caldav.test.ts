@@ -735,7 +735,7 @@ describeEachDatabase(
     });
 
     it('writes the same text for the same event until TEXT_VERSION says otherwise', async () => {
-      // ETags are digests of what a text is made from, not of the text (caldav/store.ts): a change to
+      // ETags are digests of what a text is made from, not of the text (services/calendar-objects/read.ts): a change to
       // what the serializer writes must raise TEXT_VERSION, or clients keep texts under old ETags.
       const venue = (await s.post('/venues', { venue: 'Pinned Hall', address: '1 Pin Street', city: 'Pinton' })).body;
       const organizer = (await s.post('/organizers', { organizer: 'Pinned Org', email: 'pin@example.org' })).body;
@@ -802,7 +802,7 @@ describeEachDatabase(
 
       // A daily series from the year 1000, expanded in the year 9000: refused, not walked for minutes.
       // Daily in January only: the walk to 9000 still checks every day, but the store holds some 90
-      // occurrences in its window rather than the 1,095 of every day (services/series.ts
+      // occurrences in its window rather than the 1,095 of every day (services/series/window.ts
       // expandSeries), whose writing was two thirds of this test's CPU on PGlite.
       const ancient = uid();
       await dav(s, 'PUT', `${ALL}${ancient}.ics`, {

@@ -141,7 +141,7 @@ export async function hrefNames(db: PrismaClient | Tx, ids: number[]): Promise<M
 
 /**
  * What a resource's text is made from besides its rows: the iCalendar writer's own version (raise
- * it when src/serializers/ical.ts or the kept lines change what they write), the site's zone, and
+ * it when src/ical/write-calendar.ts or the kept lines change what they write), the site's zone, and
  * what the caller may see (every status, the published ones, or those and its own). 3: the kept
  * lines are shown to those who may edit the event only, so every text that held them changes for
  * others.
@@ -149,7 +149,7 @@ export async function hrefNames(db: PrismaClient | Tx, ids: number[]): Promise<M
 export const TEXT_VERSION = 3;
 
 /**
- * A digest of the caller's view: sync tokens carry it (caldav/sync.ts), so that a token taken under
+ * A digest of the caller's view: sync tokens carry it (services/calendar-objects/sync.ts), so that a token taken under
  * another view (a role changed since, another site zone or address) is refused, and the client
  * syncs again from none, instead of hearing of no change while every text changed.
  */

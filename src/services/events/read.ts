@@ -32,8 +32,8 @@ export async function readBack(db: PrismaClient | Tx, id: number): Promise<Event
 /**
  * The UIDs these events, and the series of those that are occurrences, are exported with, by ID:
  * the one each was imported with from iCalendar or written with by a CalDAV client, when no other
- * event holds it (import/ledger.ts exportUid). An exported event keeps its UID, so that importing
- * the export again, or a calendar app that had the original, finds the same event (serializers/ical.ts).
+ * event holds it (services/items/ledger.ts exportUid). An exported event keeps its UID, so that importing
+ * the export again, or a calendar app that had the original, finds the same event (ical/write-calendar.ts).
  */
 export async function importedUids(ctx: ServiceContext, rows: EventRecord[]): Promise<Map<number, string>> {
   const ids = [...new Set(rows.flatMap((r) => (r.parentId === null ? [r.id] : [r.id, r.parentId])))];
