@@ -19,6 +19,7 @@ import {
   InvalidCredentials,
   InvalidInput,
   MediaInUse,
+  ObjectRefused,
   MediaRefused,
   NotFound,
   NotReadable,
@@ -174,5 +175,10 @@ function fromStateError(err: DomainError): ApiError | undefined {
   if (err instanceof CursorExpired) return new ApiError(410, 'rest_changes_cursor_expired', message);
   if (err instanceof WebhookDisabled) return new ApiError(409, 'rest_webhook_disabled', message);
   if (err instanceof MediaInUse) return new ApiError(409, 'rest_media_in_use', message, { used_by: err.usedBy });
+  // CalDAV's, which caldav/write.ts words as its preconditions; said here as a REST answer would.
+  if (err instanceof ObjectRefused) {
+    const status = { missing: 404, 'uid-conflict': 409, 'site-uid': 403, 'not-here': 403, unwritable: 403 }[err.reason];
+    return new ApiError(status, 'rest_calendar_object_refused', message);
+  }
   return undefined;
 }

@@ -19,6 +19,8 @@ const examples: [domain.DomainError, number, string][] = [
   [new domain.InvalidCredentials(), 401, 'rest_invalid_credentials'],
   [new domain.Throttled(30), 429, 'rest_too_many_failed_logins'],
   [new domain.Conflict(), 409, 'rest_conflict'],
+  [new domain.ObjectRefused('uid-conflict', 'Taken.'), 409, 'rest_calendar_object_refused'],
+  [new domain.ObjectRefused('missing', 'None.'), 404, 'rest_calendar_object_refused'],
   [new domain.QuotaExceeded('creates', 100, 60), 429, 'rest_quota_exceeded'],
   [new domain.QuotaExceeded('series', 20), 403, 'rest_quota_exceeded'],
   [new domain.CursorExpired(), 410, 'rest_changes_cursor_expired'],
