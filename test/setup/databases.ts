@@ -70,9 +70,9 @@ function reusedPGlite(key: string): Database | undefined {
 }
 
 async function openPGliteTemplate(limits: Pick<DatabaseOptions, 'statementTimeoutMs' | 'transactionTimeoutMs'>) {
-  const { file, reusable } = inject('databaseTemplates').pglite;
+  const { file } = inject('databaseTemplates').pglite;
   const db = await openDatabase({ dataDir: 'memory://', loadDataDir: new Blob([fs.readFileSync(file)]), ...limits });
-  if (reusable) templateRows ??= await readTemplateRows(db);
+  if (inject('sharedModules')) templateRows ??= await readTemplateRows(db);
   return db;
 }
 

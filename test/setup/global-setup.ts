@@ -10,17 +10,18 @@ import { createPostgresDatabase, postgresUrl } from './databases.js';
 import { createRoleUsers, type RoleUsers } from './role-users.js';
 
 export interface DatabaseTemplates {
-  /**
-   * `reusable` when the project's files share their workers' modules (isolate: false), so that one
-   * file can hand its embedded database on to the next (databases.ts).
-   */
-  pglite: { file: string; users: RoleUsers; reusable: boolean };
+  pglite: { file: string; users: RoleUsers };
   postgresql?: { name: string; users: RoleUsers };
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseTemplates: DatabaseTemplates;
+    /**
+     * Set by a project whose files share their workers' modules (isolate: false, vitest.config.ts),
+     * so that one file can hand its embedded database on to the next (databases.ts).
+     */
+    sharedModules?: boolean;
   }
 }
 
@@ -44,7 +45,7 @@ export default async function setup(project: TestProject) {
     dropTemplate = created.drop;
   }
   project.provide('databaseTemplates', {
-    pglite: { file, users: liteUsers, reusable: !project.config.isolate },
+    pglite: { file, users: liteUsers },
     postgresql,
   });
   return async () => {
