@@ -30,10 +30,19 @@ const SLOW = [
 ];
 
 /**
- * Files of both parts: the fast part runs a small budget of their generated requests and callers,
- * the slow part all of it (test/setup/budget.ts reads TEST_PART).
+ * Files of both parts: the fast part runs a small budget of their generated cases, callers and
+ * primers, the slow part all of it (test/setup/budget.ts reads TEST_PART).
  */
-const BUDGETED = ['test/http/document-fuzz.test.ts', 'test/http/routes-fuzz.test.ts', 'test/http/permissions.test.ts'];
+const BUDGETED = [
+  'test/http/document-fuzz.test.ts',
+  'test/http/routes-fuzz.test.ts',
+  'test/http/permissions.test.ts',
+  'test/http/doors.test.ts',
+  'test/http/kept-answers-whole.test.ts',
+  'test/unit/recurrence-window.test.ts',
+  'test/unit/recurrence-split.test.ts',
+  'test/unit/event-times.test.ts',
+];
 
 /** Files of the slow part that measure time, and run one at a time after the rest. */
 const ALONE = ['test/http/event-loop.test.ts'];

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import fc from 'fast-check';
 import { formatDateTime, zoneOffset } from '../../src/lib/dates.js';
+import { fuzzRuns } from '../setup/budget.js';
 import { describe, expect, it } from 'vitest';
 import {
   dateDetails,
@@ -136,7 +137,7 @@ describe('formatDateTime', () => {
           expect(formatDateTime(new Date(ms), eventZone(zone)!.zone)).toBe(expected);
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 

@@ -3,6 +3,7 @@
 // the cut, the part after (which begins at the cut) those from it, and together they give what the
 // whole series gave, whatever the rule, its COUNT and the zone.
 import fc from 'fast-check';
+import { fuzzRuns } from '../setup/budget.js';
 import { describe, expect, it } from 'vitest';
 import { eventZone, UTC_ZONE } from '../../src/lib/event-times.js';
 import { expand } from '../../src/recurrence/expand.js';
@@ -52,7 +53,7 @@ describe('splitting a series at an occurrence', () => {
         expect(later[0]).toBe(from.getTime());
         expect([...earlier, ...later]).toEqual(whole);
       }),
-      { numRuns: 150, seed: 34 },
+      { numRuns: fuzzRuns(150), seed: 34 },
     );
   });
 

@@ -3,6 +3,7 @@
 // for monthly and yearly ones from centuries before it (a later 400-year cycle of the calendar); and
 // lastStart names the last start of a series that ends.
 import fc from 'fast-check';
+import { fuzzRuns } from '../setup/budget.js';
 import { describe, expect, it } from 'vitest';
 import { UTC_ZONE } from '../../src/lib/event-times.js';
 import { reaches } from '../../src/recurrence/can-occur.js';
@@ -49,7 +50,7 @@ describe('walking a rule from near its window', () => {
           expect(near.map((d) => d.toISOString())).toEqual(whole.map((d) => d.toISOString()));
         },
       ),
-      { numRuns: 60 },
+      { numRuns: fuzzRuns(60) },
     );
   });
 
@@ -85,7 +86,7 @@ describe('walking a rule from near its window', () => {
           expect(near.map((d) => d.toISOString())).toEqual(whole.map((d) => d.toISOString()));
         },
       ),
-      { numRuns: 10 },
+      { numRuns: fuzzRuns(10) },
     );
   });
 
