@@ -5,8 +5,8 @@
 // than answered wrong. Expansion is ical.js's, the reader the import uses: its iterator applies the
 // rule, EXDATEs and changed occurrences.
 import ICAL from 'ical.js';
-import type { PrismaClient } from '../db/client.js';
-import { resourceIdsInRange } from '../services/calendar-objects/read.js';
+import { resourcesInRange } from '../services/calendar-objects/read.js';
+import type { ServiceContext } from '../services/context.js';
 import type { ServerResponse } from 'node:http';
 import { DEFAULT_RECURRENCE, type RecurrenceLimits } from '../config/limits.js';
 import { performance } from 'node:perf_hooks';
@@ -76,12 +76,8 @@ export function timeRange(element: XmlElement): TimeRange {
 }
 
 /** Events (by their resource's ID) with a row in the range (services/calendar-objects/read.ts). */
-export const idsInRange = (db: PrismaClient, range: TimeRange) =>
-  resourceIdsInRange(
-    db,
-    range.start ?? new Date('0001-01-01T00:00:00Z'),
-    range.end ?? new Date('9999-12-31T00:00:00Z'),
-  );
+export const idsInRange = (ctx: ServiceContext, range: TimeRange) =>
+  resourcesInRange(ctx, range.start ?? new Date('0001-01-01T00:00:00Z'), range.end ?? new Date('9999-12-31T00:00:00Z'));
 
 /** The years a time-range may name: PostgreSQL's timestamps have no year 0, and the service none past 9999. */
 const FIRST_YEAR = 1;

@@ -186,7 +186,7 @@ async function queried(
   let ids = await resourceIds(x.ctx, collection);
   if (filter.range) {
     // Counted against the answer's responses, so those of other collections and others' drafts are left out first.
-    const inRange = new Set(await idsInRange(x.ctx.db, filter.range));
+    const inRange = new Set(await idsInRange(x.ctx, filter.range));
     ids = ids.filter((id) => inRange.has(id));
   }
   if (target.kind === 'resource') {

@@ -9,6 +9,7 @@ import type { Caller } from '../auth/roles.js';
 import type { Config } from '../config.js';
 import type { CaldavWriteLimits } from '../config/limits.js';
 import type { Database } from '../db/client.js';
+import { noneMatch } from '../domain/entity-tags.js';
 import { CursorExpired, Forbidden, InvalidCredentials } from '../domain/errors.js';
 import { toApiError } from '../http/errors.js';
 import { OPERATION_LOCAL } from '../metrics/http.js';
@@ -270,7 +271,7 @@ async function get(x: Exchange): Promise<void> {
   const collection = await collectionOf(x, target.segment);
   const text = await resourceText(x, collection, target.name);
   x.res.set('ETag', text.etag);
-  if (x.req.headers['if-none-match']?.split(',').some((t) => t.trim() === text.etag || t.trim() === '*')) {
+  if (!noneMatch(x.req.headers['if-none-match'], text.etag)) {
     x.res.status(304).end();
     return;
   }

@@ -7,8 +7,6 @@ import { createHash } from 'node:crypto';
 import { parseTags } from '../domain/entity-tags.js';
 import type { Precondition } from '../domain/posts.js';
 
-export { noneMatch } from '../domain/entity-tags.js';
-
 export { versionOf } from '../domain/posts.js';
 
 export function entityTag(body: string | Buffer, version?: string): string {

@@ -7,7 +7,7 @@ import { type NextFunction, type Request, type Response, Router } from 'express'
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../db/client.js';
 import { selectRows } from '../db/driver.js';
-import { noneMatch } from './conditional.js';
+import { noneMatch } from '../domain/entity-tags.js';
 import { noRoute } from './errors.js';
 
 interface FileRow {

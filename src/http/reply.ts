@@ -1,7 +1,8 @@
 // Writes a Reply: the one place a response body, its content type, its ETag and Last-Modified are
 // set, where a conditional GET becomes a 304, and where `_fields` and `_envelope` shape the answer.
 import type { Request, Response } from 'express';
-import { entityTag, noneMatch } from './conditional.js';
+import { noneMatch } from '../domain/entity-tags.js';
+import { entityTag } from './conditional.js';
 import type { Reply } from './handler.js';
 import { innerOf } from './batch.js';
 import { ApiError } from './errors.js';

@@ -8,7 +8,7 @@ import { OPERATION_LOCAL } from '../metrics/http.js';
 import { operationsByRoute, type RouteOperations, usableMethods } from './allowed-methods.js';
 import type { AnswerCache, KeptAnswer } from './answer-cache.js';
 import { requestBody } from './body.js';
-import { noneMatch } from './conditional.js';
+import { noneMatch } from '../domain/entity-tags.js';
 import { embedLinks, followThrough, wantedRelations } from './embed.js';
 import { noRoute } from './errors.js';
 import type { Reply } from './handler.js';

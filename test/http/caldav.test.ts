@@ -223,6 +223,15 @@ describeEachDatabase(
       expect((await dav(s, 'PUT', path, { body: vevent(id), headers: { 'if-none-match': '*' } })).status).toBe(201);
       expect((await dav(s, 'PUT', path, { body: vevent(id), headers: { 'if-none-match': '*' } })).status).toBe(412);
       const etag = (await dav(s, 'GET', path)).headers.get('etag') ?? '';
+      // If-None-Match compares weakly, If-Match strongly, as the REST API does (domain/entity-tags.ts).
+      expect((await dav(s, 'GET', path, { headers: { 'if-none-match': `"other", W/${etag}` } })).status).toBe(304);
+      expect((await dav(s, 'PUT', path, { body: vevent(id), headers: { 'if-none-match': `W/${etag}` } })).status).toBe(
+        412,
+      );
+      expect(
+        (await dav(s, 'PUT', path, { body: vevent(id, { summary: 'x' }), headers: { 'if-match': `W/${etag}` } }))
+          .status,
+      ).toBe(412);
       expect(
         (await dav(s, 'PUT', path, { body: vevent(id, { summary: 'x' }), headers: { 'if-match': '"stale"' } })).status,
       ).toBe(412);

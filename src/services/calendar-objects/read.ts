@@ -59,8 +59,8 @@ export async function categoryCollections(db: PrismaClient | Tx): Promise<Collec
 /** What the caller may read: the events the REST API lists for it (listScope). */
 const scopeOf = (ctx: ServiceContext) => listScope(ctx.caller, undefined);
 
-/** Events (by their resource's ID) with a row in the range, or a series that may have one (queries/calendar-objects.ts). */
-export { resourceIdsInRange };
+/** Events (by their resource's ID) with a row in the range, or a series that may have one, in ID order. */
+export const resourcesInRange = (ctx: ServiceContext, start: Date, end: Date) => resourceIdsInRange(ctx.db, start, end);
 
 /** The IDs of the collection's resources the caller may read, in ID order. */
 export const resourceIds = (ctx: ServiceContext, collection: Collection) =>
