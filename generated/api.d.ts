@@ -1266,6 +1266,25 @@ export interface components {
          */
         IdList: components["schemas"]["Id"][];
         /**
+         * EventStatus
+         * @description Whether the event happens as announced: `scheduled` (the default), `canceled` (called off; it stays
+         *     in lists, feeds and calendars, marked as cancelled, so that those who planned to come learn it) or
+         *     `postponed` (to a date not yet known). The modelled service's spellings. Not the publication
+         *     `status`: a published event can be cancelled.
+         * @example canceled
+         * @enum {string}
+         */
+        EventStatus: "scheduled" | "canceled" | "postponed";
+        /**
+         * EventStatusFilter
+         * @description One or more event statuses; a comma-separated list or repeated keys.
+         * @example [
+         *       "scheduled",
+         *       "postponed"
+         *     ]
+         */
+        EventStatusFilter: components["schemas"]["EventStatus"][];
+        /**
          * PostStatus
          * @description The publication status of an event, venue or organizer. `publish` is public; `future` is scheduled;
          *     `draft` and `pending` are work in progress (pending awaits review); `private` is visible to editors
@@ -2153,6 +2172,11 @@ export interface components {
          *       "recurrence": [],
          *       "recurring_event_id": null,
          *       "original_start_date": null,
+         *       "event_status": "scheduled",
+         *       "event_status_reason": "",
+         *       "is_virtual": false,
+         *       "is_hybrid": false,
+         *       "virtual_url": null,
          *       "json_ld": {
          *         "@context": "http://schema.org",
          *         "@type": "Event",
@@ -2275,6 +2299,18 @@ export interface components {
             recurring_event_id: number | null;
             /** @description The start the series' rule gave an occurrence (in the series' time zone), which names it in the series even when it was moved; null for every other event. */
             original_start_date: string | null;
+            event_status: components["schemas"]["EventStatus"];
+            /** @description Why the event is cancelled or postponed, as plain text; empty when none was given. */
+            event_status_reason: string;
+            /** @description The event happens online: `virtual_url` is the link to join. */
+            is_virtual: boolean;
+            /** @description The online event also happens at its venue (true only with `is_virtual`). */
+            is_hybrid: boolean;
+            /**
+             * Format: uri
+             * @description The link to join online, or null when there is none.
+             */
+            virtual_url: string | null;
             json_ld?: components["schemas"]["EventJsonLd"];
             _links?: components["schemas"]["Links"];
             _embedded?: components["schemas"]["Embedded"];
@@ -2471,7 +2507,12 @@ export interface components {
          *           "custom_fields": [],
          *           "recurrence": [],
          *           "recurring_event_id": null,
-         *           "original_start_date": null
+         *           "original_start_date": null,
+         *           "event_status": "scheduled",
+         *           "event_status_reason": "",
+         *           "is_virtual": false,
+         *           "is_hybrid": false,
+         *           "virtual_url": null
          *         }
          *       ],
          *       "rest_url": "https://example.org/wp-json/calendar/events/v1/events/?page=1&per_page=1&start_date=2026-12-01+00%3A00%3A00&end_date=2026-12-31+23%3A59%3A59",
@@ -2572,6 +2613,21 @@ export interface components {
          *     ]
          */
         Recurrence: string[];
+        /**
+         * StatusReason
+         * @description Why the event is cancelled or postponed, in plain text (markup is kept as text), shown with its
+         *     status; an empty string when there is none. Setting `event_status` to `scheduled` without a reason
+         *     clears it.
+         * @example The quartet's pianist is ill; tickets are refunded.
+         */
+        StatusReason: string;
+        /**
+         * VirtualUrl
+         * @description The link to join the event online (a video call, a stream): an absolute `https` URL, or an empty
+         *     string to remove it. Shown only to those who may read the event.
+         * @example https://meet.example.org/winter-jazz-night
+         */
+        VirtualUrl: string;
         /**
          * TermWriteRef
          * @description A term given by ID, or by name (an unknown name creates the term).
@@ -2735,6 +2791,10 @@ export interface components {
          *       "featured": true,
          *       "cost": "15$"
          *     }
+         * @example {
+         *       "event_status": "canceled",
+         *       "event_status_reason": "The quartet's pianist is ill; tickets are refunded."
+         *     }
          */
         EventFields: {
             /** @description The event's title. */
@@ -2770,6 +2830,13 @@ export interface components {
             /** @description Featured on the site (default false). */
             featured?: components["schemas"]["Flag"];
             recurrence?: components["schemas"]["Recurrence"];
+            event_status?: components["schemas"]["EventStatus"];
+            event_status_reason?: components["schemas"]["StatusReason"];
+            /** @description The event happens online (default false). */
+            is_virtual?: components["schemas"]["Flag"];
+            /** @description The online event also happens at its venue (default false); true needs `is_virtual`. */
+            is_hybrid?: components["schemas"]["Flag"];
+            virtual_url?: components["schemas"]["VirtualUrl"];
             /** @description Categories by ID or name (an unknown name creates the category); a comma-separated string or an array; empty clears them. */
             categories?: components["schemas"]["TermWriteRef"][] | string;
             /** @description Tags by ID or name (an unknown name creates the tag); a comma-separated string or an array; empty clears them. */
@@ -3376,6 +3443,7 @@ export interface components {
          *       "type": "event",
          *       "id": 3,
          *       "action": "created",
+         *       "changed": [],
          *       "modified_utc": "2026-11-24 03:30:45",
          *       "version": "mwu50dg1",
          *       "tombstone": true,
@@ -3395,6 +3463,8 @@ export interface components {
              * @enum {string}
              */
             action: "created" | "updated" | "trashed" | "deleted";
+            /** @description What an update of an event changed of what those who planned to come need to know: `event_status`, `event_status_reason`, `is_virtual`, `is_hybrid`, `virtual_url`, `start_date`, `end_date`, in name order. Empty for every other change (a change of a series names what changed of it or of its occurrences). */
+            changed: ("end_date" | "event_status" | "event_status_reason" | "is_hybrid" | "is_virtual" | "start_date" | "virtual_url")[];
             /** @description The object's modification time (UTC) when it changed; a change of what an event shows keeps the event's time. */
             modified_utc: components["schemas"]["DateTimeString"];
             /** @description The object's version when it changed: the version that leads its `ETag`. */
@@ -4205,7 +4275,12 @@ export interface components {
          *           "custom_fields": [],
          *           "recurrence": [],
          *           "recurring_event_id": null,
-         *           "original_start_date": null
+         *           "original_start_date": null,
+         *           "event_status": "scheduled",
+         *           "event_status_reason": "",
+         *           "is_virtual": false,
+         *           "is_hybrid": false,
+         *           "virtual_url": null
          *         }
          *       ],
          *       "rest_url": "https://example.org/wp-json/calendar/events/v1/events/?page=1&per_page=1&start_date=2026-12-01+00%3A00%3A00&end_date=2026-12-31+23%3A59%3A59",
@@ -4454,6 +4529,11 @@ export interface components {
          *       "recurrence": [],
          *       "recurring_event_id": null,
          *       "original_start_date": null,
+         *       "event_status": "scheduled",
+         *       "event_status_reason": "",
+         *       "is_virtual": false,
+         *       "is_hybrid": false,
+         *       "virtual_url": null,
          *       "json_ld": {
          *         "@context": "http://schema.org",
          *         "@type": "Event",
@@ -4576,6 +4656,18 @@ export interface components {
             recurring_event_id?: number | null;
             /** @description The start the series' rule gave an occurrence (in the series' time zone), which names it in the series even when it was moved; null for every other event. */
             original_start_date?: string | null;
+            event_status?: components["schemas"]["EventStatus"];
+            /** @description Why the event is cancelled or postponed, as plain text; empty when none was given. */
+            event_status_reason?: string;
+            /** @description The event happens online: `virtual_url` is the link to join. */
+            is_virtual?: boolean;
+            /** @description The online event also happens at its venue (true only with `is_virtual`). */
+            is_hybrid?: boolean;
+            /**
+             * Format: uri
+             * @description The link to join online, or null when there is none.
+             */
+            virtual_url?: string | null;
             json_ld?: components["schemas"]["EventJsonLdPart"];
             _links?: components["schemas"]["LinksPart"];
             _embedded?: components["schemas"]["Embedded"];
@@ -5611,6 +5703,7 @@ export interface components {
          *       "type": "event",
          *       "id": 3,
          *       "action": "created",
+         *       "changed": [],
          *       "modified_utc": "2026-11-24 03:30:45",
          *       "version": "mwu50dg1",
          *       "tombstone": true,
@@ -5630,6 +5723,8 @@ export interface components {
              * @enum {string}
              */
             action?: "created" | "updated" | "trashed" | "deleted";
+            /** @description What an update of an event changed of what those who planned to come need to know: `event_status`, `event_status_reason`, `is_virtual`, `is_hybrid`, `virtual_url`, `start_date`, `end_date`, in name order. Empty for every other change (a change of a series names what changed of it or of its occurrences). */
+            changed?: ("end_date" | "event_status" | "event_status_reason" | "is_hybrid" | "is_virtual" | "start_date" | "virtual_url")[];
             /** @description The object's modification time (UTC) when it changed; a change of what an event shows keeps the event's time. */
             modified_utc?: components["schemas"]["DateTimeString"];
             /** @description The object's version when it changed: the version that leads its `ETag`. */
@@ -6080,6 +6175,13 @@ export interface components {
         /** @description Only featured events (true) or only the others (false). */
         EventFeatured: components["schemas"]["QueryFlag"];
         /**
+         * @description Only events with these statuses. By default lists keep every status: cancelled and postponed events
+         *     are news to those who planned to come. `event_status=scheduled` leaves them out.
+         */
+        EventStatus: components["schemas"]["EventStatusFilter"];
+        /** @description Only events that happen online, hybrid ones included (true), or only those that do not (false). */
+        EventIsVirtual: components["schemas"]["QueryFlag"];
+        /**
          * @description Limit the results to these statuses. Anonymous callers may ask for `publish` only; without it they
          *     get published items, and callers who may edit get every status except `trash`.
          */
@@ -6350,6 +6452,13 @@ export interface operations {
                 /** @description Only featured events (true) or only the others (false). */
                 featured?: components["parameters"]["EventFeatured"];
                 /**
+                 * @description Only events with these statuses. By default lists keep every status: cancelled and postponed events
+                 *     are news to those who planned to come. `event_status=scheduled` leaves them out.
+                 */
+                event_status?: components["parameters"]["EventStatus"];
+                /** @description Only events that happen online, hybrid ones included (true), or only those that do not (false). */
+                is_virtual?: components["parameters"]["EventIsVirtual"];
+                /**
                  * @description Limit the results to these statuses. Anonymous callers may ask for `publish` only; without it they
                  *     get published items, and callers who may edit get every status except `trash`.
                  */
@@ -6513,6 +6622,13 @@ export interface operations {
                 organizer?: components["parameters"]["EventOrganizer"];
                 /** @description Only featured events (true) or only the others (false). */
                 featured?: components["parameters"]["EventFeatured"];
+                /**
+                 * @description Only events with these statuses. By default lists keep every status: cancelled and postponed events
+                 *     are news to those who planned to come. `event_status=scheduled` leaves them out.
+                 */
+                event_status?: components["parameters"]["EventStatus"];
+                /** @description Only events that happen online, hybrid ones included (true), or only those that do not (false). */
+                is_virtual?: components["parameters"]["EventIsVirtual"];
                 /**
                  * @description Limit the results to these statuses. Anonymous callers may ask for `publish` only; without it they
                  *     get published items, and callers who may edit get every status except `trash`.

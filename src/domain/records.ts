@@ -127,6 +127,8 @@ export interface ChangeRecord {
   type: ChangedObject['type'];
   id: number;
   action: 'created' | 'updated' | 'trashed' | 'deleted';
+  /** The fields an update of an event changed that its public needs to know (queries/changes.ts). */
+  changed: string[];
   /** The object's modification time when the change was recorded. */
   modifiedAt: Date;
   object?: ChangedObject;

@@ -29,6 +29,8 @@ export interface ChangeRow {
   modifiedAt: Date;
   /** When the change was recorded (the database's clock). */
   recordedAt: Date;
+  /** What an update of an event changed that those who planned to come need to know (migration event_status_and_online). */
+  changed: string[];
 }
 
 export interface ChangePage {
@@ -54,6 +56,7 @@ interface Row {
   action: ChangeAction | null;
   modified_ms: string | null;
   recorded_ms: string | null;
+  changed: string[] | null;
 }
 
 /** A row that holds a change (the horizon's row alone holds none when the page is empty). */
@@ -65,6 +68,7 @@ interface FoundRow extends Row {
   action: ChangeAction;
   modified_ms: string;
   recorded_ms: string;
+  changed: string[];
 }
 
 const compare = (a: FeedPosition, b: FeedPosition) => {
@@ -97,7 +101,7 @@ export async function selectChanges(
             AND c.xid < h.xmin
           ORDER BY c.xid, c.seq LIMIT ${limit + 1}::int)
         SELECT h.xmin::text AS xmin, h.xmax::text AS xmax, h.pruned_xid::text AS pruned_xid, h.pruned_seq::text AS pruned_seq,
-          page.seq::text AS seq, page.xid::text AS xid, page.object_type, page.object_id, page.action,
+          page.seq::text AS seq, page.xid::text AS xid, page.object_type, page.object_id, page.action, page.changed,
           (extract(epoch FROM page.modified_at) * 1000)::bigint::text AS modified_ms,
           (extract(epoch FROM page.recorded_at) * 1000)::bigint::text AS recorded_ms
         FROM horizon h LEFT JOIN page ON true ORDER BY page.xid, page.seq`,
@@ -119,6 +123,7 @@ export async function selectChanges(
     action: r.action,
     modifiedAt: new Date(Number(r.modified_ms)),
     recordedAt: new Date(Number(r.recorded_ms)),
+    changed: r.changed,
   }));
   const last = changes.at(-1)?.position;
   // A full page ends at its last change; a page that holds all the feed has ends where the running

@@ -29,6 +29,10 @@ export interface EventListFilters {
   venues?: number[];
   organizers?: number[];
   featured?: boolean;
+  /** `event_status`: only events with one of these statuses. */
+  eventStatuses?: string[];
+  /** `is_virtual`: only events online (hybrid ones included), or only the others. */
+  virtual?: boolean;
   parent?: number;
   /**
    * Occurrences of series as events, the series not (true); or the series, with the occurrences
@@ -200,10 +204,12 @@ function rowConditions(f: EventListFilters, words: string[]): Prisma.Sql[] {
   return and;
 }
 
-/** The conditions of the yes/no and single-value filters: `featured`, `post_parent`, `geoloc`. */
+/** The conditions of the yes/no and single-value filters: `featured`, `event_status`, `is_virtual`, `post_parent`, `geoloc`. */
 function flagConditions(f: EventListFilters): Prisma.Sql[] {
   const and: Prisma.Sql[] = [];
   if (f.featured !== undefined) and.push(sql`e.featured = ${f.featured}::boolean`);
+  if (f.eventStatuses) and.push(sql`e.event_status = ANY(${f.eventStatuses}::"EventStatus"[])`);
+  if (f.virtual !== undefined) and.push(sql`e.is_virtual = ${f.virtual}::boolean`);
   if (f.parent !== undefined) and.push(sql`e.parent_id = ${f.parent}::int`);
   const located = sql`EXISTS (SELECT 1 FROM event_venues l JOIN venues v ON v.id = l.venue_id
     WHERE l.event_id = e.id AND v.geo_lat IS NOT NULL AND v.geo_lng IS NOT NULL AND ${inScope(f.readableVenues, 'v')})`;

@@ -24,7 +24,8 @@ type OccurrenceTakes =
 interface Column {
   column: string;
   /** The SQL type a parameter is cast to. */
-  type: 'int' | 'text' | 'text[]' | 'boolean' | 'timestamp' | 'timestamptz' | 'jsonb' | '"PostStatus"';
+  type:
+    'int' | 'text' | 'text[]' | 'boolean' | 'timestamp' | 'timestamptz' | 'jsonb' | '"PostStatus"' | '"EventStatus"';
   occurrence: OccurrenceTakes;
 }
 
@@ -55,6 +56,12 @@ export const EVENT_COLUMNS = {
   hideFromListings: { column: 'hide_from_listings', type: 'boolean', occurrence: 'series' },
   sticky: { column: 'sticky', type: 'boolean', occurrence: 'series' },
   featured: { column: 'featured', type: 'boolean', occurrence: 'series' },
+  // One date of a series can be cancelled alone: it becomes an exception, which keeps its own.
+  eventStatus: { column: 'event_status', type: '"EventStatus"', occurrence: 'series' },
+  eventStatusReason: { column: 'event_status_reason', type: 'text', occurrence: 'series' },
+  isVirtual: { column: 'is_virtual', type: 'boolean', occurrence: 'series' },
+  isHybrid: { column: 'is_hybrid', type: 'boolean', occurrence: 'series' },
+  virtualUrl: { column: 'virtual_url', type: 'text', occurrence: 'series' },
   parentId: { column: 'parent_id', type: 'int', occurrence: 'own' },
   recurrence: { column: 'recurrence', type: 'text[]', occurrence: 'own' },
   expandedUntilLocal: { column: 'expanded_until_local', type: 'timestamp', occurrence: 'own' },

@@ -25,6 +25,7 @@ export function serializeChange(change: ChangeRecord, options: ChangeSerializeOp
     type: change.type,
     id: change.id,
     action: change.action,
+    changed: change.changed,
     modified_utc: formatDateTime(change.modifiedAt, 'UTC'),
     version: versionOf(change.modifiedAt),
     tombstone: change.object === undefined,

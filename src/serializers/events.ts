@@ -91,6 +91,11 @@ export function serializeEvent(row: EventRecord, options: EventSerializeOptions)
     recurrence: row.recurrence,
     recurring_event_id: row.parent && canRead(options.caller, row.parent) ? row.parent.id : null,
     original_start_date: row.originalStartLocal ? formatDateTime(row.originalStartLocal, 'UTC') : null,
+    event_status: row.eventStatus,
+    event_status_reason: row.eventStatusReason,
+    is_virtual: row.isVirtual,
+    is_hybrid: row.isHybrid,
+    virtual_url: row.virtualUrl,
   } as Event;
   if (single) {
     // The plugin describes the event's first venue and first organizer only.

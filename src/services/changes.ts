@@ -77,6 +77,7 @@ export async function withObjects(
         type: change.type,
         id: change.id,
         action: change.action,
+        changed: change.changed,
         modifiedAt: change.modifiedAt,
         object,
       });

@@ -12,12 +12,30 @@ export type EventInput = components['schemas']['EventFields'];
 type EventColumns = Partial<
   Pick<
     Event,
-    'description' | 'excerpt' | 'website' | 'showMap' | 'showMapLink' | 'hideFromListings' | 'sticky' | 'featured'
+    | 'description'
+    | 'excerpt'
+    | 'website'
+    | 'showMap'
+    | 'showMapLink'
+    | 'hideFromListings'
+    | 'sticky'
+    | 'featured'
+    | 'eventStatus'
+    | 'eventStatusReason'
+    | 'isVirtual'
+    | 'isHybrid'
+    | 'virtualUrl'
   >
 > & { cost?: Prisma.InputJsonValue | typeof Prisma.DbNull };
 
-/** The columns a write sets as sent: text, flags, cost and website (the image is services/media.ts imageColumns'). */
-export function columns(input: EventInput): EventColumns {
+/** What an update reads of the stored event to check what it sends against it. */
+type StoredHappening = Pick<Event, 'isVirtual'>;
+
+/**
+ * The columns a write sets as sent: text, flags, cost, website, status and where it happens (the
+ * image is services/media.ts imageColumns'). `current` is the stored event of an update.
+ */
+export function columns(input: EventInput, current?: StoredHappening): EventColumns {
   const text = (value: string | undefined) => (value === undefined ? undefined : value.trim());
   // Null, though the schema has none, clears the cost as an empty one does.
   const website = input.website;
@@ -31,6 +49,42 @@ export function columns(input: EventInput): EventColumns {
     hideFromListings: input.hide_from_listings,
     sticky: input.sticky,
     featured: input.featured,
+    ...statusColumns(input),
+    ...onlineColumns(input, current),
+  };
+}
+
+/**
+ * The event's status and reason. Back on schedule, an event keeps no reason unless one is sent with
+ * it (docs/decisions.md, "Cancelled, postponed, online"). The reason is plain text.
+ */
+function statusColumns(input: EventInput): Pick<EventColumns, 'eventStatus' | 'eventStatusReason'> {
+  const reason = input.event_status_reason?.trim();
+  return {
+    eventStatus: input.event_status,
+    eventStatusReason: reason ?? (input.event_status === 'scheduled' ? '' : undefined),
+  };
+}
+
+/**
+ * Online, hybrid and the link to join. Hybrid means online and at the venue too, so it needs
+ * `is_virtual`; an event taken offline is no longer hybrid.
+ */
+function onlineColumns(
+  input: EventInput,
+  current: StoredHappening | undefined,
+): Pick<EventColumns, 'isVirtual' | 'isHybrid' | 'virtualUrl'> {
+  const isVirtual = input.is_virtual ?? current?.isVirtual ?? false;
+  if (input.is_hybrid === true && !isVirtual) {
+    throw new InvalidInput({
+      is_hybrid: 'is_hybrid needs is_virtual: a hybrid event happens online and at its venue.',
+    });
+  }
+  const url = input.virtual_url?.trim();
+  return {
+    isVirtual: input.is_virtual,
+    isHybrid: input.is_virtual === false ? false : input.is_hybrid,
+    virtualUrl: url === undefined ? undefined : url || null,
   };
 }
 
