@@ -3,7 +3,7 @@
 // cancelled alone, the change feed naming what changed, and the link to join kept from those who may
 // not read the event.
 import { expect, it } from 'vitest';
-import { describeEachDatabase } from '../setup/each-database.js';
+import { describeEachDatabase, itOnPostgres } from '../setup/each-database.js';
 import { settled } from '../setup/feed.js';
 import type { TestServer } from '../setup/server.js';
 
@@ -52,7 +52,7 @@ async function changesSince(s: TestServer, cursor: string) {
   return r.body.changes as { id: number; action: string; changed: string[]; object: any }[];
 }
 
-describeEachDatabase('event status and online events', (s) => {
+describeEachDatabase('event status and online events', (s, kind) => {
   it('is scheduled and offline unless told, and takes every status with a reason', async () => {
     const plain = await create(s);
     expect(plain).toMatchObject({
@@ -204,6 +204,29 @@ describeEachDatabase('event status and online events', (s) => {
       expect(calendar.text).not.toContain('secret-');
     }
   });
+
+  itOnPostgres(
+    kind,
+    'never leaves an event hybrid and offline when one writer takes it offline as another makes it hybrid',
+    'writers run one at a time on one connection',
+    async () => {
+      // Each update checks is_hybrid against the row it locked (services/events/scope.ts lockTarget),
+      // and the table's constraint holds whatever the order.
+      for (let round = 0; round < 10; round++) {
+        const event = await create(s, { is_virtual: true });
+        const [offline, hybrid] = await Promise.all([
+          s.post(`/events/${event.id}`, { is_virtual: false }),
+          s.post(`/events/${event.id}`, { is_hybrid: true }),
+        ]);
+        expect(offline.status, offline.text).toBe(200);
+        expect([200, 400]).toContain(hybrid.status);
+        // Either order ends offline and not hybrid: hybrid first is undone by going offline, and
+        // hybrid second is refused.
+        const stored = (await s.get(`/events/${event.id}`)).body;
+        expect(stored).toMatchObject({ is_virtual: false, is_hybrid: false });
+      }
+    },
+  );
 
   it('takes the fields in a batch as a request alone takes them', async () => {
     const event = await create(s);

@@ -9,7 +9,10 @@ ALTER TABLE "events"
   ADD COLUMN "event_status_reason" VARCHAR(2000) NOT NULL DEFAULT '',
   ADD COLUMN "is_virtual" BOOLEAN NOT NULL DEFAULT false,
   ADD COLUMN "is_hybrid" BOOLEAN NOT NULL DEFAULT false,
-  ADD COLUMN "virtual_url" VARCHAR(2000);
+  ADD COLUMN "virtual_url" VARCHAR(2000),
+  -- Hybrid is online and at the venue too (services/events/input.ts refuses it otherwise, against
+  -- the locked row); the constraint holds it for every writer and every interleaving.
+  ADD CONSTRAINT "events_hybrid_is_online" CHECK (NOT "is_hybrid" OR "is_virtual");
 
 -- What a change of an event changed, for those who planned to come (docs/decisions.md, "Changes"):
 -- the API names of its status, reason, online fields and times when an update changed them, so that
