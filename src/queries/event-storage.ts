@@ -259,6 +259,23 @@ export async function copySeriesFields(run: Driver, seriesId: number): Promise<v
 
 // The statements below run in a Prisma transaction with the series locked first (services/series/occurrences.ts).
 
+/**
+ * A series' new status and reason onto its exceptions that showed its old ones: a date moved alone
+ * still follows the series being called off and put back on (docs/decisions.md, "Cancelled,
+ * postponed, online"), while one cancelled or postponed alone, with its own reason, keeps it.
+ */
+export async function statusToExceptions(
+  tx: Tx,
+  series: Pick<Event, 'id' | 'eventStatus' | 'eventStatusReason' | 'modifiedAt'>,
+  previous: Pick<Event, 'eventStatus' | 'eventStatusReason'>,
+): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE events SET event_status = ${series.eventStatus}::"EventStatus",
+      event_status_reason = ${series.eventStatusReason}, modified_at = ${series.modifiedAt}
+    WHERE parent_id = ${series.id}::int AND is_exception
+      AND event_status = ${previous.eventStatus}::"EventStatus" AND event_status_reason = ${previous.eventStatusReason}`;
+}
+
 /** Locks an event row (a series, before any of its occurrences) for the rest of the transaction. */
 export async function lockEventRow(tx: Tx, id: number): Promise<void> {
   await tx.$queryRaw`SELECT id FROM events WHERE id = ${id}::int FOR UPDATE`;

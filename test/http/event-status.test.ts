@@ -155,10 +155,30 @@ describeEachDatabase('event status and online events', (s, kind) => {
       [false, 'scheduled', true],
       [false, 'scheduled', true],
     ]);
-    // Cancelling the whole series cancels the dates not changed on their own.
-    await s.post(`/events/${series.id}`, { event_status: 'canceled' });
-    const all = await s.get(`/events?${WINDOW}&post_parent=${series.id}&per_page=10&event_status=canceled`);
-    expect(all.body.events).toHaveLength(4);
+    // A third date moved alone, a fourth postponed alone; then the whole series is called off: the
+    // moved date follows (it had the series' status), the postponed one keeps what was said of it.
+    const [, , third, fourth] = after.body.events;
+    await s.post(`/events/${third.id}?scope=this`, { start_date: third.start_date.replace('19:00', '18:00') });
+    await s.post(`/events/${fourth.id}?scope=this`, { event_status: 'postponed', event_status_reason: 'Later' });
+    await s.post(`/events/${series.id}`, { event_status: 'canceled', event_status_reason: 'Season over' });
+    const called = await s.get(`/events?${WINDOW}&post_parent=${series.id}&per_page=10`);
+    expect(called.body.events.map((e: any) => [e.event_status, e.event_status_reason])).toEqual([
+      ['canceled', 'Season over'],
+      ['canceled', 'Public holiday'],
+      ['canceled', 'Season over'],
+      ['postponed', 'Later'],
+    ]);
+    expect(called.body.events[2].start_date).toContain('18:00');
+    // Back on schedule, the dates that followed it come back with it; the one cancelled alone, with a
+    // reason of its own, stays so.
+    await s.post(`/events/${series.id}`, { event_status: 'scheduled' });
+    const back = await s.get(`/events?${WINDOW}&post_parent=${series.id}&per_page=10`);
+    expect(back.body.events.map((e: any) => e.event_status)).toEqual([
+      'scheduled',
+      'canceled',
+      'scheduled',
+      'postponed',
+    ]);
   });
 
   it('says in the change feed what a status change changed, and nothing for other edits', async () => {
