@@ -129,6 +129,24 @@ describeEachDatabase(
       expect(hook.received.map((r) => JSON.parse(r.body).type)).toEqual(['event.created']);
     });
 
+    it('tells of a cancellation as an event.updated that says what changed', async () => {
+      await s.post('/webhooks', { url: hook.url, events: ['event.updated'] });
+      const { body: created } = await s.post('/events', event('Called off by hook'));
+      workers.push(startTestWorker(s));
+      await s.post(`/events/${created.id}`, { event_status: 'canceled', event_status_reason: 'Flood' });
+      await until(() => hook.received.length >= 1);
+      const message = JSON.parse(hook.received[0].body);
+      expect(message).toMatchObject({
+        type: 'event.updated',
+        data: {
+          id: created.id,
+          action: 'updated',
+          changed: ['event_status', 'event_status_reason'],
+          object: { event_status: 'canceled', event_status_reason: 'Flood' },
+        },
+      });
+    });
+
     it("sends the media library's changes to those who ask for them", async () => {
       await s.post('/webhooks', { url: hook.url, events: ['media.*'] });
       workers.push(startTestWorker(s));
