@@ -3463,8 +3463,8 @@ export interface components {
              * @enum {string}
              */
             action: "created" | "updated" | "trashed" | "deleted";
-            /** @description What an update of an event changed of what those who planned to come need to know: `event_status`, `event_status_reason`, `is_virtual`, `is_hybrid`, `virtual_url`, `start_date`, `end_date`, in name order. Empty for every other change (a change of a series names what changed of it or of its occurrences). */
-            changed: ("end_date" | "event_status" | "event_status_reason" | "is_hybrid" | "is_virtual" | "start_date" | "virtual_url")[];
+            /** @description What an update of an event changed of what those who planned to come need to know: `end_date`, `event_status`, `event_status_reason`, `is_hybrid`, `is_virtual`, `recurrence` (a series' dates), `start_date`, `virtual_url`, in name order, as the event was before the request and after it. Empty for every other change and for a tombstone. */
+            changed: ("end_date" | "event_status" | "event_status_reason" | "is_hybrid" | "is_virtual" | "recurrence" | "start_date" | "virtual_url")[];
             /** @description The object's modification time (UTC) when it changed; a change of what an event shows keeps the event's time. */
             modified_utc: components["schemas"]["DateTimeString"];
             /** @description The object's version when it changed: the version that leads its `ETag`. */
@@ -5723,8 +5723,8 @@ export interface components {
              * @enum {string}
              */
             action?: "created" | "updated" | "trashed" | "deleted";
-            /** @description What an update of an event changed of what those who planned to come need to know: `event_status`, `event_status_reason`, `is_virtual`, `is_hybrid`, `virtual_url`, `start_date`, `end_date`, in name order. Empty for every other change (a change of a series names what changed of it or of its occurrences). */
-            changed?: ("end_date" | "event_status" | "event_status_reason" | "is_hybrid" | "is_virtual" | "start_date" | "virtual_url")[];
+            /** @description What an update of an event changed of what those who planned to come need to know: `end_date`, `event_status`, `event_status_reason`, `is_hybrid`, `is_virtual`, `recurrence` (a series' dates), `start_date`, `virtual_url`, in name order, as the event was before the request and after it. Empty for every other change and for a tombstone. */
+            changed?: ("end_date" | "event_status" | "event_status_reason" | "is_hybrid" | "is_virtual" | "recurrence" | "start_date" | "virtual_url")[];
             /** @description The object's modification time (UTC) when it changed; a change of what an event shows keeps the event's time. */
             modified_utc?: components["schemas"]["DateTimeString"];
             /** @description The object's version when it changed: the version that leads its `ETag`. */

@@ -259,22 +259,48 @@ export async function copySeriesFields(run: Driver, seriesId: number): Promise<v
 
 // The statements below run in a Prisma transaction with the series locked first (services/series/occurrences.ts).
 
+/** What a series says of whether and where its dates happen, which its dates changed alone follow. */
+export type Announced = Pick<Event, 'eventStatus' | 'eventStatusReason' | 'isVirtual' | 'isHybrid' | 'virtualUrl'>;
+
 /**
- * A series' new status and reason onto its exceptions that showed its old ones: a date moved alone
- * still follows the series being called off and put back on (docs/decisions.md, "Cancelled,
- * postponed, online"), while one cancelled or postponed alone, with its own reason, keeps it.
+ * A series' new status and reason, online flags and link onto its exceptions that showed its old
+ * ones, each (status with its reason) on its own: a date moved alone still follows the series being
+ * called off, put back on or given a new link (docs/decisions.md, "Cancelled, postponed, online"),
+ * while one cancelled alone, with its own reason, keeps it. A date in the trash is left as it is.
+ * Hybrid stays only where online is (the table's constraint).
  */
-export async function statusToExceptions(
+export async function announcedToExceptions(
   tx: Tx,
-  series: Pick<Event, 'id' | 'eventStatus' | 'eventStatusReason' | 'modifiedAt'>,
-  previous: Pick<Event, 'eventStatus' | 'eventStatusReason'>,
+  series: Announced & Pick<Event, 'id' | 'modifiedAt'>,
+  previous: Announced,
 ): Promise<void> {
+  const sameStatus = Prisma.sql`(o.event_status, o.event_status_reason) = (${previous.eventStatus}::"EventStatus", ${previous.eventStatusReason})`;
+  const follows = (column: string, was: unknown, now: unknown, type: string) =>
+    Prisma.sql`CASE WHEN o.${Prisma.raw(column)} IS NOT DISTINCT FROM ${was}::${Prisma.raw(type)} THEN ${now}::${Prisma.raw(type)} ELSE o.${Prisma.raw(column)} END`;
   await tx.$executeRaw`
-    UPDATE events SET event_status = ${series.eventStatus}::"EventStatus",
-      event_status_reason = ${series.eventStatusReason}, modified_at = ${series.modifiedAt}
-    WHERE parent_id = ${series.id}::int AND is_exception
-      AND event_status = ${previous.eventStatus}::"EventStatus" AND event_status_reason = ${previous.eventStatusReason}`;
+    WITH v AS (
+      SELECT o.id,
+        CASE WHEN ${sameStatus} THEN ${series.eventStatus}::"EventStatus" ELSE o.event_status END AS event_status,
+        CASE WHEN ${sameStatus} THEN ${series.eventStatusReason} ELSE o.event_status_reason END AS event_status_reason,
+        ${follows('is_virtual', previous.isVirtual, series.isVirtual, 'boolean')} AS is_virtual,
+        ${follows('is_hybrid', previous.isHybrid, series.isHybrid, 'boolean')} AS is_hybrid,
+        ${follows('virtual_url', previous.virtualUrl, series.virtualUrl, 'text')} AS virtual_url
+      FROM events o WHERE o.parent_id = ${series.id}::int AND o.is_exception AND o.status <> 'trash')
+    UPDATE events e SET event_status = v.event_status, event_status_reason = v.event_status_reason,
+      is_virtual = v.is_virtual, is_hybrid = v.is_hybrid AND v.is_virtual, virtual_url = v.virtual_url,
+      modified_at = ${series.modifiedAt}
+    FROM v WHERE e.id = v.id
+      AND (v.event_status, v.event_status_reason, v.is_virtual, v.is_hybrid AND v.is_virtual, v.virtual_url)
+        IS DISTINCT FROM (e.event_status, e.event_status_reason, e.is_virtual, e.is_hybrid, e.virtual_url)`;
 }
+
+/** Whether a write changed what dates changed alone follow of their series. */
+export const announcedChanged = (before: Announced, after: Announced) =>
+  before.eventStatus !== after.eventStatus ||
+  before.eventStatusReason !== after.eventStatusReason ||
+  before.isVirtual !== after.isVirtual ||
+  before.isHybrid !== after.isHybrid ||
+  before.virtualUrl !== after.virtualUrl;
 
 /** Locks an event row (a series, before any of its occurrences) for the rest of the transaction. */
 export async function lockEventRow(tx: Tx, id: number): Promise<void> {

@@ -25,7 +25,8 @@ export function serializeChange(change: ChangeRecord, options: ChangeSerializeOp
     type: change.type,
     id: change.id,
     action: change.action,
-    changed: change.changed,
+    // What changed of an object the reader may not read is no business of theirs either.
+    changed: change.object === undefined ? [] : change.changed,
     modified_utc: formatDateTime(change.modifiedAt, 'UTC'),
     version: versionOf(change.modifiedAt),
     tombstone: change.object === undefined,

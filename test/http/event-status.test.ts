@@ -4,7 +4,7 @@
 // not read the event.
 import { expect, it } from 'vitest';
 import { describeEachDatabase, itOnPostgres } from '../setup/each-database.js';
-import { settled } from '../setup/feed.js';
+import { changesSince, feedEnd } from '../setup/feed.js';
 import type { TestServer } from '../setup/server.js';
 
 /** The events' dates lie beyond the list's default window of two years. */
@@ -29,27 +29,6 @@ async function listed(s: TestServer, query: string, search: string, as: 'adminis
   const r = await s.get(`/events?${WINDOW}&per_page=50&search=${encodeURIComponent(search)}&${query}`, { as });
   expect(r.status, r.text).toBe(200);
   return r.body.events.map((e: { id: number }) => e.id);
-}
-
-/** The feed's end, to read what follows. */
-async function feedEnd(s: TestServer): Promise<string> {
-  await settled(s);
-  const r = await s.get('/changes?per_page=500');
-  expect(r.status, r.text).toBe(200);
-  let cursor = r.body.next_cursor;
-  for (let more = r.body.more; more;) {
-    const next = await s.get(`/changes?per_page=500&since=${cursor}`);
-    cursor = next.body.next_cursor;
-    more = next.body.more;
-  }
-  return cursor;
-}
-
-async function changesSince(s: TestServer, cursor: string) {
-  await settled(s);
-  const r = await s.get(`/changes?per_page=100&since=${cursor}`);
-  expect(r.status, r.text).toBe(200);
-  return r.body.changes as { id: number; action: string; changed: string[]; object: any }[];
 }
 
 describeEachDatabase('event status and online events', (s, kind) => {
@@ -144,17 +123,23 @@ describeEachDatabase('event status and online events', (s, kind) => {
     });
     expect(cancelled.status, cancelled.text).toBe(200);
     expect(cancelled.body).toMatchObject({ id: second.id, event_status: 'canceled', recurring_event_id: series.id });
-    // The series goes online: every other date follows, the cancelled one keeps its status.
+    // The series goes online: every date follows, the cancelled one too (it showed the series' old
+    // place), keeping its own status.
     const moved = await s.post(`/events/${series.id}`, { is_virtual: true, virtual_url: 'https://meet.example.org/w' });
     expect(moved.status, moved.text).toBe(200);
     const after = await s.get(`/events?${WINDOW}&post_parent=${series.id}&per_page=10`);
-    const statuses = after.body.events.map((e: any) => [e.id === second.id, e.event_status, e.is_virtual]);
+    const statuses = after.body.events.map((e: any) => [e.id === second.id, e.event_status, e.virtual_url]);
     expect(statuses).toEqual([
-      [false, 'scheduled', true],
-      [true, 'canceled', false],
-      [false, 'scheduled', true],
-      [false, 'scheduled', true],
+      [false, 'scheduled', 'https://meet.example.org/w'],
+      [true, 'canceled', 'https://meet.example.org/w'],
+      [false, 'scheduled', 'https://meet.example.org/w'],
+      [false, 'scheduled', 'https://meet.example.org/w'],
     ]);
+    // A date given a link of its own keeps it when the series' link changes (a leaked one replaced).
+    await s.post(`/events/${second.id}?scope=this`, { virtual_url: 'https://meet.example.org/own' });
+    await s.post(`/events/${series.id}`, { virtual_url: 'https://meet.example.org/new' });
+    const relinked = await s.get(`/events?${WINDOW}&post_parent=${series.id}&per_page=10`);
+    expect(relinked.body.events.map((e: any) => e.virtual_url.split('/').at(-1))).toEqual(['new', 'own', 'new', 'new']);
     // A third date moved alone, a fourth postponed alone; then the whole series is called off: the
     // moved date follows (it had the series' status), the postponed one keeps what was said of it.
     const [, , third, fourth] = after.body.events;

@@ -56,10 +56,24 @@ export async function changeEvent(
     await writeEventAndOccurrences(tx, ctx, copy, input);
     // The occurrences moved over take the new series' links, even when the input named none.
     await syncSeries(tx, ctx, copy.id, { rebuild: false, links: true });
+    // A date cancelled or postponed alone stays so when the series changes from it on, as a date
+    // deleted alone stays deleted (docs/decisions.md, "Cancelled, postponed, online").
+    if (input.event_status === undefined && hasOwnStatus(current, series)) await keepOwnStatus(tx, current);
     return copy.id;
   }
   await writeEventAndOccurrences(tx, ctx, current, input);
   return current.id;
+}
+
+/** Whether a date changed alone says something of its own of whether it happens. */
+const hasOwnStatus = (occurrence: EventRow, series: EventRow) =>
+  occurrence.isException &&
+  (occurrence.eventStatus !== series.eventStatus || occurrence.eventStatusReason !== series.eventStatusReason);
+
+/** The date's own status and reason back, as a date changed alone (the series' later edits leave it). */
+async function keepOwnStatus(tx: Tx, occurrence: EventRow) {
+  const { eventStatus, eventStatusReason } = occurrence;
+  await tx.event.update({ where: { id: occurrence.id }, data: { eventStatus, eventStatusReason, isException: true } });
 }
 
 const RECURRENCE_OF_SERIES =

@@ -14,7 +14,8 @@ import {
   followingOccurrences,
   restoreTrashedExceptions,
   shiftOriginalStarts,
-  statusToExceptions,
+  announcedChanged,
+  announcedToExceptions,
 } from '../../queries/event-storage.js';
 import { parseRecurrence } from '../../recurrence/parse.js';
 import { shiftLines, shiftOf } from '../../recurrence/rewrite.js';
@@ -62,9 +63,7 @@ export async function followSeriesWrite(
   }
   const zone = eventZone(after.timezone) ?? UTC_ZONE;
   await moveWithSeries(tx, current, after, sent.lines, zone);
-  if (after.eventStatus !== current.eventStatus || after.eventStatusReason !== current.eventStatusReason) {
-    await statusToExceptions(tx, after, current);
-  }
+  if (announcedChanged(current, after)) await announcedToExceptions(tx, after, current);
   if (current.status === 'trash' && after.status !== 'trash') await restoreExceptions(tx, after, zone);
   await syncSeries(tx, ctx, current.id, { rebuild: rulesOrTimesChanged(current, after), links: sent.links });
   if (reachesFurther(current.status, after.status)) await expandSeries(tx, current.id, 'extend', ctx, new Date());
