@@ -1,0 +1,37 @@
+// Where a VEVENT says it happens online: the link to join it, read from what calendar programs
+// write, in this order: RFC 7986's CONFERENCE (this service's export, Apple's and Fastmail's
+// calendars), Google's X-GOOGLE-CONFERENCE, Microsoft's X-MICROSOFT-SKYPETEAMSMEETINGURL (a Teams
+// meeting), and a LOCATION that is only a link. Only an https link is a join link, as the API takes
+// none other (openapi/components/schemas/VirtualUrl.yaml); an event with a place besides the link is
+// hybrid (online and at its venue).
+import type ICAL from 'ical.js';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { textOf } from './values.js';
+
+/** The longest link the API takes (openapi/components/schemas/VirtualUrl.yaml). */
+const MAX_URL = 2000;
+const URI = fullFormats.uri as (text: string) => boolean;
+
+/** The properties that carry a link to join, in the order they are read. */
+const LINK_PROPERTIES = ['conference', 'x-google-conference', 'x-microsoft-skypeteamsmeetingurl'];
+
+/** A join link as the API takes it: https, no white space, a URI, within its length. */
+export const isJoinLink = (text: string) => /^https:\/\/\S+$/i.test(text) && text.length <= MAX_URL && URI(text);
+
+/** A LOCATION that is only a link (`https://meet.example.org/abc`): a place online, not a venue. */
+export const locationIsLink = (location: string) => isJoinLink(location.trim());
+
+/**
+ * The event's online fields as the API names them, from its lines. A link that is no join link (a
+ * phone number, `tel:`; an http link) makes no event online, and is no remark: CalDAV keeps such a
+ * CONFERENCE as written (caldav/resource-body.ts), and a remark would refuse the client's PUT.
+ */
+export function onlineOf(component: ICAL.Component): Record<string, unknown> {
+  const given = LINK_PROPERTIES.flatMap((name) =>
+    component.getAllProperties(name).map((property) => String(property.getFirstValue() ?? '').trim()),
+  ).filter(Boolean);
+  const location = textOf(component, 'location').trim();
+  const link = given.find(isJoinLink) ?? (locationIsLink(location) ? location : undefined);
+  const place = Boolean(location) && !locationIsLink(location);
+  return { is_virtual: Boolean(link), is_hybrid: Boolean(link) && place, virtual_url: link ?? '' };
+}
