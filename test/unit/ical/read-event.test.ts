@@ -94,6 +94,22 @@ describe('reading a VEVENT', () => {
     [['CONFERENCE;VALUE=URI:http://meet.example.org/c', 'LOCATION:Hall'], false, false, '', 'Hall'],
     [['LOCATION:http://example.org/room'], false, false, '', 'http://example.org/room'],
     [['X-GOOGLE-CONFERENCE:https://meet.example.org/has space'], false, false, '', null],
+    // Outlook names the Teams meeting in LOCATION: no place, unless it lists one beside it.
+    [
+      ['X-MICROSOFT-SKYPETEAMSMEETINGURL:https://teams.microsoft.com/l/x', 'LOCATION:Microsoft Teams-Besprechung'],
+      true,
+      false,
+      'https://teams.microsoft.com/l/x',
+      null,
+    ],
+    [
+      ['X-MICROSOFT-SKYPETEAMSMEETINGURL:https://teams.microsoft.com/l/x', 'LOCATION:Microsoft Teams Meeting; Room 4'],
+      true,
+      true,
+      'https://teams.microsoft.com/l/x',
+      'Microsoft Teams Meeting; Room 4',
+    ],
+    [['LOCATION:Microsoft Teams Meeting'], false, false, '', 'Microsoft Teams Meeting'],
   ])('reads where it happens online from %j', (lines, isVirtual, isHybrid, url, venue) => {
     const item = only(calendar(...vevent('UID:o', 'SUMMARY:Online', 'DTSTART:20270301T190000Z', ...lines)));
     expect(item.body).toMatchObject({ is_virtual: isVirtual, is_hybrid: isHybrid, virtual_url: url });
