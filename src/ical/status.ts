@@ -101,9 +101,11 @@ export function readStatus(
   const status = given.status.toUpperCase();
   const privacy = given.class.toUpperCase();
   const rule = READ[reading].find((r) => ('status' in r ? r.status === status : r.class === privacy));
-  const postponed = given.eventStatus?.trim().toUpperCase() === 'POSTPONED';
-  return {
-    status: rule?.as ?? 'publish',
-    eventStatus: status === ICalEventStatus.CANCELLED ? 'canceled' : postponed ? 'postponed' : 'scheduled',
-  };
+  return { status: rule?.as ?? 'publish', eventStatus: eventStatusOf(status, given.eventStatus ?? '') };
+}
+
+/** Cancelled is what STATUS says; postponed, what our X- property says of an event not cancelled. */
+function eventStatusOf(status: string, written: string): EventStatus {
+  if (status === 'CANCELLED') return 'canceled';
+  return written.trim().toUpperCase() === 'POSTPONED' ? 'postponed' : 'scheduled';
 }

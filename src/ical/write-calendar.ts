@@ -20,7 +20,7 @@ import { DATES_ZONE } from '../domain/import-sources.js';
 import type { EventRecord, ImageMeta, VenueOrOrganizerRecord } from '../domain/records.js';
 import { eventPermalink, readableLinks } from '../serializers/events.js';
 import { eventUid } from '../domain/identities.js';
-import { type EventStatus, writtenStatus } from './status.js';
+import { writtenStatus } from './status.js';
 
 export const ICALENDAR = 'text/calendar; charset=utf-8';
 
@@ -197,7 +197,7 @@ function vevent(
   const url = eventPermalink(row.slug, urls);
   // ORGANIZER is one calendar address: the first organizer that has an e-mail address.
   const organizer = organizers.find((o) => o.email);
-  const written = writtenStatus(row.status, row.eventStatus as EventStatus, clean(row.eventStatusReason));
+  const written = writtenStatus(row.status, row.eventStatus, clean(row.eventStatusReason));
   return {
     id: uidOf(override ? override.series : row.id, urls, uids),
     ...times(row, zone.zone),
