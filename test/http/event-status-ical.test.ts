@@ -270,6 +270,26 @@ describeEachDatabase('event status and online events as iCalendar', (s) => {
     const after = (await dav(s, 'GET', resource(event.id))).text;
     expect(after.match(/CONFERENCE/g)).toHaveLength(2);
     expect(after).toMatch(/CONFERENCE;[A-Z=;]*FEATURE=PHONE[A-Z=;]*:tel:\+1-555-0100\r\n/);
+    // A cancelled draft is served as CANCELLED too, and stays a draft when a client renames it.
+    const draft = (
+      await s.post('/events', {
+        title: 'Draft off',
+        start_date: '2043-06-03 09:00',
+        end_date: '2043-06-03 10:00',
+        status: 'draft',
+        event_status: 'canceled',
+      })
+    ).body;
+    const draftText = (await dav(s, 'GET', resource(draft.id))).text;
+    expect(draftText).toContain('STATUS:CANCELLED\r\n');
+    expect(
+      (await dav(s, 'PUT', resource(draft.id), draftText.replace('SUMMARY:Draft off', 'SUMMARY:Draft off!'))).status,
+    ).toBe(204);
+    expect((await s.get(`/events/${draft.id}`)).body).toMatchObject({
+      title: 'Draft off!',
+      status: 'draft',
+      event_status: 'canceled',
+    });
     // Its CANCELLED and CONFERENCE removed: on schedule and offline again.
     const undone = after
       .replace('STATUS:CANCELLED', 'STATUS:CONFIRMED')
