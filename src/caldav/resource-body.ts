@@ -7,6 +7,8 @@ import type { CaldavWriteLimits } from '../config/limits.js';
 import { DATES_ZONE } from '../domain/import-sources.js';
 import type { ImportItem } from '../domain/external-items.js';
 import type { ParsedCalendar } from '../ical/read-calendar.js';
+import { isJoinLink } from '../ical/read-online.js';
+import { EVENT_STATUS_PROPERTY, STATUS_REASON_PROPERTY } from '../ical/status.js';
 import { MAX_EXTERNAL_ID } from '../services/items/ledger.js';
 import { DavError, caldavCondition, invalidData, invalidResource } from './errors.js';
 import type { Collection } from '../domain/records.js';
@@ -37,7 +39,17 @@ const MAPPED = new Set([
   'x-microsoft-cdo-alldayevent',
   'x-microsoft-msncalendar-alldayevent',
   DATES_ZONE.toLowerCase(),
+  EVENT_STATUS_PROPERTY.toLowerCase(),
+  STATUS_REASON_PROPERTY.toLowerCase(),
 ]);
+
+/**
+ * A CONFERENCE the event's link holds (an https one, ical/read-online.ts): the service writes it.
+ * Another (a dial-in number, `tel:`) is kept as written.
+ */
+const mapped = (property: ICAL.Property) =>
+  MAPPED.has(property.name) ||
+  (property.name === 'conference' && isJoinLink(String(property.getFirstValue() ?? '').trim()));
 
 /** The longest UID a resource may have: its changed occurrences' keys (`UID#` and a RECURRENCE-ID) fit the mapping. */
 const MAX_UID = MAX_EXTERNAL_ID - 100;
@@ -127,7 +139,7 @@ function inCategory(master: ICAL.Component, name: string): boolean {
 function extraOf(event: ICAL.Component): string {
   const lines: string[] = [];
   for (const property of event.getAllProperties()) {
-    if (!MAPPED.has(property.name)) lines.push(property.toICALString());
+    if (!mapped(property)) lines.push(property.toICALString());
   }
   for (const component of event.getAllSubcomponents()) lines.push(component.toString());
   return lines.length ? `${lines.map(fold).join('\r\n')}\r\n` : '';

@@ -4,8 +4,9 @@
 // and each thing taken leniently is a remark in the summary (domain/external-items.ts, remarks).
 // Its lines are repaired before they are read (line-repair.ts), its times read in their zones
 // (zones.ts), its recurrence as the API's lines (read-recurrence.ts), what it names as items of
-// their own (read-links.ts), its STATUS and CLASS as whose text it is says (status.ts). An all-day
-// event ends the day before its DTEND (RFC 5545 ends are exclusive).
+// their own (read-links.ts), its STATUS and CLASS as whose text it is says (status.ts), where it
+// happens online (read-online.ts). An all-day event ends the day before its DTEND (RFC 5545 ends are
+// exclusive).
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { escapeUTF8 } from 'entities';
@@ -15,8 +16,9 @@ import { tidyLines } from '../lib/plain-text.js';
 import { parsed } from './line-repair.js';
 import { linksOf } from './read-links.js';
 import { recurrenceLines } from './read-recurrence.js';
-import { readStatus, type StatusReading } from './status.js';
-import { fit, textOf, timeOf } from './values.js';
+import { onlineOf } from './read-online.js';
+import { EVENT_STATUS_PROPERTY, readStatus, STATUS_REASON_PROPERTY, type StatusReading } from './status.js';
+import { fit, textOf, timeOf, xTextOf } from './values.js';
 import { dateIn, type Reading, reading, type Zone, zoneOf, type Zones, wallClock } from './zones.js';
 
 export interface EventRead {
@@ -52,8 +54,12 @@ export function readEvent(source: string | ICAL.Component, zones: Zones, options
   const endAt = dated(endOf(component, startAt, zones, remarks));
   const recurrence = recurrenceLines(component, zones, startAt, remarks);
   const zone = zoneOf(component, zones, startAt, recurrence, remarks);
-  const status = readStatus(
-    { status: textOf(component, 'status'), class: textOf(component, 'class') },
+  const { status, eventStatus } = readStatus(
+    {
+      status: textOf(component, 'status'),
+      class: textOf(component, 'class'),
+      eventStatus: xTextOf(component, EVENT_STATUS_PROPERTY),
+    },
     options.statuses,
   );
   const url = textOf(component, 'url').trim();
@@ -66,6 +72,10 @@ export function readEvent(source: string | ICAL.Component, zones: Zones, options
     all_day: allDay,
     status,
     website: /^https?:\/\/\S+$/i.test(url) ? url : '',
+    event_status: eventStatus,
+    event_status_reason:
+      eventStatus === 'scheduled' ? '' : fit(xTextOf(component, STATUS_REASON_PROPERTY).trim(), MAX_REASON),
+    ...onlineOf(component),
   };
   const { related, refs } = linksOf(component, options.maxLinks, remarks);
   const sequence = Number(component.getFirstPropertyValue('sequence') ?? 0) || 0;
@@ -171,6 +181,9 @@ function later(start: Reading, duration: ICAL.Duration): Reading {
   const date = { year: at.year, month: at.month, day: at.day };
   return { ...start, instant: at.isValid ? at.toJSDate() : new Date(NaN), date };
 }
+
+/** The longest reason the API takes (openapi/components/schemas/StatusReason.yaml). */
+const MAX_REASON = 2000;
 
 /** The longest description the API takes (openapi/components/schemas/Text.yaml). */
 const MAX_TEXT = 65_535;

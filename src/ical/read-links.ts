@@ -5,6 +5,7 @@ import type ICAL from 'ical.js';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { firstLinks, type ImportItem, type ItemRef, type RefField } from '../domain/external-items.js';
 import { maxLengthOf } from '../openapi.js';
+import { locationIsOnline } from './read-online.js';
 import { fit, textOf } from './values.js';
 
 /** The venue (LOCATION), organizers (ORGANIZER) and categories (CATEGORIES) the event names, and its refs to them. */
@@ -37,7 +38,8 @@ export function linksOf(
 /** The event's place: LOCATION, with GEO when it holds a latitude and a longitude. */
 function place(component: ICAL.Component, remarks: string[]): ImportItem | undefined {
   const location = fit(textOf(component, 'location').trim());
-  if (!location) return undefined;
+  // A link, or the name of a Teams meeting, is where the event happens online (read-online.ts), not a venue.
+  if (!location || locationIsOnline(component)) return undefined;
   const geo = component.getFirstPropertyValue('geo');
   const [lat, lng] = Array.isArray(geo) && geo.length === 2 ? geo.map(Number) : [NaN, NaN];
   const valid = Math.abs(lat) <= 90 && Math.abs(lng) <= 180;

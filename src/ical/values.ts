@@ -24,3 +24,13 @@ export function timeOf(component: ICAL.Component, name: string): ICAL.Time | und
  * LOCATION, CN or CATEGORIES, comes over shortened rather than costing its event.
  */
 export const fit = (name: string, max = 500) => Array.from(name).slice(0, max).join('').trim();
+
+/**
+ * An X- property's first value as TEXT (RFC 5545 3.3.11): ical.js leaves the value of a property it
+ * does not know escaped as written.
+ */
+export function xTextOf(component: ICAL.Component, name: string): string {
+  return textOf(component, name.toLowerCase()).replace(/\\([\\;,nN])/g, (_, c: string) =>
+    c === 'n' || c === 'N' ? '\n' : c,
+  );
+}

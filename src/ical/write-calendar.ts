@@ -80,7 +80,7 @@ export async function eventsCalendar(
     const event = calendar.createEvent(vevent(row, options, override));
     const text = Buffer.from(
       withExtra(
-        foldLines(withImage(withDateRecurrenceId(event.toString(), override), row, options.urls)),
+        foldLines(withConference(withImage(withDateRecurrenceId(event.toString(), override), row, options.urls), row)),
         options.extras?.get(row.id),
       ),
     );
@@ -128,6 +128,19 @@ function withImage(text: string, row: EventRecord, urls: Urls): string {
 }
 
 const IMAGE_TYPES: Record<string, string> = { jpg: 'image/jpeg' };
+
+/**
+ * The link to join an online event as RFC 7986's CONFERENCE (5.11), which calendar apps show as a
+ * button to join and ical-generator does not write: a URI value, not escaped (the API takes only an
+ * https URL without white space, openapi/components/schemas/VirtualUrl.yaml). FEATURE says what it
+ * offers at most (a call or a stream: sound and picture), LABEL how the link is shown. Its venue,
+ * if any, is the LOCATION: an event with both is hybrid, as ical/read-online.ts reads them back.
+ */
+function withConference(text: string, row: EventRecord): string {
+  if (!row.isVirtual || !row.virtualUrl || !text.endsWith(END_VEVENT)) return text;
+  const line = `CONFERENCE;VALUE=URI;FEATURE=AUDIO,VIDEO;LABEL=Join online:${clean(row.virtualUrl)}`;
+  return `${text.slice(0, -END_VEVENT.length)}${line}\r\n${END_VEVENT}`;
+}
 
 /** The lines a client gave the event, before its END:VEVENT. */
 function withExtra(text: string, extra: string | undefined): string {
@@ -184,6 +197,7 @@ function vevent(
   const url = eventPermalink(row.slug, urls);
   // ORGANIZER is one calendar address: the first organizer that has an e-mail address.
   const organizer = organizers.find((o) => o.email);
+  const written = writtenStatus(row.status, row.eventStatus, clean(row.eventStatusReason));
   return {
     id: uidOf(override ? override.series : row.id, urls, uids),
     ...times(row, zone.zone),
@@ -202,9 +216,10 @@ function vevent(
     lastModified: row.modifiedAt,
     // The moment this version of the event was written, so that the same event gives the same text.
     stamp: row.modifiedAt,
-    // STATUS, and CLASS for a private event (status.ts).
-    ...writtenStatus(row.status),
-    ...(row.allDay && zone.zone instanceof IANAZone ? { x: [{ key: DATES_ZONE, value: zone.name }] } : {}),
+    // STATUS, CLASS for a private event, and what STATUS cannot say of a postponed one (status.ts).
+    status: written.status,
+    class: written.class,
+    x: [...written.x, ...(row.allDay && zone.zone instanceof IANAZone ? [{ key: DATES_ZONE, value: zone.name }] : [])],
   };
 }
 

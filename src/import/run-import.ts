@@ -21,6 +21,8 @@ export interface Summary {
   remarks: Map<string, { count: number; examples: string[] }>;
   /** Items taken without a link they have there (items.ts, ImportItem.linksLeftOut), which are among the remarks. */
   partial: number;
+  /** Events taken that are cancelled there (of them, single dates of a series: `occurrences`), and online. */
+  events: { cancelled: number; occurrences: number; online: number };
   /** How many items were written or looked at (before a stop); ... */
   done: number;
   /** ... and how many the source announced (a site's lists may announce more than they hold). */
@@ -47,6 +49,7 @@ export function emptySummary(): Summary {
     notes: [],
     remarks: new Map(),
     partial: 0,
+    events: { cancelled: 0, occurrences: 0, online: 0 },
     done: 0,
     total: 0,
     stopped: false,
@@ -123,6 +126,7 @@ async function writeOne(run: ImportRun, given: ImportItem, summary: Summary, pro
     for (const text of item.linksLeftOut) remark(summary, item, text);
     summary.partial++;
   }
+  if (outcome.result !== 'skipped') countEvent(summary, item);
   for (const inner of carried) summary.counts[inner.kind].created++;
   summary.counts[item.kind][outcome.result]++;
   if (outcome.result === 'skipped') {
@@ -131,6 +135,16 @@ async function writeOne(run: ImportRun, given: ImportItem, summary: Summary, pro
   }
   summary.done++;
   progress.tick(item.label, outcome.result === 'skipped');
+}
+
+/** What the summary says of the events taken: how many are cancelled, and how many online. */
+function countEvent(summary: Summary, item: ImportItem) {
+  if (item.kind !== 'event') return;
+  if (item.body.event_status === 'canceled') {
+    summary.events.cancelled++;
+    if (item.occurrenceOf) summary.events.occurrences++;
+  }
+  if (item.body.is_virtual === true) summary.events.online++;
 }
 
 /** Examples of items a remark is about that the summary names. */
@@ -202,6 +216,11 @@ export function summaryLines(summary: Summary, dryRun: boolean): string[] {
     lines.push(
       `  ${kind.padEnd(width)}  ${String(c.created).padStart(7)}  ${String(c.updated).padStart(7)}  ${String(c.unchanged).padStart(9)}  ${String(c.skipped).padStart(7)}`,
     );
+  }
+  const { cancelled, occurrences, online } = summary.events;
+  if (cancelled || online) {
+    const dates = occurrences ? ` (${occurrences} of them single dates of a series)` : '';
+    lines.push(`Events cancelled there: ${cancelled}${dates}; online: ${online}.`);
   }
   if (summary.skipped.length) {
     lines.push('Skipped:');

@@ -574,8 +574,8 @@ describeEachDatabase(
       expect((await dav(s, 'PUT', `${ALL}${dated}.ics`, { body: bare })).status).toBe(201);
       expect((await dav(s, 'GET', `${ALL}${dated}.ics`)).text).toContain('DTSTART;VALUE=DATE:20470801');
 
-      // Statuses a client changes are written: a private event made public, a draft confirmed, a
-      // cancelled event confirmed again.
+      // Statuses a client changes are written: a private event made public, a draft confirmed, an
+      // event cancelled (still published: called off, not withdrawn) and confirmed again.
       const secret = (await s.post('/events', restEvent('Secret', { status: 'private' }))).body;
       const secretText = await get(secret.id);
       expect(secretText).toContain('CLASS:PRIVATE');
@@ -589,11 +589,11 @@ describeEachDatabase(
       expect((await put(plan.id, (await get(plan.id)).replace('STATUS:CONFIRMED', 'STATUS:CANCELLED'))).status).toBe(
         204,
       );
-      expect((await rest(plan.id)).status).toBe('draft');
-      expect((await put(plan.id, (await get(plan.id)).replace('STATUS:TENTATIVE', 'STATUS:CONFIRMED'))).status).toBe(
+      expect(await rest(plan.id)).toMatchObject({ status: 'publish', event_status: 'canceled' });
+      expect((await put(plan.id, (await get(plan.id)).replace('STATUS:CANCELLED', 'STATUS:CONFIRMED'))).status).toBe(
         204,
       );
-      expect((await rest(plan.id)).status).toBe('publish');
+      expect(await rest(plan.id)).toMatchObject({ status: 'publish', event_status: 'scheduled' });
     });
 
     it('deletes to the trash, honouring If-Match', async () => {

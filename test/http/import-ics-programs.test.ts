@@ -3,7 +3,8 @@
 // name without one, an all-day series whose moved occurrences Exchange names by midnight in its
 // zone or by a date), recurrence parts (RDATE periods, an RDATE before the start, a changed
 // occurrence whose series is elsewhere), text that is not UTF-8 (Latin-1, UTF-16 with a byte order
-// mark), a Google calendar's zone for its dates and floating times, and a file whose every event is refused: the summary, the progress and the exit status say
+// mark), a Google calendar's zone for its dates and floating times, cancelled events and dates and
+// online links as Google, Outlook and Apple write them, and a file whose every event is refused: the summary, the progress and the exit status say
 // what happened, and nothing is left behind of a refused event.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -170,6 +171,80 @@ describeEachDatabase('importing calendars as other programs write them', (s, kin
     expect(wide.notes.join('\n')).toContain('read as utf-16le (found by its byte order mark)');
     const meeting = (await s.db.prisma.importedItem.findFirst({ where: { externalId: 'utf16@calendar.test' } }))!;
     expect((await s.get(`/events/${meeting.localId}`)).body.title).toBe('Réunion à Zürich – 東京');
+  });
+
+  it('takes cancelled events, single cancelled dates of a series, and online links as Google, Outlook and Apple write them', async () => {
+    /** A series' dates in a window: start, event status, online link. */
+    const dates = async (series: { id: number }, from: string, to: string) =>
+      (await s.get(`/events?post_parent=${series.id}&start_date=${from}&end_date=${to}&per_page=50`)).body.events.map(
+        (e: any) => `${e.start_date} ${e.event_status} ${e.virtual_url}`,
+      );
+
+    // Google: a weekly Meet at a library (hybrid), one Wednesday cancelled; a cancelled party.
+    const google = await run('google-cancelled-online.ics');
+    expect(google.skipped).toEqual([]);
+    expect(google.events).toEqual({ cancelled: 2, occurrences: 1, online: 2 });
+    const meet = 'https://meet.google.com/abc-defg-hij';
+    const club = await bySlug(s, 'book-club');
+    expect(club).toMatchObject({ status: 'publish', event_status: 'scheduled', is_virtual: true, is_hybrid: true });
+    expect(club.virtual_url).toBe(meet);
+    expect(club.venue.venue).toBe('Riverside Library, 12 Mill Lane, Oxford');
+    expect(await dates(club, '2027-01-01', '2027-01-31')).toEqual([
+      `2027-01-06 19:00:00 scheduled ${meet}`,
+      `2027-01-13 19:00:00 scheduled ${meet}`,
+      `2027-01-20 19:00:00 canceled ${meet}`,
+      `2027-01-27 19:00:00 scheduled ${meet}`,
+    ]);
+    // A cancelled event is published and says so, no longer a draft.
+    expect(await bySlug(s, 'winter-social')).toMatchObject({
+      status: 'publish',
+      event_status: 'canceled',
+      is_virtual: false,
+    });
+    expect(summaryLines(google, false)).toContain(
+      'Events cancelled there: 2 (1 of them single dates of a series); online: 2.',
+    );
+
+    // Outlook: a Teams meeting, whose LOCATION names it (no venue), one Tuesday cancelled.
+    const outlook = await run('outlook-teams-cancelled.ics');
+    expect(outlook.skipped).toEqual([]);
+    const planning = await bySlug(s, 'planning-call');
+    expect(planning).toMatchObject({ is_virtual: true, is_hybrid: false, timezone: 'Europe/Berlin' });
+    expect(planning.virtual_url).toMatch(/^https:\/\/teams\.microsoft\.com\/l\/meetup-join\/19%3ameeting_/);
+    expect(planning.venue).toEqual([]);
+    expect((await dates(planning, '2027-01-01', '2027-01-31')).map((d: string) => d.split(' https')[0])).toEqual([
+      '2027-01-05 10:00:00 scheduled',
+      '2027-01-12 10:00:00 canceled',
+      '2027-01-19 10:00:00 scheduled',
+      '2027-01-26 10:00:00 scheduled',
+    ]);
+    expect(await bySlug(s, 'quarterly-review')).toMatchObject({ event_status: 'canceled', is_virtual: false });
+
+    // Apple: a Zoom link pasted as LOCATION, one date cancelled; CONFERENCE beside a studio (hybrid);
+    // an http link, which is no join link.
+    const apple = await run('apple-conference.ics');
+    expect(apple.skipped).toEqual([]);
+    expect(apple.events).toEqual({ cancelled: 1, occurrences: 1, online: 3 });
+    const yoga = await bySlug(s, 'yoga-for-beginners');
+    const zoom = 'https://us02web.zoom.us/j/81234567890?pwd=abcDEF123';
+    expect(yoga).toMatchObject({ is_virtual: true, is_hybrid: false, virtual_url: zoom, venue: [] });
+    expect(await dates(yoga, '2027-02-01', '2027-02-28')).toEqual([
+      `2027-02-04 17:30:00 scheduled ${zoom}`,
+      `2027-02-11 17:30:00 scheduled ${zoom}`,
+      `2027-02-18 17:30:00 canceled ${zoom}`,
+      `2027-02-25 17:30:00 scheduled ${zoom}`,
+    ]);
+    expect(await bySlug(s, 'open-studio')).toMatchObject({
+      is_virtual: true,
+      is_hybrid: true,
+      virtual_url: 'https://facetime.apple.com/join#v=1&p=AbCdEf&k=GhIjKl',
+    });
+    expect(await bySlug(s, 'film-night-http-link')).toMatchObject({ is_virtual: false, virtual_url: null });
+
+    // Imported again: nothing changes.
+    const again = await run('apple-conference.ics');
+    expect(again.counts.event).toMatchObject({ created: 0, updated: 0 });
+    expect(await dates(yoga, '2027-02-18', '2027-02-18 23:59')).toEqual([`2027-02-18 17:30:00 canceled ${zoom}`]);
   });
 
   it('leaves nothing behind of refused events, and says that nothing was imported', async () => {

@@ -257,7 +257,11 @@ export async function vdirsyncerPair(opts: VdirOptions): Promise<Vdir> {
 }
 
 /** What `khal list <from> <to>` prints for a folder of .ics files: one `<start> <title>` line per occurrence. */
-export async function khalList(vdirFolder: string, range: { from: string; to: string }): Promise<string> {
+export async function khalList(
+  vdirFolder: string,
+  range: { from: string; to: string },
+  format = '{start} {title}',
+): Promise<string> {
   const home = await tempDir('khal');
   try {
     const config = path.join(home, 'config');
@@ -284,7 +288,7 @@ export async function khalList(vdirFolder: string, range: { from: string; to: st
     );
     const listed = await run(
       'khal',
-      ['-c', config, 'list', '--format', '{start} {title}', '--day-format', '', range.from, range.to],
+      ['-c', config, 'list', '--format', format, '--day-format', '', range.from, range.to],
       { env: await isolatedEnv(home), timeoutMs: 30_000 },
     );
     if (listed.code !== 0) throw new Error(`khal list failed (${listed.code}): ${listed.stderr}`);

@@ -21,6 +21,12 @@ export interface DavTarget {
   calendarUrl: string;
   /** When vdirsyncer talks through a recording proxy (startRecordingProxy), its requests go into the report. */
   recorder?: { take(): DavRequest[] };
+  /**
+   * Cancels the date `day` (2027-05-11) of the series titled `title` the way the target's own users
+   * do (this service: its REST API); without it, a client's CalDAV PUT of an override with
+   * STATUS:CANCELLED (Radicale, which has no other door).
+   */
+  cancelDate?: (title: string, day: string) => Promise<void>;
 }
 
 // ---- iCalendar text -------------------------------------------------------------------------------
@@ -171,7 +177,8 @@ interface Context {
   sync: (vdir: Vdir, name: string) => Promise<RunResult>;
   /** The local file that holds `uid`. */
   localFile: (vdir: Vdir, uid: string) => Promise<{ name: string; text: string } | undefined>;
-  khal: (vdir: Vdir, from: string, to: string) => Promise<string[]>;
+  /** khal's list of the days, this run's events only, in khal's `format` (default `{start} {title}`). */
+  khal: (vdir: Vdir, from: string, to: string, format?: string) => Promise<string[]>;
 }
 
 interface Scenario {
@@ -232,8 +239,8 @@ async function runScenario(scenario: Scenario, target: DavTarget, tag: string, r
       }
       return undefined;
     },
-    async khal(vdir, from, to) {
-      const listed = await step('khal list', () => khalList(vdir.dir, { from, to }));
+    async khal(vdir, from, to, format) {
+      const listed = await step('khal list', () => khalList(vdir.dir, { from, to }, format));
       return listed.split('\n').filter((line) => line.includes(tag));
     },
   };
@@ -462,4 +469,49 @@ const SCENARIOS: Scenario[] = [
       ]);
     },
   },
+  {
+    name: 'g. a weekly series with one date cancelled there is here with that date cancelled, and khal says so',
+    async run({ tag, target, pair, sync, server, localFile, khal, step }) {
+      const vdir = await pair();
+      const uid = `g-weekly-${tag}`;
+      const title = `Choir ${tag}`;
+      // Tuesdays 10:00 in Berlin (summer time, 08:00 UTC): 4, 11 and 18 May 2027; the 11th is cancelled.
+      const ics = calendar(
+        BERLIN,
+        zoned(uid, title, '20270504T100000', '20270504T110000', ['RRULE:FREQ=WEEKLY;COUNT=3']),
+      );
+      expect((await server.put(`${uid}.ics`, ics, { ifNoneMatch: '*' })).status).toBe(201);
+      await sync(vdir, 'sync the series down');
+      await step('cancel one date there', () =>
+        (target.cancelDate ?? cancelOverCaldav(server, uid))(title, '2027-05-11'),
+      );
+      await sync(vdir, 'sync the cancelled date down');
+
+      const down = await localFile(vdir, uid);
+      expect(down?.text).toMatch(/^RECURRENCE-ID;TZID=Europe\/Berlin:20270511T100000\r?$/m);
+      expect(down?.text.match(/^STATUS:CANCELLED\r?$/gm)).toHaveLength(1);
+      expect(await khal(vdir, '2027-05-03', '2027-05-19', '{start} {cancelled}{title}')).toEqual([
+        `2027-05-04 08:00 ${title}`,
+        `2027-05-11 08:00 CANCELLED ${title}`,
+        `2027-05-18 08:00 ${title}`,
+      ]);
+    },
+  },
 ];
+
+/**
+ * A date cancelled as a CalDAV client cancels it: the series' resource put back with an override of
+ * that date (RECURRENCE-ID) that says STATUS:CANCELLED, as calendar apps write one.
+ */
+function cancelOverCaldav(server: ReturnType<typeof serverSide>, uid: string) {
+  return async (title: string, day: string) => {
+    const stored = await server.get(`${uid}.ics`);
+    const local = `${day.replace(/-/g, '')}T100000`;
+    const override = zoned(uid, title, local, local.replace('T10', 'T11'), [
+      `RECURRENCE-ID;TZID=Europe/Berlin:${local}`,
+      'STATUS:CANCELLED',
+    ]);
+    const text = stored.text.replace(/END:VCALENDAR\r?\n?$/, `${override.join('\r\n')}\r\nEND:VCALENDAR\r\n`);
+    expect(UPDATED).toContain((await server.put(`${uid}.ics`, text, { ifMatch: stored.etag! })).status);
+  };
+}

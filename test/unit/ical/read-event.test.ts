@@ -33,6 +33,11 @@ describe('reading a VEVENT', () => {
       all_day: false,
       status: 'publish',
       website: 'https://example.com/jazz',
+      event_status: 'scheduled',
+      event_status_reason: '',
+      is_virtual: false,
+      is_hybrid: false,
+      virtual_url: '',
       recurrence: [],
     });
     expect(item.embedded?.map((e) => [e.externalId, e.body])).toEqual([
@@ -49,6 +54,66 @@ describe('reading a VEVENT', () => {
       ['organizer', ['organizer:ana ribeiro']],
       ['categories', ['category:jazz', 'category:music']],
     ]);
+    expect(item.remarks).toEqual([]);
+  });
+
+  it.each([
+    // [the lines, is_virtual, is_hybrid, virtual_url, the venue it names]
+    [
+      ['CONFERENCE;VALUE=URI;FEATURE=VIDEO;LABEL=Join:https://meet.example.org/a'],
+      true,
+      false,
+      'https://meet.example.org/a',
+      null,
+    ],
+    // Google's Meet link and Microsoft's Teams link, with a place: hybrid.
+    [
+      ['X-GOOGLE-CONFERENCE:https://meet.google.com/abc-defg-hij', 'LOCATION:Room 4'],
+      true,
+      true,
+      'https://meet.google.com/abc-defg-hij',
+      'Room 4',
+    ],
+    [
+      ['X-MICROSOFT-SKYPETEAMSMEETINGURL:https://teams.microsoft.com/l/meetup-join/19%3ameeting_x'],
+      true,
+      false,
+      'https://teams.microsoft.com/l/meetup-join/19%3ameeting_x',
+      null,
+    ],
+    // A LOCATION that is only a link is where it happens online, not a venue.
+    [['LOCATION:https://zoom.us/j/123456789'], true, false, 'https://zoom.us/j/123456789', null],
+    // The first join link counts: a phone number is none, nor is an http link.
+    [
+      ['CONFERENCE;VALUE=URI;FEATURE=PHONE:tel:+1-555-0100', 'CONFERENCE;VALUE=URI:https://meet.example.org/b'],
+      true,
+      false,
+      'https://meet.example.org/b',
+      null,
+    ],
+    [['CONFERENCE;VALUE=URI:http://meet.example.org/c', 'LOCATION:Hall'], false, false, '', 'Hall'],
+    [['LOCATION:http://example.org/room'], false, false, '', 'http://example.org/room'],
+    [['X-GOOGLE-CONFERENCE:https://meet.example.org/has space'], false, false, '', null],
+    // Outlook names the Teams meeting in LOCATION: no place, unless it lists one beside it.
+    [
+      ['X-MICROSOFT-SKYPETEAMSMEETINGURL:https://teams.microsoft.com/l/x', 'LOCATION:Microsoft Teams-Besprechung'],
+      true,
+      false,
+      'https://teams.microsoft.com/l/x',
+      null,
+    ],
+    [
+      ['X-MICROSOFT-SKYPETEAMSMEETINGURL:https://teams.microsoft.com/l/x', 'LOCATION:Microsoft Teams Meeting; Room 4'],
+      true,
+      true,
+      'https://teams.microsoft.com/l/x',
+      'Microsoft Teams Meeting; Room 4',
+    ],
+    [['LOCATION:Microsoft Teams Meeting'], false, false, '', 'Microsoft Teams Meeting'],
+  ])('reads where it happens online from %j', (lines, isVirtual, isHybrid, url, venue) => {
+    const item = only(calendar(...vevent('UID:o', 'SUMMARY:Online', 'DTSTART:20270301T190000Z', ...lines)));
+    expect(item.body).toMatchObject({ is_virtual: isVirtual, is_hybrid: isHybrid, virtual_url: url });
+    expect(item.embedded?.find((e) => e.kind === 'venue')?.label ?? null).toBe(venue);
     expect(item.remarks).toEqual([]);
   });
 

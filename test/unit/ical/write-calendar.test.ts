@@ -50,6 +50,11 @@ function record(fields: Partial<EventRecord>): EventRecord {
     parentId: null,
     isException: false,
     originalStartLocal: null,
+    eventStatus: 'scheduled',
+    eventStatusReason: '',
+    isVirtual: false,
+    isHybrid: false,
+    virtualUrl: null,
     modifiedAt,
     image: null,
     imageMeta: null,
@@ -93,6 +98,11 @@ describe('an event written and read back', () => {
       all_day: false,
       status: 'publish',
       website: 'https://example.com/jazz',
+      event_status: 'scheduled',
+      event_status_reason: '',
+      is_virtual: false,
+      is_hybrid: false,
+      virtual_url: '',
       recurrence: [],
     });
     expect(items[0].embedded?.map((e) => [e.kind, e.body])).toEqual([
@@ -155,5 +165,64 @@ describe('an event written and read back', () => {
     expect(text).toContain('CLASS:PRIVATE');
     const back = read(text, { statuses: 'caldav' }).items.map((i) => i.body.status);
     expect(back).toEqual([...statuses]);
+  });
+
+  it('writes a cancelled event CANCELLED and a postponed one as its post status says, each with its reason', async () => {
+    const rows = [
+      record({ id: 30, eventStatus: 'canceled', eventStatusReason: 'The hall flooded; sorry, all' }),
+      record({ id: 31, eventStatus: 'canceled', status: 'private' }),
+      record({ id: 32, eventStatus: 'postponed', eventStatusReason: 'Ill' }),
+      record({ id: 33, eventStatus: 'scheduled', eventStatusReason: '' }),
+    ];
+    const { text } = await roundTrip(rows);
+    const vevents = text.split('BEGIN:VEVENT').slice(1);
+    expect(vevents[0]).toContain('STATUS:CANCELLED');
+    expect(vevents[0]).toContain('X-CALENDAR-EVENTS-STATUS-REASON:The hall flooded\\; sorry\\, all');
+    // CLASS stays as the post status says.
+    expect(vevents[1]).toMatch(/STATUS:CANCELLED[\s\S]*CLASS:PRIVATE|CLASS:PRIVATE[\s\S]*STATUS:CANCELLED/);
+    expect(vevents[2]).toContain('STATUS:CONFIRMED');
+    expect(vevents[2]).toContain('X-CALENDAR-EVENTS-STATUS:POSTPONED');
+    expect(vevents[3]).not.toContain('X-CALENDAR-EVENTS');
+    for (const reading of ['import', 'caldav'] as const) {
+      const back = read(text, { statuses: reading }).items.map((i) => [
+        i.body.status,
+        i.body.event_status,
+        i.body.event_status_reason,
+      ]);
+      expect(back).toEqual([
+        ['publish', 'canceled', 'The hall flooded; sorry, all'],
+        ['private', 'canceled', ''],
+        ['publish', 'postponed', 'Ill'],
+        ['publish', 'scheduled', ''],
+      ]);
+    }
+  });
+
+  it('writes the link of an online event as CONFERENCE, its venue beside it when hybrid, and reads both back', async () => {
+    const url = `https://meet.example.org/${'long-room-name-'.repeat(6)}`;
+    const rows = [
+      record({ id: 40, isVirtual: true, virtualUrl: url, venues: [] }),
+      record({ id: 41, isVirtual: true, isHybrid: true, virtualUrl: 'https://meet.example.org/h' }),
+      // Online without a link yet: nothing to join.
+      record({ id: 42, isVirtual: true, virtualUrl: null }),
+      // A link left from an event taken offline is not written.
+      record({ id: 43, isVirtual: false, virtualUrl: 'https://meet.example.org/old' }),
+    ];
+    const { text, items } = await roundTrip(rows);
+    const vevents = text.replace(/\r\n /g, '').split('BEGIN:VEVENT').slice(1);
+    // Folded at 75 octets, as every line.
+    expect(text.split('\r\n').every((line) => Buffer.byteLength(line) <= 75)).toBe(true);
+    expect(vevents[0]).toContain(`CONFERENCE;VALUE=URI;FEATURE=AUDIO,VIDEO;LABEL=Join online:${url}\r\n`);
+    expect(vevents[1]).toContain(
+      'CONFERENCE;VALUE=URI;FEATURE=AUDIO,VIDEO;LABEL=Join online:https://meet.example.org/h',
+    );
+    expect(vevents[2]).not.toContain('CONFERENCE');
+    expect(vevents[3]).not.toContain('CONFERENCE');
+    expect(items.map((i) => [i.body.is_virtual, i.body.is_hybrid, i.body.virtual_url])).toEqual([
+      [true, false, url],
+      [true, true, 'https://meet.example.org/h'],
+      [false, false, ''],
+      [false, false, ''],
+    ]);
   });
 });
