@@ -50,6 +50,11 @@ const EVENT_KEYS = [
   'recurrence',
   'recurring_event_id',
   'original_start_date',
+  'event_status',
+  'event_status_reason',
+  'is_virtual',
+  'is_hybrid',
+  'virtual_url',
 ];
 
 describeEachDatabase('event writes and reads', (s) => {
