@@ -1877,6 +1877,20 @@ export interface components {
          */
         IsoDateTime: string;
         /**
+         * VirtualLocationJsonLd
+         * @description Where an online event is attended, as a schema.org VirtualLocation in JSON-LD: `url` is the event's `virtual_url`.
+         * @example {
+         *       "@type": "VirtualLocation",
+         *       "url": "https://meet.example.org/winter-jazz-night"
+         *     }
+         */
+        VirtualLocationJsonLd: {
+            /** @constant */
+            "@type": "VirtualLocation";
+            /** Format: uri */
+            url: string;
+        };
+        /**
          * OfferJsonLd
          * @description One schema.org Offer. `price` is the cost without its currency: a number, or a range such as `10 – 25`; `validFrom` is midnight of the day the event was published.
          * @example {
@@ -1904,7 +1918,7 @@ export interface components {
         };
         /**
          * EventJsonLd
-         * @description The event as a schema.org Event in JSON-LD, as search engines read it: its first venue as `location`, its first organizer as `organizer` (one object, also when there are several), and `offers` when it has a cost.
+         * @description The event as a schema.org Event in JSON-LD, as search engines read it: its first organizer as `organizer` (one object, also when there are several), and `offers` when it has a cost. `eventStatus` follows `event_status`, and `eventAttendanceMode` `is_virtual` and `is_hybrid`: offline, online or mixed. `location` is where people attend: the first venue for an event held there; for an online event its `virtual_url` as a VirtualLocation; for a hybrid one both, venue first, as a list (either alone when the other is missing). There is no `previousStartDate`: a postponed event keeps its start.
          * @example {
          *       "@context": "http://schema.org",
          *       "@type": "Event",
@@ -1926,6 +1940,36 @@ export interface components {
          *       },
          *       "performer": "Organization"
          *     }
+         * @example {
+         *       "@context": "http://schema.org",
+         *       "@type": "Event",
+         *       "name": "Winter Jazz Night",
+         *       "description": "Standards and new work, in the hall and streamed.",
+         *       "url": "https://example.org/event/winter-jazz-night/",
+         *       "eventAttendanceMode": "https://schema.org/MixedEventAttendanceMode",
+         *       "eventStatus": "https://schema.org/EventPostponed",
+         *       "startDate": "2026-12-12T19:30:00-05:00",
+         *       "endDate": "2026-12-12T22:30:00-05:00",
+         *       "location": [
+         *         {
+         *           "@type": "Place",
+         *           "name": "Blue Note Hall",
+         *           "description": "",
+         *           "url": "",
+         *           "address": {
+         *             "@type": "PostalAddress",
+         *             "addressLocality": "New York"
+         *           },
+         *           "telephone": "",
+         *           "sameAs": ""
+         *         },
+         *         {
+         *           "@type": "VirtualLocation",
+         *           "url": "https://meet.example.org/winter-jazz-night"
+         *         }
+         *       ],
+         *       "performer": "Organization"
+         *     }
          */
         EventJsonLd: {
             /** @constant */
@@ -1938,13 +1982,13 @@ export interface components {
             image?: string;
             /** Format: uri */
             url: string;
-            /** @constant */
-            eventAttendanceMode: "https://schema.org/OfflineEventAttendanceMode";
-            /** @constant */
-            eventStatus: "https://schema.org/EventScheduled";
+            /** @enum {string} */
+            eventAttendanceMode: "https://schema.org/OfflineEventAttendanceMode" | "https://schema.org/OnlineEventAttendanceMode" | "https://schema.org/MixedEventAttendanceMode";
+            /** @enum {string} */
+            eventStatus: "https://schema.org/EventScheduled" | "https://schema.org/EventCancelled" | "https://schema.org/EventPostponed";
             startDate: components["schemas"]["IsoDateTime"];
             endDate: components["schemas"]["IsoDateTime"];
-            location?: components["schemas"]["PlaceJsonLd"];
+            location?: components["schemas"]["PlaceJsonLd"] | components["schemas"]["VirtualLocationJsonLd"] | (components["schemas"]["PlaceJsonLd"] | components["schemas"]["VirtualLocationJsonLd"])[];
             organizer?: components["schemas"]["PersonJsonLd"];
             offers?: components["schemas"]["OfferJsonLd"];
             /** @constant */
@@ -5206,6 +5250,36 @@ export interface components {
          *       },
          *       "performer": "Organization"
          *     }
+         * @example {
+         *       "@context": "http://schema.org",
+         *       "@type": "Event",
+         *       "name": "Winter Jazz Night",
+         *       "description": "Standards and new work, in the hall and streamed.",
+         *       "url": "https://example.org/event/winter-jazz-night/",
+         *       "eventAttendanceMode": "https://schema.org/MixedEventAttendanceMode",
+         *       "eventStatus": "https://schema.org/EventPostponed",
+         *       "startDate": "2026-12-12T19:30:00-05:00",
+         *       "endDate": "2026-12-12T22:30:00-05:00",
+         *       "location": [
+         *         {
+         *           "@type": "Place",
+         *           "name": "Blue Note Hall",
+         *           "description": "",
+         *           "url": "",
+         *           "address": {
+         *             "@type": "PostalAddress",
+         *             "addressLocality": "New York"
+         *           },
+         *           "telephone": "",
+         *           "sameAs": ""
+         *         },
+         *         {
+         *           "@type": "VirtualLocation",
+         *           "url": "https://meet.example.org/winter-jazz-night"
+         *         }
+         *       ],
+         *       "performer": "Organization"
+         *     }
          */
         EventJsonLdPart: {
             /** @constant */
@@ -5218,17 +5292,31 @@ export interface components {
             image?: string;
             /** Format: uri */
             url?: string;
-            /** @constant */
-            eventAttendanceMode?: "https://schema.org/OfflineEventAttendanceMode";
-            /** @constant */
-            eventStatus?: "https://schema.org/EventScheduled";
+            /** @enum {string} */
+            eventAttendanceMode?: "https://schema.org/OfflineEventAttendanceMode" | "https://schema.org/OnlineEventAttendanceMode" | "https://schema.org/MixedEventAttendanceMode";
+            /** @enum {string} */
+            eventStatus?: "https://schema.org/EventScheduled" | "https://schema.org/EventCancelled" | "https://schema.org/EventPostponed";
             startDate?: components["schemas"]["IsoDateTime"];
             endDate?: components["schemas"]["IsoDateTime"];
-            location?: components["schemas"]["PlaceJsonLdPart"];
+            location?: components["schemas"]["PlaceJsonLdPart"] | components["schemas"]["VirtualLocationJsonLdPart"] | (components["schemas"]["PlaceJsonLdPart"] | components["schemas"]["VirtualLocationJsonLdPart"])[];
             organizer?: components["schemas"]["PersonJsonLdPart"];
             offers?: components["schemas"]["OfferJsonLdPart"];
             /** @constant */
             performer?: "Organization";
+        };
+        /**
+         * VirtualLocationJsonLdPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "@type": "VirtualLocation",
+         *       "url": "https://meet.example.org/winter-jazz-night"
+         *     }
+         */
+        VirtualLocationJsonLdPart: {
+            /** @constant */
+            "@type"?: "VirtualLocation";
+            /** Format: uri */
+            url?: string;
         };
         /**
          * OfferJsonLdPart

@@ -10,7 +10,15 @@
 // HTML-escapes the excerpt's markup (`&lt;p&gt;...`); e-mail addresses are sent as stored, where the
 // plugin entity-obfuscates them differently on every request (which would break our strong ETags).
 import { imageUrl } from './images.js';
-import type { EventLeaf, GeoCoordinatesLeaf, OfferLeaf, PersonLeaf, PlaceLeaf, PostalAddressLeaf } from 'schema-dts';
+import type {
+  EventLeaf,
+  GeoCoordinatesLeaf,
+  OfferLeaf,
+  PersonLeaf,
+  PlaceLeaf,
+  PostalAddressLeaf,
+  VirtualLocationLeaf,
+} from 'schema-dts';
 import { DateTime } from 'luxon';
 import type { EventRecord, VenueOrOrganizerRecord } from '../domain/records.js';
 import type { Cost } from '../lib/cost.js';
@@ -89,10 +97,36 @@ export interface OfferJsonLd extends Omit<OfferLeaf, 'availability'> {
   validFrom: string;
 }
 
+/** Where an online event is attended: its link to join (`virtual_url`). */
+export interface VirtualLocationJsonLd extends VirtualLocationLeaf {
+  '@type': 'VirtualLocation';
+  url: string;
+}
+
+/** Which of schema.org's EventStatusType members each `event_status` is. */
+const EVENT_STATUS = {
+  scheduled: 'https://schema.org/EventScheduled',
+  canceled: 'https://schema.org/EventCancelled',
+  postponed: 'https://schema.org/EventPostponed',
+} as const satisfies Record<EventRecord['eventStatus'], string>;
+
+export type EventStatusJsonLd = (typeof EVENT_STATUS)[keyof typeof EVENT_STATUS];
+
+export type AttendanceModeJsonLd =
+  | 'https://schema.org/OfflineEventAttendanceMode'
+  | 'https://schema.org/OnlineEventAttendanceMode'
+  | 'https://schema.org/MixedEventAttendanceMode';
+
 /**
  * An event. `location` is its first venue and `organizer` its first organizer (one object, even when the
  * event has several), each without `@context`; `offers` only when it has a cost. `performer` is always the
  * text `Organization`, the plugin's placeholder (schema.org allows Text where it expects an Organization).
+ *
+ * `eventStatus` and `eventAttendanceMode` follow `event_status`, `is_virtual` and `is_hybrid`. An online
+ * event's `location` is a VirtualLocation (its `virtual_url`), and a hybrid one's both places, the venue
+ * first, as Google's guidance for mixed events has it. Google's `previousStartDate` belongs to a
+ * rescheduled event, a status this service does not have; a postponed event keeps the start it had, as
+ * that guidance asks, and nothing stores a start it had before.
  */
 export interface EventJsonLd extends Omit<EventLeaf, 'offers'>, PluginContext {
   '@type': 'Event';
@@ -100,11 +134,11 @@ export interface EventJsonLd extends Omit<EventLeaf, 'offers'>, PluginContext {
   description: string;
   image?: string;
   url: string;
-  eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode';
-  eventStatus: 'https://schema.org/EventScheduled';
+  eventAttendanceMode: AttendanceModeJsonLd;
+  eventStatus: EventStatusJsonLd;
   startDate: string;
   endDate: string;
-  location?: PlaceJsonLd;
+  location?: PlaceJsonLd | VirtualLocationJsonLd | [PlaceJsonLd, VirtualLocationJsonLd];
   organizer?: PersonJsonLd;
   offers?: OfferJsonLd;
   performer: 'Organization';
@@ -190,15 +224,34 @@ export function eventJsonLd({ row, zone, siteZone, site, url, cost, venue, organ
     description: describe(row),
     ...imageOf(row, site),
     url,
-    eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
-    eventStatus: 'https://schema.org/EventScheduled',
+    eventAttendanceMode: attendanceMode(row),
+    eventStatus: EVENT_STATUS[row.eventStatus],
     startDate: isoWithOffset(row.startUtc, zone),
     endDate: isoWithOffset(row.endUtc, zone),
-    ...(venue ? { location: placeJsonLd(venue, site) } : {}),
+    ...eventLocation(row, venue, site),
     ...(organizer ? { organizer: personJsonLd(organizer, site) } : {}),
     ...(offers ? { offers } : {}),
     performer: 'Organization',
   };
+}
+
+/** Offline, online, or both at once: a hybrid event is online and at its venue. */
+function attendanceMode({ isVirtual, isHybrid }: EventRecord): AttendanceModeJsonLd {
+  if (!isVirtual) return 'https://schema.org/OfflineEventAttendanceMode';
+  return isHybrid ? 'https://schema.org/MixedEventAttendanceMode' : 'https://schema.org/OnlineEventAttendanceMode';
+}
+
+/**
+ * The venue for an event held there; the link to join for one held online only (its venue, if it has
+ * one, is not where people attend it); both for a hybrid event. Either is left out when there is none.
+ */
+function eventLocation(row: EventRecord, venue: VenueOrOrganizerRecord | undefined, site: string) {
+  const place = venue && (!row.isVirtual || row.isHybrid) ? placeJsonLd(venue, site) : undefined;
+  const online: VirtualLocationJsonLd | undefined =
+    row.isVirtual && row.virtualUrl ? { '@type': 'VirtualLocation', url: row.virtualUrl } : undefined;
+  if (place && online) return { location: [place, online] as [PlaceJsonLd, VirtualLocationJsonLd] };
+  const location = place ?? online;
+  return location ? { location } : {};
 }
 
 /** ISO 8601 with seconds and a numeric offset, `+00:00` rather than `Z` (PHP's `c`, as the plugin writes). */

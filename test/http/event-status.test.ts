@@ -135,6 +135,19 @@ describeEachDatabase('event status and online events', (s, kind) => {
       [false, 'scheduled', 'https://meet.example.org/w'],
       [false, 'scheduled', 'https://meet.example.org/w'],
     ]);
+    // So say their JSON-LD: the cancelled date and the others, all online.
+    const ld = async (id: number) => (await s.get(`/events/${id}`)).body.json_ld;
+    const online = { '@type': 'VirtualLocation', url: 'https://meet.example.org/w' };
+    expect(await ld(second.id)).toMatchObject({
+      eventStatus: 'https://schema.org/EventCancelled',
+      eventAttendanceMode: 'https://schema.org/OnlineEventAttendanceMode',
+      location: online,
+    });
+    expect(await ld(after.body.events[2].id)).toMatchObject({
+      eventStatus: 'https://schema.org/EventScheduled',
+      eventAttendanceMode: 'https://schema.org/OnlineEventAttendanceMode',
+      location: online,
+    });
     // A date given a link of its own keeps it when the series' link changes (a leaked one replaced).
     await s.post(`/events/${second.id}?scope=this`, { virtual_url: 'https://meet.example.org/own' });
     await s.post(`/events/${series.id}`, { virtual_url: 'https://meet.example.org/new' });
@@ -191,6 +204,43 @@ describeEachDatabase('event status and online events', (s, kind) => {
     expect(anonymous.status).toBe(401);
     const byEditor = await s.post(`/events/${mine.id}`, { event_status: 'canceled' }, { as: 'editor' });
     expect(byEditor.status, byEditor.text).toBe(200);
+  });
+
+  it("describes the status and where to attend in the event's JSON-LD: offline, online, hybrid", async () => {
+    const url = 'https://meet.example.org/ld';
+    const venue = { venue: { venue: 'Status Hall', city: 'Lyon' } };
+    const ld = async (body: Record<string, unknown>) => {
+      const event = await create(s, body);
+      const r = await s.get(`/events/${event.id}`, { as: null });
+      expect(r.status, r.text).toBe(200);
+      return r.body.json_ld;
+    };
+    const place = { '@type': 'Place', name: 'Status Hall', address: { addressLocality: 'Lyon' } };
+    const online = { '@type': 'VirtualLocation', url };
+    const atVenue = await ld(venue);
+    expect(atVenue).toMatchObject({
+      eventStatus: 'https://schema.org/EventScheduled',
+      eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
+      location: place,
+    });
+    // Online only: the venue is not where people attend, and no link leaves no location.
+    const cancelled = await ld({ ...venue, event_status: 'canceled', is_virtual: true, virtual_url: url });
+    expect(cancelled).toMatchObject({
+      eventStatus: 'https://schema.org/EventCancelled',
+      eventAttendanceMode: 'https://schema.org/OnlineEventAttendanceMode',
+    });
+    expect(cancelled.location).toStrictEqual(online);
+    expect(await ld({ ...venue, is_virtual: true })).not.toHaveProperty('location');
+    // Hybrid: both, the venue first; either alone when the other is missing.
+    const both = await ld({ ...venue, event_status: 'postponed', is_virtual: true, is_hybrid: true, virtual_url: url });
+    expect(both).toMatchObject({
+      eventStatus: 'https://schema.org/EventPostponed',
+      eventAttendanceMode: 'https://schema.org/MixedEventAttendanceMode',
+      location: [place, online],
+    });
+    expect(both).not.toHaveProperty('previousStartDate');
+    expect((await ld({ ...venue, is_virtual: true, is_hybrid: true })).location).toMatchObject(place);
+    expect((await ld({ is_virtual: true, is_hybrid: true, virtual_url: url })).location).toStrictEqual(online);
   });
 
   it('shows the link to join a draft or private event only to those who may read it', async () => {
