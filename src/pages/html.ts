@@ -17,7 +17,8 @@ export const PAGE_POLICY =
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1b1b1b;background:#fff}
 main{max-width:42rem;margin:0 auto;padding:2rem 1rem}h1{line-height:1.2}dt{font-weight:600}
-dd{margin:0 0 .75rem}a{color:#0b57d0}.actions a{display:inline-block;margin:0 1rem .5rem 0}img{max-width:100%;height:auto}`;
+dd{margin:0 0 .75rem}.status{border-left:4px solid #b3261e;padding:.25rem .75rem;background:#fdecea}
+.status-postponed{border-color:#8a5a00;background:#fff4e0}a{color:#0b57d0}.actions a{display:inline-block;margin:0 1rem .5rem 0}img{max-width:100%;height:auto}`;
 
 export function page(title: string, body: string, head = ''): string {
   return `<!doctype html>

@@ -48,6 +48,33 @@ function endWritten(
   return sameDay ? '' : end.toLocaleString(format, { locale: 'en' });
 }
 
+/** What a cancelled or postponed event says under its title; nothing for one that happens as announced. */
+const STATUS_WORDS: Record<Event['event_status'], string> = {
+  scheduled: '',
+  canceled: 'Cancelled',
+  postponed: 'Postponed',
+};
+
+/**
+ * The event's status and its reason, as a paragraph right below the title (read after it, and
+ * styled apart), with the status as a word that needs no colour to be understood.
+ */
+function statusNotice(event: Event): string {
+  const word = STATUS_WORDS[event.event_status];
+  if (!word) return '';
+  const reason = event.event_status_reason ? ` ${text(event.event_status_reason)}` : '';
+  return `<p class="status status-${event.event_status}"><strong>${word}.</strong>${reason}</p>`;
+}
+
+/**
+ * Where to join an online event. The link shows on the event's own page only, which only those who
+ * may read the event reach (routes.ts): lists of events show none.
+ */
+function online(event: Event): string {
+  if (!event.is_virtual) return '';
+  return event.virtual_url ? link(event.virtual_url, 'Join online') : 'The link to join is not published yet.';
+}
+
 function address(venue: Venue): string {
   const region = [venue.stateprovince ?? venue.state ?? venue.province, venue.zip].filter(Boolean).join(' ');
   return [venue.address, venue.city, region, venue.country].filter(Boolean).join(', ');
@@ -64,6 +91,7 @@ export function eventPage(event: Event): string {
         .map((venue) => [link(venue.url, venue.venue ?? ''), address(venue)].filter(Boolean).join(', '))
         .join('<br>'),
     ],
+    ['Online', online(event)],
     ['Organized by', event.organizer.map((organizer) => link(organizer.url, organizer.organizer ?? '')).join(', ')],
     ['Cost', text(event.cost)],
     ['Filed under', text(terms.join(', '))],
@@ -75,6 +103,7 @@ export function eventPage(event: Event): string {
     typeof event.image === 'object' ? `<img src="${text(sizes.large?.url ?? event.image.url)}" alt="">` : '';
   const body = `<article>
 <h1>${text(event.title)}</h1>
+${statusNotice(event)}
 ${image}
 <dl>
 ${details.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join('\n')}
@@ -84,6 +113,10 @@ ${paragraphs(event.description)}
 </article>`;
   return page(event.title, body, event.json_ld ? jsonLd(event.json_ld) : '');
 }
+
+/** A cancelled or postponed event in a list: the word after its title. */
+const listedStatus = (event: Event) =>
+  STATUS_WORDS[event.event_status] ? ` (${STATUS_WORDS[event.event_status]})` : '';
 
 function placeName(item: Venue | Organizer): string {
   if ('venue' in item) return item.venue ?? '';
@@ -101,7 +134,7 @@ export function placePage(item: Venue | Organizer, kind: 'venue' | 'organizer', 
     ['Website', item.website ? link(item.website, item.website) : ''],
   ].filter(([, value]) => value);
   const events = upcoming.length
-    ? `<ul>\n${upcoming.map((event) => `<li>${link(event.url, event.title)}, ${when(event)}</li>`).join('\n')}\n</ul>`
+    ? `<ul>\n${upcoming.map((event) => `<li>${link(event.url, event.title)}${listedStatus(event)}, ${when(event)}</li>`).join('\n')}\n</ul>`
     : '<p>No events to come.</p>';
   const body = `<article>
 <h1>${text(name)}</h1>

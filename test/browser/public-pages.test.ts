@@ -1,6 +1,6 @@
 // The pages that events', venues' and organizers' `url`s name, in Chromium: every `url` resolves to
 // a readable page with the object's JSON-LD and, for an event, a link that adds it to a calendar;
-// hostile text stays text; what is not public is a 404. Screenshots go to test-artifacts/.
+// a cancelled or postponed event says so, an online one has its link to join; hostile text stays text; what is not public is a 404. Screenshots go to test-artifacts/.
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable, serverAndBrowser } from '../setup/chromium.js';
 
@@ -64,6 +64,56 @@ describe.runIf(chromiumAvailable)('the public pages in Chromium', () => {
     await page.goto(event.organizer[0].url);
     expect(await page.locator('h1').innerText()).toBe('Harbor Arts');
     expect(outside).toEqual([]);
+    await page.close();
+  });
+
+  it('says near the title that an event is cancelled or postponed, and why, with a link to join one online', async () => {
+    const { s, browser } = suite;
+    const soon = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    const times = { start_date: `${soon} 18:00`, end_date: `${soon} 20:00` };
+    const hybrid = (
+      await s.post('/events', {
+        title: 'Harbor Lecture',
+        ...times,
+        venue: { venue: 'Harbor Library' },
+        event_status: 'postponed',
+        event_status_reason: 'The speaker is ill; a new date follows.',
+        is_virtual: true,
+        is_hybrid: true,
+        virtual_url: 'https://meet.example.org/harbor-lecture',
+      })
+    ).body;
+    const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+    await page.goto(hybrid.url);
+    await page.screenshot({ path: 'test-artifacts/event-page-postponed.png' });
+    // Read right after the title, the word first.
+    const notice = page.locator('h1 + p');
+    expect(await notice.innerText()).toBe('Postponed. The speaker is ill; a new date follows.');
+    expect(await notice.locator('strong').innerText()).toBe('Postponed.');
+    const join = page.getByRole('link', { name: 'Join online' });
+    expect(await join.getAttribute('href')).toBe('https://meet.example.org/harbor-lecture');
+    expect(await page.locator('dl').innerText()).toContain('Harbor Library');
+    const ld = JSON.parse((await page.locator('script[type="application/ld+json"]').textContent()) ?? '');
+    expect(ld).toMatchObject({
+      eventStatus: 'https://schema.org/EventPostponed',
+      eventAttendanceMode: 'https://schema.org/MixedEventAttendanceMode',
+      location: [
+        { '@type': 'Place', name: 'Harbor Library' },
+        { '@type': 'VirtualLocation', url: 'https://meet.example.org/harbor-lecture' },
+      ],
+    });
+    // Cancelled, without a reason: the word alone; taken offline, no link.
+    await s.post(`/events/${hybrid.id}`, { event_status: 'canceled', event_status_reason: '', is_virtual: false });
+    await page.reload();
+    expect(await notice.innerText()).toBe('Cancelled.');
+    expect(await page.getByRole('link', { name: 'Join online' }).count()).toBe(0);
+    // The venue's page lists it as cancelled.
+    await page.goto(hybrid.venue.url);
+    expect(await page.getByRole('listitem').first().innerText()).toContain('Harbor Lecture (Cancelled)');
+    // An event that happens as announced says nothing of it.
+    const plain = (await s.post('/events', { title: 'Harbor Walk', ...times })).body;
+    await page.goto(plain.url);
+    expect(await page.locator('.status').count()).toBe(0);
     await page.close();
   });
 

@@ -260,6 +260,39 @@ describeEachDatabase('event status and online events', (s, kind) => {
     }
   });
 
+  it("puts the link to join on a public event's page alone, never on a page of a draft or private one", async () => {
+    const hall = (await s.post('/venues', { venue: `Online hall ${Date.now()}` })).body;
+    const host = (await s.post('/organizers', { organizer: `Online host ${Date.now()}` })).body;
+    // Soon: a venue's page lists what is to come within the lists' default window.
+    const soon = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
+    const times = { start_date: `${soon} 19:00`, end_date: `${soon} 20:00` };
+    const links = { ...times, venue: hall.id, organizer: [host.id], is_virtual: true };
+    const page = async (url: string) => {
+      const r = await fetch(url);
+      return { status: r.status, html: await r.text() };
+    };
+    const open = await create(s, { ...links, virtual_url: 'https://meet.example.org/open' });
+    const shown = await page(open.url);
+    expect(shown.status).toBe(200);
+    expect(shown.html).toContain('<a href="https://meet.example.org/open">Join online</a>');
+    const secret = `https://meet.example.org/secret-page-${Date.now()}`;
+    for (const status of ['draft', 'private']) {
+      const hidden = await create(s, { ...links, status, virtual_url: secret });
+      expect((await page(hidden.url)).status).toBe(404);
+    }
+    // The venue's and organizer's pages list the public event, with no link to join any.
+    for (const url of [open.url, hall.url, host.url]) {
+      const { status, html } = await page(url);
+      expect(status, url).toBe(200);
+      expect(html, url).not.toContain(secret);
+    }
+    for (const url of [hall.url, host.url]) {
+      const { html } = await page(url);
+      expect(html, url).toContain(open.url);
+      expect(html, url).not.toContain('meet.example.org');
+    }
+  });
+
   itOnPostgres(
     kind,
     'never leaves an event hybrid and offline when one writer takes it offline as another makes it hybrid',
