@@ -29,15 +29,23 @@ export function requiredRole(operationId: string): string | undefined {
   return roles.get(operationId);
 }
 
+/** What maxLengthOf reads of a schema. */
+interface Described {
+  maxLength?: number;
+  $ref?: string;
+  properties?: Record<string, Described | undefined>;
+}
+
 /**
  * The longest value the document lets a field of one of its schemas hold (`maxLength`), for the doors
  * that shorten what they take from elsewhere (the import of a calendar file) rather than refuse it.
  */
 export function maxLengthOf(schema: string, property: string): number {
-  const schemas = (loadDocument().components?.schemas ?? {}) as Partial<
-    Record<string, { properties?: Record<string, { maxLength?: number } | undefined> }>
-  >;
-  const limit = schemas[schema]?.properties?.[property]?.maxLength;
+  const schemas = (loadDocument().components?.schemas ?? {}) as Partial<Record<string, Described>>;
+  const field = schemas[schema]?.properties?.[property];
+  // A field may be one of the small named schemas (`StatusReason`), which holds the limit.
+  const named = field?.$ref ? schemas[field.$ref.slice(field.$ref.lastIndexOf('/') + 1)] : field;
+  const limit = named?.maxLength;
   if (limit === undefined) throw new Error(`The document gives ${schema}.${property} no maxLength.`);
   return limit;
 }

@@ -21,8 +21,11 @@ export interface Summary {
   remarks: Map<string, { count: number; examples: string[] }>;
   /** Items taken without a link they have there (items.ts, ImportItem.linksLeftOut), which are among the remarks. */
   partial: number;
-  /** Events taken that are cancelled there (of them, single dates of a series: `occurrences`), and online. */
-  events: { cancelled: number; occurrences: number; online: number };
+  /**
+   * Events taken that are cancelled there (of them, single dates of a series: `occurrences`),
+   * postponed (a site of the modelled service: tec-status.ts), and online (of them, hybrid).
+   */
+  events: { cancelled: number; occurrences: number; postponed: number; online: number; hybrid: number };
   /** How many items were written or looked at (before a stop); ... */
   done: number;
   /** ... and how many the source announced (a site's lists may announce more than they hold). */
@@ -49,7 +52,7 @@ export function emptySummary(): Summary {
     notes: [],
     remarks: new Map(),
     partial: 0,
-    events: { cancelled: 0, occurrences: 0, online: 0 },
+    events: { cancelled: 0, occurrences: 0, postponed: 0, online: 0, hybrid: 0 },
     done: 0,
     total: 0,
     stopped: false,
@@ -137,14 +140,16 @@ async function writeOne(run: ImportRun, given: ImportItem, summary: Summary, pro
   progress.tick(item.label, outcome.result === 'skipped');
 }
 
-/** What the summary says of the events taken: how many are cancelled, and how many online. */
+/** What the summary says of the events taken: how many are cancelled or postponed, and how many online. */
 function countEvent(summary: Summary, item: ImportItem) {
   if (item.kind !== 'event') return;
   if (item.body.event_status === 'canceled') {
     summary.events.cancelled++;
     if (item.occurrenceOf) summary.events.occurrences++;
   }
+  if (item.body.event_status === 'postponed') summary.events.postponed++;
   if (item.body.is_virtual === true) summary.events.online++;
+  if (item.body.is_virtual === true && item.body.is_hybrid === true) summary.events.hybrid++;
 }
 
 /** Examples of items a remark is about that the summary names. */
@@ -217,10 +222,13 @@ export function summaryLines(summary: Summary, dryRun: boolean): string[] {
       `  ${kind.padEnd(width)}  ${String(c.created).padStart(7)}  ${String(c.updated).padStart(7)}  ${String(c.unchanged).padStart(9)}  ${String(c.skipped).padStart(7)}`,
     );
   }
-  const { cancelled, occurrences, online } = summary.events;
-  if (cancelled || online) {
+  const { cancelled, occurrences, postponed, online, hybrid } = summary.events;
+  if (cancelled || postponed || online) {
     const dates = occurrences ? ` (${occurrences} of them single dates of a series)` : '';
-    lines.push(`Events cancelled there: ${cancelled}${dates}; online: ${online}.`);
+    // Postponed and hybrid only where a source has them (iCalendar has neither).
+    const later = postponed ? `; postponed: ${postponed}` : '';
+    const both = hybrid ? ` (${hybrid} of them hybrid)` : '';
+    lines.push(`Events cancelled there: ${cancelled}${dates}${later}; online: ${online}${both}.`);
   }
   if (summary.skipped.length) {
     lines.push('Skipped:');

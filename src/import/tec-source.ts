@@ -25,6 +25,7 @@ import {
   type Unreadable,
 } from '../domain/external-items.js';
 import type { ImportLimits } from './limits.js';
+import { statusFields } from './tec-status.js';
 import { type ListReading, type PageOf, paged, type Raw, type TecSite, text } from './site-lists.js';
 import { readStoredEvent, type StoredEvent, storedEvents } from './wordpress-posts.js';
 
@@ -349,6 +350,8 @@ function event(raw: Raw, limits: ImportLimits, stored: StoredEvent | undefined):
     if (stored?.dateUtc) fields.date_utc = stored.dateUtc;
     else if (time(raw.date)) fields.date = time(raw.date);
   }
+  const status = statusFields(raw);
+  remarks.push(...status.remarks);
   // This service has no event passwords: a protected event stays out of public sight, as private.
   if (stored?.password && (fields.status === 'publish' || fields.status === 'future')) {
     fields.status = 'private';
@@ -374,6 +377,7 @@ function event(raw: Raw, limits: ImportLimits, stored: StoredEvent | undefined):
       hide_from_listings: flag(raw.hide_from_listings),
       sticky: flag(raw.sticky),
       featured: flag(raw.featured),
+      ...status.fields,
     }),
     refs: [
       { field: 'venue', items: venues.map((v) => ref('venue', v.id)) },

@@ -466,6 +466,80 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
     }
   });
 
+  it("takes each event's status, reason and link to join where the site gives them, and counts them", async () => {
+    const other = await startTecSite();
+    try {
+      const event = (slug: string) => other.events.find((e) => e.slug === slug)!;
+      // The status feature's fields, and the virtual events add-on's, written for HTML there.
+      Object.assign(event('winter-jazz-night'), {
+        event_status: 'canceled',
+        event_status_reason: '<p>The hall &amp; its roof leak.</p>',
+      });
+      Object.assign(event('new-years-eve-gala'), {
+        event_status: 'postponed',
+        event_status_reason: '',
+        is_virtual: true,
+        virtual_event_type: 'hybrid',
+        virtual_url: 'https://meet.example.org/gala?a=1&amp;b=2',
+      });
+      Object.assign(event('pottery-for-beginners'), {
+        event_status: '',
+        is_virtual: true,
+        virtual_event_type: 'virtual',
+        virtual_url: 'http://meet.example.org/plain',
+      });
+      Object.assign(event('spring-open-studio'), { is_virtual: false, virtual_url: 'https://meet.example.org/old' });
+      // The hidden event, read alone, says it in its json_ld only.
+      const hidden = event('staff-rehearsal');
+      Object.assign(hidden.json_ld, {
+        eventStatus: 'https://schema.org/EventCancelled',
+        eventAttendanceMode: 'https://schema.org/OnlineEventAttendanceMode',
+        location: { '@type': 'VirtualLocation', url: 'https://meet.example.org/rehearsal' },
+      });
+      const summary = await run({ base: other.base });
+      expect(summary.skipped).toEqual([]);
+      expect(summary.events).toEqual({ cancelled: 2, occurrences: 0, postponed: 1, online: 3, hybrid: 1 });
+      const lines = summaryLines(summary, false).join('\n');
+      expect(lines).toContain('Events cancelled there: 2; postponed: 1; online: 3 (1 of them hybrid).');
+      expect(lines).toContain(
+        `Note: a link to join that is not https: left out: 1 item (event ${event('pottery-for-beginners').id}).`,
+      );
+      const ours = async (theirs: any) => {
+        const mapped = await s.db.prisma.importedItem.findFirst({
+          where: { source: other.base, kind: 'event', externalId: String(theirs.id) },
+        });
+        const { body } = await s.get(`/events/${mapped?.localId}`);
+        return [body.event_status, body.event_status_reason, body.is_virtual, body.is_hybrid, body.virtual_url];
+      };
+      expect(await ours(event('winter-jazz-night'))).toEqual([
+        'canceled',
+        'The hall & its roof leak.',
+        false,
+        false,
+        null,
+      ]);
+      expect(await ours(event('new-years-eve-gala'))).toEqual([
+        'postponed',
+        '',
+        true,
+        true,
+        'https://meet.example.org/gala?a=1&b=2',
+      ]);
+      expect(await ours(event('pottery-for-beginners'))).toEqual(['scheduled', '', true, false, null]);
+      expect(await ours(event('spring-open-studio'))).toEqual(['scheduled', '', false, false, null]);
+      expect(await ours(hidden)).toEqual(['canceled', '', true, false, 'https://meet.example.org/rehearsal']);
+      // Back on schedule there, and offline: so here at the next run.
+      Object.assign(event('winter-jazz-night'), { event_status: 'scheduled', modified_utc: '2026-11-23 10:00:00' });
+      Object.assign(event('new-years-eve-gala'), { is_virtual: false, modified_utc: '2026-11-23 10:00:00' });
+      const again = await run({ base: other.base });
+      expect(again.counts.event.updated).toBe(2);
+      expect(await ours(event('winter-jazz-night'))).toEqual(['scheduled', '', false, false, null]);
+      expect((await ours(event('new-years-eve-gala'))).slice(2, 4)).toEqual([false, false]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('cleans NUL bytes and other control characters out of what a site sends, and goes on', async () => {
     const other = await startTecSite();
     try {
