@@ -20,9 +20,9 @@ main{max-width:42rem;margin:0 auto;padding:2rem 1rem}h1{line-height:1.2}dt{font-
 dd{margin:0 0 .75rem}.status{border-left:4px solid #b3261e;padding:.25rem .75rem;background:#fdecea}
 .status-postponed{border-color:#8a5a00;background:#fff4e0}a{color:#0b57d0}.actions a{display:inline-block;margin:0 1rem .5rem 0}img{max-width:100%;height:auto}`;
 
-export function page(title: string, body: string, head = ''): string {
+export function page(lang: string, title: string, body: string, head = ''): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${text(lang)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -1,6 +1,7 @@
 // Serves the public pages at the permalinks the API's `url`s name (`/event/<slug>/`,
 // `/venue/<slug>/`, `/organizer/<slug>/`), so that every `url` resolves. Pages show what anonymous
-// readers may read: anything else is a 404 page, whether it is missing or not public.
+// readers may read: anything else is a 404 page, whether it is missing or not public. Each is
+// written in the language the reader asks for among those of texts.ts.
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import type { Config } from '../config.js';
 import { NotFound, NotReadable } from '../domain/errors.js';
@@ -15,6 +16,7 @@ import { listEvents } from '../services/event-list.js';
 import { getEvent } from '../services/events/read.js';
 import { getVenueOrOrganizer } from '../services/venues-and-organizers.js';
 import { PAGE_POLICY } from './html.js';
+import { PAGE_LANGUAGES, type PageLanguage } from './texts.js';
 import { eventPage, notFoundPage, placePage } from './views.js';
 
 /** How many of a venue's or organizer's events to come its page lists. */
@@ -30,12 +32,18 @@ export function publicPages(config: Config, db: ServiceContext['db']) {
     single,
     currency: config.costCurrency,
   });
+  /** The reader's language among the pages' (English, the first, when it asks for none of them). */
+  const language = (req: Request) => (req.acceptsLanguages(PAGE_LANGUAGES) || 'en') as PageLanguage;
   const send = (req: Request, res: Response, html: string, status = 200) => {
     sendReply(req, res, {
       status,
       body: html,
       contentType: 'text/html; charset=utf-8',
-      headers: { 'Content-Security-Policy': PAGE_POLICY },
+      headers: {
+        'Content-Security-Policy': PAGE_POLICY,
+        'Content-Language': language(req),
+        Vary: 'Accept-Language',
+      },
     });
   };
   /** Runs a page; a name that leads to nothing public gets the 404 page, other failures the usual errors. */
@@ -44,7 +52,7 @@ export function publicPages(config: Config, db: ServiceContext['db']) {
       try {
         send(req, res, await render(req));
       } catch (err) {
-        if (err instanceof NotFound || err instanceof NotReadable) send(req, res, notFoundPage(), 404);
+        if (err instanceof NotFound || err instanceof NotReadable) send(req, res, notFoundPage(language(req)), 404);
         else next(err);
       }
     };
@@ -53,7 +61,7 @@ export function publicPages(config: Config, db: ServiceContext['db']) {
     '/event/:slug/',
     serve(async (req) => {
       const row = await getEvent(anonymous(), { slug: String(req.params.slug) });
-      return eventPage(serializeEvent(row, options(req, true)));
+      return eventPage(serializeEvent(row, options(req, true)), language(req));
     }),
   );
   const place = (kind: VenueOrOrganizerKind) =>
@@ -67,7 +75,7 @@ export function publicPages(config: Config, db: ServiceContext['db']) {
         pageOf(1, UPCOMING),
       );
       const upcoming = items.map((row) => serializeEvent(row, options(req, false)));
-      return placePage(serializeVenueOrOrganizer(kind, item, options(req, true)), kind.type, upcoming);
+      return placePage(serializeVenueOrOrganizer(kind, item, options(req, true)), kind.type, upcoming, language(req));
     });
   router.get('/venue/:slug/', place(VENUE));
   router.get('/organizer/:slug/', place(ORGANIZER));

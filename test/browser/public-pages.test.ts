@@ -102,6 +102,13 @@ describe.runIf(chromiumAvailable)('the public pages in Chromium', () => {
         { '@type': 'VirtualLocation', url: 'https://meet.example.org/harbor-lecture' },
       ],
     });
+    // In the reader's language: the page's words, not what the editors wrote.
+    const french = await browser.newPage({ locale: 'fr-FR' });
+    await french.goto(hybrid.url);
+    expect(await french.locator('html').getAttribute('lang')).toBe('fr');
+    expect(await french.locator('h1 + p').innerText()).toBe('Reporté. The speaker is ill; a new date follows.');
+    expect(await french.getByRole('link', { name: 'Rejoindre en ligne' }).count()).toBe(1);
+    await french.close();
     // Cancelled, without a reason: the word alone; taken offline, no link.
     await s.post(`/events/${hybrid.id}`, { event_status: 'canceled', event_status_reason: '', is_virtual: false });
     await page.reload();

@@ -293,6 +293,40 @@ describeEachDatabase('event status and online events', (s, kind) => {
     }
   });
 
+  it("writes a page's own words in the reader's language: English, French, German, Spanish", async () => {
+    const event = await create(s, {
+      event_status: 'canceled',
+      event_status_reason: 'Storm',
+      is_virtual: true,
+      virtual_url: 'https://meet.example.org/words',
+    });
+    const words = {
+      en: ['Cancelled.', 'Join online'],
+      fr: ['Annulé.', 'Rejoindre en ligne'],
+      de: ['Abgesagt.', 'Online teilnehmen'],
+      es: ['Cancelado.', 'Unirse en línea'],
+    };
+    for (const [asked, language] of [
+      ['', 'en'],
+      ['de-AT, en;q=0.5', 'de'],
+      ['es', 'es'],
+      ['it, fr;q=0.8', 'fr'],
+      ['ja', 'en'],
+    ] as const) {
+      const r = await fetch(event.url, { headers: asked ? { 'accept-language': asked } : {} });
+      const html = await r.text();
+      expect(r.headers.get('content-language'), asked).toBe(language);
+      expect(r.headers.get('vary'), asked).toContain('Accept-Language');
+      expect(html, asked).toContain(`<html lang="${language}">`);
+      const [status, join] = words[language];
+      expect(html, asked).toContain(`<strong>${status}</strong> Storm</p>`);
+      expect(html, asked).toContain(`>${join}</a>`);
+    }
+    const missing = await fetch(`${s.origin}/event/no-such-event-here/`, { headers: { 'accept-language': 'fr' } });
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain('<h1>Page introuvable</h1>');
+  });
+
   itOnPostgres(
     kind,
     'never leaves an event hybrid and offline when one writer takes it offline as another makes it hybrid',
