@@ -30,6 +30,9 @@ const SCHEMA_STATUSES: Record<string, Status> = {
   EventPostponed: 'postponed',
 };
 
+/** The document's link to join (VirtualUrl.yaml): https, with a host. */
+const JOIN_LINK = /^https:\/\/[^/?#\s]+(?:[/?#]\S*)?$/i;
+
 const MAX_REASON = maxLengthOf('EventFields', 'event_status_reason');
 
 const flag = (value: unknown) => value === true || value === 'true' || value === '1' || value === 1 || value === 'yes';
@@ -82,12 +85,12 @@ function hybrid(raw: Raw, mode: string | undefined): Record<string, unknown> {
   return mode === undefined ? {} : { is_hybrid: mode === 'MixedEventAttendanceMode' };
 }
 
-/** The link to join: an empty one there removes ours; ours takes an https link only, another is left out and said. */
+/** The link to join: an empty one there removes ours; ours takes what the document takes, another is left out and said. */
 function joinLink(raw: Raw, ld: Raw, remarks: string[]): Record<string, unknown> {
   const url = decodeHTML(text(raw.virtual_url) || virtualLocation(ld.location)).trim();
   if (!url) return 'virtual_url' in raw ? { virtual_url: '' } : {};
-  if (/^https:\/\/\S+$/i.test(url)) return { virtual_url: url };
-  remarks.push('a link to join that is not https: left out');
+  if (JOIN_LINK.test(url)) return { virtual_url: url };
+  remarks.push('a link to join that is not an https address with a host: left out');
   return {};
 }
 
