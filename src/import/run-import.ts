@@ -210,6 +210,16 @@ function outcomeLine(summary: Summary, dryRun: boolean): string {
   return `Done: ${summary.done} items${ofThem}${would}.`;
 }
 
+/** How many of the events taken are cancelled, postponed, online; nothing when none is. */
+function eventsLine({ cancelled, occurrences, postponed, online, hybrid }: Summary['events']): string | undefined {
+  if (!cancelled && !postponed && !online) return undefined;
+  const dates = occurrences ? ` (${occurrences} of them single dates of a series)` : '';
+  // Postponed and hybrid only where a source has them (iCalendar has neither).
+  const later = postponed ? `; postponed: ${postponed}` : '';
+  const both = hybrid ? ` (${hybrid} of them hybrid)` : '';
+  return `Events cancelled there: ${cancelled}${dates}${later}; online: ${online}${both}.`;
+}
+
 /** The summary as the lines the command ends with. */
 export function summaryLines(summary: Summary, dryRun: boolean): string[] {
   const lines: string[] = [];
@@ -222,14 +232,8 @@ export function summaryLines(summary: Summary, dryRun: boolean): string[] {
       `  ${kind.padEnd(width)}  ${String(c.created).padStart(7)}  ${String(c.updated).padStart(7)}  ${String(c.unchanged).padStart(9)}  ${String(c.skipped).padStart(7)}`,
     );
   }
-  const { cancelled, occurrences, postponed, online, hybrid } = summary.events;
-  if (cancelled || postponed || online) {
-    const dates = occurrences ? ` (${occurrences} of them single dates of a series)` : '';
-    // Postponed and hybrid only where a source has them (iCalendar has neither).
-    const later = postponed ? `; postponed: ${postponed}` : '';
-    const both = hybrid ? ` (${hybrid} of them hybrid)` : '';
-    lines.push(`Events cancelled there: ${cancelled}${dates}${later}; online: ${online}${both}.`);
-  }
+  const events = eventsLine(summary.events);
+  if (events) lines.push(events);
   if (summary.skipped.length) {
     lines.push('Skipped:');
     for (const s of summary.skipped) {
