@@ -20,6 +20,7 @@ import {
   InvalidInput,
   MediaInUse,
   ObjectRefused,
+  RsvpRefused,
   MediaRefused,
   NotFound,
   NotReadable,
@@ -135,6 +136,7 @@ function fromInputError(err: DomainError): ApiError | undefined {
   return undefined;
 }
 
+
 /** The caller may not do it: not signed in, not allowed, or over a limit. */
 function fromAccessError(err: DomainError): ApiError | undefined {
   const { message } = err;
@@ -165,6 +167,7 @@ function fromAccessError(err: DomainError): ApiError | undefined {
   return undefined;
 }
 
+
 /** What was asked for is not in a state to answer it: gone, changed meanwhile, or switched off. */
 function fromStateError(err: DomainError): ApiError | undefined {
   const { message } = err;
@@ -180,5 +183,22 @@ function fromStateError(err: DomainError): ApiError | undefined {
     const status = { missing: 404, 'uid-conflict': 409, 'site-uid': 403, 'not-here': 403, unwritable: 403 }[err.reason];
     return new ApiError(status, 'rest_calendar_object_refused', message);
   }
+  if (err instanceof RsvpRefused) {
+    const [status, code] = RSVP_REFUSALS[err.reason];
+    return new ApiError(status, code, message, err.data);
+  }
   return undefined;
 }
+
+/** An RSVP's refusal by its reason: a series is the wrong target (400); the rest are the event's or the RSVP's state. */
+const RSVP_REFUSALS: Record<RsvpRefused['reason'], [number, string]> = {
+  series: [400, 'rest_rsvp_series'],
+  'not-open': [409, 'rest_rsvp_not_open'],
+  closed: [409, 'rest_rsvp_closed'],
+  canceled: [409, 'rest_rsvp_event_canceled'],
+  'needs-confirmation': [403, 'rest_rsvp_needs_confirmation'],
+  exists: [409, 'rest_rsvp_exists'],
+  'no-room': [409, 'rest_rsvp_no_room'],
+  capacity: [409, 'rest_rsvp_capacity_below_seats'],
+  status: [409, 'rest_rsvp_status'],
+};

@@ -13,6 +13,7 @@ import { type Scope, resolveScope, type EventRow, lockTarget } from './scope.js'
 import { splitSeries, restoreOccurrence } from '../series/edits.js';
 import { syncSeries } from '../series/sync.js';
 import { writeEvent, writeEventAndOccurrences } from './write.js';
+import { settleSeats } from '../rsvps/seats.js';
 
 /**
  * An update. Of a series (scope `all`, its default) it changes the series and every occurrence that
@@ -38,6 +39,20 @@ export async function changeEvent(
   key: Key,
   input: EventInput,
   scope?: Scope,
+): Promise<number> {
+  const id = await writeScoped(tx, ctx, key, input, scope);
+  // New RSVP settings hold against the seats taken, and free seats go to the waiting list, in this
+  // transaction (services/rsvps/seats.ts).
+  if (input.rsvp !== undefined) await settleSeats(tx, id);
+  return id;
+}
+
+async function writeScoped(
+  tx: Tx,
+  ctx: ServiceContext,
+  key: Key,
+  input: EventInput,
+  scope: Scope | undefined,
 ): Promise<number> {
   const current = await lockTarget(tx, ctx, key);
   const { kind, chosen, series } = await resolveScope(tx, ctx, current, scope);
