@@ -6448,6 +6448,23 @@ export interface components {
                 "application/json": components["schemas"]["RestError"];
             };
         };
+        /**
+         * @description Another request got in the way (one with the same Idempotency-Key is still being answered, or a
+         *     concurrent change of the same event): retry after `Retry-After`. Or, without `Retry-After`, an RSVP
+         *     capacity below the seats taken (`rest_rsvp_capacity_below_seats`, with `seats_taken`): nobody is
+         *     un-seated, so cancel or decline RSVPs first.
+         */
+        EventConflict: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["RetryLaterIfBusy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RestError"];
+            };
+        };
         /** @description The object changed since the ETag in `If-Match`; nothing was written. Read it again and retry. */
         PreconditionFailed: {
             headers: {
@@ -6711,6 +6728,8 @@ export interface components {
         Location: string;
         /** @description When the object last changed (HTTP date). */
         LastModified: string;
+        /** @description Seconds to wait before trying again, when another request got in the way (absent when trying again cannot help). */
+        RetryLaterIfBusy: number;
     };
     pathItems: never;
 }
@@ -7198,7 +7217,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["EventConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7267,7 +7286,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["EventConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7400,7 +7419,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["EventConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7820,7 +7839,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["EventConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7887,7 +7906,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["EventConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8016,7 +8035,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["EventConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
