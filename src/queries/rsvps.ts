@@ -30,6 +30,22 @@ export async function lockRsvpEvent(tx: Tx, id: number): Promise<RsvpEvent | und
   return rows.at(0);
 }
 
+/**
+ * What a new RSVP is decided on, in one statement after the event's lock: the event's RSVP from this
+ * address, if any (one address has one RSVP per event, whatever its case), and the seats taken.
+ */
+export async function answerBefore(
+  tx: Tx,
+  eventId: number,
+  email: string,
+): Promise<{ existing: number | undefined; seats: number }> {
+  const [row] = await tx.$queryRaw<{ existing: number | null; seats: number }[]>`
+    SELECT (SELECT id FROM rsvps WHERE event_id = ${eventId}::int AND lower(email) = lower(${email}::text)) AS existing,
+      (SELECT coalesce(sum(1 + guests), 0)::int FROM rsvps
+       WHERE event_id = ${eventId}::int AND status IN ('going', 'checked_in')) AS seats`;
+  return { existing: row.existing ?? undefined, seats: row.seats };
+}
+
 /** Seats taken: RSVPs going or checked in, each with its guests. */
 export async function seatsTaken(tx: Tx, eventId: number): Promise<number> {
   const [{ seats }] = await tx.$queryRaw<{ seats: number }[]>`

@@ -22,12 +22,18 @@ export const seatsOf = (guests: number) => 1 + guests;
 
 /**
  * Where an RSVP that asks for seats goes: pending while the organiser must approve it, else going
- * when it fits (or the capacity is unlimited), else waiting.
+ * when it fits (or the capacity is unlimited), else waiting. `taken`: the seats taken, when read.
  */
-export async function place(tx: Tx, event: Seating, guests: number, needsApproval: boolean): Promise<RsvpStatus> {
+export async function place(
+  tx: Tx,
+  event: Seating,
+  guests: number,
+  needsApproval: boolean,
+  taken?: number,
+): Promise<RsvpStatus> {
   if (needsApproval) return 'pending';
   if (event.capacity === null) return 'going';
-  return (await seatsTaken(tx, event.id)) + seatsOf(guests) <= event.capacity ? 'going' : 'waiting';
+  return (taken ?? (await seatsTaken(tx, event.id))) + seatsOf(guests) <= event.capacity ? 'going' : 'waiting';
 }
 
 /**

@@ -3,13 +3,12 @@
 // organisers also for others, and approve, decline and check in (access.ts). Anonymous RSVP waits
 // for confirmation by e-mail (issue 53, phase 2).
 import type { components } from '../../../generated/api.js';
-import type { Rsvp, RsvpStatus } from '../../../generated/prisma/client.js';
+import type { Rsvp, RsvpStatus, User } from '../../../generated/prisma/client.js';
 import { assertMay } from '../../auth/capabilities.js';
 import { forbidden } from '../../auth/permissions.js';
-import type { Caller } from '../../auth/roles.js';
 import type { Tx } from '../../db/client.js';
 import { InvalidInput, NotFound, RsvpRefused } from '../../domain/errors.js';
-import { lockRsvpEvent, nextArrival, type RsvpEvent, seatsTaken } from '../../queries/rsvps.js';
+import { answerBefore, lockRsvpEvent, nextArrival, type RsvpEvent, seatsTaken } from '../../queries/rsvps.js';
 import type { ServiceContext } from '../context.js';
 import { inTransaction } from '../retry.js';
 import { assertOpen, assertRsvpTarget, isOrganiser, ownsRsvp } from './access.js';
@@ -57,33 +56,44 @@ function assertGuests(event: RsvpEvent, guests: number | undefined): void {
  * be taken after RSVP closed.
  */
 export async function createRsvp(ctx: ServiceContext, eventId: number, input: RsvpInput): Promise<Rsvp> {
+  const { caller } = ctx;
+  if (caller === null) return inTransaction(ctx, (tx) => refuseAnonymous(tx, ctx, eventId));
+  assertMay(caller, 'answer rsvps');
+  // Read before the event's lock: the transaction that holds it does only what must be in it.
+  const account = await ctx.db.user.findUniqueOrThrow({ where: { id: caller.id } });
   return inTransaction(ctx, async (tx) => {
-    const { caller } = ctx;
-    if (caller === null) return refuseAnonymous(tx, ctx, eventId);
-    assertMay(caller, 'answer rsvps');
     const { event, organiser } = await lockedTarget(tx, ctx, eventId);
     assertOpen(event, organiser ? undefined : new Date());
     const guests = input.guests ?? 0;
     assertGuests(event, guests);
-    const who = await person(tx, caller, input, organiser);
+    const who = person(account, input, organiser);
     const answer = input.answer ?? 'going';
-    const existing = await tx.rsvp.findFirst({
-      where: { eventId, email: { equals: who.email, mode: 'insensitive' } },
-    });
-    if (existing && !(ENDED.includes(existing.status) && (organiser || !declinedByOrganiser(existing)))) {
-      const yours = organiser || ownsRsvp(caller, existing) || existing.accountId === null;
-      throw new RsvpRefused(
-        'exists',
-        `${who.email} has an RSVP for this event already: change it${yours ? ` at rsvps/${existing.id}` : ''}.`,
-        yours ? { rsvp_id: existing.id } : {},
-      );
-    }
-    const status = answer === 'not_going' ? 'declined' : await place(tx, event, guests, event.approval && !organiser);
-    const data = { ...who, guests, answer, status, arrival: await nextArrival(tx), modifiedAt: new Date() };
+    const before = await answerBefore(tx, eventId, who.email);
+    const existing =
+      before.existing === undefined ? null : await tx.rsvp.findUniqueOrThrow({ where: { id: before.existing } });
+    if (existing) assertTakenUp(existing, ctx, organiser);
+    const status =
+      answer === 'not_going' ? 'declined' : await place(tx, event, guests, event.approval && !organiser, before.seats);
+    const data = { ...who, guests, answer, status, modifiedAt: new Date() };
+    // Taken up again, it joins the waiting list's order now; a new one takes its place by default.
     return existing
-      ? tx.rsvp.update({ where: { id: existing.id }, data })
+      ? tx.rsvp.update({ where: { id: existing.id }, data: { ...data, arrival: await nextArrival(tx) } })
       : tx.rsvp.create({ data: { eventId, ...data } });
   });
+}
+
+/**
+ * An RSVP from the same address may be taken up again when it ended: cancelled, or declined by its
+ * owner (or by the organisers, for them). Else 409, naming it to whoever may change it.
+ */
+function assertTakenUp(existing: Rsvp, ctx: ServiceContext, organiser: boolean): void {
+  if (ENDED.includes(existing.status) && (organiser || !declinedByOrganiser(existing))) return;
+  const yours = organiser || ownsRsvp(ctx.caller, existing) || existing.accountId === null;
+  throw new RsvpRefused(
+    'exists',
+    `${existing.email} has an RSVP for this event already: change it${yours ? ` at rsvps/${existing.id}` : ''}.`,
+    yours ? { rsvp_id: existing.id } : {},
+  );
 }
 
 /** Turned down by the organiser rather than by its owner's answer: its owner cannot take it up again. */
@@ -94,9 +104,9 @@ const declinedByOrganiser = (rsvp: Rsvp) => rsvp.status === 'declined' && rsvp.a
  * account's e-mail address (another would need confirming: phase 2); an organiser's, anyone's it
  * names with `email` (and `name`).
  */
-async function person(tx: Tx, caller: NonNullable<Caller>, input: RsvpInput, organiser: boolean) {
-  const account = await tx.user.findUniqueOrThrow({ where: { id: caller.id } });
-  const other = input.email !== undefined && input.email.toLowerCase() !== account.email.toLowerCase();
+function person(account: Pick<User, 'id' | 'displayName' | 'email'>, input: RsvpInput, organiser: boolean) {
+  const email = input.email ?? account.email;
+  const other = email.toLowerCase() !== account.email.toLowerCase();
   if (other && !organiser) {
     throw new InvalidInput({
       email:
@@ -106,8 +116,8 @@ async function person(tx: Tx, caller: NonNullable<Caller>, input: RsvpInput, org
   if (other && input.name === undefined) throw new InvalidInput({ name: 'name is required with another e-mail.' });
   return {
     name: input.name?.trim() ?? account.displayName,
-    email: other ? input.email! : account.email,
-    accountId: other ? null : caller.id,
+    email,
+    accountId: other ? null : account.id,
   };
 }
 
@@ -138,15 +148,7 @@ export async function updateRsvp(
     if (input.guests !== undefined && input.guests > rsvp.guests) assertGuests(event, input.guests);
     const guests = input.guests ?? rsvp.guests;
     const status = await nextStatus(tx, { event, organiser, rsvp, input, guests });
-    if (SEATED.includes(status) && SEATED.includes(rsvp.status) && guests > rsvp.guests) {
-      const taken = await seatsTaken(tx, event.id);
-      if (event.capacity !== null && taken - seatsOf(rsvp.guests) + seatsOf(guests) > event.capacity) {
-        const left = event.capacity - taken;
-        throw new RsvpRefused('no-room', `Only ${left} seat${left === 1 ? ' is' : 's are'} left: the RSVP keeps its ${rsvp.guests} guests.`, {
-          remaining: left,
-        });
-      }
-    }
+    if (SEATED.includes(status) && SEATED.includes(rsvp.status)) await assertRoom(tx, event, rsvp, guests);
     // Approved, or answering `going` again: it joins the waiting list's order now.
     const placedAnew = ['pending', ...ENDED].includes(rsvp.status) && !ENDED.includes(status);
     const updated = await tx.rsvp.update({
@@ -166,6 +168,19 @@ export async function updateRsvp(
   });
 }
 
+/** More guests on a seated RSVP must fit in the seats left; else 409 and the RSVP keeps its guests. */
+async function assertRoom(tx: Tx, event: RsvpEvent, rsvp: Rsvp, guests: number): Promise<void> {
+  if (event.capacity === null || guests <= rsvp.guests) return;
+  const taken = await seatsTaken(tx, event.id);
+  if (taken - seatsOf(rsvp.guests) + seatsOf(guests) <= event.capacity) return;
+  const left = event.capacity - taken;
+  throw new RsvpRefused(
+    'no-room',
+    `Only ${left} seat${left === 1 ? ' is' : 's are'} left: the RSVP keeps its ${rsvp.guests} guests.`,
+    { remaining: left },
+  );
+}
+
 interface Change {
   event: RsvpEvent;
   organiser: boolean;
@@ -176,25 +191,38 @@ interface Change {
 
 /** The status a change leads to; a change of status that does not apply is refused (409). */
 async function nextStatus(tx: Tx, { event, organiser, rsvp, input, guests }: Change): Promise<RsvpStatus> {
-  const refuse = (message: string) => new RsvpRefused('status', message);
   if (input.status === 'declined' || input.answer === 'not_going') return 'declined';
-  if (input.status === 'checked_in') {
-    if (!SEATED.includes(rsvp.status)) throw refuse(`Only a seated RSVP can be checked in; this one is ${rsvp.status}.`);
-    return 'checked_in';
-  }
-  if (input.status === 'going') {
-    if (rsvp.status === 'pending') return place(tx, event, guests, false);
-    if (SEATED.includes(rsvp.status)) return 'going';
-    throw refuse(`A ${rsvp.status} RSVP cannot be made going: ${rsvp.status === 'waiting' ? 'it is seated when seats free' : 'its owner answers again'}.`);
-  }
+  if (input.status !== undefined) return statusSet(tx, event, rsvp, input.status, guests);
   if (input.answer === 'going' && ENDED.includes(rsvp.status)) {
-    if (!organiser && declinedByOrganiser(rsvp)) throw refuse("The event's organisers declined this RSVP.");
+    if (!organiser && declinedByOrganiser(rsvp)) {
+      throw new RsvpRefused('status', "The event's organisers declined this RSVP.");
+    }
     if (!organiser) assertOpen(event, new Date());
     return place(tx, event, guests, event.approval && !organiser);
   }
   // More guests ask for more seats: only while RSVP is open, for its owner.
   if (!organiser && guests > rsvp.guests) assertOpen(event, new Date());
   return rsvp.status;
+}
+
+/** What an organiser's `status` of `going` or `checked_in` leads to (`declined` needs no check). */
+async function statusSet(
+  tx: Tx,
+  event: RsvpEvent,
+  rsvp: Rsvp,
+  wanted: NonNullable<RsvpUpdate['status']>,
+  guests: number,
+): Promise<RsvpStatus> {
+  const refuse = (message: string) => new RsvpRefused('status', message);
+  if (wanted === 'checked_in') {
+    if (!SEATED.includes(rsvp.status))
+      throw refuse(`Only a seated RSVP can be checked in; this one is ${rsvp.status}.`);
+    return 'checked_in';
+  }
+  if (rsvp.status === 'pending') return place(tx, event, guests, false);
+  if (SEATED.includes(rsvp.status)) return 'going';
+  const why = rsvp.status === 'waiting' ? 'it is seated when seats free' : 'its owner answers again';
+  throw refuse(`A ${rsvp.status} RSVP cannot be made going: ${why}.`);
 }
 
 /** Cancels an RSVP (kept, cancelled) and seats the waiting list as far as its seats allow. */
