@@ -136,7 +136,6 @@ function fromInputError(err: DomainError): ApiError | undefined {
   return undefined;
 }
 
-
 /** The caller may not do it: not signed in, not allowed, or over a limit. */
 function fromAccessError(err: DomainError): ApiError | undefined {
   const { message } = err;
@@ -166,7 +165,6 @@ function fromAccessError(err: DomainError): ApiError | undefined {
   }
   return undefined;
 }
-
 
 /** What was asked for is not in a state to answer it: gone, changed meanwhile, or switched off. */
 function fromStateError(err: DomainError): ApiError | undefined {

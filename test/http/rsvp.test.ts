@@ -53,7 +53,11 @@ const statuses = async (s: TestServer, eventId: number) => {
 
 describeEachDatabase('RSVP', (s) => {
   it('shows settings and counts on every event, closed by default, closing at the start', async () => {
-    const r = await s.post('/events', { title: 'No RSVP', start_date: '2043-05-01 10:00', end_date: '2043-05-01 11:00' });
+    const r = await s.post('/events', {
+      title: 'No RSVP',
+      start_date: '2043-05-01 10:00',
+      end_date: '2043-05-01 11:00',
+    });
     expect(r.body.rsvp).toEqual({
       open: false,
       closes_at: '2043-05-01 10:00:00',
@@ -71,7 +75,10 @@ describeEachDatabase('RSVP', (s) => {
     // closes_at is kept relative to the start: the event moved, it closes as long before.
     const set = await s.post(`/events/${r.body.id}`, { rsvp: { open: true, closes_at: '2043-05-01 08:30' } });
     expect(set.body.rsvp).toMatchObject({ open: true, closes_at: '2043-05-01 08:30:00' });
-    const moved = await s.post(`/events/${r.body.id}`, { start_date: '2043-05-02 10:00', end_date: '2043-05-02 11:00' });
+    const moved = await s.post(`/events/${r.body.id}`, {
+      start_date: '2043-05-02 10:00',
+      end_date: '2043-05-02 11:00',
+    });
     expect(moved.body.rsvp.closes_at).toBe('2043-05-02 08:30:00');
     const stored = await s.db.prisma.event.findUniqueOrThrow({ where: { id: r.body.id } });
     expect(stored.rsvpClosesBefore).toBe(5400);
@@ -81,7 +88,12 @@ describeEachDatabase('RSVP', (s) => {
     const event = await openEvent(s, { capacity: 3, guests_max: 2 });
     const mine = await s.post(`/events/${event.id}/rsvps`, { guests: 1 }, { as: 'subscriber' });
     expect(mine.status, mine.text).toBe(201);
-    expect(mine.body).toMatchObject({ name: 'subscriber', email: 'subscriber@example.org', guests: 1, status: 'going' });
+    expect(mine.body).toMatchObject({
+      name: 'subscriber',
+      email: 'subscriber@example.org',
+      guests: 1,
+      status: 'going',
+    });
     expect(mine.headers.get('location')).toBe(`${s.base}/events/${event.id}/rsvps/${mine.body.id}`);
     const stored = await s.db.prisma.rsvp.findUniqueOrThrow({ where: { id: mine.body.id } });
     expect(stored).toMatchObject({ accountId: s.users.subscriber.id, status: 'going', guests: 1 });
@@ -92,9 +104,17 @@ describeEachDatabase('RSVP', (s) => {
     expect(small.status).toBe('going');
     expect(await counts(s, event.id)).toMatchObject({ going: 3, waiting: 2, remaining: 0, capacity: 3 });
     // Too many guests, or the same address again, are refused.
-    const tooMany = await s.post(`/events/${event.id}/rsvps`, { name: 'x', email: 'x@example.org', guests: 3 }, { as: 'author' });
+    const tooMany = await s.post(
+      `/events/${event.id}/rsvps`,
+      { name: 'x', email: 'x@example.org', guests: 3 },
+      { as: 'author' },
+    );
     expect(tooMany.status).toBe(400);
-    const again = await s.post(`/events/${event.id}/rsvps`, { name: 'Small', email: 'SMALL@example.org' }, { as: 'author' });
+    const again = await s.post(
+      `/events/${event.id}/rsvps`,
+      { name: 'Small', email: 'SMALL@example.org' },
+      { as: 'author' },
+    );
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ code: 'rest_rsvp_exists', data: { rsvp_id: small.id } });
     // Not the organiser: no RSVP for another address.
@@ -131,7 +151,11 @@ describeEachDatabase('RSVP', (s) => {
     const event = await openEvent(s, { capacity: 5, guests_max: 4 });
     const a = await rsvpFor(s, event.id, 'a', { guests: 2 });
     await rsvpFor(s, event.id, 'b');
-    const lower = await s.post(`/events/${event.id}`, { rsvp: { capacity: 3 }, title: 'Smaller room' }, { as: 'author' });
+    const lower = await s.post(
+      `/events/${event.id}`,
+      { rsvp: { capacity: 3 }, title: 'Smaller room' },
+      { as: 'author' },
+    );
     expect(lower.status, lower.text).toBe(409);
     expect(lower.body).toMatchObject({ code: 'rest_rsvp_capacity_below_seats', data: { status: 409, seats_taken: 4 } });
     expect(lower.body.message).toContain('4 seats are taken');
@@ -230,7 +254,11 @@ describeEachDatabase('RSVP', (s) => {
   it('finds events open to RSVP with ticketed', async () => {
     const tag = `ticketed${Date.now()}`;
     const open = await openEvent(s, {}, { title: `${tag} open` });
-    const closedRsvp = await s.post('/events', { title: `${tag} plain`, start_date: '2043-05-10 19:00', end_date: '2043-05-10 20:00' });
+    const closedRsvp = await s.post('/events', {
+      title: `${tag} plain`,
+      start_date: '2043-05-10 19:00',
+      end_date: '2043-05-10 20:00',
+    });
     const cancelled = await openEvent(s, {}, { title: `${tag} off`, event_status: 'canceled' });
     const list = async (flag: string) =>
       (await s.get(`/events?start_date=2043-05-01&end_date=2043-05-31&search=${tag}&ticketed=${flag}`)).body.events
@@ -253,12 +281,16 @@ describeEachDatabase('RSVP', (s) => {
     expect(none.body).toMatchObject({ rsvps: [], total: 0 });
     const secretId = all.body.rsvps.find((r: { name: string }) => r.name === 'secretperson').id;
     expect((await s.get(`/events/${event.id}/rsvps/${secretId}`, { as: 'contributor' })).status).toBe(404);
-    expect((await s.request('DELETE', `/events/${event.id}/rsvps/${secretId}`, { as: 'contributor' })).status).toBe(404);
+    expect((await s.request('DELETE', `/events/${event.id}/rsvps/${secretId}`, { as: 'contributor' })).status).toBe(
+      404,
+    );
     const leaks = (text: string) => text.includes('secretperson') || text.includes('subscriber@example.org');
 
     const single = await s.get(`/events/${event.id}`, { as: null });
     expect(single.body.rsvp.going).toBe(2);
-    const listed = await s.get(`/events?start_date=2043-05-01&end_date=2043-05-31&per_page=50`, { as: 'administrator' });
+    const listed = await s.get(`/events?start_date=2043-05-01&end_date=2043-05-31&per_page=50`, {
+      as: 'administrator',
+    });
     expect(listed.body.events.find((e: { id: number }) => e.id === event.id).rsvp.going).toBe(2);
     const ics = await s.get(`/events/${event.id}.ics`, { as: 'administrator' });
     expect(ics.status).toBe(200);

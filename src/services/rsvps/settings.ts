@@ -17,10 +17,7 @@ export type RsvpColumns = Partial<
  * seconds before the start (migration rsvps), read in the event's zone against its start after this
  * write: a series' dates each close as long before their own start, and an event moved keeps it.
  */
-export function rsvpColumns(
-  settings: Settings | undefined,
-  start: { startUtc: Date; timezone: string },
-): RsvpColumns {
+export function rsvpColumns(settings: Settings | undefined, start: { startUtc: Date; timezone: string }): RsvpColumns {
   if (settings === undefined) return {};
   return {
     rsvpOpen: settings.open,
