@@ -6502,6 +6502,18 @@ export interface components {
                 "application/json": components["schemas"]["RestError"];
             };
         };
+        /** @description The RSVP cannot be written now; nothing was changed. Either the database is unavailable (`rest_database_unavailable`), or this server has as many RSVPs to this event waiting to be written as it holds (`rest_rsvp_busy`: many people answering at once). Retry after the time in `Retry-After`. */
+        RsvpUnavailable: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["RetryLater"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RestError"];
+            };
+        };
         /** @description `rest_changes_cursor_expired`: the changes after this cursor are no longer kept (see `CHANGES_RETENTION_DAYS`); read the lists again, then follow the feed from a new cursor. */
         CursorExpired: {
             headers: {
@@ -7569,7 +7581,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["RsvpUnavailable"];
             /** @description With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope. */
             default: {
                 headers: {
@@ -7672,7 +7684,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["RsvpUnavailable"];
         };
     };
     updateRsvp: {
@@ -7725,7 +7737,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["RsvpUnavailable"];
         };
     };
     getEventBySlug: {

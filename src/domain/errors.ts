@@ -194,7 +194,8 @@ export class ObjectRefused extends DomainError {
 
 /**
  * An RSVP not taken or not changed as asked (services/rsvps/): why, for each door to say. `seats` is
- * the seats taken, when a capacity below them was refused.
+ * the seats taken, when a capacity below them was refused; `busy`, too many writes of the event
+ * queued in this instance (services/rsvps/queue.ts), which a moment later it takes.
  */
 export class RsvpRefused extends DomainError {
   constructor(
@@ -207,7 +208,8 @@ export class RsvpRefused extends DomainError {
       | 'exists'
       | 'no-room'
       | 'capacity'
-      | 'status',
+      | 'status'
+      | 'busy',
     message: string,
     readonly data: Record<string, unknown> = {},
   ) {

@@ -183,12 +183,16 @@ function fromStateError(err: DomainError): ApiError | undefined {
   }
   if (err instanceof RsvpRefused) {
     const [status, code] = RSVP_REFUSALS[err.reason];
-    return new ApiError(status, code, message, err.data);
+    // Busy: the event's queue of writes in this instance is full; it drains within a second or two.
+    return new ApiError(status, code, message, err.data, err.reason === 'busy' ? { 'Retry-After': '1' } : {});
   }
   return undefined;
 }
 
-/** An RSVP's refusal by its reason: a series is the wrong target (400); the rest are the event's or the RSVP's state. */
+/**
+ * An RSVP's refusal by its reason: a series is the wrong target (400); too many writes at once is
+ * this instance's state (503); the rest are the event's or the RSVP's state.
+ */
 const RSVP_REFUSALS: Record<RsvpRefused['reason'], [number, string]> = {
   series: [400, 'rest_rsvp_series'],
   'not-open': [409, 'rest_rsvp_not_open'],
@@ -199,4 +203,5 @@ const RSVP_REFUSALS: Record<RsvpRefused['reason'], [number, string]> = {
   'no-room': [409, 'rest_rsvp_no_room'],
   capacity: [409, 'rest_rsvp_capacity_below_seats'],
   status: [409, 'rest_rsvp_status'],
+  busy: [503, 'rest_rsvp_busy'],
 };

@@ -4,7 +4,9 @@ import type { components } from '../../generated/api.js';
 import type { Rsvp } from '../../generated/prisma/client.js';
 import { formatDateTime } from '../lib/dates.js';
 
-export function serializeRsvp(row: Rsvp): components['schemas']['Rsvp'] {
+export function serializeRsvp(
+  row: Pick<Rsvp, 'id' | 'eventId' | 'name' | 'email' | 'guests' | 'answer' | 'status' | 'createdAt' | 'modifiedAt'>,
+): components['schemas']['Rsvp'] {
   return {
     id: row.id,
     event: row.eventId,

@@ -1,6 +1,7 @@
 // Updating an event: a single event, a series, or an occurrence with a scope (`this`, `following`,
 // `all`), in one transaction.
 import type { Tx } from '../../db/client.js';
+import { statementsOf } from '../../db/driver.js';
 import { InvalidInput } from '../../domain/errors.js';
 import { type Key } from '../../domain/posts.js';
 import { type EventRecord } from '../../domain/records.js';
@@ -43,7 +44,7 @@ export async function changeEvent(
   const id = await writeScoped(tx, ctx, key, input, scope);
   // New RSVP settings hold against the seats taken, and free seats go to the waiting list, in this
   // transaction (services/rsvps/seats.ts).
-  if (input.rsvp !== undefined) await settleSeats(tx, id);
+  if (input.rsvp !== undefined) await settleSeats(statementsOf(tx), id);
   return id;
 }
 

@@ -7,7 +7,7 @@
 // event (never a series: RSVPs go to occurrences), then its RSVPs. Neither waits for the other in a
 // circle.
 import type { RsvpStatus } from '../../../generated/prisma/client.js';
-import type { Tx } from '../../db/client.js';
+import type { Driver } from '../../db/driver.js';
 import { RsvpRefused } from '../../domain/errors.js';
 import { eventsToSettle, seatsTaken, seatWaiting, waitingList } from '../../queries/rsvps.js';
 
@@ -25,7 +25,7 @@ export const seatsOf = (guests: number) => 1 + guests;
  * when it fits (or the capacity is unlimited), else waiting. `taken`: the seats taken, when read.
  */
 export async function place(
-  tx: Tx,
+  run: Driver,
   event: Seating,
   guests: number,
   needsApproval: boolean,
@@ -33,7 +33,7 @@ export async function place(
 ): Promise<RsvpStatus> {
   if (needsApproval) return 'pending';
   if (event.capacity === null) return 'going';
-  return (taken ?? (await seatsTaken(tx, event.id))) + seatsOf(guests) <= event.capacity ? 'going' : 'waiting';
+  return (taken ?? (await seatsTaken(run, event.id))) + seatsOf(guests) <= event.capacity ? 'going' : 'waiting';
 }
 
 /**
@@ -41,17 +41,17 @@ export async function place(
  * for the seats left waits, and those after it that fit are seated). Run after every write that may
  * free seats, so that no RSVP waits while it fits.
  */
-export async function promote(tx: Tx, event: Seating): Promise<void> {
-  const waiting = await waitingList(tx, event.id);
+export async function promote(run: Driver, event: Seating): Promise<void> {
+  const waiting = await waitingList(run, event.id);
   if (!waiting.length) return;
-  let free = event.capacity === null ? Infinity : event.capacity - (await seatsTaken(tx, event.id));
+  let free = event.capacity === null ? Infinity : event.capacity - (await seatsTaken(run, event.id));
   const seated: number[] = [];
   for (const rsvp of waiting) {
     if (seatsOf(rsvp.guests) > free) continue;
     free -= seatsOf(rsvp.guests);
     seated.push(rsvp.id);
   }
-  await seatWaiting(tx, seated);
+  await seatWaiting(run, seated);
 }
 
 /**
@@ -59,8 +59,8 @@ export async function promote(tx: Tx, event: Seating): Promise<void> {
  * follow it are locked by the write): a capacity below the seats taken is refused, which rolls the
  * edit back, since nobody is un-seated; a capacity raised seats the waiting list.
  */
-export async function settleSeats(tx: Tx, eventId: number): Promise<void> {
-  for (const event of await eventsToSettle(tx, eventId)) {
+export async function settleSeats(run: Driver, eventId: number): Promise<void> {
+  for (const event of await eventsToSettle(run, eventId)) {
     if (event.capacity !== null && event.seats > event.capacity) {
       throw new RsvpRefused(
         'capacity',
@@ -68,6 +68,6 @@ export async function settleSeats(tx: Tx, eventId: number): Promise<void> {
         { seats_taken: event.seats, event: event.id },
       );
     }
-    await promote(tx, event);
+    await promote(run, event);
   }
 }
