@@ -268,6 +268,33 @@ describeEachDatabase('RSVP', (s) => {
     expect(await list('false')).toEqual([closedRsvp.body.id, cancelled.id].sort());
   });
 
+  it("takes, cancels and seats RSVPs in a batch's one transaction, and undoes them with it", async () => {
+    const event = await openEvent(s, { capacity: 2, guests_max: 1 });
+    const path = `${NS}/events/${event.id}/rsvps`;
+    const first = await rsvpFor(s, event.id, 'batchfirst', { guests: 1 });
+    const batch = (requests: unknown[]) =>
+      s.post('/batch/v1', { validation: 'require-all-validate', requests }, { fromRoot: true, as: 'author' });
+
+    const applied = await batch([
+      { path, body: { name: 'batchwaits', email: 'batchwaits@example.org' } },
+      { method: 'DELETE', path: `${path}/${first.id}` },
+    ]);
+    expect(applied.status, applied.text).toBe(207);
+    expect(applied.body.responses.map((a: { status: number; body: { status: string } }) => a.body.status)).toEqual([
+      'waiting',
+      'cancelled',
+    ]);
+    expect(await statuses(s, event.id)).toEqual({ batchfirst: 'cancelled', batchwaits: 'going' });
+
+    const undone = await batch([
+      { path, body: { name: 'batchundone', email: 'batchundone@example.org' } },
+      { method: 'DELETE', path: `${path}/987654321` },
+    ]);
+    expect(undone.body.failed).toBe('transaction');
+    expect(await statuses(s, event.id)).toEqual({ batchfirst: 'cancelled', batchwaits: 'going' });
+    expect(await counts(s, event.id)).toMatchObject({ going: 1, waiting: 0, remaining: 1 });
+  });
+
   it('shows names and e-mail addresses to organisers only, counts at every door', async () => {
     const event = await openEvent(s, { capacity: 10 });
     await rsvpFor(s, event.id, 'secretperson');
