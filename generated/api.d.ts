@@ -176,6 +176,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/{id}/rsvps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an event's RSVPs
+         * @description The event's RSVPs in the order they came, with names and e-mail addresses, for its author, editors and administrators; any other caller gets its own RSVP only (an anonymous one none). The counts are the event's `rsvp`.
+         */
+        get: operations["listRsvps"];
+        put?: never;
+        /**
+         * RSVP to an event
+         * @description Answers the event as the signed-in caller, or, for its author, editors and administrators, for someone else by `name` and `email`. Going, the RSVP is seated while seats are left (its guests too), else on the waiting list, or pending when the organiser approves each. Refused for a series (RSVP to one of its dates), an event not open to RSVP, closed or cancelled, and for callers without an account (RSVP confirmed by e-mail is not offered yet).
+         */
+        post: operations["createRsvp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}/rsvps/{rsvp_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+                /**
+                 * @description The RSVP's numeric ID.
+                 * @example 12
+                 */
+                rsvp_id: components["parameters"]["RsvpIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an RSVP
+         * @description One RSVP, for its owner and for the event's author, editors and administrators; to anyone else it does not exist.
+         */
+        get: operations["getRsvp"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel an RSVP
+         * @description Cancels the RSVP (its owner, or the event's author, editors and administrators) and answers it as cancelled; its seats go to the waiting list in the same transaction. The RSVP is kept, cancelled: answering again from the same e-mail address takes it up again.
+         */
+        delete: operations["deleteRsvp"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an RSVP
+         * @description Changes the fields sent, in one transaction with the event's seats: seats freed (`not_going`, fewer guests, a decline) go to the waiting list in the order it came. Its owner may change its answer and guests while RSVP is open (answer `not_going` at any time); the event's author, editors and administrators may also approve, decline and check in.
+         */
+        patch: operations["updateRsvp"];
+        trace?: never;
+    };
     "/events/by-slug/{slug}": {
         parameters: {
             query?: never;
@@ -1871,6 +1940,43 @@ export interface components {
             _embedded?: components["schemas"]["Embedded"];
         };
         /**
+         * EventRsvp
+         * @description Whether and how people can say they come (RSVP), and the public counts. Counts are of seats: an
+         *     RSVP with guests takes one seat for its owner and one for each guest. Names and e-mail addresses
+         *     are never here: the event's author, editors and administrators read them at `/events/{id}/rsvps`.
+         * @example {
+         *       "open": true,
+         *       "closes_at": "2026-12-12 19:30:00",
+         *       "capacity": 40,
+         *       "guests_max": 2,
+         *       "approval": false,
+         *       "anonymous": false,
+         *       "going": 38,
+         *       "waiting": 3,
+         *       "remaining": 2
+         *     }
+         */
+        EventRsvp: {
+            /** @description RSVPs are taken (until `closes_at`). */
+            open: boolean;
+            /** @description When RSVP closes, in the event's time zone; by default at the start. Each date of a series closes as long before its own start as the series does. */
+            closes_at: components["schemas"]["DateTimeString"];
+            /** @description The seats there are; null when unlimited. */
+            capacity: number | null;
+            /** @description Guests one RSVP may bring. */
+            guests_max: number;
+            /** @description The organiser approves each RSVP before it counts. */
+            approval: boolean;
+            /** @description People without an account may RSVP, confirmed by e-mail (not offered yet: such RSVPs are refused). */
+            anonymous: boolean;
+            /** @description Seats taken: RSVPs going or checked in, with their guests. */
+            going: number;
+            /** @description Seats asked for on the waiting list. */
+            waiting: number;
+            /** @description Seats left; null when the capacity is unlimited. */
+            remaining: number | null;
+        };
+        /**
          * IsoDateTime
          * @description An ISO 8601 date and time with seconds and the offset from UTC, such as `2026-12-12T19:30:00-05:00`.
          * @example 2026-12-12T19:30:00-05:00
@@ -2221,6 +2327,17 @@ export interface components {
          *       "is_virtual": false,
          *       "is_hybrid": false,
          *       "virtual_url": null,
+         *       "rsvp": {
+         *         "open": false,
+         *         "closes_at": "2026-12-12 19:30:00",
+         *         "capacity": null,
+         *         "guests_max": 0,
+         *         "approval": false,
+         *         "anonymous": false,
+         *         "going": 0,
+         *         "waiting": 0,
+         *         "remaining": null
+         *       },
          *       "json_ld": {
          *         "@context": "http://schema.org",
          *         "@type": "Event",
@@ -2355,6 +2472,7 @@ export interface components {
              * @description The link to join online, or null when there is none.
              */
             virtual_url: string | null;
+            rsvp: components["schemas"]["EventRsvp"];
             json_ld?: components["schemas"]["EventJsonLd"];
             _links?: components["schemas"]["Links"];
             _embedded?: components["schemas"]["Embedded"];
@@ -2556,7 +2674,18 @@ export interface components {
          *           "event_status_reason": "",
          *           "is_virtual": false,
          *           "is_hybrid": false,
-         *           "virtual_url": null
+         *           "virtual_url": null,
+         *           "rsvp": {
+         *             "open": false,
+         *             "closes_at": "2026-12-12 19:30:00",
+         *             "capacity": null,
+         *             "guests_max": 0,
+         *             "approval": false,
+         *             "anonymous": false,
+         *             "going": 0,
+         *             "waiting": 0,
+         *             "remaining": null
+         *           }
          *         }
          *       ],
          *       "rest_url": "https://example.org/wp-json/calendar/events/v1/events/?page=1&per_page=1&start_date=2026-12-01+00%3A00%3A00&end_date=2026-12-31+23%3A59%3A59",
@@ -2672,6 +2801,32 @@ export interface components {
          * @example https://meet.example.org/winter-jazz-night
          */
         VirtualUrl: string;
+        /**
+         * EventRsvpSettings
+         * @description The RSVP settings to change (only whoever may edit the event); those not sent keep their values.
+         *     On a series they apply to each of its dates, which take RSVPs of their own. Lowering `capacity`
+         *     below the seats taken is refused (409): nobody is un-seated. Raising it seats the waiting list in
+         *     order.
+         * @example {
+         *       "open": true,
+         *       "capacity": 40,
+         *       "guests_max": 2
+         *     }
+         */
+        EventRsvpSettings: {
+            /** @description Take RSVPs (default false). */
+            open?: components["schemas"]["Flag"];
+            /** @description When RSVP closes, read in the event's time zone; null closes it at the start. Stored relative to the start, so it moves with the event. */
+            closes_at?: components["schemas"]["DateInput"] | null;
+            /** @description The seats there are; null for unlimited (the default). */
+            capacity?: number | null;
+            /** @description Guests one RSVP may bring (default 0). */
+            guests_max?: number;
+            /** @description The organiser approves each RSVP before it counts (default false). */
+            approval?: components["schemas"]["Flag"];
+            /** @description People without an account may RSVP once they confirm by e-mail (default false; not offered yet). */
+            anonymous?: components["schemas"]["Flag"];
+        };
         /**
          * TermWriteRef
          * @description A term given by ID, or by name (an unknown name creates the term).
@@ -2881,6 +3036,7 @@ export interface components {
             /** @description The online event also happens at its venue (default false); true needs `is_virtual`. */
             is_hybrid?: components["schemas"]["Flag"];
             virtual_url?: components["schemas"]["VirtualUrl"];
+            rsvp?: components["schemas"]["EventRsvpSettings"];
             /** @description Categories by ID or name (an unknown name creates the category); a comma-separated string or an array; empty clears them. */
             categories?: components["schemas"]["TermWriteRef"][] | string;
             /** @description Tags by ID or name (an unknown name creates the tag); a comma-separated string or an array; empty clears them. */
@@ -2935,6 +3091,120 @@ export interface components {
          *     END:VCALENDAR
          */
         ICalendar: string;
+        /**
+         * RsvpAnswer
+         * @description What the person answered.
+         * @example going
+         * @enum {string}
+         */
+        RsvpAnswer: "going" | "not_going";
+        /**
+         * RsvpStatus
+         * @description Where an RSVP stands: `going` (seated), `waiting` (on the waiting list, seated in order as seats
+         *     free), `pending` (awaiting the organiser's approval), `declined` (answered `not_going`, or turned
+         *     down by the organiser), `cancelled` (withdrawn by its owner or the organiser) or `checked_in`
+         *     (arrived; still seated).
+         * @example going
+         * @enum {string}
+         */
+        RsvpStatus: "going" | "waiting" | "pending" | "declined" | "cancelled" | "checked_in";
+        /**
+         * Rsvp
+         * @description One person's answer to one event, seen by its owner and by the event's author, editors and administrators only.
+         * @example {
+         *       "id": 12,
+         *       "event": 3,
+         *       "name": "Ana Lima",
+         *       "email": "ana@example.org",
+         *       "guests": 1,
+         *       "answer": "going",
+         *       "status": "going",
+         *       "created_utc": "2026-11-29 10:02:11",
+         *       "modified_utc": "2026-11-29 10:02:11"
+         *     }
+         */
+        Rsvp: {
+            id: components["schemas"]["Id"];
+            /** @description The event (an occurrence for a series' date). */
+            event: components["schemas"]["Id"];
+            /** @description The person's name. */
+            name: string;
+            /** @description The person's e-mail address. */
+            email: string;
+            /** @description Guests the person brings. */
+            guests: number;
+            answer: components["schemas"]["RsvpAnswer"];
+            status: components["schemas"]["RsvpStatus"];
+            /** @description When the RSVP was made (UTC). */
+            created_utc: components["schemas"]["DateTimeString"];
+            /** @description When it last changed (UTC). */
+            modified_utc: components["schemas"]["DateTimeString"];
+        };
+        /**
+         * RsvpList
+         * @description An event's RSVPs in the order they came; a caller who may not edit the event sees only its own.
+         * @example {
+         *       "rsvps": [],
+         *       "total": 0,
+         *       "total_pages": 0
+         *     }
+         */
+        RsvpList: {
+            rsvps: components["schemas"]["Rsvp"][];
+            total: number;
+            total_pages: number;
+        };
+        /**
+         * RsvpInput
+         * @description A new RSVP. A signed-in caller answers for itself: its account's name unless `name` is sent, and
+         *     its account's e-mail address (another needs confirmation by e-mail, not offered yet). The event's
+         *     author, editors and administrators may answer for others with `name` and `email`; such RSVPs count
+         *     at once, without approval.
+         * @example {
+         *       "guests": 1
+         *     }
+         */
+        RsvpInput: {
+            /** @description The person's name. */
+            name?: string;
+            /**
+             * Format: email
+             * @description The person's e-mail address.
+             */
+            email?: string;
+            /** @description Guests the person brings (default 0; at most the event's `guests_max`). */
+            guests?: number;
+            /** @description `going` (the default) or `not_going`. */
+            answer?: components["schemas"]["RsvpAnswer"];
+        };
+        /**
+         * RsvpUpdate
+         * @description The fields to change. The owner may change `name`, `guests` and `answer` (`not_going` frees the
+         *     seats; `going` again asks for seats anew, at the end of the waiting list). Only the event's
+         *     author, editors and administrators change `email` and `status`: `going` approves a pending RSVP
+         *     (seated if it fits, else waiting) or undoes a check-in, `declined` turns it down, `checked_in`
+         *     marks a seated person as arrived.
+         * @example {
+         *       "status": "checked_in"
+         *     }
+         */
+        RsvpUpdate: {
+            /** @description The person's name. */
+            name?: string;
+            /**
+             * Format: email
+             * @description The person's e-mail address (organisers only).
+             */
+            email?: string;
+            /** @description Guests the person brings; more than fit on a seated RSVP is refused (409). */
+            guests?: number;
+            answer?: components["schemas"]["RsvpAnswer"];
+            /**
+             * @description `going`, `declined` or `checked_in` (organisers only).
+             * @enum {string}
+             */
+            status?: "going" | "declined" | "checked_in";
+        };
         /**
          * VenueList
          * @description A page of venues.
@@ -4324,7 +4594,18 @@ export interface components {
          *           "event_status_reason": "",
          *           "is_virtual": false,
          *           "is_hybrid": false,
-         *           "virtual_url": null
+         *           "virtual_url": null,
+         *           "rsvp": {
+         *             "open": false,
+         *             "closes_at": "2026-12-12 19:30:00",
+         *             "capacity": null,
+         *             "guests_max": 0,
+         *             "approval": false,
+         *             "anonymous": false,
+         *             "going": 0,
+         *             "waiting": 0,
+         *             "remaining": null
+         *           }
          *         }
          *       ],
          *       "rest_url": "https://example.org/wp-json/calendar/events/v1/events/?page=1&per_page=1&start_date=2026-12-01+00%3A00%3A00&end_date=2026-12-31+23%3A59%3A59",
@@ -4578,6 +4859,17 @@ export interface components {
          *       "is_virtual": false,
          *       "is_hybrid": false,
          *       "virtual_url": null,
+         *       "rsvp": {
+         *         "open": false,
+         *         "closes_at": "2026-12-12 19:30:00",
+         *         "capacity": null,
+         *         "guests_max": 0,
+         *         "approval": false,
+         *         "anonymous": false,
+         *         "going": 0,
+         *         "waiting": 0,
+         *         "remaining": null
+         *       },
          *       "json_ld": {
          *         "@context": "http://schema.org",
          *         "@type": "Event",
@@ -4712,6 +5004,7 @@ export interface components {
              * @description The link to join online, or null when there is none.
              */
             virtual_url?: string | null;
+            rsvp?: components["schemas"]["EventRsvpPart"];
             json_ld?: components["schemas"]["EventJsonLdPart"];
             _links?: components["schemas"]["LinksPart"];
             _embedded?: components["schemas"]["Embedded"];
@@ -5227,6 +5520,41 @@ export interface components {
             sameAs?: string;
         };
         /**
+         * EventRsvpPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "open": true,
+         *       "closes_at": "2026-12-12 19:30:00",
+         *       "capacity": 40,
+         *       "guests_max": 2,
+         *       "approval": false,
+         *       "anonymous": false,
+         *       "going": 38,
+         *       "waiting": 3,
+         *       "remaining": 2
+         *     }
+         */
+        EventRsvpPart: {
+            /** @description RSVPs are taken (until `closes_at`). */
+            open?: boolean;
+            /** @description When RSVP closes, in the event's time zone; by default at the start. Each date of a series closes as long before its own start as the series does. */
+            closes_at?: components["schemas"]["DateTimeString"];
+            /** @description The seats there are; null when unlimited. */
+            capacity?: number | null;
+            /** @description Guests one RSVP may bring. */
+            guests_max?: number;
+            /** @description The organiser approves each RSVP before it counts. */
+            approval?: boolean;
+            /** @description People without an account may RSVP, confirmed by e-mail (not offered yet: such RSVPs are refused). */
+            anonymous?: boolean;
+            /** @description Seats taken: RSVPs going or checked in, with their guests. */
+            going?: number;
+            /** @description Seats asked for on the waiting list. */
+            waiting?: number;
+            /** @description Seats left; null when the capacity is unlimited. */
+            remaining?: number | null;
+        };
+        /**
          * EventJsonLdPart
          * @description With `_fields`: the fields asked for of this object, none of them required.
          * @example {
@@ -5343,6 +5671,52 @@ export interface components {
             /** @constant */
             availability?: "inStock";
             validFrom?: components["schemas"]["IsoDateTime"];
+        };
+        /**
+         * RsvpListPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "rsvps": [],
+         *       "total": 0,
+         *       "total_pages": 0
+         *     }
+         */
+        RsvpListPart: {
+            rsvps?: components["schemas"]["RsvpPart"][];
+            total?: number;
+            total_pages?: number;
+        };
+        /**
+         * RsvpPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 12,
+         *       "event": 3,
+         *       "name": "Ana Lima",
+         *       "email": "ana@example.org",
+         *       "guests": 1,
+         *       "answer": "going",
+         *       "status": "going",
+         *       "created_utc": "2026-11-29 10:02:11",
+         *       "modified_utc": "2026-11-29 10:02:11"
+         *     }
+         */
+        RsvpPart: {
+            id?: components["schemas"]["Id"];
+            /** @description The event (an occurrence for a series' date). */
+            event?: components["schemas"]["Id"];
+            /** @description The person's name. */
+            name?: string;
+            /** @description The person's e-mail address. */
+            email?: string;
+            /** @description Guests the person brings. */
+            guests?: number;
+            answer?: components["schemas"]["RsvpAnswer"];
+            status?: components["schemas"]["RsvpStatus"];
+            /** @description When the RSVP was made (UTC). */
+            created_utc?: components["schemas"]["DateTimeString"];
+            /** @description When it last changed (UTC). */
+            modified_utc?: components["schemas"]["DateTimeString"];
         };
         /**
          * VenueListPart
@@ -6162,6 +6536,23 @@ export interface components {
                 "application/json": components["schemas"]["RestError"];
             };
         };
+        /**
+         * @description Another request got in the way (one with the same Idempotency-Key is still being answered, or a
+         *     concurrent change of the same event): retry after `Retry-After`. Or, without `Retry-After`, an RSVP
+         *     capacity below the seats taken (`rest_rsvp_capacity_below_seats`, with `seats_taken`): nobody is
+         *     un-seated, so cancel or decline RSVPs first.
+         */
+        EventConflict: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["RetryLaterIfBusy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RestError"];
+            };
+        };
         /** @description The object changed since the ETag in `If-Match`; nothing was written. Read it again and retry. */
         PreconditionFailed: {
             headers: {
@@ -6178,6 +6569,33 @@ export interface components {
             headers: {
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RestError"];
+            };
+        };
+        /**
+         * @description The RSVP cannot be taken or changed as asked: RSVP is not open or has closed, the event is
+         *     cancelled, this e-mail address has an RSVP for the event already, more guests than fit on a seated
+         *     RSVP, or a change of status that does not apply. The code says which.
+         */
+        RsvpConflict: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RestError"];
+            };
+        };
+        /** @description The RSVP cannot be written now; nothing was changed. Either the database is unavailable (`rest_database_unavailable`), or this server has as many RSVPs to this event waiting to be written as it holds (`rest_rsvp_busy`: many people answering at once). Retry after the time in `Retry-After`. */
+        RsvpUnavailable: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["RetryLater"];
                 [name: string]: unknown;
             };
             content: {
@@ -6290,7 +6708,7 @@ export interface components {
          *     shows its `recurrence`), with the occurrences changed on their own, instead of its occurrences.
          */
         EventSingleEvents: boolean | ("1" | "0");
-        /** @description Only events with tickets (true) or only those without (false). This service sells no tickets: true gives an empty list, false every event. */
+        /** @description Only events open to RSVP now (true: `rsvp.open`, not cancelled, not closed yet, not a series itself) or only the others (false). This service sells no tickets: an RSVP is its ticket. */
         EventTicketed: components["schemas"]["QueryFlag"];
         /**
          * @description A key of your choosing (1 to 200 visible ASCII characters) that makes retrying this create safe: for
@@ -6321,6 +6739,11 @@ export interface components {
         Scope: "this" | "following" | "all";
         /** @description Delete for good instead of moving to the trash (editors and administrators). */
         Force: boolean | ("1" | "0");
+        /**
+         * @description The RSVP's numeric ID.
+         * @example 12
+         */
+        RsvpIdPath: number;
         /**
          * @description The slug (any non-empty text without a slash).
          * @example winter-jazz-night
@@ -6405,6 +6828,8 @@ export interface components {
         Location: string;
         /** @description When the object last changed (HTTP date). */
         LastModified: string;
+        /** @description Seconds to wait before trying again, when another request got in the way (absent when trying again cannot help). */
+        RetryLaterIfBusy: number;
     };
     pathItems: never;
 }
@@ -6567,7 +6992,7 @@ export interface operations {
                  *     shows its `recurrence`), with the occurrences changed on their own, instead of its occurrences.
                  */
                 single_events?: components["parameters"]["EventSingleEvents"];
-                /** @description Only events with tickets (true) or only those without (false). This service sells no tickets: true gives an empty list, false every event. */
+                /** @description Only events open to RSVP now (true: `rsvp.open`, not cancelled, not closed yet, not a series itself) or only the others (false). This service sells no tickets: an RSVP is its ticket. */
                 ticketed?: components["parameters"]["EventTicketed"];
                 /** @description The context of the request, as WordPress names them: `view`, `embed` or `edit`; the representation is the same in each. */
                 context?: components["parameters"]["ViewContext"];
@@ -6738,7 +7163,7 @@ export interface operations {
                  *     shows its `recurrence`), with the occurrences changed on their own, instead of its occurrences.
                  */
                 single_events?: components["parameters"]["EventSingleEvents"];
-                /** @description Only events with tickets (true) or only those without (false). This service sells no tickets: true gives an empty list, false every event. */
+                /** @description Only events open to RSVP now (true: `rsvp.open`, not cancelled, not closed yet, not a series itself) or only the others (false). This service sells no tickets: an RSVP is its ticket. */
                 ticketed?: components["parameters"]["EventTicketed"];
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
@@ -6892,7 +7317,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["EventConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6961,7 +7386,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["EventConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7094,7 +7519,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["EventConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7148,6 +7573,259 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRsvps: {
+        parameters: {
+            query?: {
+                /** @description The page of results to return. */
+                page?: components["parameters"]["Page"];
+                /** @description How many items to return per page; values above 50 are treated as 50. */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of RSVPs. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RsvpList"] | components["schemas"]["RsvpListPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createRsvp: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** @description The answer; every field optional for a signed-in caller answering for itself. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RsvpInput"];
+            };
+        };
+        responses: {
+            /** @description The RSVP, with its status. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rsvp"] | components["schemas"]["RsvpPart"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RsvpConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RsvpUnavailable"];
+            /** @description With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enveloped"];
+                };
+            };
+        };
+    };
+    getRsvp: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+                /**
+                 * @description The RSVP's numeric ID.
+                 * @example 12
+                 */
+                rsvp_id: components["parameters"]["RsvpIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The RSVP. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rsvp"] | components["schemas"]["RsvpPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteRsvp: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+                /**
+                 * @description The RSVP's numeric ID.
+                 * @example 12
+                 */
+                rsvp_id: components["parameters"]["RsvpIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The RSVP, cancelled. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rsvp"] | components["schemas"]["RsvpPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RsvpUnavailable"];
+        };
+    };
+    updateRsvp: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+                /**
+                 * @description The RSVP's numeric ID.
+                 * @example 12
+                 */
+                rsvp_id: components["parameters"]["RsvpIdPath"];
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change; fields that are not sent keep their values. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RsvpUpdate"];
+            };
+        };
+        responses: {
+            /** @description The RSVP as changed. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rsvp"] | components["schemas"]["RsvpPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RsvpConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RsvpUnavailable"];
         };
     };
     getEventBySlug: {
@@ -7261,7 +7939,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["EventConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7328,7 +8006,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["EventConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7457,7 +8135,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["EventConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -9,8 +9,8 @@ import { loadDocument } from '../src/openapi.js';
 describe('the contract', () => {
   const operations = createBackend(loadDocument()).router.getOperations();
 
-  it('has operations for every route and method of the specification, the change feed and webhooks', () => {
-    expect(operations.length).toBe(72);
+  it('has operations for every route and method of the specification, the change feed, webhooks and RSVPs', () => {
+    expect(operations.length).toBe(77);
     expect(operations.map((op) => op.operationId)).toEqual(
       expect.arrayContaining([
         'uploadMedia',
@@ -21,6 +21,11 @@ describe('the contract', () => {
         'rotateWebhookSecret',
         'listWebhookDeliveries',
         'batchRequests',
+        'listRsvps',
+        'createRsvp',
+        'getRsvp',
+        'updateRsvp',
+        'deleteRsvp',
       ]),
     );
   });

@@ -3,7 +3,7 @@
 // and headers (docs/architecture.md).
 
 /** The kinds of object the API serves, as error codes and messages name them. */
-export type ResourceType = 'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'webhook' | 'media';
+export type ResourceType = 'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'webhook' | 'media' | 'rsvp';
 
 export abstract class DomainError extends Error {}
 
@@ -187,6 +187,31 @@ export class ObjectRefused extends DomainError {
   constructor(
     readonly reason: 'missing' | 'uid-conflict' | 'site-uid' | 'not-here' | 'unwritable',
     message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * An RSVP not taken or not changed as asked (services/rsvps/): why, for each door to say. `seats` is
+ * the seats taken, when a capacity below them was refused; `busy`, too many writes of the event
+ * queued in this instance (services/rsvps/queue.ts), which a moment later it takes.
+ */
+export class RsvpRefused extends DomainError {
+  constructor(
+    readonly reason:
+      | 'series'
+      | 'not-open'
+      | 'closed'
+      | 'canceled'
+      | 'needs-confirmation'
+      | 'exists'
+      | 'no-room'
+      | 'capacity'
+      | 'status'
+      | 'busy',
+    message: string,
+    readonly data: Record<string, unknown> = {},
   ) {
     super(message);
   }

@@ -14,12 +14,19 @@ export const eventInclude = {
 
 /**
  * An event as read (queries/event-rows.ts): an occurrence that has no text of its own shows its
- * series' description and excerpt, so these are always text here.
+ * series' description and excerpt, so these are always text here; with its RSVP counts.
  */
 export type EventRecord = Omit<Prisma.EventGetPayload<{ include: typeof eventInclude }>, 'description' | 'excerpt'> & {
   description: string;
   excerpt: string;
+  /** Its RSVPs' public counts, in seats (queries/event-rows.ts): seated (going or checked in), and waiting. */
+  rsvpCounts: RsvpCounts;
 };
+
+export interface RsvpCounts {
+  going: number;
+  waiting: number;
+}
 
 /** A venue or an organizer: the columns both have, and the kind's own (address, email...). */
 export interface VenueOrOrganizerRecord {

@@ -7,12 +7,14 @@ import * as discovery from './discovery.js';
 import * as events from './events.js';
 import * as media from './media.js';
 import * as organizers from './organizers.js';
+import * as rsvps from './rsvps.js';
 import * as tags from './tags.js';
 import * as venues from './venues.js';
 import * as webhooks from './webhooks.js';
 
 export const handlers = {
   ...events,
+  ...rsvps,
   ...categories,
   ...tags,
   ...venues,

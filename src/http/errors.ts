@@ -20,6 +20,7 @@ import {
   InvalidInput,
   MediaInUse,
   ObjectRefused,
+  RsvpRefused,
   MediaRefused,
   NotFound,
   NotReadable,
@@ -180,5 +181,27 @@ function fromStateError(err: DomainError): ApiError | undefined {
     const status = { missing: 404, 'uid-conflict': 409, 'site-uid': 403, 'not-here': 403, unwritable: 403 }[err.reason];
     return new ApiError(status, 'rest_calendar_object_refused', message);
   }
+  if (err instanceof RsvpRefused) {
+    const [status, code] = RSVP_REFUSALS[err.reason];
+    // Busy: the event's queue of writes in this instance is full; it drains within a second or two.
+    return new ApiError(status, code, message, err.data, err.reason === 'busy' ? { 'Retry-After': '1' } : {});
+  }
   return undefined;
 }
+
+/**
+ * An RSVP's refusal by its reason: a series is the wrong target (400); too many writes at once is
+ * this instance's state (503); the rest are the event's or the RSVP's state.
+ */
+const RSVP_REFUSALS: Record<RsvpRefused['reason'], [number, string]> = {
+  series: [400, 'rest_rsvp_series'],
+  'not-open': [409, 'rest_rsvp_not_open'],
+  closed: [409, 'rest_rsvp_closed'],
+  canceled: [409, 'rest_rsvp_event_canceled'],
+  'needs-confirmation': [403, 'rest_rsvp_needs_confirmation'],
+  exists: [409, 'rest_rsvp_exists'],
+  'no-room': [409, 'rest_rsvp_no_room'],
+  capacity: [409, 'rest_rsvp_capacity_below_seats'],
+  status: [409, 'rest_rsvp_status'],
+  busy: [503, 'rest_rsvp_busy'],
+};

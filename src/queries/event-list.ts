@@ -20,8 +20,8 @@ export interface EventListFilters {
   window?: { start: Date; end: Date };
   /** Further bounds on start or end (`start_date` or `end_date` alone, `starts_before`, ...). */
   bounds: EventBound[];
-  /** Only events with tickets, of which this service has none. */
-  ticketed?: boolean;
+  /** `ticketed`: only events open to RSVP at `now` (an RSVP is this service's ticket), or only the others. */
+  ticketed?: { open: boolean; now: Date };
   include?: number[];
   search?: string;
   /** Each is one filter: an event matches it when it links to any of the IDs. */
@@ -198,8 +198,12 @@ function rowConditions(f: EventListFilters, words: string[]): Prisma.Sql[] {
   for (const bound of f.bounds) {
     and.push(sql`e.${Prisma.raw(bound.column)} ${Prisma.raw(bound.operator)} ${bound.at}::timestamptz`);
   }
-  // No event has tickets here: asking for ticketed events asks for none.
-  if (f.ticketed === true) and.push(sql`false`);
+  if (f.ticketed) {
+    // Open to RSVP as services/rsvps/access.ts assertOpen says, and not a series (its dates take RSVPs).
+    const open = sql`(e.rsvp_open AND e.recurrence = '{}' AND e.event_status <> 'canceled'
+      AND ${f.ticketed.now}::timestamptz < e.start_utc - make_interval(secs => coalesce(e.rsvp_closes_before, 0)))`;
+    and.push(f.ticketed.open ? open : sql`NOT ${open}`);
+  }
   if (words.length) and.push(eventHoldsEveryWord(words));
   return and;
 }

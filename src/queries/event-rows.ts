@@ -15,6 +15,8 @@ const sql = Prisma.sql;
 /**
  * One event as JSON, links and what they link to included, each list in the order Prisma gives it;
  * an occurrence without a text of its own shows its series' (migration series_own_their_occurrences).
+ * Its RSVP counts are an aggregate over the index on (event_id, status, arrival) in the same
+ * statement, so that a list costs no query per event; never a name or an e-mail address.
  */
 // The stored words of its search (migration word_prefix_search) are no part of an event's record.
 const EVENT_JSON = sql`(to_jsonb(e) - 'search_vector') || jsonb_build_object(
@@ -26,7 +28,11 @@ const EVENT_JSON = sql`(to_jsonb(e) - 'search_vector') || jsonb_build_object(
     FROM event_organizers l JOIN organizers o ON o.id = l.organizer_id WHERE l.event_id = e.id), '[]'),
   'terms', coalesce((SELECT jsonb_agg(to_jsonb(l) || jsonb_build_object('term', to_jsonb(t)) ORDER BY l.term_id)
     FROM event_terms l JOIN terms t ON t.id = l.term_id WHERE l.event_id = e.id), '[]'),
-  'parent', (SELECT jsonb_build_object('id', p.id, 'status', p.status, 'author_id', p.author_id) FROM events p WHERE p.id = e.parent_id))`;
+  'parent', (SELECT jsonb_build_object('id', p.id, 'status', p.status, 'author_id', p.author_id) FROM events p WHERE p.id = e.parent_id),
+  'rsvp_counts', (SELECT jsonb_build_object(
+      'going', coalesce(sum(1 + r.guests) FILTER (WHERE r.status IN ('going', 'checked_in')), 0),
+      'waiting', coalesce(sum(1 + r.guests) FILTER (WHERE r.status = 'waiting'), 0))
+    FROM rsvps r WHERE r.event_id = e.id AND r.status IN ('going', 'checked_in', 'waiting')))`;
 
 export interface EventSelection {
   /** A condition on `e`, the events table. */
@@ -90,5 +96,6 @@ function toEventRow(json: Json): EventRow {
     organizers: links('organizers', 'organizer'),
     terms: links('terms', 'term'),
     parent: json.parent ? record(json.parent as Json) : null,
+    rsvpCounts: json.rsvp_counts,
   } as EventRow;
 }

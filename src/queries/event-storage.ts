@@ -62,6 +62,14 @@ export const EVENT_COLUMNS = {
   isVirtual: { column: 'is_virtual', type: 'boolean', occurrence: 'series' },
   isHybrid: { column: 'is_hybrid', type: 'boolean', occurrence: 'series' },
   virtualUrl: { column: 'virtual_url', type: 'text', occurrence: 'series' },
+  // Each occurrence takes its series' RSVP settings and has RSVPs of its own; when RSVP closes is
+  // relative to the start (migration rsvps), so that each date closes before its own start.
+  rsvpOpen: { column: 'rsvp_open', type: 'boolean', occurrence: 'series' },
+  rsvpCapacity: { column: 'rsvp_capacity', type: 'int', occurrence: 'series' },
+  rsvpGuestsMax: { column: 'rsvp_guests_max', type: 'int', occurrence: 'series' },
+  rsvpApproval: { column: 'rsvp_approval', type: 'boolean', occurrence: 'series' },
+  rsvpAnonymous: { column: 'rsvp_anonymous', type: 'boolean', occurrence: 'series' },
+  rsvpClosesBefore: { column: 'rsvp_closes_before', type: 'int', occurrence: 'series' },
   parentId: { column: 'parent_id', type: 'int', occurrence: 'own' },
   recurrence: { column: 'recurrence', type: 'text[]', occurrence: 'own' },
   expandedUntilLocal: { column: 'expanded_until_local', type: 'timestamp', occurrence: 'own' },

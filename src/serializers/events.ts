@@ -5,7 +5,9 @@ import { canRead } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
 import { type CostInput, type CurrencySettings, parseCost } from '../lib/cost.js';
+import type { Zone } from 'luxon';
 import { formatDateTime } from '../lib/dates.js';
+import { closesAt } from '../lib/rsvp-closing.js';
 import { dateDetails, eventZone, UTC_ZONE, zoneAbbreviation } from '../lib/event-times.js';
 import {
   type EventRecord,
@@ -40,6 +42,22 @@ export interface EventSerializeOptions {
 }
 
 export const eventPermalink = (slug: string, urls: Urls) => `${urls.site}/event/${encodeURIComponent(slug)}/`;
+
+/** The RSVP settings and public counts; who answered is read at the event's `rsvps` only. */
+function rsvpOf(row: EventRecord, zone: Zone): Event['rsvp'] {
+  const { going, waiting } = row.rsvpCounts;
+  return {
+    open: row.rsvpOpen,
+    closes_at: formatDateTime(closesAt(row.startUtc, row.rsvpClosesBefore), zone),
+    capacity: row.rsvpCapacity,
+    guests_max: row.rsvpGuestsMax,
+    approval: row.rsvpApproval,
+    anonymous: row.rsvpAnonymous,
+    going,
+    waiting,
+    remaining: row.rsvpCapacity === null ? null : Math.max(0, row.rsvpCapacity - going),
+  };
+}
 
 export function serializeEvent(row: EventRecord, options: EventSerializeOptions): Event {
   const { urls, siteZone, single } = options;
@@ -96,6 +114,7 @@ export function serializeEvent(row: EventRecord, options: EventSerializeOptions)
     is_virtual: row.isVirtual,
     is_hybrid: row.isHybrid,
     virtual_url: row.virtualUrl,
+    rsvp: rsvpOf(row, zone.zone),
   } as Event;
   if (single) {
     // The plugin describes the event's first venue and first organizer only.

@@ -141,7 +141,7 @@ async function resolveFilters(
     scope,
     window: dates.window && { start: dates.window.start.toJSDate(), end: dates.window.end.toJSDate() },
     bounds: changedSince ? [...dates.bounds, { column: 'modified_at', operator: '>', at: changedSince }] : dates.bounds,
-    ticketed: q.ticketed,
+    ticketed: q.ticketed === undefined ? undefined : { open: q.ticketed, now: ctx.now },
     include: q.include,
     search: q.search,
     order: { by: q.orderby ?? 'start_date', direction: q.order ?? 'asc' },

@@ -187,7 +187,7 @@ describeEachDatabase('the event list', (s, dbKind) => {
     }
   });
 
-  it('takes ticketed: no event has tickets here', async () => {
+  it('takes ticketed: an event not open to RSVP is not ticketed', async () => {
     const event = await on(2050, 20);
     expect(ids(await inYear(2050, '&ticketed=true'))).toEqual([]);
     expect((await inYear(2050, '&ticketed=true')).body.total).toBe(0);

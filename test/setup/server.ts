@@ -38,6 +38,8 @@ export type { TestUser } from './role-users.js';
 
 export interface TestServer {
   db: Database;
+  /** The connection string of the server's PostgreSQL database (absent on PGlite), for a second instance's own pool. */
+  url?: string;
   /** One user per role, whose login is the role's name. */
   users: Record<Role, TestUser>;
   origin: string;
@@ -120,6 +122,7 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
 
   return {
     db: database.db,
+    url: database.url,
     users,
     origin,
     base: `${origin}${namespacePath}`,

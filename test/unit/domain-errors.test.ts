@@ -31,6 +31,10 @@ const examples: [domain.DomainError, number, string][] = [
   [new domain.MediaRefused('type', 'Not an image.'), 415, 'rest_upload_invalid_type'],
   [new domain.MediaRefused('corrupt', 'Truncated.'), 400, 'rest_upload_invalid_image'],
   [new domain.MediaInUse(41, [{ type: 'event', id: 12 }]), 409, 'rest_media_in_use'],
+  [new domain.RsvpRefused('series', 'A series.'), 400, 'rest_rsvp_series'],
+  [new domain.RsvpRefused('capacity', 'Seats taken.', { seats_taken: 3 }), 409, 'rest_rsvp_capacity_below_seats'],
+  [new domain.RsvpRefused('needs-confirmation', 'Sign in.'), 403, 'rest_rsvp_needs_confirmation'],
+  [new domain.RsvpRefused('busy', 'Too many at once.'), 503, 'rest_rsvp_busy'],
 ];
 
 describe('domain errors', () => {
@@ -59,5 +63,9 @@ describe('domain errors', () => {
     expect(toApiError(new domain.DuplicateTermName('tag', 'Jazz', 9)).toBody().data).toMatchObject({ term_id: 9 });
     expect(toApiError(new domain.Throttled(12)).headers).toEqual({ 'Retry-After': '12' });
     expect(toApiError(new domain.Conflict()).headers).toEqual({ 'Retry-After': '1' });
+    expect(toApiError(new domain.RsvpRefused('busy', 'Too many at once.')).headers).toEqual({ 'Retry-After': '1' });
+    expect(
+      toApiError(new domain.RsvpRefused('capacity', 'Seats taken.', { seats_taken: 3 })).toBody().data,
+    ).toMatchObject({ seats_taken: 3 });
   });
 });

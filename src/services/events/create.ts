@@ -118,7 +118,7 @@ export async function insertEvent(on: CreateIn, ctx: ServiceContext, input: NewE
   const title = input.title.trim();
   const publishedAt = publicationDate(input, siteZone);
   const when = times(input, undefined, siteZone);
-  const { cost, ...fields } = columns(input);
+  const { cost, ...fields } = columns(input, when);
   // Before the author and the links: an image that is not there is refused first.
   const image = await imageColumns(input.image, run);
   const recurrence = recurrenceFor(input, undefined, when) ?? [];

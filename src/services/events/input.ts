@@ -5,6 +5,7 @@ import type { components } from '../../../generated/api.js';
 import { type Event, Prisma as Prisma } from '../../../generated/prisma/client.js';
 import { InvalidInput } from '../../domain/errors.js';
 import { eventTimes, eventZone, fromWallClock } from '../../lib/event-times.js';
+import { type RsvpColumns, rsvpColumns } from '../rsvps/settings.js';
 
 /** A write of an event, as the document defines it: every field optional (an update). */
 export type EventInput = components['schemas']['EventFields'];
@@ -32,10 +33,15 @@ type EventColumns = Partial<
 type StoredHappening = Pick<Event, 'isVirtual'>;
 
 /**
- * The columns a write sets as sent: text, flags, cost, website, status and where it happens (the
- * image is services/media.ts imageColumns'). `current` is the stored event of an update.
+ * The columns a write sets as sent: text, flags, cost, website, status, where it happens and RSVP
+ * settings (the image is services/media.ts imageColumns'). `start` is the event's after the write;
+ * `current` the stored event of an update.
  */
-export function columns(input: EventInput, current?: StoredHappening): EventColumns {
+export function columns(
+  input: EventInput,
+  start: { startUtc: Date; timezone: string },
+  current?: StoredHappening,
+): EventColumns & RsvpColumns {
   const text = (value: string | undefined) => (value === undefined ? undefined : value.trim());
   // Null, though the schema has none, clears the cost as an empty one does.
   const website = input.website;
@@ -51,6 +57,7 @@ export function columns(input: EventInput, current?: StoredHappening): EventColu
     featured: input.featured,
     ...statusColumns(input),
     ...onlineColumns(input, current),
+    ...rsvpColumns(input.rsvp, start),
   };
 }
 

@@ -1,6 +1,7 @@
 // Updating an event: a single event, a series, or an occurrence with a scope (`this`, `following`,
 // `all`), in one transaction.
 import type { Tx } from '../../db/client.js';
+import { statementsOf } from '../../db/driver.js';
 import { InvalidInput } from '../../domain/errors.js';
 import { type Key } from '../../domain/posts.js';
 import { type EventRecord } from '../../domain/records.js';
@@ -13,6 +14,7 @@ import { type Scope, resolveScope, type EventRow, lockTarget } from './scope.js'
 import { splitSeries, restoreOccurrence } from '../series/edits.js';
 import { syncSeries } from '../series/sync.js';
 import { writeEvent, writeEventAndOccurrences } from './write.js';
+import { settleSeats } from '../rsvps/seats.js';
 
 /**
  * An update. Of a series (scope `all`, its default) it changes the series and every occurrence that
@@ -38,6 +40,20 @@ export async function changeEvent(
   key: Key,
   input: EventInput,
   scope?: Scope,
+): Promise<number> {
+  const id = await writeScoped(tx, ctx, key, input, scope);
+  // New RSVP settings hold against the seats taken, and free seats go to the waiting list, in this
+  // transaction (services/rsvps/seats.ts).
+  if (input.rsvp !== undefined) await settleSeats(statementsOf(tx), id);
+  return id;
+}
+
+async function writeScoped(
+  tx: Tx,
+  ctx: ServiceContext,
+  key: Key,
+  input: EventInput,
+  scope: Scope | undefined,
 ): Promise<number> {
   const current = await lockTarget(tx, ctx, key);
   const { kind, chosen, series } = await resolveScope(tx, ctx, current, scope);

@@ -30,7 +30,7 @@ export async function writeEvent(
   const after = await tx.event.update({
     where: { id: current.id },
     data: {
-      ...columns(input, current),
+      ...columns(input, when, current),
       ...(await imageColumns(input.image, tx)),
       ...when,
       recurrence: recurrenceFor(input, current, when),

@@ -1,0 +1,253 @@
+// Taking, changing and cancelling RSVPs, each in one transaction that locks the event's row first
+// (seats.ts says why and in which order), queued behind the event's other writes in this instance
+// (queue.ts says why). Signed-in callers answer for themselves; the event's organisers also for
+// others, and approve, decline and check in (access.ts). Anonymous RSVP waits for confirmation by
+// e-mail (issue 53, phase 2).
+import type { components } from '../../../generated/api.js';
+import type { RsvpStatus, User } from '../../../generated/prisma/client.js';
+import { assertMay } from '../../auth/capabilities.js';
+import { forbidden } from '../../auth/permissions.js';
+import { type Driver, statementsOf, transactionDriverOf } from '../../db/driver.js';
+import { InvalidInput, NotFound, RsvpRefused } from '../../domain/errors.js';
+import {
+  answerBefore,
+  findRsvp,
+  insertRsvp,
+  lockRsvpEvent,
+  type RsvpEvent,
+  type RsvpRow,
+  seatsTaken,
+  updateRsvpRow,
+} from '../../queries/rsvps.js';
+import type { ServiceContext } from '../context.js';
+import { retryOnConflict } from '../retry.js';
+import { queued } from './queue.js';
+import { assertOpen, assertRsvpTarget, isOrganiser, ownsRsvp } from './access.js';
+import { place, promote, seatsOf } from './seats.js';
+
+type RsvpInput = components['schemas']['RsvpInput'];
+type RsvpUpdate = components['schemas']['RsvpUpdate'];
+
+const SEATED: RsvpStatus[] = ['going', 'checked_in'];
+/** Statuses an RSVP leaves by a new answer of `going` from the same address. */
+const ENDED: RsvpStatus[] = ['declined', 'cancelled'];
+
+/**
+ * An RSVP write of the event: in its turn in this instance (queue.ts), in one transaction, again on a
+ * conflict (services/retry.ts). The transaction runs on the driver beneath Prisma, as creates do
+ * (services/events/create.ts): Prisma's takes about six times as long for the same statements, and
+ * the event's row stays locked all the while. Inside a batch's transaction, which has no driver of
+ * its own, through Prisma as a savepoint of it (db/savepoints.ts).
+ */
+function eventWrite<T>(ctx: ServiceContext, eventId: number, work: (run: Driver) => Promise<T>): Promise<T> {
+  const transaction = transactionDriverOf(ctx.db);
+  return queued(ctx.db, eventId, () =>
+    retryOnConflict(() => (transaction ? transaction(work) : ctx.db.$transaction((tx) => work(statementsOf(tx))))),
+  );
+}
+
+interface Target {
+  event: RsvpEvent;
+  organiser: boolean;
+}
+
+/** The event locked, checked as a target of RSVPs for this signed-in caller. */
+async function lockedTarget(run: Driver, ctx: ServiceContext, eventId: number): Promise<Target> {
+  const event = assertRsvpTarget(ctx.caller, eventId, await lockRsvpEvent(run, eventId));
+  return { event, organiser: isOrganiser(ctx.caller, event) };
+}
+
+/** Without an account, RSVP needs confirmation by e-mail (phase 2 of issue 53); until then, refused. */
+async function refuseAnonymous(run: Driver, ctx: ServiceContext, eventId: number): Promise<never> {
+  const { event } = await lockedTarget(run, ctx, eventId);
+  if (event.anonymous) {
+    throw new RsvpRefused(
+      'needs-confirmation',
+      'RSVP without an account needs confirmation by e-mail, which this service does not send yet (SMTP_URL); sign in to RSVP.',
+    );
+  }
+  throw forbidden(null, 'Sign in to RSVP to this event.');
+}
+
+function assertGuests(event: RsvpEvent, guests: number | undefined): void {
+  if (guests !== undefined && guests > event.guestsMax) {
+    throw new InvalidInput({ guests: `This event takes ${event.guestsMax} guests per RSVP at most.` });
+  }
+}
+
+/**
+ * A new RSVP, or one this e-mail address had cancelled or declined taken up again (one address has
+ * one RSVP per event: migration rsvps). Organisers' RSVPs count at once, without approval, and may
+ * be taken after RSVP closed.
+ */
+export async function createRsvp(ctx: ServiceContext, eventId: number, input: RsvpInput): Promise<RsvpRow> {
+  const { caller } = ctx;
+  if (caller === null) return eventWrite(ctx, eventId, (run) => refuseAnonymous(run, ctx, eventId));
+  assertMay(caller, 'answer rsvps');
+  // Read before the event's lock: the transaction that holds it does only what must be in it.
+  const account = await ctx.db.user.findUniqueOrThrow({ where: { id: caller.id } });
+  return eventWrite(ctx, eventId, async (run) => {
+    const { event, organiser } = await lockedTarget(run, ctx, eventId);
+    assertOpen(event, organiser ? undefined : new Date());
+    const guests = input.guests ?? 0;
+    assertGuests(event, guests);
+    const who = person(account, input, organiser);
+    const answer = input.answer ?? 'going';
+    const { existing, seats } = await answerBefore(run, eventId, who.email);
+    if (existing) assertTakenUp(existing, ctx, organiser);
+    const status =
+      answer === 'not_going' ? 'declined' : await place(run, event, guests, event.approval && !organiser, seats);
+    const data = { ...who, guests, answer, status };
+    // Taken up again, it joins the waiting list's order now; a new one takes its place by default.
+    return existing ? updateRsvpRow(run, existing.id, { ...data, anew: true }) : insertRsvp(run, { eventId, ...data });
+  });
+}
+
+/**
+ * An RSVP from the same address may be taken up again when it ended: cancelled, or declined by its
+ * owner (or by the organisers, for them). Else 409, naming it to whoever may change it.
+ */
+function assertTakenUp(existing: RsvpRow, ctx: ServiceContext, organiser: boolean): void {
+  if (ENDED.includes(existing.status) && (organiser || !declinedByOrganiser(existing))) return;
+  const yours = organiser || ownsRsvp(ctx.caller, existing) || existing.accountId === null;
+  throw new RsvpRefused(
+    'exists',
+    `${existing.email} has an RSVP for this event already: change it${yours ? ` at rsvps/${existing.id}` : ''}.`,
+    yours ? { rsvp_id: existing.id } : {},
+  );
+}
+
+/** Turned down by the organiser rather than by its owner's answer: its owner cannot take it up again. */
+const declinedByOrganiser = (rsvp: RsvpRow) => rsvp.status === 'declined' && rsvp.answer === 'going';
+
+/**
+ * Whose RSVP a create is: the caller's, named as its account is unless it sends a name, with its
+ * account's e-mail address (another would need confirming: phase 2); an organiser's, anyone's it
+ * names with `email` (and `name`).
+ */
+function person(account: Pick<User, 'id' | 'displayName' | 'email'>, input: RsvpInput, organiser: boolean) {
+  const email = input.email ?? account.email;
+  const other = email.toLowerCase() !== account.email.toLowerCase();
+  if (other && !organiser) {
+    throw new InvalidInput({
+      email:
+        "An RSVP for an address other than your account's needs confirmation by e-mail, which this service does not send yet.",
+    });
+  }
+  if (other && input.name === undefined) throw new InvalidInput({ name: 'name is required with another e-mail.' });
+  return {
+    name: input.name?.trim() ?? account.displayName,
+    email,
+    accountId: other ? null : account.id,
+  };
+}
+
+/** The RSVP the caller may manage (its own, or any of an organiser's event), locked after its event. */
+async function lockedRsvp(run: Driver, ctx: ServiceContext, eventId: number, rsvpId: number) {
+  const target = await lockedTarget(run, ctx, eventId);
+  const rsvp = await findRsvp(run, eventId, rsvpId);
+  // Someone else's RSVP does not exist for the caller: its existence would say who answered.
+  if (!rsvp || !(target.organiser || ownsRsvp(ctx.caller, rsvp))) throw new NotFound('rsvp', rsvpId);
+  return { ...target, rsvp };
+}
+
+/**
+ * A change of an RSVP and its seats, then the waiting list seated as far as seats freed allow, in
+ * one transaction. More guests than fit on a seated RSVP are refused and change nothing.
+ */
+export async function updateRsvp(
+  ctx: ServiceContext,
+  eventId: number,
+  rsvpId: number,
+  input: RsvpUpdate,
+): Promise<RsvpRow> {
+  return eventWrite(ctx, eventId, async (run) => {
+    const { event, organiser, rsvp } = await lockedRsvp(run, ctx, eventId, rsvpId);
+    if (!organiser && (input.status !== undefined || input.email !== undefined)) {
+      throw forbidden(ctx.caller, "Only the event's organisers change an RSVP's status or e-mail address.");
+    }
+    if (input.guests !== undefined && input.guests > rsvp.guests) assertGuests(event, input.guests);
+    const guests = input.guests ?? rsvp.guests;
+    const status = await nextStatus(run, { event, organiser, rsvp, input, guests });
+    if (SEATED.includes(status) && SEATED.includes(rsvp.status)) await assertRoom(run, event, rsvp, guests);
+    const updated = await updateRsvpRow(run, rsvp.id, {
+      name: input.name?.trim(),
+      email: input.email,
+      guests,
+      answer: input.answer,
+      status,
+      // Approved, or answering `going` again: it joins the waiting list's order now.
+      anew: ['pending', ...ENDED].includes(rsvp.status) && !ENDED.includes(status),
+    });
+    await promote(run, event);
+    // Promotion may have seated this very RSVP (one that waits with fewer guests now).
+    return updated.status === 'waiting' ? ((await findRsvp(run, eventId, updated.id)) ?? updated) : updated;
+  });
+}
+
+/** More guests on a seated RSVP must fit in the seats left; else 409 and the RSVP keeps its guests. */
+async function assertRoom(run: Driver, event: RsvpEvent, rsvp: RsvpRow, guests: number): Promise<void> {
+  if (event.capacity === null || guests <= rsvp.guests) return;
+  const taken = await seatsTaken(run, event.id);
+  if (taken - seatsOf(rsvp.guests) + seatsOf(guests) <= event.capacity) return;
+  const left = event.capacity - taken;
+  throw new RsvpRefused(
+    'no-room',
+    `Only ${left} seat${left === 1 ? ' is' : 's are'} left: the RSVP keeps its ${rsvp.guests} guests.`,
+    { remaining: left },
+  );
+}
+
+interface Change {
+  event: RsvpEvent;
+  organiser: boolean;
+  rsvp: RsvpRow;
+  input: RsvpUpdate;
+  guests: number;
+}
+
+/** The status a change leads to; a change of status that does not apply is refused (409). */
+async function nextStatus(run: Driver, { event, organiser, rsvp, input, guests }: Change): Promise<RsvpStatus> {
+  if (input.status === 'declined' || input.answer === 'not_going') return 'declined';
+  if (input.status !== undefined) return statusSet(run, event, rsvp, input.status, guests);
+  if (input.answer === 'going' && ENDED.includes(rsvp.status)) {
+    if (!organiser && declinedByOrganiser(rsvp)) {
+      throw new RsvpRefused('status', "The event's organisers declined this RSVP.");
+    }
+    if (!organiser) assertOpen(event, new Date());
+    return place(run, event, guests, event.approval && !organiser);
+  }
+  // More guests ask for more seats: only while RSVP is open, for its owner.
+  if (!organiser && guests > rsvp.guests) assertOpen(event, new Date());
+  return rsvp.status;
+}
+
+/** What an organiser's `status` of `going` or `checked_in` leads to (`declined` needs no check). */
+async function statusSet(
+  run: Driver,
+  event: RsvpEvent,
+  rsvp: RsvpRow,
+  wanted: NonNullable<RsvpUpdate['status']>,
+  guests: number,
+): Promise<RsvpStatus> {
+  const refuse = (message: string) => new RsvpRefused('status', message);
+  if (wanted === 'checked_in') {
+    if (!SEATED.includes(rsvp.status))
+      throw refuse(`Only a seated RSVP can be checked in; this one is ${rsvp.status}.`);
+    return 'checked_in';
+  }
+  if (rsvp.status === 'pending') return place(run, event, guests, false);
+  if (SEATED.includes(rsvp.status)) return 'going';
+  const why = rsvp.status === 'waiting' ? 'it is seated when seats free' : 'its owner answers again';
+  throw refuse(`A ${rsvp.status} RSVP cannot be made going: ${why}.`);
+}
+
+/** Cancels an RSVP (kept, cancelled) and seats the waiting list as far as its seats allow. */
+export async function cancelRsvp(ctx: ServiceContext, eventId: number, rsvpId: number): Promise<RsvpRow> {
+  return eventWrite(ctx, eventId, async (run) => {
+    const { event, rsvp } = await lockedRsvp(run, ctx, eventId, rsvpId);
+    const cancelled = rsvp.status === 'cancelled' ? rsvp : await updateRsvpRow(run, rsvp.id, { status: 'cancelled' });
+    await promote(run, event);
+    return cancelled;
+  });
+}
