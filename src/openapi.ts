@@ -43,9 +43,10 @@ interface Described {
 export function maxLengthOf(schema: string, property: string): number {
   const schemas = (loadDocument().components?.schemas ?? {}) as Partial<Record<string, Described>>;
   const field = schemas[schema]?.properties?.[property];
-  // A field may be one of the small named schemas (`StatusReason`), which holds the limit.
-  const named = field?.$ref ? schemas[field.$ref.slice(field.$ref.lastIndexOf('/') + 1)] : field;
-  const limit = named?.maxLength;
+  // A limit beside a `$ref` is the field's own and counts first (`TermFields.name`); else the field
+  // may be one of the small named schemas (`StatusReason`), which holds the limit.
+  const named = field?.$ref ? schemas[field.$ref.slice(field.$ref.lastIndexOf('/') + 1)] : undefined;
+  const limit = field?.maxLength ?? named?.maxLength;
   if (limit === undefined) throw new Error(`The document gives ${schema}.${property} no maxLength.`);
   return limit;
 }

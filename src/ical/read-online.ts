@@ -17,14 +17,18 @@ const URI = fullFormats.uri as (text: string) => boolean;
 const LINK_PROPERTIES = ['conference', 'x-google-conference', 'x-microsoft-skypeteamsmeetingurl'];
 
 /** A join link as the API takes it: https, no white space, a URI, within its length. */
-export const isJoinLink = (text: string) => /^https:\/\/\S+$/i.test(text) && text.length <= MAX_URL && URI(text);
+export const isJoinLink = (text: string) =>
+  /^https:\/\/[^/?#\s]+([/?#]\S*)?$/i.test(text) && text.length <= MAX_URL && URI(text);
 
 /**
  * Outlook writes a Teams meeting's LOCATION as the meeting's name, in its user's language
  * (`Microsoft Teams Meeting`, `Microsoft Teams-Besprechung`, `Réunion Microsoft Teams`); with more
  * than one place it lists them with `; `, and that list is a place.
  */
-const TEAMS_LOCATION = /^[^;,\n]*\bMicrosoft Teams\b[^;,\n]*$/i;
+const TEAMS_MEETING = /\bMicrosoft Teams\b/i;
+const PLACES_APART = /[;,\n]/;
+/** One place only (no list), naming the Teams meeting: two tests, each linear, where one pattern was not. */
+const namesTeamsMeeting = (location: string) => !PLACES_APART.test(location) && TEAMS_MEETING.test(location);
 
 /**
  * A LOCATION that says where the event happens online, not a venue: only a link
@@ -34,7 +38,7 @@ export function locationIsOnline(component: ICAL.Component): boolean {
   const location = textOf(component, 'location').trim();
   if (!location) return false;
   if (isJoinLink(location)) return true;
-  return TEAMS_LOCATION.test(location) && component.hasProperty('x-microsoft-skypeteamsmeetingurl');
+  return namesTeamsMeeting(location) && component.hasProperty('x-microsoft-skypeteamsmeetingurl');
 }
 
 /**

@@ -55,6 +55,7 @@ const EVENT_KEYS = [
   'is_virtual',
   'is_hybrid',
   'virtual_url',
+  'rsvp',
 ];
 
 describeEachDatabase('event writes and reads', (s) => {

@@ -183,7 +183,7 @@ describeEachDatabase('importing calendars as other programs write them', (s, kin
     // Google: a weekly Meet at a library (hybrid), one Wednesday cancelled; a cancelled party.
     const google = await run('google-cancelled-online.ics');
     expect(google.skipped).toEqual([]);
-    expect(google.events).toEqual({ cancelled: 2, occurrences: 1, online: 2 });
+    expect(google.events).toEqual({ cancelled: 2, occurrences: 1, postponed: 0, online: 2, hybrid: 2 });
     const meet = 'https://meet.google.com/abc-defg-hij';
     const club = await bySlug(s, 'book-club');
     expect(club).toMatchObject({ status: 'publish', event_status: 'scheduled', is_virtual: true, is_hybrid: true });
@@ -202,7 +202,7 @@ describeEachDatabase('importing calendars as other programs write them', (s, kin
       is_virtual: false,
     });
     expect(summaryLines(google, false)).toContain(
-      'Events cancelled there: 2 (1 of them single dates of a series); online: 2.',
+      'Events cancelled there: 2 (1 of them single dates of a series); online: 2 (2 of them hybrid).',
     );
 
     // Outlook: a Teams meeting, whose LOCATION names it (no venue), one Tuesday cancelled.
@@ -224,7 +224,7 @@ describeEachDatabase('importing calendars as other programs write them', (s, kin
     // an http link, which is no join link.
     const apple = await run('apple-conference.ics');
     expect(apple.skipped).toEqual([]);
-    expect(apple.events).toEqual({ cancelled: 1, occurrences: 1, online: 3 });
+    expect(apple.events).toEqual({ cancelled: 1, occurrences: 1, postponed: 0, online: 3, hybrid: 1 });
     const yoga = await bySlug(s, 'yoga-for-beginners');
     const zoom = 'https://us02web.zoom.us/j/81234567890?pwd=abcDEF123';
     expect(yoga).toMatchObject({ is_virtual: true, is_hybrid: false, virtual_url: zoom, venue: [] });

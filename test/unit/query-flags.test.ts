@@ -39,7 +39,17 @@ describe('boolean query parameters', () => {
       }
     }
     expect([...flags].sort()).toEqual(
-      ['featured', 'force', 'geoloc', 'hide_empty', 'ical', 'single_events', 'strict_dates', 'ticketed'].sort(),
+      [
+        'featured',
+        'force',
+        'geoloc',
+        'hide_empty',
+        'ical',
+        'is_virtual',
+        'single_events',
+        'strict_dates',
+        'ticketed',
+      ].sort(),
     );
   });
 });
