@@ -1,6 +1,8 @@
 // Every operation of the document, called as an anonymous client and as each role, against the
 // capability matrix below (written out here, independently of the document's `x-required-role`).
-// Refused writes must leave every table as it was, and no response may carry a secret.
+// Refused writes must leave every table as it was, and no response may carry a secret. An event's
+// RSVPs are a resource of their own (docs/decisions.md, "RSVP"): called on an event open to RSVP,
+// on someone else's RSVP, and again on the caller's own.
 import { beforeAll, expect, it } from 'vitest';
 import { ROLES, type Role } from '../../src/auth/roles.js';
 import { createBackend } from '../../src/http/backend.js';
@@ -11,7 +13,7 @@ import { describeEachDatabase } from '../setup/each-database.js';
 import { photo } from '../setup/images.js';
 import { storedRows } from '../setup/stored-rows.js';
 
-type Resource = 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'webhooks' | 'changes' | 'media';
+type Resource = 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'webhooks' | 'changes' | 'media' | 'rsvps';
 type Caller = Role | null;
 
 /** The least role that may create, or change items of others, per resource (docs/decisions.md, "Permissions and roles"). */
@@ -25,6 +27,8 @@ const WRITE_ROLE: Record<Resource, Role> = {
   changes: 'administrator',
   // WordPress's upload_files: authors and up.
   media: 'author',
+  // Any account answers for itself, and manages its own RSVP.
+  rsvps: 'subscriber',
 };
 /** Changing or deleting an item someone else published needs an editor. */
 const OTHERS_ITEMS_ROLE: Record<Resource, Role> = {
@@ -36,9 +40,16 @@ const OTHERS_ITEMS_ROLE: Record<Resource, Role> = {
   webhooks: 'administrator',
   changes: 'administrator',
   media: 'editor',
+  // The event's organisers, whoever may edit it: here an event none of the callers wrote.
+  rsvps: 'editor',
 };
 /** Resources that only administrators may even read. */
 const ADMINISTRATORS_ONLY: Resource[] = ['webhooks'];
+/**
+ * Items that only who may change them may read; to anyone else they do not exist (404, not 403):
+ * another's RSVP, whose existence would say who answered.
+ */
+const PRIVATE_ITEMS: Resource[] = ['rsvps'];
 
 const rank = (role: Role) => ROLES.indexOf(role);
 const atLeast = (caller: Caller, role: Role) => caller !== null && rank(caller) <= rank(role);
@@ -51,12 +62,21 @@ function successStatus(method: string, item: boolean, path: string): number {
   return path.endsWith('/ping') ? 202 : 200;
 }
 
-function expected(method: string, resource: Resource | undefined, item: boolean, caller: Caller, path: string): number {
+/** What an operation works on: its resource (an event's RSVPs one of their own), and one item of it or not. */
+function targetOf(path: string): { resource: Resource | undefined; item: boolean } {
+  if (path.startsWith('/events/{id}/rsvps')) return { resource: 'rsvps', item: path.includes('{rsvp_id}') };
+  return { resource: path.split('/')[1] as Resource | undefined, item: path.includes('{') };
+}
+
+/** The status of a call; `own`: on an item of the caller's own, which the role that creates one manages. */
+function expected(method: string, path: string, caller: Caller, own = false): number {
+  const { resource, item } = targetOf(path);
   const success = successStatus(method, item, path);
-  if (!resource || (method === 'get' && !ADMINISTRATORS_ONLY.includes(resource))) return success;
-  const needed = item ? OTHERS_ITEMS_ROLE[resource] : WRITE_ROLE[resource];
+  const hidden = item && resource !== undefined && PRIVATE_ITEMS.includes(resource);
+  if (!resource || (method === 'get' && !ADMINISTRATORS_ONLY.includes(resource) && !hidden)) return success;
+  const needed = item && !own ? OTHERS_ITEMS_ROLE[resource] : WRITE_ROLE[resource];
   if (caller === null) return 401;
-  if (!atLeast(caller, needed)) return 403;
+  if (!atLeast(caller, needed)) return hidden ? 404 : 403;
   return success;
 }
 
@@ -74,18 +94,25 @@ describeEachDatabase('the capability matrix', (s) => {
   });
 
   let counter = 0;
-  /** A published item owned by the administrator, made fresh for each call. */
-  async function fixture(resource: Resource): Promise<{ id: number; slug: string }> {
+  /**
+   * A published item owned by the administrator, made fresh for each call; for RSVPs, an event open
+   * to RSVP and, on an RSVP's path, an RSVP of it: `owner`'s, or a guest's its organisers named, who
+   * has no account.
+   */
+  async function fixture(resource: Resource, path: string, owner: Caller = null): Promise<Record<string, unknown>> {
     const n = ++counter;
-    const owner = { authorId: s.users.administrator.id };
     switch (resource) {
       case 'events':
         return insertEvent(s.db, { title: `Matrix event ${n}` });
+      case 'rsvps':
+        return rsvpFixture(n, path.includes('{rsvp_id}'), owner);
       case 'venues':
-        return s.db.prisma.venue.create({ data: { name: `Matrix venue ${n}`, slug: `matrix-venue-${n}`, ...owner } });
+        return s.db.prisma.venue.create({
+          data: { name: `Matrix venue ${n}`, slug: `matrix-venue-${n}`, ...byAdministrator() },
+        });
       case 'organizers':
         return s.db.prisma.organizer.create({
-          data: { name: `Matrix organizer ${n}`, slug: `matrix-organizer-${n}`, ...owner },
+          data: { name: `Matrix organizer ${n}`, slug: `matrix-organizer-${n}`, ...byAdministrator() },
         });
       case 'webhooks':
         return {
@@ -98,7 +125,9 @@ describeEachDatabase('the capability matrix', (s) => {
         throw new Error('the change feed has no items');
       case 'media': {
         const meta = { id: 0, file: `0/m-${n}.png`, extension: 'png', width: 60, height: 40, filesize: 10, sizes: {} };
-        return s.db.prisma.media.create({ data: { slug: `m-${n}`, mimeType: 'image/png', meta, ...owner } });
+        return s.db.prisma.media.create({
+          data: { slug: `m-${n}`, mimeType: 'image/png', meta, ...byAdministrator() },
+        });
       }
       case 'categories':
       case 'tags':
@@ -112,6 +141,19 @@ describeEachDatabase('the capability matrix', (s) => {
     }
   }
 
+  const byAdministrator = () => ({ authorId: s.users.administrator.id });
+
+  async function rsvpFixture(n: number, withRsvp: boolean, owner: Caller) {
+    const { id } = await insertEvent(s.db, { title: `Matrix RSVP event ${n}` });
+    await s.db.prisma.event.update({ where: { id }, data: { rsvpOpen: true } });
+    if (!withRsvp) return { id };
+    const person = owner
+      ? { accountId: s.users[owner].id, name: owner, email: `${owner}@example.org` }
+      : { name: `Matrix guest ${n}`, email: `guest-${n}@example.org` };
+    const rsvp = await s.db.prisma.rsvp.create({ data: { eventId: id, ...person, status: 'going' } });
+    return { id, rsvp_id: rsvp.id };
+  }
+
   function createBody(resource: Resource) {
     const n = ++counter;
     switch (resource) {
@@ -123,6 +165,8 @@ describeEachDatabase('the capability matrix', (s) => {
         return { organizer: `Made organizer ${n}` };
       case 'webhooks':
         return { url: `http://93.184.215.14/hook/${n}`, events: ['event.*'] };
+      case 'rsvps':
+        return { answer: 'going' };
       default:
         return { name: `Made term ${n}` };
     }
@@ -132,14 +176,19 @@ describeEachDatabase('the capability matrix', (s) => {
   function requestBody(method: string, item: boolean, resource: Resource | undefined, caller: Caller) {
     if (method === 'get' || method === 'delete') return undefined;
     if (resource === 'media') return item ? { caption: `changed by ${caller}` } : undefined;
+    if (resource === 'rsvps' && item) return { name: `changed by ${caller}` };
     return item ? { description: `changed by ${caller}` } : createBody(resource!);
   }
 
   const callers: Caller[] = FULL_RUN ? [null, ...ROLES] : EDGE_CALLERS;
-  // The batch route is open to every caller; each of its requests is checked below.
+  // The batch route is open to every caller; each of its requests is checked below. An RSVP's
+  // operations run again on the caller's own RSVP (anonymous callers have none: phase 2 of issue 53).
   const cases = operations
     .filter((op) => op.operationId !== 'batchRequests')
-    .flatMap((op) => callers.map((caller) => ({ op, caller })));
+    .flatMap((op) => callers.map((caller) => ({ op, caller, own: false })));
+  const ownCases = operations
+    .filter((op) => op.path.includes('{rsvp_id}'))
+    .flatMap((op) => callers.filter((caller) => caller !== null).map((caller) => ({ op, caller, own: true })));
 
   it.each(callers.map((caller) => [caller ?? 'anonymous', caller] as const))(
     'batchRequests as %s: each request checked as if sent alone',
@@ -151,40 +200,38 @@ describeEachDatabase('the capability matrix', (s) => {
       const r = await s.request('POST', '/batch/v1', { fromRoot: true, as: caller, body: { requests } });
       expect(r.status).toBe(207);
       expect(r.body.responses.map((answer: { status: number }) => answer.status)).toEqual([
-        expected('post', 'events', false, caller, '/events'),
-        expected('post', 'webhooks', false, caller, '/webhooks'),
+        expected('post', '/events', caller),
+        expected('post', '/webhooks', caller),
       ]);
     },
   );
 
-  it.each(cases.map(({ op, caller }) => [op.operationId!, caller ?? 'anonymous', op, caller] as const))(
-    '%s as %s',
-    async (_id, _who, op, caller) => {
-      const resource = op.path.split('/')[1] as Resource | undefined;
-      const item = op.path.includes('{');
-      const target = resource && item ? await fixture(resource) : undefined;
-      const path = op.path
-        .replace('{id}', String(target?.id))
-        .replace('{slug}', encodeURIComponent(target?.slug ?? ''));
-      const method = op.method.toLowerCase();
-      const body = requestBody(method, item, resource, caller);
-      const want = expected(method, resource, item, caller, op.path);
-      const before = method === 'get' && want < 400 ? undefined : await storedRows(s.db);
+  it.each(
+    [...cases, ...ownCases].map(
+      ({ op, caller, own }) =>
+        [`${op.operationId!}${own ? ' of its own RSVP' : ''}`, caller ?? 'anonymous', op, caller, own] as const,
+    ),
+  )('%s as %s', async (_id, _who, op, caller, own) => {
+    const { resource, item } = targetOf(op.path);
+    const target = resource && op.path.includes('{') ? await fixture(resource, op.path, own ? caller : null) : {};
+    const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(target[name])));
+    const method = op.method.toLowerCase();
+    const body = requestBody(method, item, resource, caller);
+    const want = expected(method, op.path, caller, own);
+    const before = method === 'get' && want < 400 ? undefined : await storedRows(s.db);
 
-      // An upload's body is the image itself.
-      const upload = resource === 'media' && method === 'post' && !item;
-      const r = await s.request(method.toUpperCase(), path, {
-        body,
-        as: caller,
-        ...(upload ? { raw: { contentType: 'image/png', data: image } } : {}),
-      });
-      expect(r.status, JSON.stringify(r.body)).toBe(want);
-      if (want === 401 || want === 403) {
-        expect(r.body.code).toBe('rest_forbidden');
-        expect(await storedRows(s.db)).toBe(before);
-      }
-      for (const secret of secrets) expect(r.text).not.toContain(secret);
-      expect(r.text).not.toContain('scrypt$');
-    },
-  );
+    // An upload's body is the image itself.
+    const upload = resource === 'media' && method === 'post' && !item;
+    const r = await s.request(method.toUpperCase(), path, {
+      body,
+      as: caller,
+      ...(upload ? { raw: { contentType: 'image/png', data: image } } : {}),
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(want);
+    if (want === 401 || want === 403) expect(r.body.code).toBe('rest_forbidden');
+    if (want === 404) expect(r.body.code).toBe('rest-rsvp-not-found');
+    if (want >= 400) expect(await storedRows(s.db)).toBe(before);
+    for (const secret of secrets) expect(r.text).not.toContain(secret);
+    expect(r.text).not.toContain('scrypt$');
+  });
 });

@@ -14,6 +14,9 @@ export async function storedRows(db: Database): Promise<string> {
       p.eventTerm.findMany({ orderBy: [{ eventId: 'asc' }, { termId: 'asc' }] }),
       p.eventVenue.findMany({ orderBy: [{ eventId: 'asc' }, { venueId: 'asc' }] }),
       p.eventOrganizer.findMany({ orderBy: [{ eventId: 'asc' }, { organizerId: 'asc' }] }),
+      p.rsvp.findMany(order),
     ]),
+    // An RSVP's place in the waiting list is a bigint, which JSON has no form of.
+    (_, value) => (typeof value === 'bigint' ? String(value) : value),
   );
 }
