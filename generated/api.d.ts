@@ -6578,12 +6578,14 @@ export interface components {
         /**
          * @description The RSVP cannot be taken or changed as asked: RSVP is not open or has closed, the event is
          *     cancelled, this e-mail address has an RSVP for the event already, more guests than fit on a seated
-         *     RSVP, or a change of status that does not apply. The code says which.
+         *     RSVP, or a change of status that does not apply. The code says which. `rest_conflict` is a
+         *     concurrent change that got in the way: retry after `Retry-After`.
          */
         RsvpConflict: {
             headers: {
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["RetryLater"];
                 [name: string]: unknown;
             };
             content: {
