@@ -6585,7 +6585,7 @@ export interface components {
             headers: {
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
-                "Retry-After": components["headers"]["RetryLater"];
+                "Retry-After": components["headers"]["RetryLaterIfBusy"];
                 [name: string]: unknown;
             };
             content: {
