@@ -6686,7 +6686,7 @@ export interface components {
          * @description Only events with these statuses. By default lists keep every status: cancelled and postponed events
          *     are news to those who planned to come. `event_status=scheduled` leaves them out.
          */
-        EventStatus: components["schemas"]["EventStatusFilter"];
+        EventStatuses: components["schemas"]["EventStatusFilter"];
         /** @description Only events that happen online, hybrid ones included (true), or only those that do not (false). */
         EventIsVirtual: components["schemas"]["QueryFlag"];
         /**
@@ -6970,7 +6970,7 @@ export interface operations {
                  * @description Only events with these statuses. By default lists keep every status: cancelled and postponed events
                  *     are news to those who planned to come. `event_status=scheduled` leaves them out.
                  */
-                event_status?: components["parameters"]["EventStatus"];
+                event_status?: components["parameters"]["EventStatuses"];
                 /** @description Only events that happen online, hybrid ones included (true), or only those that do not (false). */
                 is_virtual?: components["parameters"]["EventIsVirtual"];
                 /**
@@ -7141,7 +7141,7 @@ export interface operations {
                  * @description Only events with these statuses. By default lists keep every status: cancelled and postponed events
                  *     are news to those who planned to come. `event_status=scheduled` leaves them out.
                  */
-                event_status?: components["parameters"]["EventStatus"];
+                event_status?: components["parameters"]["EventStatuses"];
                 /** @description Only events that happen online, hybrid ones included (true), or only those that do not (false). */
                 is_virtual?: components["parameters"]["EventIsVirtual"];
                 /**

@@ -238,8 +238,12 @@ function variants(item: PostmanItem, seeded: Record<string, string>): PostmanIte
 function plainRequest(request: PostmanRequest, resource: string, seeded: Record<string, string>): PostmanRequest {
   const deleting = request.method === 'DELETE' ? 'Delete' : '';
   const plain: PostmanRequest = structuredClone(request);
-  for (const variable of plain.url.variable ?? [])
-    variable.value = `{{${resource}${deleting}${variable.key === 'slug' ? 'Slug' : 'Id'}}}`;
+  // An RSVP is named by its event and its own ID (`/events/{id}/rsvps/{rsvp_id}`).
+  const seededAs = (key: string) => {
+    if (key === 'slug') return `${resource}Slug`;
+    return key === 'rsvp_id' ? `rsvps${deleting}Id` : `${resource}${deleting}Id`;
+  };
+  for (const variable of plain.url.variable ?? []) variable.value = `{{${seededAs(variable.key)}}}`;
   // A variable inside a segment (`/events/{id}.ics`) is written as a collection variable.
   plain.url.path = plain.url.path?.map((segment) =>
     segment.replace('{{id}}', `{{${resource}Id}}`).replace('{{slug}}', `{{${resource}Slug}}`),
@@ -321,7 +325,11 @@ describe('the Postman converter’s collection through Prism’s validating prox
         organizer: [organizer.id],
         categories: [category.id],
         tags: [tag.id],
+        rsvp: { open: true },
       });
+      // The caller's own RSVP to it, to read, change and cancel.
+      const rsvp = purpose === 'DeleteSlug' ? undefined : await create(`/events/${event.id}/rsvps`, {});
+      if (rsvp) seeded[`rsvps${purpose}Id`] = String(rsvp.id);
       const webhook = await create('/webhooks', { url: hooks.url, events: ['event.*'] });
       const uploaded = await s.request('POST', '/media', {
         raw: { contentType: 'image/png', data: await photo(40, 30, { format: 'png' }) },
