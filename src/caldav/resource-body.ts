@@ -7,7 +7,7 @@ import type { CaldavWriteLimits } from '../config/limits.js';
 import { DATES_ZONE } from '../domain/import-sources.js';
 import type { ImportItem } from '../domain/external-items.js';
 import type { ParsedCalendar } from '../ical/read-calendar.js';
-import { isJoinLink } from '../ical/read-online.js';
+import { isJoinLink } from '../domain/join-link.js';
 import { EVENT_STATUS_PROPERTY, STATUS_REASON_PROPERTY } from '../ical/status.js';
 import { MAX_EXTERNAL_ID } from '../services/items/ledger.js';
 import { DavError, caldavCondition, invalidData, invalidResource } from './errors.js';

@@ -6,19 +6,11 @@
 // Outlook's X-MICROSOFT-ONLINEMEETINGCONFLINK is a SIP address, not one. An event with a place
 // besides the link is hybrid (online and at its venue).
 import type ICAL from 'ical.js';
-import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { isJoinLink } from '../domain/join-link.js';
 import { textOf } from './values.js';
-
-/** The longest link the API takes (openapi/components/schemas/VirtualUrl.yaml). */
-const MAX_URL = 2000;
-const URI = fullFormats.uri as (text: string) => boolean;
 
 /** The properties that carry a link to join, in the order they are read. */
 const LINK_PROPERTIES = ['conference', 'x-google-conference', 'x-microsoft-skypeteamsmeetingurl'];
-
-/** A join link as the API takes it: https, no white space, a URI, within its length. */
-export const isJoinLink = (text: string) =>
-  /^https:\/\/[^/?#\s]+([/?#]\S*)?$/i.test(text) && text.length <= MAX_URL && URI(text);
 
 /**
  * Outlook writes a Teams meeting's LOCATION as the meeting's name, in its user's language

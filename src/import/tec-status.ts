@@ -6,6 +6,7 @@
 // VirtualLocation say the same where those fields are missing. A site without any of them leaves
 // the event's as they are here.
 import { decodeHTML } from 'entities';
+import { isJoinLink } from '../domain/join-link.js';
 import { plainText } from '../lib/plain-text.js';
 import { maxLengthOf } from '../openapi.js';
 import { type Raw, text } from './site-lists.js';
@@ -29,9 +30,6 @@ const SCHEMA_STATUSES: Record<string, Status> = {
   EventCancelled: 'canceled',
   EventPostponed: 'postponed',
 };
-
-/** The document's link to join (VirtualUrl.yaml): https, with a host. */
-const JOIN_LINK = /^https:\/\/[^/?#\s]+(?:[/?#]\S*)?$/i;
 
 const MAX_REASON = maxLengthOf('EventFields', 'event_status_reason');
 
@@ -89,8 +87,8 @@ function hybrid(raw: Raw, mode: string | undefined): Record<string, unknown> {
 function joinLink(raw: Raw, ld: Raw, remarks: string[]): Record<string, unknown> {
   const url = decodeHTML(text(raw.virtual_url) || virtualLocation(ld.location)).trim();
   if (!url) return 'virtual_url' in raw ? { virtual_url: '' } : {};
-  if (JOIN_LINK.test(url)) return { virtual_url: url };
-  remarks.push('a link to join that is not an https address with a host: left out');
+  if (isJoinLink(url)) return { virtual_url: url };
+  remarks.push('a link to join that is not an https address with a host (of at most 2,000 characters): left out');
   return {};
 }
 

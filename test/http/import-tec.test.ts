@@ -502,7 +502,7 @@ describeEachDatabase('importing a site of The Events Calendar', (s, kind) => {
       const lines = summaryLines(summary, false).join('\n');
       expect(lines).toContain('Events cancelled there: 2; postponed: 1; online: 3 (1 of them hybrid).');
       expect(lines).toContain(
-        `Note: a link to join that is not an https address with a host: left out: 1 item (event ${event('pottery-for-beginners').id}).`,
+        `Note: a link to join that is not an https address with a host (of at most 2,000 characters): left out: 1 item (event ${event('pottery-for-beginners').id}).`,
       );
       const ours = async (theirs: any) => {
         const mapped = await s.db.prisma.importedItem.findFirst({
