@@ -25,11 +25,21 @@ export interface RsvpEvent {
 /** An RSVP as its writes read it back: what the resource shows and who owns it. */
 export type RsvpRow = Pick<
   Rsvp,
-  'id' | 'eventId' | 'accountId' | 'name' | 'email' | 'guests' | 'answer' | 'status' | 'createdAt' | 'modifiedAt'
+  | 'id'
+  | 'eventId'
+  | 'accountId'
+  | 'name'
+  | 'email'
+  | 'guests'
+  | 'answer'
+  | 'status'
+  | 'confirmed'
+  | 'createdAt'
+  | 'modifiedAt'
 >;
 
 const RSVP_COLUMNS = `id, event_id AS "eventId", account_id AS "accountId", name, email, guests, answer::text,
-  status::text, created_at AS "createdAt", modified_at AS "modifiedAt"`;
+  status::text, confirmed, created_at AS "createdAt", modified_at AS "modifiedAt"`;
 
 /** The event's row locked (FOR UPDATE), or undefined when there is none. */
 export async function lockRsvpEvent(run: Driver, id: number): Promise<RsvpEvent | undefined> {
@@ -89,14 +99,31 @@ export async function waitingList(run: Driver, eventId: number): Promise<{ id: n
   ])) as { id: number; guests: number }[];
 }
 
-/** Seats these waiting RSVPs. */
-export async function seatWaiting(run: Driver, ids: number[]): Promise<void> {
-  if (!ids.length) return;
-  await run(
+/** Seats these waiting RSVPs; answers the IDs of those seated. */
+export async function seatWaiting(run: Driver, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
+  const rows = (await run(
     `UPDATE rsvps SET status = 'going', modified_at = clock_timestamp()
-    WHERE id = ANY($1::int[]) AND status = 'waiting'`,
+    WHERE id = ANY($1::int[]) AND status = 'waiting' RETURNING id`,
     [ids],
-  );
+  )) as { id: number }[];
+  return rows.map((row) => row.id);
+}
+
+/** What proves a hold on an RSVP without an account: the hashes of its confirmation code and owner's token. */
+export interface RsvpSecrets {
+  confirmHash: Uint8Array | null;
+  confirmExpires: Date | null;
+  tokenHash: Uint8Array | null;
+}
+
+export async function rsvpSecrets(run: Driver, eventId: number, id: number): Promise<RsvpSecrets | undefined> {
+  const rows = (await run(
+    `SELECT confirm_hash AS "confirmHash", confirm_expires AS "confirmExpires", token_hash AS "tokenHash"
+    FROM rsvps WHERE id = $1::int AND event_id = $2::int`,
+    [id, eventId],
+  )) as RsvpSecrets[];
+  return rows.at(0);
 }
 
 /** The event's RSVP with this ID, if any. */
@@ -109,15 +136,30 @@ export async function findRsvp(run: Driver, eventId: number, id: number): Promis
 }
 
 /** What a new RSVP is written with (its times are the write's; its place on the waiting list's order, the next). */
-export type NewRsvp = Pick<RsvpRow, 'eventId' | 'accountId' | 'name' | 'email' | 'guests' | 'answer' | 'status'>;
+export type NewRsvp = Pick<RsvpRow, 'eventId' | 'accountId' | 'name' | 'email' | 'guests' | 'answer' | 'status'> & {
+  /** Unconfirmed (without an account): the hash of its link's code, and when the link expires. */
+  unconfirmed?: { confirmHash: Buffer; confirmExpires: Date };
+};
 
 export async function insertRsvp(run: Driver, rsvp: NewRsvp): Promise<RsvpRow> {
   const [row] = (await run(
-    `INSERT INTO rsvps (event_id, account_id, name, email, guests, answer, status, created_at, modified_at)
+    `INSERT INTO rsvps (event_id, account_id, name, email, guests, answer, status, confirmed, confirm_hash,
+      confirm_expires, created_at, modified_at)
     VALUES ($1::int, $2::int, $3::text, $4::text, $5::int, $6::text::"RsvpAnswer", $7::text::"RsvpStatus",
-      clock_timestamp(), clock_timestamp())
+      $8::boolean, $9::bytea, $10::timestamptz, clock_timestamp(), clock_timestamp())
     RETURNING ${RSVP_COLUMNS}`,
-    [rsvp.eventId, rsvp.accountId, rsvp.name, rsvp.email, rsvp.guests, rsvp.answer, rsvp.status],
+    [
+      rsvp.eventId,
+      rsvp.accountId,
+      rsvp.name,
+      rsvp.email,
+      rsvp.guests,
+      rsvp.answer,
+      rsvp.status,
+      !rsvp.unconfirmed,
+      rsvp.unconfirmed?.confirmHash ?? null,
+      rsvp.unconfirmed?.confirmExpires ?? null,
+    ],
   )) as RsvpRow[];
   return row;
 }
@@ -133,6 +175,11 @@ export interface RsvpChange {
   guests?: number;
   answer?: RsvpAnswer;
   status?: RsvpStatus;
+  confirmed?: boolean;
+  /** null clears it (a code used, a token replaced). */
+  confirmHash?: Buffer | null;
+  confirmExpires?: Date | null;
+  tokenHash?: Buffer | null;
   anew?: boolean;
 }
 
@@ -143,6 +190,10 @@ const CHANGED: Record<Exclude<keyof RsvpChange, 'anew'>, string> = {
   guests: 'guests = $%::int',
   answer: 'answer = $%::text::"RsvpAnswer"',
   status: 'status = $%::text::"RsvpStatus"',
+  confirmed: 'confirmed = $%::boolean',
+  confirmHash: 'confirm_hash = $%::bytea',
+  confirmExpires: 'confirm_expires = $%::timestamptz',
+  tokenHash: 'token_hash = $%::bytea',
 };
 
 export async function updateRsvpRow(run: Driver, id: number, change: RsvpChange): Promise<RsvpRow> {
