@@ -31,7 +31,11 @@ export async function purgeExpired(db: Database, retention: Retention): Promise<
   // RSVPs without an account whose confirmation link expired unused: they never counted, and the
   // address they name is let go (services/rsvps/anonymous.ts). A link used meanwhile set
   // `confirmed`, which this condition reads again once the row is free: no confirmed RSVP goes.
-  await db.prisma.$executeRaw`DELETE FROM rsvps WHERE NOT confirmed AND confirm_expires < now()`;
+  // Looked for first: a DELETE of no row would still move the data version (rsvps_data_changed is a
+  // statement trigger) and drop every kept answer at each round.
+  const [expired] = await db.prisma.$queryRaw<{ any: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM rsvps WHERE NOT confirmed AND confirm_expires < now()) AS any`;
+  if (expired.any) await db.prisma.$executeRaw`DELETE FROM rsvps WHERE NOT confirmed AND confirm_expires < now()`;
   // Confirmation messages counted per address and day, of days that have passed.
   await db.prisma.$executeRaw`DELETE FROM mail_requests WHERE day < current_date`;
   const kept = new Date(now - retention.changesRetentionDays * 86_400_000);

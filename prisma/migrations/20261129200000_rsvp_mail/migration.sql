@@ -17,7 +17,8 @@ CREATE INDEX "rsvps_unconfirmed_idx" ON "rsvps"("confirm_expires") WHERE NOT "co
 -- message is sent if and only if its change committed; sent after it by the mail sender of any
 -- instance (src/mail/sender.ts), which leases a row (`due` moved past the lease) before sending and
 -- deletes it once sent: the queue keeps no copy of what was said to whom. `secrets` holds the one-use
--- code or the owner's token a message must carry, as text, until it is sent.
+-- code or the owner's token a message must carry, as text, until it is sent. No answer is built from
+-- this table nor from mail_requests: neither has the data_changed trigger (migration data_versions).
 CREATE TABLE "mail_outbox" (
   "id" BIGSERIAL NOT NULL,
   "kind" TEXT NOT NULL,
