@@ -3,6 +3,7 @@
 // being public is, to anonymous readers, removed). Replaying the feed from any cursor it gave leaves
 // a copy equal to what the caller can read: every change after the cursor is there, each with the
 // object's current state.
+import { may } from '../auth/capabilities.js';
 import { canRead } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { PrismaClient, Tx } from '../db/client.js';
@@ -43,7 +44,8 @@ export async function readChanges(
   since: string | undefined,
   perPage: number,
 ): Promise<{ items: ChangeRecord[]; next: string; more: boolean }> {
-  const read = await selectChanges(ctx.db, since === undefined ? undefined : positionOf(since), perPage);
+  const position = since === undefined ? undefined : positionOf(since);
+  const read = await selectChanges(ctx.db, position, perPage, may(ctx.caller, 'read attendee data'));
   if ('expired' in read) throw new CursorExpired();
   if ('ahead' in read) throw badCursor();
   const items = await withObjects(ctx.db, ctx.caller, read.changes, CHANGES_MAX_BYTES);
@@ -102,12 +104,16 @@ async function currentObjects(
   const ids = (...types: ChangeRow['type'][]) => [
     ...new Set(changes.filter((c) => types.includes(c.type)).map((c) => c.id)),
   ];
-  const [events, venues, organizers, terms, media] = await Promise.all([
+  // RSVPs only to those who may read attendee data: to anyone else they are tombstones, should one
+  // reach them (the feed leaves them out for them: queries/changes.ts).
+  const rsvpIds = may(caller, 'read attendee data') ? ids('rsvp') : [];
+  const [events, venues, organizers, terms, media, rsvps] = await Promise.all([
     ids('event').length ? selectEvents(db, { where: Prisma.sql`e.id = ANY(${ids('event')}::int[])` }) : [],
     ids('venue').length ? db.venue.findMany({ where: { id: { in: ids('venue') } } }) : [],
     ids('organizer').length ? db.organizer.findMany({ where: { id: { in: ids('organizer') } } }) : [],
     ids('category', 'tag').length ? termsWithIds(db, ids('category', 'tag')) : [],
     ids('media').length ? db.media.findMany({ where: { id: { in: ids('media') } } }) : [],
+    rsvpIds.length ? db.rsvp.findMany({ where: { id: { in: rsvpIds } } }) : [],
   ]);
   const found = new Map<string, ChangedObject>();
   for (const row of events) if (canRead(caller, row)) found.set(`event:${row.id}`, { type: 'event', row });
@@ -121,5 +127,6 @@ async function currentObjects(
   }
   // Every uploaded image is public.
   for (const row of media) found.set(`media:${row.id}`, { type: 'media', row });
+  for (const row of rsvps) found.set(`rsvp:${row.id}`, { type: 'rsvp', row });
   return found;
 }
