@@ -104,16 +104,19 @@ async function currentObjects(
   const ids = (...types: ChangeRow['type'][]) => [
     ...new Set(changes.filter((c) => types.includes(c.type)).map((c) => c.id)),
   ];
+  /** The rows with these IDs, read only when there are some. */
+  const read = async <T>(wanted: number[], rows: (wanted: number[]) => Promise<T[]>): Promise<T[]> =>
+    wanted.length ? rows(wanted) : [];
   // RSVPs only to those who may read attendee data: to anyone else they are tombstones, should one
   // reach them (the feed leaves them out for them: queries/changes.ts).
   const rsvpIds = may(caller, 'read attendee data') ? ids('rsvp') : [];
   const [events, venues, organizers, terms, media, rsvps] = await Promise.all([
-    ids('event').length ? selectEvents(db, { where: Prisma.sql`e.id = ANY(${ids('event')}::int[])` }) : [],
-    ids('venue').length ? db.venue.findMany({ where: { id: { in: ids('venue') } } }) : [],
-    ids('organizer').length ? db.organizer.findMany({ where: { id: { in: ids('organizer') } } }) : [],
-    ids('category', 'tag').length ? termsWithIds(db, ids('category', 'tag')) : [],
-    ids('media').length ? db.media.findMany({ where: { id: { in: ids('media') } } }) : [],
-    rsvpIds.length ? db.rsvp.findMany({ where: { id: { in: rsvpIds } } }) : [],
+    read(ids('event'), (id) => selectEvents(db, { where: Prisma.sql`e.id = ANY(${id}::int[])` })),
+    read(ids('venue'), (id) => db.venue.findMany({ where: { id: { in: id } } })),
+    read(ids('organizer'), (id) => db.organizer.findMany({ where: { id: { in: id } } })),
+    read(ids('category', 'tag'), (id) => termsWithIds(db, id)),
+    read(ids('media'), (id) => db.media.findMany({ where: { id: { in: id } } })),
+    read(rsvpIds, (id) => db.rsvp.findMany({ where: { id: { in: id } } })),
   ]);
   const found = new Map<string, ChangedObject>();
   for (const row of events) if (canRead(caller, row)) found.set(`event:${row.id}`, { type: 'event', row });
