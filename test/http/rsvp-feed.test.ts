@@ -142,6 +142,26 @@ describeEachDatabase(
       expect((await changesSince(s, net, null)).map((c) => [c.id, c.changed])).toEqual([[event.id, []]]);
     });
 
+    it('names both a status and a seat changed in one batch, in either order', async () => {
+      const event = await openEvent(s, { capacity: 5 });
+      const rsvps = `${NS}/events/${event.id}/rsvps`;
+      const status = { method: 'PATCH', path: `${NS}/events/${event.id}`, body: { event_status: 'postponed' } };
+      for (const [n, requests] of [
+        [1, [status, { method: 'POST', path: rsvps, body: { name: 'bothone', email: 'bothone@example.org' } }]],
+        [2, [{ method: 'POST', path: rsvps, body: { name: 'bothtwo', email: 'bothtwo@example.org' } }, status]],
+      ] as const) {
+        if (n === 2) await s.post(`/events/${event.id}`, { event_status: 'scheduled' });
+        const cursor = await feedEnd(s);
+        const r = await s.post(
+          '/batch/v1',
+          { validation: 'require-all-validate', requests },
+          { fromRoot: true, as: 'author' },
+        );
+        expect(r.status, r.text).toBe(207);
+        expect((await changesSince(s, cursor, null)).map((c) => c.changed)).toEqual([['event_status', 'rsvp']]);
+      }
+    });
+
     it("is an update of the series for a date that follows it, and the date's own counts move", async () => {
       const series = await openEvent(s, { capacity: 3 }, { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=2'] });
       const dates = await s.get(`/events?post_parent=${series.id}&start_date=2044-06-01&end_date=2044-07-30`);

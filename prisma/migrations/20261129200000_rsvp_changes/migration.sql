@@ -11,26 +11,32 @@ ALTER TABLE "webhook_subscriptions" ADD COLUMN "attendee_data" BOOLEAN NOT NULL 
 
 -- The seats an event's public counts are made of, per status (going, checked in, waiting), for the
 -- event and the dates of a series that follow it (their RSVPs are changes of the series, as every
--- other write of such a date: record_event_change), keyed by event ID. `gone` and `came` are the
--- rows a statement wrote, as they were and as they are: with them, the seats before it.
-CREATE FUNCTION "rsvp_seats"(target integer, gone jsonb DEFAULT '[]', came jsonb DEFAULT '[]') RETURNS jsonb
-LANGUAGE sql STABLE AS $$
-  WITH dates AS (
-    SELECT target AS id UNION ALL SELECT e.id FROM events e WHERE e.parent_id = target AND NOT e.is_exception),
-  counted AS (
-    SELECT r.event_id, r.status::text AS status, r.guests FROM rsvps r
-    WHERE r.event_id IN (SELECT id FROM dates) AND r.status IN ('going', 'checked_in', 'waiting')
-      AND r.id NOT IN (SELECT (c ->> 'id')::int FROM jsonb_array_elements(came) c)
-    UNION ALL
-    SELECT g.event_id, g.status, g.guests FROM jsonb_to_recordset(gone) AS g(event_id int, status text, guests int)
-    WHERE g.event_id IN (SELECT id FROM dates) AND g.status IN ('going', 'checked_in', 'waiting'))
-  SELECT coalesce(jsonb_object_agg(s.event_id::text, s.seats), '{}') FROM (
-    SELECT event_id, jsonb_build_array(
-        coalesce(sum(1 + guests) FILTER (WHERE status = 'going'), 0),
-        coalesce(sum(1 + guests) FILTER (WHERE status = 'checked_in'), 0),
-        coalesce(sum(1 + guests) FILTER (WHERE status = 'waiting'), 0)) AS seats
-    FROM counted GROUP BY event_id) s
-$$;
+-- other write of such a date: record_event_change), keyed by event ID; events without seats left out.
+CREATE FUNCTION "rsvp_seats"(target integer) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT coalesce(jsonb_object_agg(s.event_id::text, s.seats), '{}') FROM (
+    SELECT r.event_id, jsonb_build_array(
+        coalesce(sum(1 + r.guests) FILTER (WHERE r.status = 'going'), 0),
+        coalesce(sum(1 + r.guests) FILTER (WHERE r.status = 'checked_in'), 0),
+        coalesce(sum(1 + r.guests) FILTER (WHERE r.status = 'waiting'), 0)) AS seats
+    FROM rsvps r
+    WHERE (r.event_id = target OR r.event_id IN (
+        SELECT e.id FROM events e WHERE e.parent_id = target AND NOT e.is_exception))
+      AND r.status IN ('going', 'checked_in', 'waiting')
+    GROUP BY r.event_id) s);
+END $$;
+
+-- The seats before a statement, from those after it (rsvp_seats) and what it moved (`moved`: seats
+-- per event and status, added by the statement), without counting the event's RSVPs again.
+CREATE FUNCTION "rsvp_seats_before"(after jsonb, moved jsonb) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  RETURN (SELECT coalesce(jsonb_object_agg(k.key, k.seats) FILTER (WHERE k.seats <> '[0, 0, 0]'), '{}') FROM (
+    SELECT key, jsonb_build_array(
+        coalesce((after -> key ->> 0)::int, 0) - coalesce((moved -> key ->> 'going')::int, 0),
+        coalesce((after -> key ->> 1)::int, 0) - coalesce((moved -> key ->> 'checked_in')::int, 0),
+        coalesce((after -> key ->> 2)::int, 0) - coalesce((moved -> key ->> 'waiting')::int, 0)) AS seats
+    FROM (SELECT jsonb_object_keys(after) AS key UNION SELECT jsonb_object_keys(moved)) keys) k);
+END $$;
 
 -- What an event shows of RSVP is watched too (migration event_status_and_online): whether it is
 -- open, its capacity and its seats, named `rsvp` in a change's `changed`. Net of the transaction as
@@ -49,28 +55,40 @@ CREATE OR REPLACE FUNCTION "event_watched"(e events) RETURNS jsonb LANGUAGE sql 
 $$;
 
 -- One statement's RSVP rows, as they were (`gone`) and are (`came`): each is a change of the RSVP
--- (`act`), and each event whose seats moved is updated, with its watched values before the
--- statement (the seats from `gone` and `came`) and after it. An event deleted (its RSVPs go with
--- it) records its own deletion and nothing here.
+-- (`act`), and each event whose seats the statement moved is updated, with its watched values
+-- before the statement and after it. An event deleted (its RSVPs go with it) records its own
+-- deletion and nothing here.
 CREATE FUNCTION "rsvps_written"(gone jsonb, came jsonb, act text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
+  m record;
   t events;
   after jsonb;
-  before jsonb;
 BEGIN
   PERFORM record_change('rsvp', w.id, act, w.modified_at)
     FROM jsonb_to_recordset(CASE WHEN act = 'deleted' THEN gone ELSE came END) AS w(id int, modified_at timestamptz);
-  FOR t IN
-    SELECT DISTINCT ON (s.id) s.* FROM events e
-    JOIN events s ON s.id = CASE WHEN e.parent_id IS NULL OR e.is_exception THEN e.id ELSE e.parent_id END
-    WHERE e.id IN (SELECT (w ->> 'event_id')::int FROM jsonb_array_elements(gone || came) w)
-    ORDER BY s.id
+  -- Seats moved, per event whose change it is (the event, or the series a date follows), per date
+  -- and status: {"<date>": {"going": 2, "waiting": -2}}.
+  FOR m IN
+    SELECT x.target, jsonb_object_agg(x.event_id::text, x.by_status) AS moved FROM (
+      SELECT y.target, y.event_id, jsonb_object_agg(y.status, y.seats) AS by_status FROM (
+        SELECT CASE WHEN e.parent_id IS NULL OR e.is_exception THEN e.id ELSE e.parent_id END AS target,
+          w.event_id, w.status, sum(w.sign * (1 + w.guests)) AS seats
+        FROM (
+          SELECT g.event_id, g.status, g.guests, -1 AS sign
+          FROM jsonb_to_recordset(gone) AS g(event_id int, status text, guests int)
+          UNION ALL
+          SELECT c.event_id, c.status, c.guests, 1 FROM jsonb_to_recordset(came) AS c(event_id int, status text, guests int)
+        ) w JOIN events e ON e.id = w.event_id
+        WHERE w.status IN ('going', 'checked_in', 'waiting')
+        GROUP BY 1, 2, 3 HAVING sum(w.sign * (1 + w.guests)) <> 0) y
+      GROUP BY y.target, y.event_id) x
+    GROUP BY x.target ORDER BY x.target
   LOOP
+    SELECT * INTO t FROM events WHERE id = m.target;
+    CONTINUE WHEN NOT FOUND;
     after := event_watched(t);
-    before := rsvp_seats(t.id, gone, came);
-    IF before IS DISTINCT FROM after #> '{rsvp,seats}' THEN
-      PERFORM record_change('event', t.id, 'updated', t.modified_at, jsonb_set(after, '{rsvp,seats}', before), after);
-    END IF;
+    PERFORM record_change('event', t.id, 'updated', t.modified_at,
+      jsonb_set(after, '{rsvp,seats}', rsvp_seats_before(after #> '{rsvp,seats}', m.moved)), after);
   END LOOP;
 END $$;
 
