@@ -98,6 +98,7 @@ async function writeDeliveries(tx: Tx, changes: ChangeRow[], settings: PayloadSe
       messageId: `msg_${c.position.xid}_${c.position.seq}_${s.id}`,
       eventType,
       payload,
+      rsvpId: c.type === 'rsvp' ? c.id : null,
     }));
   });
   await tx.webhookDelivery.createMany({ data: deliveries, skipDuplicates: true });

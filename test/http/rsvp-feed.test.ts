@@ -3,7 +3,10 @@
 // RSVP itself is a change to administrators and to webhook subscriptions allowed attendee data,
 // and to no one else. And the counts in the event's JSON-LD.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { WebhookWorker } from '../../src/webhooks/worker.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DEFAULT_CURRENCY } from '../../src/lib/cost.js';
+import { startWebhooks, type WebhookWorker } from '../../src/webhooks/worker.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { changesSince, feedEnd } from '../setup/feed.js';
 import { receiver } from '../setup/receiver.js';
@@ -260,8 +263,60 @@ function describeWebhooks(s: TestServer) {
       const updated = JSON.parse(counts.received.find((r) => r.body.includes('"event.updated"'))!.body);
       expect(updated.data).toMatchObject({ id: event.id, changed: ['rsvp'], object: { rsvp: { going: 1 } } });
       expect(counts.received.map((r) => r.body).join('')).not.toContain('hookedperson');
+      // The person's name corrected: the messages stored with the old one go, and the new one is sent.
+      const stored = () => s.db.prisma.webhookDelivery.findMany({ where: { rsvpId: rsvp.id } });
+      expect((await stored()).map((d) => d.payload).join('')).toContain('"name":"hookedperson"');
+      await s.request('PATCH', `/events/${event.id}/rsvps/${rsvp.id}`, { body: { name: 'Hooked Anew' }, as: 'author' });
+      await until(() => hook.received.some((r) => r.body.includes('"name":"Hooked Anew"')));
+      const after = (await stored()).map((d) => d.payload).join('');
+      expect(after).toContain('"name":"Hooked Anew"');
+      expect(after).not.toContain('"name":"hookedperson"');
     } finally {
       await counts.close();
+    }
+  });
+
+  it('forgets an RSVP message while it is being sent, and the attempt ends quietly', async () => {
+    // A receiver that holds its first request until told to answer.
+    let release: () => void = () => undefined;
+    let held = false;
+    const slow = http.createServer((req, res) => {
+      req.resume();
+      held = true;
+      release = () => res.writeHead(200).end();
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const errors: unknown[] = [];
+    const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hook`;
+    try {
+      await s.post('/webhooks', { url, events: ['rsvp.created'], attendee_data: true });
+      workers.push(
+        startWebhooks(
+          s.db,
+          {
+            payload: {
+              urls: { site: s.origin, root: `${s.origin}/wp-json`, base: s.base },
+              siteZone: 'UTC',
+              currency: DEFAULT_CURRENCY,
+            },
+            delivery: { allowPrivateTargets: true, timeoutSeconds: 2, retryBaseMs: 20 },
+            pollMs: 50,
+          },
+          (err) => errors.push(err),
+        ),
+      );
+      const event = await openEvent(s);
+      const rsvp = await rsvpFor(s, event.id, 'heldperson');
+      await until(() => held);
+      // Erased meanwhile (here: deleted with its event): its message goes while the attempt runs.
+      expect((await s.request('DELETE', `/events/${event.id}?force=true`)).status).toBe(200);
+      expect(await s.db.prisma.webhookDelivery.count({ where: { rsvpId: rsvp.id } })).toBe(0);
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(errors).toEqual([]);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((resolve) => slow.close(resolve));
     }
   });
 }

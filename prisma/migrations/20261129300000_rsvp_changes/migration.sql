@@ -118,3 +118,23 @@ CREATE TRIGGER "rsvps_updated" AFTER UPDATE ON "rsvps" REFERENCING OLD TABLE AS 
   FOR EACH STATEMENT EXECUTE FUNCTION rsvps_changed();
 CREATE TRIGGER "rsvps_deleted" AFTER DELETE ON "rsvps" REFERENCING OLD TABLE AS gone_rows
   FOR EACH STATEMENT EXECUTE FUNCTION rsvps_changed();
+
+-- An RSVP's messages to subscriptions with attendee data are stored with their payload, name and
+-- e-mail address included, until CHANGES_RETENTION_DAYS pass (every attempt sends the same bytes).
+-- Once the person's name or address changes (corrected, or erased on request) or the RSVP is
+-- deleted, its stored messages go, sent or not: nothing here keeps what was said of someone after
+-- they are gone. A message still waiting is superseded by the one of the change that followed it
+-- (the dispatcher writes that one after this transaction commits).
+ALTER TABLE "webhook_deliveries" ADD COLUMN "rsvp_id" INTEGER;
+CREATE INDEX "webhook_deliveries_rsvp_id_idx" ON "webhook_deliveries"("rsvp_id") WHERE "rsvp_id" IS NOT NULL;
+
+CREATE FUNCTION "rsvp_messages_forgotten"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM webhook_deliveries WHERE rsvp_id = OLD.id;
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER "rsvps_person_changed" AFTER UPDATE OF "name", "email" ON "rsvps" FOR EACH ROW
+  WHEN (OLD.name IS DISTINCT FROM NEW.name OR OLD.email IS DISTINCT FROM NEW.email)
+  EXECUTE FUNCTION rsvp_messages_forgotten();
+CREATE TRIGGER "rsvps_person_gone" AFTER DELETE ON "rsvps" FOR EACH ROW EXECUTE FUNCTION rsvp_messages_forgotten();
