@@ -777,7 +777,7 @@ export interface paths {
         };
         /**
          * Follow the changes
-         * @description Every change of an event, venue, organizer, category or tag after `since`, oldest first, each with the object as the caller may read it now or a tombstone. Start without `since` (or after reading the lists), keep `next_cursor`, and read again with it: a copy that applies each change (store the object, remove a tombstone) stays equal to what the caller can read. A change appears once the transaction that made it and every older one still running have ended, so no change ever appears behind a cursor already given. Changes are kept for `CHANGES_RETENTION_DAYS` days (30 by default); an older cursor answers 410.
+         * @description Every change of an event, venue, organizer, category or tag (and, to administrators, of an RSVP) after `since`, oldest first, each with the object as the caller may read it now or a tombstone. Start without `since` (or after reading the lists), keep `next_cursor`, and read again with it: a copy that applies each change (store the object, remove a tombstone) stays equal to what the caller can read. A change appears once the transaction that made it and every older one still running have ended, so no change ever appears behind a cursor already given. Changes are kept for `CHANGES_RETENTION_DAYS` days (30 by default); an older cursor answers 410.
          */
         get: operations["listChanges"];
         put?: never;
@@ -2055,7 +2055,7 @@ export interface components {
         };
         /**
          * EventJsonLd
-         * @description The event as a schema.org Event in JSON-LD, as search engines read it: its first organizer as `organizer` (one object, also when there are several), and `offers` when it has a cost. `eventStatus` follows `event_status`, and `eventAttendanceMode` `is_virtual` and `is_hybrid`: offline, online or mixed. `location` is where people attend: the first venue for an event held there; for an online event its `virtual_url` as a VirtualLocation; for a hybrid one both, venue first, as a list (either alone when the other is missing). There is no `previousStartDate`: a postponed event keeps its start.
+         * @description The event as a schema.org Event in JSON-LD, as search engines read it: its first organizer as `organizer` (one object, also when there are several), and `offers` when it has a cost. `eventStatus` follows `event_status`, and `eventAttendanceMode` `is_virtual` and `is_hybrid`: offline, online or mixed. `location` is where people attend: the first venue for an event held there; for an online event its `virtual_url` as a VirtualLocation; for a hybrid one both, venue first, as a list (either alone when the other is missing). There is no `previousStartDate`: a postponed event keeps its start. `maximumAttendeeCapacity` is the RSVP capacity when the event has one, and `remainingAttendeeCapacity` the seats left while RSVP is open (`rsvp.remaining`); who comes is never here.
          * @example {
          *       "@context": "http://schema.org",
          *       "@type": "Event",
@@ -2075,7 +2075,9 @@ export interface components {
          *         "availability": "inStock",
          *         "validFrom": "2026-11-22T00:00:00+00:00"
          *       },
-         *       "performer": "Organization"
+         *       "performer": "Organization",
+         *       "maximumAttendeeCapacity": 40,
+         *       "remainingAttendeeCapacity": 2
          *     }
          * @example {
          *       "@context": "http://schema.org",
@@ -2130,6 +2132,10 @@ export interface components {
             offers?: components["schemas"]["OfferJsonLd"];
             /** @constant */
             performer: "Organization";
+            /** @description The RSVP capacity (`rsvp.capacity`). */
+            maximumAttendeeCapacity?: number;
+            /** @description Seats left (`rsvp.remaining`), while RSVP is open. */
+            remainingAttendeeCapacity?: number;
         };
         /**
          * Event
@@ -3858,18 +3864,18 @@ export interface components {
         Change: {
             cursor: components["schemas"]["Cursor"];
             /**
-             * @description The kind of object that changed.
+             * @description The kind of object that changed: `rsvp` (an RSVP, with the person's name and e-mail address) to administrators only; anyone else reads what RSVPs change of events (`rsvp` in an event's `changed`).
              * @enum {string}
              */
-            type: "event" | "venue" | "organizer" | "category" | "tag" | "media";
+            type: "event" | "venue" | "organizer" | "category" | "tag" | "media" | "rsvp";
             id: components["schemas"]["Id"];
             /**
              * @description What the write did: `created`, `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them. A change of a recurring event (a series) stands for its occurrences that are not changed on their own: they come, move, change and go with it without changes of their own; read them again with `post_parent`.
              * @enum {string}
              */
             action: "created" | "updated" | "trashed" | "deleted";
-            /** @description What an update of an event changed of what those who planned to come need to know: `end_date`, `event_status`, `event_status_reason`, `is_hybrid`, `is_virtual`, `recurrence` (a series' dates), `start_date`, `virtual_url`, in name order, as the event was before the request and after it. Empty for every other change and for a tombstone. */
-            changed: ("end_date" | "event_status" | "event_status_reason" | "is_hybrid" | "is_virtual" | "recurrence" | "start_date" | "virtual_url")[];
+            /** @description What an update of an event changed of what those who planned to come need to know: `end_date`, `event_status`, `event_status_reason`, `is_hybrid`, `is_virtual`, `recurrence` (a series' dates), `rsvp` (whether RSVP is open, its capacity, or its counts: an RSVP taken, changed or cancelled is an update of its event, and of a series for one of the dates that follow it), `start_date`, `virtual_url`, in name order, as the event was before the request and after it. Empty for every other change and for a tombstone. */
+            changed: ("end_date" | "event_status" | "event_status_reason" | "is_hybrid" | "is_virtual" | "recurrence" | "rsvp" | "start_date" | "virtual_url")[];
             /** @description The object's modification time (UTC) when it changed; a change of what an event shows keeps the event's time. */
             modified_utc: components["schemas"]["DateTimeString"];
             /** @description The object's version when it changed: the version that leads its `ETag`. */
@@ -3877,7 +3883,7 @@ export interface components {
             /** @description True when the object no longer exists or the caller may not read it (a draft, a trashed event to anonymous readers): a copy removes it. */
             tombstone: boolean;
             /** @description The object as its own route answers it now (so several changes of one object show the same state), or null for a tombstone. */
-            object: components["schemas"]["Event"] | components["schemas"]["Venue"] | components["schemas"]["Organizer"] | components["schemas"]["Category"] | components["schemas"]["Tag"] | components["schemas"]["Media"] | null;
+            object: components["schemas"]["Event"] | components["schemas"]["Venue"] | components["schemas"]["Organizer"] | components["schemas"]["Category"] | components["schemas"]["Tag"] | components["schemas"]["Media"] | components["schemas"]["Rsvp"] | null;
         };
         /**
          * ChangeList
@@ -3904,12 +3910,19 @@ export interface components {
         WebhookUrl: string;
         /**
          * WebhookEventType
-         * @description A kind of change a subscription wants: `<object>.<action>` (`event.created`, `venue.updated`, `tag.deleted`, `media.created`, ...), `<object>.*` for every action on such objects, or `*` for every change.
+         * @description A kind of change a subscription wants: `<object>.<action>` (`event.created`, `venue.updated`, `tag.deleted`, `media.created`, `rsvp.created`, ...), `<object>.*` for every action on such objects, or `*` for every change (of RSVPs only with `attendee_data`). RSVPs are created, updated (a cancellation too) and deleted, never trashed.
          * @example event.created
          * @example venue.*
          * @example *
          */
         WebhookEventType: string;
+        /**
+         * WebhookAttendeeData
+         * @description Whether the subscription may be sent changes of RSVPs (`rsvp.created`, `rsvp.updated`, `rsvp.deleted`), each with the person's name and e-mail address. Only a subscription with it asks for `rsvp.*` (else 400); one without it that asks for `*` gets every other change, and of RSVPs only the events' counts (`event.updated`, with `rsvp` in `changed`). False unless set.
+         * @default false
+         * @example false
+         */
+        WebhookAttendeeData: boolean;
         /**
          * Webhook
          * @description A webhook subscription: changes of the kinds in `events` are POSTed to `url`, signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`: HMAC-SHA256 with the subscription's secret), and retried with growing delays for about a day until the receiver answers 2xx. After that a subscription is disabled (`enabled` false, with `disabled_reason`).
@@ -3919,6 +3932,7 @@ export interface components {
          *       "events": [
          *         "event.*"
          *       ],
+         *       "attendee_data": false,
          *       "description": "Site cache",
          *       "enabled": true,
          *       "disabled_reason": null,
@@ -3932,6 +3946,7 @@ export interface components {
             id: components["schemas"]["Id"];
             url: components["schemas"]["WebhookUrl"];
             events: components["schemas"]["WebhookEventType"][];
+            attendee_data: components["schemas"]["WebhookAttendeeData"];
             description: string;
             /** @description Whether messages are sent. Setting it to true again resumes the pending messages. */
             enabled: boolean;
@@ -3970,6 +3985,7 @@ export interface components {
         WebhookInput: {
             url: components["schemas"]["WebhookUrl"];
             events: components["schemas"]["WebhookEventType"][];
+            attendee_data?: components["schemas"]["WebhookAttendeeData"];
             description?: string;
             /** @default true */
             enabled: boolean;
@@ -3994,6 +4010,7 @@ export interface components {
          *       "events": [
          *         "event.*"
          *       ],
+         *       "attendee_data": false,
          *       "description": "Site cache",
          *       "enabled": true,
          *       "disabled_reason": null,
@@ -4015,6 +4032,7 @@ export interface components {
         WebhookUpdate: {
             url?: components["schemas"]["WebhookUrl"];
             events?: components["schemas"]["WebhookEventType"][];
+            attendee_data?: components["schemas"]["WebhookAttendeeData"];
             description?: string;
             enabled?: boolean;
         };
@@ -4056,7 +4074,7 @@ export interface components {
             id: components["schemas"]["Id"];
             /** @description The message's `webhook-id`, the same on every attempt: a receiver that has seen it may ignore it. */
             message_id: string;
-            /** @description `event.created`, ..., or `webhook.ping`. */
+            /** @description `event.created`, ..., `rsvp.updated` (to a subscription with `attendee_data` only), or `webhook.ping`. */
             event_type: string;
             /** @enum {string} */
             state: "pending" | "delivered" | "failed";
@@ -5667,7 +5685,9 @@ export interface components {
          *         "availability": "inStock",
          *         "validFrom": "2026-11-22T00:00:00+00:00"
          *       },
-         *       "performer": "Organization"
+         *       "performer": "Organization",
+         *       "maximumAttendeeCapacity": 40,
+         *       "remainingAttendeeCapacity": 2
          *     }
          * @example {
          *       "@context": "http://schema.org",
@@ -5722,6 +5742,10 @@ export interface components {
             offers?: components["schemas"]["OfferJsonLdPart"];
             /** @constant */
             performer?: "Organization";
+            /** @description The RSVP capacity (`rsvp.capacity`). */
+            maximumAttendeeCapacity?: number;
+            /** @description Seats left (`rsvp.remaining`), while RSVP is open. */
+            remainingAttendeeCapacity?: number;
         };
         /**
          * VirtualLocationJsonLdPart
@@ -6315,18 +6339,18 @@ export interface components {
         ChangePart: {
             cursor?: components["schemas"]["Cursor"];
             /**
-             * @description The kind of object that changed.
+             * @description The kind of object that changed: `rsvp` (an RSVP, with the person's name and e-mail address) to administrators only; anyone else reads what RSVPs change of events (`rsvp` in an event's `changed`).
              * @enum {string}
              */
-            type?: "event" | "venue" | "organizer" | "category" | "tag" | "media";
+            type?: "event" | "venue" | "organizer" | "category" | "tag" | "media" | "rsvp";
             id?: components["schemas"]["Id"];
             /**
              * @description What the write did: `created`, `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them. A change of a recurring event (a series) stands for its occurrences that are not changed on their own: they come, move, change and go with it without changes of their own; read them again with `post_parent`.
              * @enum {string}
              */
             action?: "created" | "updated" | "trashed" | "deleted";
-            /** @description What an update of an event changed of what those who planned to come need to know: `end_date`, `event_status`, `event_status_reason`, `is_hybrid`, `is_virtual`, `recurrence` (a series' dates), `start_date`, `virtual_url`, in name order, as the event was before the request and after it. Empty for every other change and for a tombstone. */
-            changed?: ("end_date" | "event_status" | "event_status_reason" | "is_hybrid" | "is_virtual" | "recurrence" | "start_date" | "virtual_url")[];
+            /** @description What an update of an event changed of what those who planned to come need to know: `end_date`, `event_status`, `event_status_reason`, `is_hybrid`, `is_virtual`, `recurrence` (a series' dates), `rsvp` (whether RSVP is open, its capacity, or its counts: an RSVP taken, changed or cancelled is an update of its event, and of a series for one of the dates that follow it), `start_date`, `virtual_url`, in name order, as the event was before the request and after it. Empty for every other change and for a tombstone. */
+            changed?: ("end_date" | "event_status" | "event_status_reason" | "is_hybrid" | "is_virtual" | "recurrence" | "rsvp" | "start_date" | "virtual_url")[];
             /** @description The object's modification time (UTC) when it changed; a change of what an event shows keeps the event's time. */
             modified_utc?: components["schemas"]["DateTimeString"];
             /** @description The object's version when it changed: the version that leads its `ETag`. */
@@ -6334,7 +6358,7 @@ export interface components {
             /** @description True when the object no longer exists or the caller may not read it (a draft, a trashed event to anonymous readers): a copy removes it. */
             tombstone?: boolean;
             /** @description The object as its own route answers it now (so several changes of one object show the same state), or null for a tombstone. */
-            object?: components["schemas"]["EventPart"] | components["schemas"]["VenuePart"] | components["schemas"]["OrganizerPart"] | components["schemas"]["CategoryPart"] | components["schemas"]["TagPart"] | components["schemas"]["MediaPart"] | null;
+            object?: components["schemas"]["EventPart"] | components["schemas"]["VenuePart"] | components["schemas"]["OrganizerPart"] | components["schemas"]["CategoryPart"] | components["schemas"]["TagPart"] | components["schemas"]["MediaPart"] | components["schemas"]["RsvpPart"] | null;
         };
         /**
          * WebhookListPart
@@ -6357,6 +6381,7 @@ export interface components {
          *       "events": [
          *         "event.*"
          *       ],
+         *       "attendee_data": false,
          *       "description": "Site cache",
          *       "enabled": true,
          *       "disabled_reason": null,
@@ -6370,6 +6395,7 @@ export interface components {
             id?: components["schemas"]["Id"];
             url?: components["schemas"]["WebhookUrl"];
             events?: components["schemas"]["WebhookEventType"][];
+            attendee_data?: components["schemas"]["WebhookAttendeeData"];
             description?: string;
             /** @description Whether messages are sent. Setting it to true again resumes the pending messages. */
             enabled?: boolean;
@@ -6391,6 +6417,7 @@ export interface components {
          *       "events": [
          *         "event.*"
          *       ],
+         *       "attendee_data": false,
          *       "description": "Site cache",
          *       "enabled": true,
          *       "disabled_reason": null,
@@ -6432,7 +6459,7 @@ export interface components {
             id?: components["schemas"]["Id"];
             /** @description The message's `webhook-id`, the same on every attempt: a receiver that has seen it may ignore it. */
             message_id?: string;
-            /** @description `event.created`, ..., or `webhook.ping`. */
+            /** @description `event.created`, ..., `rsvp.updated` (to a subscription with `attendee_data` only), or `webhook.ping`. */
             event_type?: string;
             /** @enum {string} */
             state?: "pending" | "delivered" | "failed";

@@ -24,6 +24,11 @@ export const CAPABILITIES = {
   'manage webhooks': 'administrator',
   /** Answering an event's RSVP as oneself; organising an event's RSVPs is the right to edit it (permissions.ts). */
   'answer rsvps': 'subscriber',
+  /**
+   * Reading every event's RSVPs, names and e-mail addresses, where no event's rights are asked: in
+   * the change feed (services/changes.ts). An event's own RSVPs are its organisers' (permissions.ts).
+   */
+  'read attendee data': 'administrator',
 } as const satisfies Record<string, Role>;
 
 export type Capability = keyof typeof CAPABILITIES;

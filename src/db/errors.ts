@@ -29,12 +29,13 @@ export function isForeignKeyViolation(err: unknown): boolean {
   const e = err as {
     code?: string;
     cause?: { code?: string; originalCode?: string };
-    meta?: { driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } };
+    meta?: { driverAdapterError?: { cause?: { kind?: string; code?: string; originalCode?: string } } };
   } | null;
   const cause = e?.meta?.driverAdapterError?.cause;
   if (e?.code === 'P2003' || cause?.kind === 'ForeignKeyConstraintViolation') return true;
   // SQLSTATE 23503, where pg and the driver adapters put it.
-  return [e?.code, e?.cause?.code, e?.cause?.originalCode, cause?.originalCode].includes('23503');
+  // A raw query's on PGlite carries it as the adapter's cause's `code`.
+  return [e?.code, e?.cause?.code, e?.cause?.originalCode, cause?.originalCode, cause?.code].includes('23503');
 }
 
 /**

@@ -1,6 +1,6 @@
 // The stored objects as the services hand them on, to serializers and handlers. Types only: how
 // they are read is queries/' and services/' business (docs/architecture.md).
-import type { Media, Prisma as Prisma, Term } from '../../generated/prisma/client.js';
+import type { Media, Prisma as Prisma, Rsvp, Term } from '../../generated/prisma/client.js';
 import type { PostStatus } from './posts.js';
 
 /** Everything an event's representation shows: the event, its links, and what they link to. */
@@ -126,7 +126,8 @@ export type ChangedObject =
   | { type: 'event'; row: EventRecord }
   | { type: 'venue' | 'organizer'; row: VenueOrOrganizerRecord }
   | { type: 'category' | 'tag'; row: TermRecord }
-  | { type: 'media'; row: MediaRecord };
+  | { type: 'media'; row: MediaRecord }
+  | { type: 'rsvp'; row: Rsvp };
 
 /** One change of the feed (queries/changes.ts), with the object when the reader may read it. */
 export interface ChangeRecord {

@@ -17,6 +17,14 @@ export const keptAnswers = (config: Config, db: Database): AnswerCache | undefin
     : undefined;
 
 /**
+ * Whether answers of the operation may be kept. RSVPs' never are (paths under `/rsvps`): who reads
+ * one reads attendee data as itself (an organiser, its owner, and with issue 53's anonymous RSVP an
+ * owner holding a token), and a kept answer goes to every anonymous request with the same URL. An
+ * anonymous read of them is answered anew each time, and cheaply: nothing but the caller's own.
+ */
+export const mayKeep = (operation: Operation): boolean => !/\/rsvps\b/.test(operation.path);
+
+/**
  * Sends an anonymous read the answer kept for it, as it would have been built: counted as a read
  * (and each object it embeds as another), with the methods an anonymous caller may use.
  */

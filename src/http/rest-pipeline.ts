@@ -12,7 +12,7 @@ import { noneMatch } from '../domain/entity-tags.js';
 import { embedLinks, followThrough, wantedRelations } from './embed.js';
 import { noRoute } from './errors.js';
 import type { Reply } from './handler.js';
-import { sendKept } from './kept-answers.js';
+import { mayKeep, sendKept } from './kept-answers.js';
 import type { LocaleInfo } from './locale.js';
 import { normalizeQuery } from './query.js';
 import { renderReply, sendRendered } from './reply.js';
@@ -52,7 +52,7 @@ async function dispatch(
   }
   res.locals[OPERATION_LOCAL] = operation.operationId;
   const urls = requestUrls(req, deps.config, (res.locals.locale as LocaleInfo).segment);
-  const cached = await deps.answers?.lookup(req, urls);
+  const cached = mayKeep(operation) ? await deps.answers?.lookup(req, urls) : undefined;
   if (cached && 'kept' in cached) {
     await sendKept(deps.rateLimits, routes.get(operation.path) ?? [], req, res, cached.kept);
     return;

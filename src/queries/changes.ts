@@ -18,7 +18,7 @@ export interface FeedPosition {
 const LAST_SEQ = '9223372036854775807';
 
 export type ChangeAction = 'created' | 'updated' | 'trashed' | 'deleted';
-export type ChangedType = 'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'media';
+export type ChangedType = 'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'media' | 'rsvp';
 
 export interface ChangeRow {
   position: FeedPosition;
@@ -81,12 +81,16 @@ const compare = (a: FeedPosition, b: FeedPosition) => {
 /**
  * Up to `limit` changes after `after` (from the oldest retained change without it), in feed order.
  * The page, the running transactions' horizon and the retention mark come from one statement, so
- * from one snapshot: the position given for an empty page is exact.
+ * from one snapshot: the position given for an empty page is exact. Changes of RSVPs only with
+ * `attendeeData`: for anyone else they are not in the feed at all, so a page is as full as it
+ * would be without them and nothing of them shows but a gap in the numbers, which every rolled-back
+ * write leaves too.
  */
 export async function selectChanges(
   db: PrismaClient | Tx,
   after: FeedPosition | undefined,
   limit: number,
+  attendeeData = false,
 ): Promise<ChangeRead> {
   const rows = await selectRows<Row>(
     db,
@@ -99,6 +103,7 @@ export async function selectChanges(
           WHERE (c.xid, c.seq) > (${after?.xid ?? '0'}::xid8, ${after?.seq ?? '0'}::bigint)
             AND (c.xid, c.seq) > (h.pruned_xid, h.pruned_seq)
             AND c.xid < h.xmin
+            AND (${attendeeData}::boolean OR c.object_type <> 'rsvp')
           ORDER BY c.xid, c.seq LIMIT ${limit + 1}::int)
         SELECT h.xmin::text AS xmin, h.xmax::text AS xmax, h.pruned_xid::text AS pruned_xid, h.pruned_seq::text AS pruned_seq,
           page.seq::text AS seq, page.xid::text AS xid, page.object_type, page.object_id, page.action, page.changed,

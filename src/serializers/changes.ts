@@ -9,6 +9,7 @@ import { ORGANIZER, VENUE } from '../domain/records.js';
 import type { Urls } from '../http/urls.js';
 import { serializeEvent } from './events.js';
 import { serializeMedia } from './images.js';
+import { serializeRsvp } from './rsvps.js';
 import { serializeTerm } from './terms.js';
 import { serializeVenueOrOrganizer } from './venues-and-organizers.js';
 
@@ -49,6 +50,8 @@ function serializeObject(object: ChangedObject, { urls, siteZone, caller, curren
       });
     case 'media':
       return serializeMedia(object.row, urls, siteZone);
+    case 'rsvp':
+      return serializeRsvp(object.row);
     default:
       return serializeTerm(object.row, urls, links);
   }

@@ -127,6 +127,9 @@ export type AttendanceModeJsonLd =
  * first, as Google's guidance for mixed events has it. Google's `previousStartDate` belongs to a
  * rescheduled event, a status this service does not have; a postponed event keeps the start it had, as
  * that guidance asks, and nothing stores a start it had before.
+ *
+ * Not the plugin's: `maximumAttendeeCapacity` is the RSVP capacity, when there is one, and
+ * `remainingAttendeeCapacity` the seats left while RSVP is open (counts only: who comes is never here).
  */
 export interface EventJsonLd extends Omit<EventLeaf, 'offers'>, PluginContext {
   '@type': 'Event';
@@ -142,6 +145,8 @@ export interface EventJsonLd extends Omit<EventLeaf, 'offers'>, PluginContext {
   organizer?: PersonJsonLd;
   offers?: OfferJsonLd;
   performer: 'Organization';
+  maximumAttendeeCapacity?: number;
+  remainingAttendeeCapacity?: number;
 }
 
 /** What the builders read of a venue or organizer: its name, texts, image and text columns. */
@@ -232,7 +237,15 @@ export function eventJsonLd({ row, zone, siteZone, site, url, cost, venue, organ
     ...(organizer ? { organizer: personJsonLd(organizer, site) } : {}),
     ...(offers ? { offers } : {}),
     performer: 'Organization',
+    ...attendeeCapacity(row),
   };
+}
+
+/** The seats there are, and those left while RSVP is open; nothing when the capacity is unlimited. */
+function attendeeCapacity({ rsvpCapacity, rsvpOpen, rsvpCounts }: EventRecord) {
+  if (rsvpCapacity === null) return {};
+  const remaining = Math.max(0, rsvpCapacity - rsvpCounts.going);
+  return { maximumAttendeeCapacity: rsvpCapacity, ...(rsvpOpen ? { remainingAttendeeCapacity: remaining } : {}) };
 }
 
 /** Offline, online, or both at once: a hybrid event is online and at its venue. */

@@ -10,6 +10,7 @@ export function serializeWebhook(row: WebhookSubscription, urls: Urls) {
     id: row.id,
     url: row.url,
     events: row.eventTypes,
+    attendee_data: row.attendeeData,
     description: row.description,
     enabled: row.enabled,
     disabled_reason: row.disabledReason,

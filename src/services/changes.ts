@@ -3,6 +3,7 @@
 // being public is, to anonymous readers, removed). Replaying the feed from any cursor it gave leaves
 // a copy equal to what the caller can read: every change after the cursor is there, each with the
 // object's current state.
+import { may } from '../auth/capabilities.js';
 import { canRead } from '../auth/permissions.js';
 import type { Caller } from '../auth/roles.js';
 import type { PrismaClient, Tx } from '../db/client.js';
@@ -43,7 +44,8 @@ export async function readChanges(
   since: string | undefined,
   perPage: number,
 ): Promise<{ items: ChangeRecord[]; next: string; more: boolean }> {
-  const read = await selectChanges(ctx.db, since === undefined ? undefined : positionOf(since), perPage);
+  const position = since === undefined ? undefined : positionOf(since);
+  const read = await selectChanges(ctx.db, position, perPage, may(ctx.caller, 'read attendee data'));
   if ('expired' in read) throw new CursorExpired();
   if ('ahead' in read) throw badCursor();
   const items = await withObjects(ctx.db, ctx.caller, read.changes, CHANGES_MAX_BYTES);
@@ -102,12 +104,19 @@ async function currentObjects(
   const ids = (...types: ChangeRow['type'][]) => [
     ...new Set(changes.filter((c) => types.includes(c.type)).map((c) => c.id)),
   ];
-  const [events, venues, organizers, terms, media] = await Promise.all([
-    ids('event').length ? selectEvents(db, { where: Prisma.sql`e.id = ANY(${ids('event')}::int[])` }) : [],
-    ids('venue').length ? db.venue.findMany({ where: { id: { in: ids('venue') } } }) : [],
-    ids('organizer').length ? db.organizer.findMany({ where: { id: { in: ids('organizer') } } }) : [],
-    ids('category', 'tag').length ? termsWithIds(db, ids('category', 'tag')) : [],
-    ids('media').length ? db.media.findMany({ where: { id: { in: ids('media') } } }) : [],
+  /** The rows with these IDs, read only when there are some. */
+  const read = async <T>(wanted: number[], rows: (wanted: number[]) => Promise<T[]>): Promise<T[]> =>
+    wanted.length ? rows(wanted) : [];
+  // RSVPs only to those who may read attendee data: to anyone else they are tombstones, should one
+  // reach them (the feed leaves them out for them: queries/changes.ts).
+  const rsvpIds = may(caller, 'read attendee data') ? ids('rsvp') : [];
+  const [events, venues, organizers, terms, media, rsvps] = await Promise.all([
+    read(ids('event'), (id) => selectEvents(db, { where: Prisma.sql`e.id = ANY(${id}::int[])` })),
+    read(ids('venue'), (id) => db.venue.findMany({ where: { id: { in: id } } })),
+    read(ids('organizer'), (id) => db.organizer.findMany({ where: { id: { in: id } } })),
+    read(ids('category', 'tag'), (id) => termsWithIds(db, id)),
+    read(ids('media'), (id) => db.media.findMany({ where: { id: { in: id } } })),
+    read(rsvpIds, (id) => db.rsvp.findMany({ where: { id: { in: id } } })),
   ]);
   const found = new Map<string, ChangedObject>();
   for (const row of events) if (canRead(caller, row)) found.set(`event:${row.id}`, { type: 'event', row });
@@ -121,5 +130,6 @@ async function currentObjects(
   }
   // Every uploaded image is public.
   for (const row of media) found.set(`media:${row.id}`, { type: 'media', row });
+  for (const row of rsvps) found.set(`rsvp:${row.id}`, { type: 'rsvp', row });
   return found;
 }

@@ -18,7 +18,19 @@ export interface WebhookInput {
   events?: string[];
   description?: string;
   enabled?: boolean;
+  attendee_data?: boolean;
 }
+
+/** Every event type that names RSVPs (WebhookEventType in the document). */
+const RSVP_TYPES = ['rsvp.*', 'rsvp.created', 'rsvp.updated', 'rsvp.deleted'];
+
+/** Whether event types ask for RSVPs by name (`rsvp.*`, `rsvp.created`, ...); `*` does not: it takes what it may. */
+const asksRsvps = (types: string[]) => types.some((t) => RSVP_TYPES.includes(t));
+
+const refusedRsvps = () =>
+  new InvalidInput({
+    events: 'RSVP changes carry names and e-mail addresses: subscribe to rsvp.* with attendee_data true only.',
+  });
 
 const subscriptionNotFound = (id: number) => new NotFound('webhook', id);
 
@@ -46,6 +58,7 @@ export async function createWebhook(
   input: Required<Pick<WebhookInput, 'url' | 'events'>> & WebhookInput,
   settings: WebhookSettings,
 ) {
+  if (asksRsvps(input.events) && !input.attendee_data) throw refusedRsvps();
   const url = (await checkedTarget(input.url, settings)) ?? input.url;
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const row = await ctx.db.webhookSubscription.create({
@@ -54,24 +67,41 @@ export async function createWebhook(
       eventTypes: [...new Set(input.events)],
       description: input.description ?? '',
       enabled: input.enabled ?? true,
+      attendeeData: input.attendee_data ?? false,
       secret: seal(secret, settings.secretKey),
     },
   });
   return { row, secret };
 }
 
-/** Changes what is sent; enabling a subscription again clears why it stopped, and its pending deliveries resume. */
+/**
+ * Changes what is sent; enabling a subscription again clears why it stopped, and its pending
+ * deliveries resume. A subscription that asks for `rsvp.*` keeps `attendee_data` true: what the
+ * update does not send is required of the stored row in the update's own condition, so that two
+ * updates at once (one adding `rsvp.*`, one withdrawing attendee data) cannot both pass.
+ */
 export async function updateWebhook(ctx: ServiceContext, id: number, input: WebhookInput, settings: WebhookSettings) {
+  const rsvps = input.events && asksRsvps(input.events);
+  if (rsvps && input.attendee_data === false) throw refusedRsvps();
   const data: Prisma.WebhookSubscriptionUpdateInput = {
     url: await checkedTarget(input.url, settings),
     eventTypes: input.events && [...new Set(input.events)],
     description: input.description,
     enabled: input.enabled,
+    attendeeData: input.attendee_data,
     disabledReason: input.enabled === undefined ? undefined : null,
     modifiedAt: new Date(),
   };
-  const { count } = await ctx.db.webhookSubscription.updateMany({ where: { id }, data });
-  if (count === 0) throw subscriptionNotFound(id);
+  const where: Prisma.WebhookSubscriptionWhereInput = { id };
+  if (rsvps && input.attendee_data === undefined) where.attendeeData = true;
+  if (input.events === undefined && input.attendee_data === false) {
+    where.NOT = { eventTypes: { hasSome: RSVP_TYPES } };
+  }
+  const { count } = await ctx.db.webhookSubscription.updateMany({ where, data });
+  if (count === 0) {
+    await getWebhook(ctx, id);
+    throw refusedRsvps();
+  }
   return getWebhook(ctx, id);
 }
 

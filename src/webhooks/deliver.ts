@@ -4,6 +4,7 @@
 // the attempt again (at least once). Every attempt is recorded.
 import { Webhook } from 'standardwebhooks';
 import type { Database } from '../db/client.js';
+import { isForeignKeyViolation } from '../db/errors.js';
 import { open } from '../lib/secret-box.js';
 import { type Attempt, send } from './send.js';
 import { webhookAttempts } from '../metrics/registry.js';
@@ -136,6 +137,9 @@ export async function attempt(db: Database, delivery: Leased, settings: Delivery
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.subscription_id = ${delivery.subscription_id}::int
           AND d.delivered_at > now() - interval '1 day')`;
   } catch (err) {
+    // The delivery went while it was attempted (its subscription deleted, or its RSVP's messages
+    // forgotten: migration rsvp_changes): there is nothing left to record the attempt on.
+    if (isForeignKeyViolation(err)) return;
     // Whatever failed, the delivery is not left leased until the lease runs out again and again.
     await db.prisma.$executeRaw`
       UPDATE webhook_deliveries SET lease_until = NULL, next_attempt_at = ${next}::timestamptz

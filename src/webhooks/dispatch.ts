@@ -46,13 +46,14 @@ export async function dispatchChanges(
       // Another instance holds the row: it is dispatching these changes.
       if (!held) return 0;
       let position = held;
-      let read = await selectChanges(tx, position, limit);
+      // RSVPs' changes too: writeDeliveries gives them only to subscriptions allowed attendee data.
+      let read = await selectChanges(tx, position, limit, true);
       if ('expired' in read) {
         report(
           new Error('webhook dispatch fell behind the change feed retention: the changes pruned were not delivered'),
         );
         position = read.expired;
-        read = await selectChanges(tx, position, limit);
+        read = await selectChanges(tx, position, limit, true);
       }
       // A position this dispatcher wrote is never ahead, nor (just moved to it) before the retention.
       if (!('changes' in read)) return 0;
@@ -69,9 +70,16 @@ export async function dispatchChanges(
 
 async function writeDeliveries(tx: Tx, changes: ChangeRow[], settings: PayloadSettings) {
   const subscriptions = await tx.webhookSubscription.findMany({ where: { enabled: true } });
-  // Each change's subscriptions: those that take its kind and existed when it was recorded.
+  // Each change's subscriptions: those that take its kind and existed when it was recorded; an
+  // RSVP's, with its name and e-mail address, only those an administrator allowed attendee data
+  // (one without takes `*` as every other change: docs/decisions.md, "RSVP").
   const takers = (c: ChangeRow) =>
-    subscriptions.filter((s) => takes(s.eventTypes, `${c.type}.${c.action}`) && c.recordedAt >= s.createdAt);
+    subscriptions.filter(
+      (s) =>
+        takes(s.eventTypes, `${c.type}.${c.action}`) &&
+        c.recordedAt >= s.createdAt &&
+        (c.type !== 'rsvp' || s.attendeeData),
+    );
   const wanted = changes.filter((c) => takers(c).length);
   if (!wanted.length) return;
   // Read in the transaction: on the embedded database it holds the only connection.
@@ -90,6 +98,7 @@ async function writeDeliveries(tx: Tx, changes: ChangeRow[], settings: PayloadSe
       messageId: `msg_${c.position.xid}_${c.position.seq}_${s.id}`,
       eventType,
       payload,
+      rsvpId: c.type === 'rsvp' ? c.id : null,
     }));
   });
   await tx.webhookDelivery.createMany({ data: deliveries, skipDuplicates: true });

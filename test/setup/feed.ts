@@ -30,6 +30,7 @@ export async function feedEnd(s: TestServer): Promise<string> {
 }
 
 export interface FeedChange {
+  type: string;
   id: number;
   action: string;
   changed: string[];
