@@ -32,6 +32,6 @@ export async function invitationOf(
 
 /** The From address as ORGANIZER: its name and address. */
 function organizerOf(from: string): { name: string; email: string } {
-  const [first] = addressparser(from, { flatten: true });
+  const first = addressparser(from, { flatten: true }).at(0);
   return { name: first?.name || 'Calendar', email: first?.address || from };
 }

@@ -47,7 +47,7 @@ function when(row: EventRecord): string {
 
 function about(row: EventRecord, urls: Urls): string {
   const { venues } = readableLinks(row, MAIL_READER);
-  const lines = [`${row.title}`, `When: ${when(row)}`];
+  const lines = [row.title, `When: ${when(row)}`];
   if (venues[0]) lines.push(`Where: ${String(venues[0].title)}`);
   if (row.isVirtual) lines.push(`Online${row.virtualUrl ? `: ${row.virtualUrl}` : ''}`);
   lines.push(`More: ${eventPermalink(row.slug, urls)}`);

@@ -53,7 +53,9 @@ export function startMailSender(db: Database, options: SenderOptions, onError: (
     ? nodemailer.createTransport(options.mail.smtpUrl)
     : undefined;
   let running: Promise<void> | undefined;
+  // Set when work was asked for while a round ran: the running one goes round once more.
   let again = false;
+  const askedAgain = () => again;
   let stopped = false;
   let nudged: NodeJS.Timeout | undefined;
 
@@ -68,7 +70,7 @@ export function startMailSender(db: Database, options: SenderOptions, onError: (
         while (!stopped && (await sendDue())) {
           // a full batch: there may be more
         }
-      } while (again && !stopped);
+      } while (askedAgain() && !stopped);
     })()
       .catch(onError)
       .finally(() => {

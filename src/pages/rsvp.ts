@@ -21,6 +21,8 @@ import { PAGE_LANGUAGES, type PageLanguage } from './texts.js';
 import { notFoundPage } from './views.js';
 
 /** What a link or its form names: the event, the RSVP, and the code or the token. */
+type Act = 'confirm' | 'cancel';
+
 interface Named {
   event: number;
   rsvp: number;
@@ -59,8 +61,8 @@ export function rsvpPages(config: Config, db: ServiceContext['db']): Router {
     });
   };
 
-  /** The page for `named`, after `act` (a button's POST) if any; a link that leads nowhere is the 404 page. */
-  const serve = async (req: Request, res: Response, named: Named | undefined, act?: 'confirm' | 'cancel') => {
+  /** The page for `named`, after `act` (a button's POST) if any, and its status; a link that leads nowhere is the 404 page. */
+  const render = async (req: Request, named: Named | undefined, act?: Act): Promise<[string, number]> => {
     const lang = language(req);
     const t = RSVP_TEXTS[lang];
     try {
@@ -68,24 +70,17 @@ export function rsvpPages(config: Config, db: ServiceContext['db']): Router {
       const ctx = anonymous();
       const event = await getEvent(ctx, { id: named.event });
       const heading = `<h1>${text(t.title)}</h1>\n<p>${text(event.title)}</p>`;
-      const form = (action: 'confirm' | 'cancel', secret: { code: string } | { token: string }, label: string) =>
+      const form = (action: Act, secret: { code: string } | { token: string }, label: string) =>
         `<form method="post" action="/rsvp/">${hidden({ event: String(named.event), rsvp: String(named.rsvp), ...secret, action })}<button type="submit">${text(label)}</button></form>`;
       if (named.code && act !== 'confirm') {
-        return send(
-          req,
-          res,
-          page(
-            lang,
-            t.title,
-            `${heading}\n<p>${text(t.confirmIntro)}</p>\n${form('confirm', { code: named.code }, t.confirm)}`,
-          ),
-        );
+        const body = `${heading}\n<p>${text(t.confirmIntro)}</p>\n${form('confirm', { code: named.code }, t.confirm)}`;
+        return [page(lang, t.title, body), 200];
       }
       if (named.code) {
         const { rsvp, token } = await confirmRsvp(ctx, named.event, named.rsvp, named.code);
         const link = rsvpPageUrl(requestUrls(req, config, undefined), named.event, named.rsvp, { token });
         const body = `${heading}\n<p role="status">${text(t[rsvp.status])}</p>\n<p>${text(t.keepLink)}<br><a href="${text(link)}">${text(link)}</a></p>`;
-        return send(req, res, page(lang, t.title, body));
+        return [page(lang, t.title, body), 200];
       }
       const token = named.token ?? '';
       const rsvp =
@@ -100,14 +95,18 @@ export function rsvpPages(config: Config, db: ServiceContext['db']): Router {
         `<dl><dt>${text(t.guests)}</dt><dd>${rsvp.guests}</dd></dl>`,
         cancellable ? form('cancel', { token }, t.cancel) : '',
       ].join('\n');
-      return send(req, res, page(lang, t.title, body));
+      return [page(lang, t.title, body), 200];
     } catch (err) {
       if (err instanceof RsvpRefused && err.reason === 'confirmation') {
-        return send(req, res, page(lang, t.title, `<h1>${text(t.title)}</h1>\n<p>${text(t.linkUsed)}</p>`), 403);
+        return [page(lang, t.title, `<h1>${text(t.title)}</h1>\n<p>${text(t.linkUsed)}</p>`), 403];
       }
-      if (err instanceof NotFound || err instanceof NotReadable) return send(req, res, notFoundPage(lang), 404);
+      if (err instanceof NotFound || err instanceof NotReadable) return [notFoundPage(lang), 404];
       throw err;
     }
+  };
+  const serve = async (req: Request, res: Response, named: Named | undefined, act?: Act) => {
+    const [html, status] = await render(req, named, act);
+    send(req, res, html, status);
   };
 
   // The app reads no query itself (app.ts: the API reads it against the document): the page reads its own.

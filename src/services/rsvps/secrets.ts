@@ -14,6 +14,6 @@ const hashOf = (text: string) => createHash('sha256').update(text, 'utf8').diges
 
 /** Whether `sent` is the secret whose hash is `stored`, in time that does not depend on how much of it is right. */
 export function matches(sent: string | undefined, stored: Uint8Array | null | undefined): boolean {
-  if (!sent || !stored || stored.length !== 32) return false;
+  if (!sent || stored?.length !== 32) return false;
   return timingSafeEqual(hashOf(sent), Buffer.from(stored));
 }
