@@ -24,6 +24,8 @@ export const CAPABILITIES = {
   'manage webhooks': 'administrator',
   /** Answering an event's RSVP as oneself; organising an event's RSVPs is the right to edit it (permissions.ts). */
   'answer rsvps': 'subscriber',
+  /** Exporting any event's RSVPs, and erasing a person's RSVPs at every event on request. */
+  'administer rsvps': 'administrator',
 } as const satisfies Record<string, Role>;
 
 export type Capability = keyof typeof CAPABILITIES;

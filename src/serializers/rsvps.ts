@@ -5,7 +5,10 @@ import type { Rsvp } from '../../generated/prisma/client.js';
 import { formatDateTime } from '../lib/dates.js';
 
 export function serializeRsvp(
-  row: Pick<Rsvp, 'id' | 'eventId' | 'name' | 'email' | 'guests' | 'answer' | 'status' | 'createdAt' | 'modifiedAt'>,
+  row: Pick<
+    Rsvp,
+    'id' | 'eventId' | 'name' | 'email' | 'guests' | 'answer' | 'status' | 'checkInCode' | 'createdAt' | 'modifiedAt'
+  >,
 ): components['schemas']['Rsvp'] {
   return {
     id: row.id,
@@ -15,6 +18,7 @@ export function serializeRsvp(
     guests: row.guests,
     answer: row.answer,
     status: row.status,
+    check_in_code: row.checkInCode,
     created_utc: formatDateTime(row.createdAt, 'UTC'),
     modified_utc: formatDateTime(row.modifiedAt, 'UTC'),
   };

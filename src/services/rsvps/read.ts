@@ -8,7 +8,11 @@ import type { ServiceContext } from '../context.js';
 import { assertRsvpTarget, isOrganiser, ownsRsvp } from './access.js';
 
 /** The event as reading its RSVPs needs it, not locked. */
-async function readTarget(db: PrismaClient, ctx: ServiceContext, id: number): Promise<RsvpEvent> {
+export async function readTarget(
+  db: PrismaClient,
+  ctx: ServiceContext,
+  id: number,
+): Promise<RsvpEvent & { slug: string }> {
   const row = await db.event.findUnique({ where: { id } });
   const event = row && {
     ...row,

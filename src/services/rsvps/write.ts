@@ -39,11 +39,14 @@ const ENDED: RsvpStatus[] = ['declined', 'cancelled'];
  * the event's row stays locked all the while. Inside a batch's transaction, which has no driver of
  * its own, through Prisma as a savepoint of it (db/savepoints.ts).
  */
-function eventWrite<T>(ctx: ServiceContext, eventId: number, work: (run: Driver) => Promise<T>): Promise<T> {
+export function eventWrite<T>(ctx: ServiceContext, eventId: number, work: (run: Driver) => Promise<T>): Promise<T> {
+  return queued(ctx.db, eventId, () => rsvpTransaction(ctx, work));
+}
+
+/** One transaction of RSVP statements, again on a conflict: eventWrite's, without the queue. */
+export function rsvpTransaction<T>(ctx: ServiceContext, work: (run: Driver) => Promise<T>): Promise<T> {
   const transaction = transactionDriverOf(ctx.db);
-  return queued(ctx.db, eventId, () =>
-    retryOnConflict(() => (transaction ? transaction(work) : ctx.db.$transaction((tx) => work(statementsOf(tx))))),
-  );
+  return retryOnConflict(() => (transaction ? transaction(work) : ctx.db.$transaction((tx) => work(statementsOf(tx)))));
 }
 
 interface Target {
@@ -52,7 +55,7 @@ interface Target {
 }
 
 /** The event locked, checked as a target of RSVPs for this signed-in caller. */
-async function lockedTarget(run: Driver, ctx: ServiceContext, eventId: number): Promise<Target> {
+export async function lockedTarget(run: Driver, ctx: ServiceContext, eventId: number): Promise<Target> {
   const event = assertRsvpTarget(ctx.caller, eventId, await lockRsvpEvent(run, eventId));
   return { event, organiser: isOrganiser(ctx.caller, event) };
 }
@@ -223,7 +226,7 @@ async function nextStatus(run: Driver, { event, organiser, rsvp, input, guests }
 }
 
 /** What an organiser's `status` of `going` or `checked_in` leads to (`declined` needs no check). */
-async function statusSet(
+export async function statusSet(
   run: Driver,
   event: RsvpEvent,
   rsvp: RsvpRow,
