@@ -8040,7 +8040,10 @@ export interface operations {
     exportRsvps: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The numeric ID (digits only; any other value matches no route).
@@ -8055,6 +8058,7 @@ export interface operations {
             /** @description The RSVPs as CSV. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     /**
                      * @description `attachment`, with a file name made of the event's slug.
                      * @example attachment; filename=winter-jazz-night-rsvps.csv
@@ -8068,6 +8072,7 @@ export interface operations {
                     "text/csv": components["schemas"]["RsvpCsv"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11015,6 +11020,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -50,6 +50,15 @@ const ADMINISTRATORS_ONLY: Resource[] = ['webhooks'];
  * another's RSVP, whose existence would say who answered.
  */
 const PRIVATE_ITEMS: Resource[] = ['rsvps'];
+/**
+ * RSVP operations with a role of their own, whoever wrote the event: checking in at the door is its
+ * organisers' (here an editor's), the export and erasure administrators'. Each answers 200.
+ */
+const RSVP_ADMINISTRATION: Record<string, Role> = {
+  checkInRsvp: 'editor',
+  exportRsvps: 'administrator',
+  eraseRsvps: 'administrator',
+};
 
 const rank = (role: Role) => ROLES.indexOf(role);
 const atLeast = (caller: Caller, role: Role) => caller !== null && rank(caller) <= rank(role);
@@ -69,7 +78,9 @@ function targetOf(path: string): { resource: Resource | undefined; item: boolean
 }
 
 /** The status of a call; `own`: on an item of the caller's own, which the role that creates one manages. */
-function expected(method: string, path: string, caller: Caller, own = false): number {
+function expected(method: string, path: string, caller: Caller, own = false, operationId = ''): number {
+  const ruled = RSVP_ADMINISTRATION[operationId];
+  if (ruled) return caller === null ? 401 : atLeast(caller, ruled) ? 200 : 403;
   const { resource, item } = targetOf(path);
   const success = successStatus(method, item, path);
   const hidden = item && resource !== undefined && PRIVATE_ITEMS.includes(resource);
@@ -105,7 +116,7 @@ describeEachDatabase('the capability matrix', (s) => {
       case 'events':
         return insertEvent(s.db, { title: `Matrix event ${n}` });
       case 'rsvps':
-        return rsvpFixture(n, path.includes('{rsvp_id}'), owner);
+        return rsvpFixture(n, path.includes('{rsvp_id}') || path.endsWith('/check-in'), owner);
       case 'venues':
         return s.db.prisma.venue.create({
           data: { name: `Matrix venue ${n}`, slug: `matrix-venue-${n}`, ...byAdministrator() },
@@ -150,8 +161,9 @@ describeEachDatabase('the capability matrix', (s) => {
     const person = owner
       ? { accountId: s.users[owner].id, name: owner, email: `${owner}@example.org` }
       : { name: `Matrix guest ${n}`, email: `guest-${n}@example.org` };
-    const rsvp = await s.db.prisma.rsvp.create({ data: { eventId: id, ...person, status: 'going' } });
-    return { id, rsvp_id: rsvp.id };
+    const code = `M${String(n).padStart(7, '0')}`;
+    const rsvp = await s.db.prisma.rsvp.create({ data: { eventId: id, ...person, status: 'going', checkInCode: code } });
+    return { id, rsvp_id: rsvp.id, code };
   }
 
   function createBody(resource: Resource) {
@@ -216,8 +228,13 @@ describeEachDatabase('the capability matrix', (s) => {
     const target = resource && op.path.includes('{') ? await fixture(resource, op.path, own ? caller : null) : {};
     const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(target[name])));
     const method = op.method.toLowerCase();
-    const body = requestBody(method, item, resource, caller);
-    const want = expected(method, op.path, caller, own);
+    const body =
+      op.operationId === 'checkInRsvp'
+        ? { code: target.code }
+        : op.operationId === 'eraseRsvps'
+          ? { email: `erased-${++counter}@example.org` }
+          : requestBody(method, item, resource, caller);
+    const want = expected(method, op.path, caller, own, op.operationId);
     const before = method === 'get' && want < 400 ? undefined : await storedRows(s.db);
 
     // An upload's body is the image itself.
