@@ -130,7 +130,7 @@ export type NewRsvp = Pick<RsvpRow, 'eventId' | 'accountId' | 'name' | 'email' |
  */
 export async function insertRsvp(run: Driver, rsvp: NewRsvp, draw: () => string = newCheckInCode): Promise<RsvpRow> {
   for (let attempt = 1; ; attempt++) {
-    const [row] = (await run(
+    const rows = (await run(
       `INSERT INTO rsvps (event_id, account_id, name, email, guests, answer, status, check_in_code, created_at, modified_at)
       VALUES ($1::int, $2::int, $3::text, $4::text, $5::int, $6::text::"RsvpAnswer", $7::text::"RsvpStatus", $8::text,
         clock_timestamp(), clock_timestamp())
@@ -138,7 +138,7 @@ export async function insertRsvp(run: Driver, rsvp: NewRsvp, draw: () => string 
       RETURNING ${RSVP_COLUMNS}`,
       [rsvp.eventId, rsvp.accountId, rsvp.name, rsvp.email, rsvp.guests, rsvp.answer, rsvp.status, draw()],
     )) as RsvpRow[];
-    if (row) return row;
+    if (rows.length) return rows[0];
     // 40 random bits: a second draw that collides too means the generator is broken, not unlucky.
     if (attempt === MAX_CODE_DRAWS) throw new Error(`No free check-in code for event ${rsvp.eventId}.`);
   }
@@ -148,10 +148,10 @@ const MAX_CODE_DRAWS = 5;
 
 /** The event's RSVP with this check-in code (normalised: lib/check-in-code.ts), if any. */
 export async function findRsvpByCode(run: Driver, eventId: number, code: string): Promise<RsvpRow | undefined> {
-  const rows = (await run(
-    `SELECT ${RSVP_COLUMNS} FROM rsvps WHERE event_id = $1::int AND check_in_code = $2::text`,
-    [eventId, code],
-  )) as RsvpRow[];
+  const rows = (await run(`SELECT ${RSVP_COLUMNS} FROM rsvps WHERE event_id = $1::int AND check_in_code = $2::text`, [
+    eventId,
+    code,
+  ])) as RsvpRow[];
   return rows.at(0);
 }
 

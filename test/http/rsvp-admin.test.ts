@@ -72,7 +72,15 @@ describeEachDatabase('RSVP administration', (s, kind) => {
     const row = await transaction((run) =>
       insertRsvp(
         run,
-        { eventId: event.id, accountId: null, name: 'Next', email: 'next@example.org', guests: 0, answer: 'going', status: 'going' },
+        {
+          eventId: event.id,
+          accountId: null,
+          name: 'Next',
+          email: 'next@example.org',
+          guests: 0,
+          answer: 'going',
+          status: 'going',
+        },
         () => draws.shift()!,
       ),
     );
@@ -126,7 +134,11 @@ describeEachDatabase('RSVP administration', (s, kind) => {
     }
     expect((await s.post(path, { code: 'not a code!' }, { as: 'author' })).status).toBe(400);
     // Its owner may not check itself in; nor may anyone who cannot edit the event, nor anonymous callers.
-    for (const [as, status] of [['subscriber', 403], ['contributor', 403], [null, 401]] as const) {
+    for (const [as, status] of [
+      ['subscriber', 403],
+      ['contributor', 403],
+      [null, 401],
+    ] as const) {
       const r = await s.post(path, { code: mine.body.check_in_code }, { as });
       expect(r.status, `${as}: ${r.text}`).toBe(status);
     }
@@ -175,7 +187,11 @@ describeEachDatabase('RSVP administration', (s, kind) => {
     expect(changed.status).toBe(200);
     expect(changed.text).toContain(`${ana.id},Ana Lima,${ana.email},2,going,checked_in,`);
     // Nobody else may: not the event's author, not an editor, not anonymous callers.
-    for (const [as, status] of [['author', 403], ['editor', 403], [null, 401]] as const) {
+    for (const [as, status] of [
+      ['author', 403],
+      ['editor', 403],
+      [null, 401],
+    ] as const) {
       const refused = await s.get(`/events/${event.id}/rsvps.csv`, { as });
       expect(refused.status, `${as}: ${refused.text}`).toBe(status);
       expect(refused.body.code).toBe('rest_forbidden');
@@ -220,7 +236,9 @@ describeEachDatabase('RSVP administration', (s, kind) => {
     expect(r.body).toEqual({ erased: 3, events: [ahead.id, past.id, declined.id].sort((a, b) => a - b) });
 
     const rows = await s.db.prisma.rsvp.findMany({ where: { id: { in: [x.id, there.id] } }, orderBy: { id: 'asc' } });
-    const erased = await s.db.prisma.rsvp.findMany({ where: { erasedAt: { not: null }, eventId: { in: [ahead.id, past.id, declined.id] } } });
+    const erased = await s.db.prisma.rsvp.findMany({
+      where: { erasedAt: { not: null }, eventId: { in: [ahead.id, past.id, declined.id] } },
+    });
     expect(erased).toHaveLength(3);
     for (const row of erased) {
       expect(row).toMatchObject({ name: null, email: null, accountId: null, tokenHash: null, checkInCode: null });
@@ -245,7 +263,11 @@ describeEachDatabase('RSVP administration', (s, kind) => {
   it('erases for administrators only, refusing others with nothing changed', async () => {
     const event = await openEvent(s);
     const rsvp = await rsvpFor(s, event.id, 'Refused');
-    for (const [as, status] of [['editor', 403], ['author', 403], [null, 401]] as const) {
+    for (const [as, status] of [
+      ['editor', 403],
+      ['author', 403],
+      [null, 401],
+    ] as const) {
       const r = await s.post('/rsvps/erasure', { email: rsvp.email }, { as });
       expect(r.status, `${as}: ${r.text}`).toBe(status);
     }
@@ -253,23 +275,28 @@ describeEachDatabase('RSVP administration', (s, kind) => {
     expect((await s.db.prisma.rsvp.findUniqueOrThrow({ where: { id: rsvp.id } })).email).toBe(rsvp.email);
   });
 
-  itOnPostgres(kind, 'keeps the seats exact when an erasure runs among RSVPs being taken', 'parallel writers', async () => {
-    const SEATS = 10;
-    const event = await openEvent(s, { capacity: SEATS });
-    const x = await rsvpFor(s, event.id, 'Erased', { email: 'erased@example.org' });
-    const answers = Array.from({ length: 40 }, (_, i) =>
-      s.post(`/events/${event.id}/rsvps`, { name: `P${i}`, email: `p${i}@example.org` }, { as: 'author' }),
-    );
-    const erasure = s.post('/rsvps/erasure', { email: 'erased@example.org' });
-    const [erased, ...taken] = await Promise.all([erasure, ...answers]);
-    expect(erased.body).toEqual({ erased: 1, events: [event.id] });
-    expect(taken.filter((r) => r.status !== 201)).toEqual([]);
-    const rows = await s.db.prisma.rsvp.findMany({ where: { eventId: event.id } });
-    const seated = rows.filter((r) => r.status === 'going');
-    expect(rows.find((r) => r.id === x.id)).toMatchObject({ status: 'cancelled', email: null });
-    // Exactly the capacity seated, the rest waiting, whichever order the writes and the erasure took.
-    expect(seated).toHaveLength(SEATS);
-    expect(rows.filter((r) => r.status === 'waiting')).toHaveLength(40 - SEATS);
-    expect(await counts(s, event.id)).toMatchObject({ going: SEATS, waiting: 40 - SEATS, remaining: 0 });
-  });
+  itOnPostgres(
+    kind,
+    'keeps the seats exact when an erasure runs among RSVPs being taken',
+    'parallel writers',
+    async () => {
+      const SEATS = 10;
+      const event = await openEvent(s, { capacity: SEATS });
+      const x = await rsvpFor(s, event.id, 'Erased', { email: 'erased@example.org' });
+      const answers = Array.from({ length: 40 }, (_, i) =>
+        s.post(`/events/${event.id}/rsvps`, { name: `P${i}`, email: `p${i}@example.org` }, { as: 'author' }),
+      );
+      const erasure = s.post('/rsvps/erasure', { email: 'erased@example.org' });
+      const [erased, ...taken] = await Promise.all([erasure, ...answers]);
+      expect(erased.body).toEqual({ erased: 1, events: [event.id] });
+      expect(taken.filter((r) => r.status !== 201)).toEqual([]);
+      const rows = await s.db.prisma.rsvp.findMany({ where: { eventId: event.id } });
+      const seated = rows.filter((r) => r.status === 'going');
+      expect(rows.find((r) => r.id === x.id)).toMatchObject({ status: 'cancelled', email: null });
+      // Exactly the capacity seated, the rest waiting, whichever order the writes and the erasure took.
+      expect(seated).toHaveLength(SEATS);
+      expect(rows.filter((r) => r.status === 'waiting')).toHaveLength(40 - SEATS);
+      expect(await counts(s, event.id)).toMatchObject({ going: SEATS, waiting: 40 - SEATS, remaining: 0 });
+    },
+  );
 });
