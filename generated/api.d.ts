@@ -197,7 +197,7 @@ export interface paths {
         put?: never;
         /**
          * RSVP to an event
-         * @description Answers the event as the signed-in caller, or, for its author, editors and administrators, for someone else by `name` and `email`. Going, the RSVP is seated while seats are left (its guests too), else on the waiting list, or pending when the organiser approves each. Refused for a series (RSVP to one of its dates), an event not open to RSVP, closed or cancelled, and for callers without an account (RSVP confirmed by e-mail is not offered yet).
+         * @description Answers the event as the signed-in caller, or, for its author, editors and administrators, for someone else by `name` and `email`. Going, the RSVP is seated while seats are left (its guests too), else on the waiting list, or pending when the organiser approves each; its owner is told by e-mail, with the event as an invitation. Without an account (where the event's `rsvp.anonymous` allows it and the service sends mail), `name` and `email` are required and the answer is 202: a link goes to that address, and the RSVP counts once it is used (`confirmRsvp`). The 202 is the same whether or not the address has an RSVP already. Refused for a series (RSVP to one of its dates), and for an event not open to RSVP, closed or cancelled.
          */
         post: operations["createRsvp"];
         delete?: never;
@@ -226,7 +226,7 @@ export interface paths {
         };
         /**
          * Get an RSVP
-         * @description One RSVP, for its owner and for the event's author, editors and administrators; to anyone else it does not exist.
+         * @description One RSVP, for its owner (by its account, or by the `RSVP-Token` of an RSVP made without one) and for the event's author, editors and administrators; to anyone else it does not exist.
          */
         get: operations["getRsvp"];
         put?: never;
@@ -291,6 +291,37 @@ export interface paths {
         get: operations["exportRsvps"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}/rsvps/{rsvp_id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+                /**
+                 * @description The RSVP's numeric ID.
+                 * @example 12
+                 */
+                rsvp_id: components["parameters"]["RsvpIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm an RSVP made without an account
+         * @description Uses the one-use code of the link sent by `createRsvp`: the RSVP counts from now (seated, waiting, or pending for the organiser, as any RSVP) and its owner gets a token, answered here once and sent by e-mail, that reads, changes and cancels it (`RSVP-Token`). For an RSVP that counted already, the code gives a new token. A code works once, until it expires; a wrong, used or expired one is refused alike (403 `rest_rsvp_confirmation_invalid`).
+         */
+        post: operations["confirmRsvp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3197,6 +3228,7 @@ export interface components {
          *       "answer": "going",
          *       "status": "going",
          *       "check_in_code": "7KQ2M9XD",
+         *       "confirmed": true,
          *       "created_utc": "2026-11-29 10:02:11",
          *       "modified_utc": "2026-11-29 10:02:11"
          *     }
@@ -3215,6 +3247,8 @@ export interface components {
             status: components["schemas"]["RsvpStatus"];
             /** @description The code to show at the door, where an organiser checks the RSVP in with it (`POST /events/{id}/rsvps/check-in`): 8 characters of Crockford's base32 (no I, L, O or U), unique within the event. Null once erased. */
             check_in_code: string | null;
+            /** @description False for an RSVP made without an account until its confirmation link is used: until then it is pending and counts for nothing. */
+            confirmed: boolean;
             /** @description When the RSVP was made (UTC). */
             created_utc: components["schemas"]["DateTimeString"];
             /** @description When it last changed (UTC). */
@@ -3237,9 +3271,9 @@ export interface components {
         /**
          * RsvpInput
          * @description A new RSVP. A signed-in caller answers for itself: its account's name unless `name` is sent, and
-         *     its account's e-mail address (another needs confirmation by e-mail, not offered yet). The event's
-         *     author, editors and administrators may answer for others with `name` and `email`; such RSVPs count
-         *     at once, without approval.
+         *     its account's e-mail address. The event's author, editors and administrators may answer for
+         *     others with `name` and `email`; such RSVPs count at once, without approval. Without an account,
+         *     `name` and `email` are required, and the RSVP counts once the link sent to `email` is used.
          * @example {
          *       "guests": 1
          *     }
@@ -3256,6 +3290,23 @@ export interface components {
             guests?: number;
             /** @description `going` (the default) or `not_going`. */
             answer?: components["schemas"]["RsvpAnswer"];
+        };
+        /**
+         * RsvpRequested
+         * @description An RSVP without an account, waiting for its confirmation link to be used. The same answer whether or not the address had an RSVP: it says nothing of who answered.
+         * @example {
+         *       "event": 3,
+         *       "email": "ana@example.org",
+         *       "confirmation_expires_utc": "2026-12-01 10:02:11"
+         *     }
+         */
+        RsvpRequested: {
+            /** @description The event. */
+            event: components["schemas"]["Id"];
+            /** @description Where the link was sent. */
+            email: string;
+            /** @description Until when the link works (UTC). */
+            confirmation_expires_utc: components["schemas"]["DateTimeString"];
         };
         /**
          * RsvpUpdate
@@ -3308,6 +3359,47 @@ export interface components {
          *     12,Ana Lima,ana@example.org,1,going,going,7KQ2M9XD,2026-11-29 10:02:11,2026-11-29 10:02:11
          */
         RsvpCsv: string;
+        /**
+         * RsvpConfirmation
+         * @description The code of a confirmation link, as the link carries it.
+         * @example {
+         *       "code": "Q7m0x1yKp4r2vT8sZ3cW6nB9aD5fG0hJ1kL2mN3oP4q"
+         *     }
+         */
+        RsvpConfirmation: {
+            /** @description The link's `code`. */
+            code: string;
+        };
+        /**
+         * RsvpToken
+         * @description The secret token of an RSVP's owner.
+         * @example {
+         *       "token": "3q2-7wAAAAC9gN8yq2Ew0J3k1u2Xx7bKZsW9m5qv4hE"
+         *     }
+         */
+        RsvpToken: {
+            /** @description The owner's secret token. */
+            token: string;
+        };
+        /**
+         * RsvpConfirmed
+         * @description The RSVP confirmed, with its owner's token: shown this once (and sent by e-mail). Send it as the `RSVP-Token` header to read, change or cancel this RSVP.
+         * @example {
+         *       "id": 14,
+         *       "event": 3,
+         *       "name": "Ana Lima",
+         *       "email": "ana@example.org",
+         *       "guests": 0,
+         *       "answer": "going",
+         *       "status": "going",
+         *       "check_in_code": "4RX8KD2M",
+         *       "confirmed": true,
+         *       "created_utc": "2026-11-29 10:02:11",
+         *       "modified_utc": "2026-11-29 10:04:37",
+         *       "token": "3q2-7wAAAAC9gN8yq2Ew0J3k1u2Xx7bKZsW9m5qv4hE"
+         *     }
+         */
+        RsvpConfirmed: components["schemas"]["Rsvp"] & components["schemas"]["RsvpToken"];
         /**
          * VenueList
          * @description A page of venues.
@@ -5837,6 +5929,7 @@ export interface components {
          *       "answer": "going",
          *       "status": "going",
          *       "check_in_code": "7KQ2M9XD",
+         *       "confirmed": true,
          *       "created_utc": "2026-11-29 10:02:11",
          *       "modified_utc": "2026-11-29 10:02:11"
          *     }
@@ -5855,10 +5948,59 @@ export interface components {
             status?: components["schemas"]["RsvpStatus"];
             /** @description The code to show at the door, where an organiser checks the RSVP in with it (`POST /events/{id}/rsvps/check-in`): 8 characters of Crockford's base32 (no I, L, O or U), unique within the event. Null once erased. */
             check_in_code?: string | null;
+            /** @description False for an RSVP made without an account until its confirmation link is used: until then it is pending and counts for nothing. */
+            confirmed?: boolean;
             /** @description When the RSVP was made (UTC). */
             created_utc?: components["schemas"]["DateTimeString"];
             /** @description When it last changed (UTC). */
             modified_utc?: components["schemas"]["DateTimeString"];
+        };
+        /**
+         * RsvpRequestedPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "event": 3,
+         *       "email": "ana@example.org",
+         *       "confirmation_expires_utc": "2026-12-01 10:02:11"
+         *     }
+         */
+        RsvpRequestedPart: {
+            /** @description The event. */
+            event?: components["schemas"]["Id"];
+            /** @description Where the link was sent. */
+            email?: string;
+            /** @description Until when the link works (UTC). */
+            confirmation_expires_utc?: components["schemas"]["DateTimeString"];
+        };
+        /**
+         * RsvpConfirmedPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 14,
+         *       "event": 3,
+         *       "name": "Ana Lima",
+         *       "email": "ana@example.org",
+         *       "guests": 0,
+         *       "answer": "going",
+         *       "status": "going",
+         *       "check_in_code": "4RX8KD2M",
+         *       "confirmed": true,
+         *       "created_utc": "2026-11-29 10:02:11",
+         *       "modified_utc": "2026-11-29 10:04:37",
+         *       "token": "3q2-7wAAAAC9gN8yq2Ew0J3k1u2Xx7bKZsW9m5qv4hE"
+         *     }
+         */
+        RsvpConfirmedPart: components["schemas"]["RsvpPart"] & components["schemas"]["RsvpTokenPart"];
+        /**
+         * RsvpTokenPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "token": "3q2-7wAAAAC9gN8yq2Ew0J3k1u2Xx7bKZsW9m5qv4hE"
+         *     }
+         */
+        RsvpTokenPart: {
+            /** @description The owner's secret token. */
+            token?: string;
         };
         /**
          * VenueListPart
@@ -7821,6 +7963,17 @@ export interface operations {
                     "application/json": components["schemas"]["Rsvp"] | components["schemas"]["RsvpPart"];
                 };
             };
+            /** @description Without an account, the confirmation link is on its way to the address given. */
+            202: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RsvpRequested"] | components["schemas"]["RsvpRequestedPart"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -8080,6 +8233,58 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    confirmRsvp: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+                /**
+                 * @description The RSVP's numeric ID.
+                 * @example 12
+                 */
+                rsvp_id: components["parameters"]["RsvpIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RsvpConfirmation"];
+            };
+        };
+        responses: {
+            /** @description The RSVP confirmed, with its owner's token. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RsvpConfirmed"] | components["schemas"]["RsvpConfirmedPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RsvpConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RsvpUnavailable"];
         };
     };
     getEventBySlug: {

@@ -28,6 +28,7 @@ import {
   type TrustProxy,
   trustProxy,
 } from './config/network.js';
+import { mailSettings, type MailSettings } from './config/mail.js';
 import { flag, nonNegativeInteger, nonNegativeNumber, positiveInteger, positiveSeconds } from './config/read.js';
 import {
   type AdminAccount,
@@ -73,6 +74,8 @@ export interface Config {
   changesRetentionDays: number;
   recurrence: RecurrenceLimits;
   quotas: Quotas;
+  /** Messages over SMTP (src/mail/), and RSVP confirmation by e-mail. */
+  mail: MailSettings;
   webhooks: {
     /** Whether targets on private, loopback and link-local addresses are allowed (tests, closed networks). */
     allowPrivateTargets: boolean;
@@ -139,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     changesRetentionDays: positiveInteger(env, 'CHANGES_RETENTION_DAYS', 30),
     recurrence: recurrenceLimits(env),
     quotas: quotas(env),
+    mail: mailSettings(env, env.PUBLIC_URL ? publicUrl(env.PUBLIC_URL) : undefined),
     webhooks: {
       allowPrivateTargets: flag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
       secretKey: env.WEBHOOK_SECRET_KEY || undefined,

@@ -13,6 +13,7 @@ import { extendSeries } from './services/series/window.js';
 import { IDEMPOTENCY_HOURS } from './http/idempotency.js';
 import { configuredUrls, listeningHost, NAMESPACE } from './http/urls.js';
 import { startWebhooks, type WebhookWorker } from './webhooks/worker.js';
+import { type MailSender, startMailSender } from './mail/sender.js';
 import { startMetricsServer } from './metrics/http.js';
 
 const log = pino({ level: process.env.LOG_LEVEL || 'info' });
@@ -31,10 +32,14 @@ async function main() {
   }
   // Started once the port is known (the messages' URLs name it); writes nudge it from the start.
   let webhooks: WebhookWorker | undefined;
+  let mail: MailSender | undefined;
   const app = createApp({
     config,
     db,
-    afterWrite: () => webhooks?.nudge(),
+    afterWrite: () => {
+      webhooks?.nudge();
+      mail?.nudge();
+    },
     logger: log,
     onServerError: (err, req) => {
       log.error({ err, method: req.method, url: req.url, requestId: req.res?.locals.requestId }, 'request failed');
@@ -89,11 +94,15 @@ async function main() {
         log.warn({ err }, 'webhook delivery failed');
       },
     );
+    mail = startMailSender(db, { urls: configuredUrls(config, port), mail: config.mail }, (err) => {
+      log.warn({ err }, 'mail not sent');
+    });
     void announce(config, db, port);
   });
   const stopBackground = async () => {
     stopHousekeeping();
     await webhooks?.stop();
+    await mail?.stop();
   };
   const stop = shutdown({
     drain: app.drain,

@@ -1,4 +1,4 @@
-// Rows that only matter for a while: sign-in failures, rate limit windows and hours of creates per account that have ended, idempotency keys
+// Rows that only matter for a while: sign-in failures, rate limit windows and hours of creates per account that have ended, RSVPs never confirmed, idempotency keys
 // older than a day, changes older than the feed's retention, and webhook messages sent, given up or
 // waiting on a disabled subscription that long ago (with their attempts); the data versions of
 // connections that are gone are folded into one row; uploads nothing shows are counted. Each instance purges now and then;
@@ -28,6 +28,16 @@ export async function purgeExpired(db: Database, retention: Retention): Promise<
     .$executeRaw`DELETE FROM auth_known_clients WHERE last_sign_in < ${new Date(now - 30 * 86_400_000)}::timestamptz`;
   // Creates per account of hours that have passed (services/quotas.ts).
   await db.prisma.$executeRaw`DELETE FROM account_creates WHERE hour < ${new Date(now - 3_600_000)}::timestamptz`;
+  // RSVPs without an account whose confirmation link expired unused: they never counted, and the
+  // address they name is let go (services/rsvps/anonymous.ts). A link used meanwhile set
+  // `confirmed`, which this condition reads again once the row is free: no confirmed RSVP goes.
+  // Looked for first: a DELETE of no row would still move the data version (rsvps_data_changed is a
+  // statement trigger) and drop every kept answer at each round.
+  const [expired] = await db.prisma.$queryRaw<{ any: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM rsvps WHERE NOT confirmed AND confirm_expires < now()) AS any`;
+  if (expired.any) await db.prisma.$executeRaw`DELETE FROM rsvps WHERE NOT confirmed AND confirm_expires < now()`;
+  // Confirmation messages counted per address and day, of days that have passed.
+  await db.prisma.$executeRaw`DELETE FROM mail_requests WHERE day < current_date`;
   const kept = new Date(now - retention.changesRetentionDays * 86_400_000);
   await pruneChanges(db.prisma, kept);
   await pruneDeliveries(db.prisma, kept);

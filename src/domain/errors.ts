@@ -114,7 +114,7 @@ export class Throttled extends DomainError {
  */
 export class QuotaExceeded extends DomainError {
   constructor(
-    readonly quota: 'creates' | 'series' | 'occurrences',
+    readonly quota: 'creates' | 'series' | 'occurrences' | 'confirmations',
     readonly limit: number,
     readonly retryAfterSeconds?: number,
   ) {
@@ -126,6 +126,9 @@ export class QuotaExceeded extends DomainError {
 function quotaMessage(quota: QuotaExceeded['quota'], limit: number, retryAfterSeconds?: number): string {
   if (quota === 'creates') {
     return `This account may create ${limit} items an hour; try again in ${retryAfterSeconds} seconds.`;
+  }
+  if (quota === 'confirmations') {
+    return `One e-mail address may be sent ${limit} RSVP confirmation messages a day; try again in ${retryAfterSeconds} seconds.`;
   }
   if (quota === 'series') return `This account may hold ${limit} recurring events; delete one first, or ask an editor.`;
   return `The recurring events of this account may have ${limit} occurrences in all; this write would add more. Shorten a series, or ask an editor.`;
@@ -205,6 +208,7 @@ export class RsvpRefused extends DomainError {
       | 'closed'
       | 'canceled'
       | 'needs-confirmation'
+      | 'confirmation'
       | 'exists'
       | 'no-room'
       | 'capacity'

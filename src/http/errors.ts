@@ -199,6 +199,7 @@ const RSVP_REFUSALS: Record<RsvpRefused['reason'], [number, string]> = {
   closed: [409, 'rest_rsvp_closed'],
   canceled: [409, 'rest_rsvp_event_canceled'],
   'needs-confirmation': [403, 'rest_rsvp_needs_confirmation'],
+  confirmation: [403, 'rest_rsvp_confirmation_invalid'],
   exists: [409, 'rest_rsvp_exists'],
   'no-room': [409, 'rest_rsvp_no_room'],
   capacity: [409, 'rest_rsvp_capacity_below_seats'],

@@ -61,6 +61,8 @@ export interface Call<K extends OperationId = OperationId> {
   localeFromPath: boolean;
   /** Content negotiation: the best of `types` for the request's Accept header, or false. */
   accepts: (types: string[]) => string | false;
+  /** A request header, when the operation reads one the document declares (`RSVP-Token`). */
+  header: (name: string) => string | undefined;
   /** What services need of the request: database, caller, site zone, now, If-Match. */
   context: ServiceContext;
   config: Config;

@@ -37,7 +37,16 @@ export const EXPOSED_HEADERS = [
   'Content-Language',
   'Idempotent-Replayed',
 ];
-const ALLOWED = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id'];
+const ALLOWED = [
+  'Authorization',
+  'Content-Type',
+  'If-Match',
+  'If-None-Match',
+  'Idempotency-Key',
+  'X-Request-Id',
+  // An RSVP's owner's token (services/rsvps/secrets.ts): a site's page may manage its visitor's RSVP.
+  'RSVP-Token',
+];
 
 export function hardening(config: Config) {
   return [

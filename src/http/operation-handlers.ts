@@ -92,6 +92,7 @@ function callOf({ config, db }: HandlerDeps) {
       locale: locale.segment ? locale.tag : req.acceptsLanguages(documentLanguages()) || 'en',
       localeFromPath: locale.segment !== undefined,
       accepts: (types: string[]) => req.accepts(types),
+      header: (name: string) => req.get(name),
       context: serviceContext(config, {
         // A batch's request with `require-all-validate` writes in the batch's transaction.
         db: innerOf(req)?.db ?? db.prisma,

@@ -1,5 +1,6 @@
 // One log line per request: method, URL, status, time, client address and request ID. Never
-// headers or bodies (credentials!). pino writes it. pino-http, which wrote it before, builds a child
+// headers or bodies (credentials!), nor the secrets an RSVP page's link carries in its query
+// (pages/rsvp.ts). pino writes it. pino-http, which wrote it before, builds a child
 // logger for every request, its bindings serialized each time: a tenth of the CPU of an answer sent
 // from memory (docs/performance.md, "Layer by layer"); this line needs none of it.
 import { performance } from 'node:perf_hooks';
@@ -13,7 +14,7 @@ export function requestLog(logger: Logger) {
       res.off('finish', done);
       res.off('close', done);
       const line = {
-        req: { method: req.method, url: req.originalUrl },
+        req: { method: req.method, url: withoutSecrets(req.originalUrl) },
         res: { status: res.statusCode },
         responseTime: Math.round(performance.now() - started),
         client: req.ip,
@@ -27,4 +28,16 @@ export function requestLog(logger: Logger) {
     res.once('close', done);
     next();
   };
+}
+
+/** Query parameters that hold a secret (pages/rsvp.ts): logged as `redacted`. */
+const SECRET_PARAMETERS = ['code', 'token'];
+
+function withoutSecrets(url: string): string {
+  const query = url.indexOf('?');
+  if (query < 0) return url;
+  const params = new URLSearchParams(url.slice(query + 1));
+  if (!SECRET_PARAMETERS.some((name) => params.has(name))) return url;
+  for (const name of SECRET_PARAMETERS) if (params.has(name)) params.set(name, 'redacted');
+  return `${url.slice(0, query)}?${params.toString()}`;
 }

@@ -60,6 +60,9 @@ export function registerSecurity(api: OpenAPIBackend, deps: Deps): (req: Request
       : false;
   api.registerSecurityHandler('basicAuth', scheme('basic'));
   api.registerSecurityHandler('bearerAuth', scheme('bearer'));
+  // An RSVP's owner's token opens that RSVP alone: the service checks it against the RSVP
+  // (services/rsvps/secrets.ts); here it only lets the request reach it.
+  api.registerSecurityHandler('rsvpToken', (_c: Context, req: Request) => Boolean(req.get('RSVP-Token')));
 
   api.register({
     postSecurityHandler: async (c: Context, req: Request, res: Response) => {

@@ -3,7 +3,13 @@
 // text (escaping, line folding); Luxon DateTimes carry the zones, as plain Dates would be written
 // as UTC wall-clock times under the zone's label.
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
-import ical, { type ICalEventData } from 'ical-generator';
+import ical, {
+  ICalAttendeeRole,
+  ICalAttendeeStatus,
+  ICalCalendarMethod,
+  type ICalEventData,
+  ICalEventStatus,
+} from 'ical-generator';
 import { DateTime, IANAZone, type Zone } from 'luxon';
 import type { Caller } from '../auth/roles.js';
 import type { Urls } from '../http/urls.js';
@@ -43,6 +49,20 @@ export interface CalendarOptions {
    * properties), by event ID, folded: put back at the end of its VEVENT (caldav/texts.ts).
    */
   extras?: ReadonlyMap<number, string>;
+  /** The calendar is an iTIP message to one attendee (src/mail/invitation.ts). */
+  invitation?: Invitation;
+}
+
+/**
+ * An iTIP message (RFC 5546) of one event to one attendee, which mail clients add to their
+ * calendar (REQUEST) or take out of it (CANCEL): it must name the ORGANIZER, the attendee, and a
+ * SEQUENCE that grows with each message of the event, so that a later one wins.
+ */
+export interface Invitation {
+  method: 'REQUEST' | 'CANCEL';
+  organizer: { name: string; email: string };
+  attendee: { name: string; email: string };
+  sequence: number;
 }
 
 /**
@@ -62,6 +82,7 @@ export async function eventsCalendar(
     // ical-generator writes the calendar's name (NAME, X-WR-CALNAME) as it is given, unescaped.
     name: escapeText(clean(options.name)),
     prodId: { company: 'Calendar Events Service', product: 'calendar/events/v1', language: 'EN' },
+    ...(options.invitation ? { method: ICalCalendarMethod[options.invitation.method] } : {}),
     // Events in a zone are written with its TZID (their VTIMEZONEs are added below).
     timezone: { name: null, generator: vtimezone },
     ...(options.zone && IANAZone.isValidZone(options.zone)
@@ -187,7 +208,32 @@ const vtimezone = (zone: string) => {
   return component ? foldLines(component.trim().replace(/\r?\n/g, '\r\n')) : null;
 };
 
-function vevent(
+function vevent(row: EventRecord, options: CalendarOptions, override: Override | undefined): ICalEventData {
+  return {
+    ...mainProperties(row, options, override),
+    ...(options.invitation ? invitationProperties(options.invitation) : {}),
+  };
+}
+
+/** ORGANIZER, ATTENDEE and SEQUENCE of an iTIP message, and STATUS:CANCELLED for its CANCEL. */
+function invitationProperties({ method, organizer, attendee, sequence }: Invitation): Partial<ICalEventData> {
+  return {
+    organizer: { name: parameterText(organizer.name), email: organizer.email },
+    attendees: [
+      {
+        name: parameterText(attendee.name),
+        email: attendee.email,
+        role: ICalAttendeeRole.REQ,
+        status: method === 'REQUEST' ? ICalAttendeeStatus.ACCEPTED : ICalAttendeeStatus.DECLINED,
+        rsvp: false,
+      },
+    ],
+    sequence,
+    ...(method === 'CANCEL' ? { status: ICalEventStatus.CANCELLED } : {}),
+  };
+}
+
+function mainProperties(
   row: EventRecord,
   { urls, caller, uids }: CalendarOptions,
   override: Override | undefined,

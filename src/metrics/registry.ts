@@ -129,6 +129,13 @@ export const webhookAttempts = new Counter({
   registers,
 });
 
+export const mailMessages = new Counter({
+  name: 'mail_messages_total',
+  help: 'Messages of the mail queue, by outcome: sent, retry (to be tried again), failed (retries spent) or dropped (no SMTP_URL, or the event is gone).',
+  labelNames: ['outcome'] as const,
+  registers,
+});
+
 const queues = new Set<() => Promise<number>>();
 
 /** Counts what `pending` reads in the webhook queue gauge until the returned function is called. */

@@ -18,6 +18,7 @@ import { getVenueOrOrganizer } from '../services/venues-and-organizers.js';
 import { PAGE_POLICY } from './html.js';
 import { PAGE_LANGUAGES, type PageLanguage } from './texts.js';
 import { eventPage, notFoundPage, placePage } from './views.js';
+import { rsvpPages } from './rsvp.js';
 
 /** How many of a venue's or organizer's events to come its page lists. */
 const UPCOMING = 12;
@@ -79,5 +80,6 @@ export function publicPages(config: Config, db: ServiceContext['db']) {
     });
   router.get('/venue/:slug/', place(VENUE));
   router.get('/organizer/:slug/', place(ORGANIZER));
+  router.use(rsvpPages(config, db));
   return router;
 }

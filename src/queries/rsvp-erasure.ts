@@ -30,9 +30,11 @@ export async function lockEventsInOrder(run: Driver, ids: number[], now: Date): 
 }
 
 /**
- * Erases the address's RSVPs at the locked events: name, e-mail address, account, token and code
- * gone, `erased_at` set. At events not started, an RSVP that holds or asks for seats is cancelled
- * too; elsewhere it keeps its status, so that attendance stays counted. The event of each RSVP erased.
+ * Erases the address's RSVPs at the locked events: name, e-mail address, account, token, confirmation
+ * code and check-in code gone, `erased_at` set. At events not started, an RSVP that holds or asks for
+ * seats is cancelled too; elsewhere it keeps its status, so that attendance stays counted. Messages
+ * not sent yet to the address, or about these RSVPs, go too (mail_outbox holds recipient and name).
+ * The event of each RSVP erased.
  */
 export async function eraseRsvpsOf(run: Driver, email: string, events: ErasedEvent[]): Promise<number[]> {
   const rows = (await run(
@@ -40,10 +42,15 @@ export async function eraseRsvpsOf(run: Driver, email: string, events: ErasedEve
       status = CASE WHEN event_id = ANY($2::int[]) AND status IN ('going', 'waiting', 'pending')
         THEN 'cancelled'::"RsvpStatus" ELSE status END,
       name = NULL, email = NULL, account_id = NULL, token_hash = NULL, check_in_code = NULL,
+      confirm_hash = NULL, confirm_expires = NULL,
       erased_at = clock_timestamp(), modified_at = clock_timestamp()
     WHERE lower(email) = lower($1::text) AND event_id = ANY($3::int[])
-    RETURNING event_id AS "eventId"`,
+    RETURNING id, event_id AS "eventId"`,
     [email, events.filter((e) => !e.started).map((e) => e.id), events.map((e) => e.id)],
-  )) as { eventId: number }[];
+  )) as { id: number; eventId: number }[];
+  await run(`DELETE FROM mail_outbox WHERE rsvp_id = ANY($1::int[]) OR lower(recipient) = lower($2::text)`, [
+    rows.map((row) => row.id),
+    email,
+  ]);
   return rows.map((row) => row.eventId);
 }

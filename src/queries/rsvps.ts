@@ -35,12 +35,13 @@ export type RsvpRow = Pick<
   | 'answer'
   | 'status'
   | 'checkInCode'
+  | 'confirmed'
   | 'createdAt'
   | 'modifiedAt'
 >;
 
 const RSVP_COLUMNS = `id, event_id AS "eventId", account_id AS "accountId", name, email, guests, answer::text,
-  status::text, check_in_code AS "checkInCode", created_at AS "createdAt", modified_at AS "modifiedAt"`;
+  status::text, check_in_code AS "checkInCode", confirmed, created_at AS "createdAt", modified_at AS "modifiedAt"`;
 
 /** The event's row locked (FOR UPDATE), or undefined when there is none. */
 export async function lockRsvpEvent(run: Driver, id: number): Promise<RsvpEvent | undefined> {
@@ -100,14 +101,31 @@ export async function waitingList(run: Driver, eventId: number): Promise<{ id: n
   ])) as { id: number; guests: number }[];
 }
 
-/** Seats these waiting RSVPs. */
-export async function seatWaiting(run: Driver, ids: number[]): Promise<void> {
-  if (!ids.length) return;
-  await run(
+/** Seats these waiting RSVPs; answers the IDs of those seated. */
+export async function seatWaiting(run: Driver, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
+  const rows = (await run(
     `UPDATE rsvps SET status = 'going', modified_at = clock_timestamp()
-    WHERE id = ANY($1::int[]) AND status = 'waiting'`,
+    WHERE id = ANY($1::int[]) AND status = 'waiting' RETURNING id`,
     [ids],
-  );
+  )) as { id: number }[];
+  return rows.map((row) => row.id);
+}
+
+/** What proves a hold on an RSVP without an account: the hashes of its confirmation code and owner's token. */
+export interface RsvpSecrets {
+  confirmHash: Uint8Array | null;
+  confirmExpires: Date | null;
+  tokenHash: Uint8Array | null;
+}
+
+export async function rsvpSecrets(run: Driver, eventId: number, id: number): Promise<RsvpSecrets | undefined> {
+  const rows = (await run(
+    `SELECT confirm_hash AS "confirmHash", confirm_expires AS "confirmExpires", token_hash AS "tokenHash"
+    FROM rsvps WHERE id = $1::int AND event_id = $2::int`,
+    [id, eventId],
+  )) as RsvpSecrets[];
+  return rows.at(0);
 }
 
 /** The event's RSVP with this ID, if any. */
@@ -120,7 +138,10 @@ export async function findRsvp(run: Driver, eventId: number, id: number): Promis
 }
 
 /** What a new RSVP is written with (its times are the write's; its place on the waiting list's order, the next). */
-export type NewRsvp = Pick<RsvpRow, 'eventId' | 'accountId' | 'name' | 'email' | 'guests' | 'answer' | 'status'>;
+export type NewRsvp = Pick<RsvpRow, 'eventId' | 'accountId' | 'name' | 'email' | 'guests' | 'answer' | 'status'> & {
+  /** Unconfirmed (without an account): the hash of its link's code, and when the link expires. */
+  unconfirmed?: { confirmHash: Buffer; confirmExpires: Date };
+};
 
 /**
  * Inserts the RSVP with a new check-in code (lib/check-in-code.ts). A code another RSVP of the event
@@ -131,12 +152,25 @@ export type NewRsvp = Pick<RsvpRow, 'eventId' | 'accountId' | 'name' | 'email' |
 export async function insertRsvp(run: Driver, rsvp: NewRsvp, draw: () => string = newCheckInCode): Promise<RsvpRow> {
   for (let attempt = 1; ; attempt++) {
     const rows = (await run(
-      `INSERT INTO rsvps (event_id, account_id, name, email, guests, answer, status, check_in_code, created_at, modified_at)
-      VALUES ($1::int, $2::int, $3::text, $4::text, $5::int, $6::text::"RsvpAnswer", $7::text::"RsvpStatus", $8::text,
-        clock_timestamp(), clock_timestamp())
+      `INSERT INTO rsvps (event_id, account_id, name, email, guests, answer, status, confirmed, confirm_hash,
+        confirm_expires, check_in_code, created_at, modified_at)
+      VALUES ($1::int, $2::int, $3::text, $4::text, $5::int, $6::text::"RsvpAnswer", $7::text::"RsvpStatus",
+        $8::boolean, $9::bytea, $10::timestamptz, $11::text, clock_timestamp(), clock_timestamp())
       ON CONFLICT (event_id, check_in_code) WHERE check_in_code IS NOT NULL DO NOTHING
       RETURNING ${RSVP_COLUMNS}`,
-      [rsvp.eventId, rsvp.accountId, rsvp.name, rsvp.email, rsvp.guests, rsvp.answer, rsvp.status, draw()],
+      [
+        rsvp.eventId,
+        rsvp.accountId,
+        rsvp.name,
+        rsvp.email,
+        rsvp.guests,
+        rsvp.answer,
+        rsvp.status,
+        !rsvp.unconfirmed,
+        rsvp.unconfirmed?.confirmHash ?? null,
+        rsvp.unconfirmed?.confirmExpires ?? null,
+        draw(),
+      ],
     )) as RsvpRow[];
     if (rows.length) return rows[0];
     // 40 random bits: a second draw that collides too means the generator is broken, not unlucky.
@@ -166,6 +200,11 @@ export interface RsvpChange {
   guests?: number;
   answer?: RsvpAnswer;
   status?: RsvpStatus;
+  confirmed?: boolean;
+  /** null clears it (a code used, a token replaced). */
+  confirmHash?: Buffer | null;
+  confirmExpires?: Date | null;
+  tokenHash?: Buffer | null;
   anew?: boolean;
 }
 
@@ -176,6 +215,10 @@ const CHANGED: Record<Exclude<keyof RsvpChange, 'anew'>, string> = {
   guests: 'guests = $%::int',
   answer: 'answer = $%::text::"RsvpAnswer"',
   status: 'status = $%::text::"RsvpStatus"',
+  confirmed: 'confirmed = $%::boolean',
+  confirmHash: 'confirm_hash = $%::bytea',
+  confirmExpires: 'confirm_expires = $%::timestamptz',
+  tokenHash: 'token_hash = $%::bytea',
 };
 
 export async function updateRsvpRow(run: Driver, id: number, change: RsvpChange): Promise<RsvpRow> {

@@ -5,6 +5,7 @@
 import type { Caller } from '../auth/roles.js';
 import type { Config } from '../config.js';
 import type { Quotas, RecurrenceLimits } from '../config/limits.js';
+import type { MailSettings } from '../config/mail.js';
 import type { PrismaClient } from '../db/client.js';
 import type { Precondition } from '../domain/posts.js';
 
@@ -26,10 +27,12 @@ export interface ServiceContext {
   recurrence?: RecurrenceLimits;
   /** What an account below editor may hold or make (services/quotas.ts); the defaults when not given. */
   quotas?: Quotas;
+  /** Mail (config/mail.ts): RSVP without an account needs it. None: no mail is sent. */
+  mail?: MailSettings;
 }
 
 /** What the configuration gives every context. */
-export type ContextSettings = Pick<Config, 'siteTimezone' | 'recurrence' | 'quotas'>;
+export type ContextSettings = Pick<Config, 'siteTimezone' | 'recurrence' | 'quotas'> & Partial<Pick<Config, 'mail'>>;
 
 /** What differs from one request to the next. */
 export interface RequestParts {
@@ -59,5 +62,6 @@ export function serviceContext(
     precondition,
     recurrence: settings.recurrence,
     quotas: settings.quotas,
+    mail: settings.mail,
   };
 }

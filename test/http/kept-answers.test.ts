@@ -24,6 +24,8 @@ const BOOKKEEPING = [
   'data_versions',
   'dav_objects',
   'idempotency_keys',
+  'mail_outbox',
+  'mail_requests',
   'pending_counts',
   'pending_counts_due',
   'rate_limits',

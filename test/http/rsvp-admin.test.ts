@@ -231,9 +231,13 @@ describeEachDatabase('RSVP administration', (s, kind) => {
     await rsvpFor(s, declined.id, 'Xena', { email: 'XENA@example.org', answer: 'not_going' });
     const kept = await rsvpFor(s, other.id, 'Kept');
 
+    // Messages waiting to be sent hold the address and name: they go with the erasure.
+    const toXena = { recipient: { equals: 'xena@example.org', mode: 'insensitive' as const } };
+    expect(await s.db.prisma.mailOutbox.count({ where: toXena })).toBeGreaterThan(0);
     const r = await s.post('/rsvps/erasure', { email: 'xEnA@example.ORG' });
     expect(r.status, r.text).toBe(200);
     expect(r.body).toEqual({ erased: 3, events: [ahead.id, past.id, declined.id].sort((a, b) => a - b) });
+    expect(await s.db.prisma.mailOutbox.count({ where: toXena })).toBe(0);
 
     const rows = await s.db.prisma.rsvp.findMany({ where: { id: { in: [x.id, there.id] } }, orderBy: { id: 'asc' } });
     const erased = await s.db.prisma.rsvp.findMany({

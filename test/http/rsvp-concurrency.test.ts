@@ -4,12 +4,9 @@
 // them, services/rsvps/queue.ts, so the other requests never wait past the pool's limit: before the
 // queue, some answered 503); cancellations then seat exactly as many from the waiting list, in the
 // order it came.
-import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/client.js';
 import { describeEachDatabase, itOnPostgres } from '../setup/each-database.js';
+import { secondInstance } from '../setup/second-instance.js';
 
 const SEATS = 50;
 const RSVPS = 300;
@@ -27,18 +24,9 @@ describeEachDatabase('RSVP under concurrency', (s, kind) => {
         rsvp: { open: true, capacity: SEATS },
       });
       expect(event.status, event.text).toBe(201);
-      const config = {
-        ...loadConfig({ REST_PREFIX: '/wp-json', RATE_LIMIT_WRITES: '1000000', RATE_LIMIT_READS: '1000000' }),
-        port: 0,
-      };
-      // The second instance's own pool, as another process would have.
-      const db = await openDatabase({ databaseUrl: s.url!, dataDir: '', poolSize: 5 });
-      const app = createApp({ config, db });
-      await app.ready();
-      const server = app.listen(0, '127.0.0.1');
-      await new Promise((resolve) => server.once('listening', resolve));
+      const instance = await secondInstance(s);
       try {
-        const second = `http://127.0.0.1:${(server.address() as AddressInfo).port}/wp-json/calendar/events/v1`;
+        const second = instance.base;
         const answers = await Promise.all(
           Array.from({ length: RSVPS }, async (_, i) => {
             const r = await fetch(`${i % 2 ? second : s.base}/events/${event.body.id}/rsvps`, {
@@ -87,8 +75,7 @@ describeEachDatabase('RSVP under concurrency', (s, kind) => {
         const counts = (await s.get(`/events/${event.body.id}`, { as: null })).body.rsvp;
         expect(counts).toMatchObject({ going: SEATS, waiting: RSVPS - SEATS - 10, remaining: 0 });
       } finally {
-        await new Promise((resolve) => server.close(resolve));
-        await app.close();
+        await instance.close();
       }
     },
   );

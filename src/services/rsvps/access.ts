@@ -1,12 +1,12 @@
 // Who may do what with an event's RSVPs (docs/decisions.md, "RSVP"): the event's organisers (its
 // author, editors and administrators: whoever may edit it) see and manage them all; anyone else
 // only its own, by its account. Checks on the event locked by the write (queries/rsvps.ts).
-import type { Rsvp } from '../../../generated/prisma/client.js';
+import type { Rsvp, RsvpStatus } from '../../../generated/prisma/client.js';
 import { canEdit, canRead } from '../../auth/permissions.js';
 import type { Caller } from '../../auth/roles.js';
-import { NotFound, NotReadable, RsvpRefused } from '../../domain/errors.js';
+import { InvalidInput, NotFound, NotReadable, RsvpRefused } from '../../domain/errors.js';
 import { formatDateTime } from '../../lib/dates.js';
-import type { RsvpEvent } from '../../queries/rsvps.js';
+import type { RsvpEvent, RsvpRow } from '../../queries/rsvps.js';
 import { closesAt } from '../../lib/rsvp-closing.js';
 
 export const isOrganiser = (caller: Caller, event: Pick<RsvpEvent, 'authorId' | 'status'>) => canEdit(caller, event);
@@ -39,5 +39,18 @@ export function assertOpen(event: RsvpEvent, now: Date | undefined): void {
   const closes = closesAt(event.startUtc, event.closesBefore);
   if (now !== undefined && now >= closes) {
     throw new RsvpRefused('closed', `RSVP to this event closed at ${formatDateTime(closes, 'UTC')} UTC.`);
+  }
+}
+
+/** Statuses an RSVP leaves by a new answer of `going` from the same address. */
+export const ENDED: RsvpStatus[] = ['declined', 'cancelled'];
+
+/** Turned down by the organiser rather than by its owner's answer: its owner cannot take it up again. */
+export const declinedByOrganiser = (rsvp: Pick<RsvpRow, 'status' | 'answer'>) =>
+  rsvp.status === 'declined' && rsvp.answer === 'going';
+
+export function assertGuests(event: RsvpEvent, guests: number | undefined): void {
+  if (guests !== undefined && guests > event.guestsMax) {
+    throw new InvalidInput({ guests: `This event takes ${event.guestsMax} guests per RSVP at most.` });
   }
 }

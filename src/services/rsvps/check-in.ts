@@ -7,7 +7,8 @@ import { RsvpRefused } from '../../domain/errors.js';
 import { normaliseCheckInCode } from '../../lib/check-in-code.js';
 import { findRsvpByCode, type RsvpRow, updateRsvpRow } from '../../queries/rsvps.js';
 import type { ServiceContext } from '../context.js';
-import { eventWrite, lockedTarget, statusSet } from './write.js';
+import { eventWrite } from './transaction.js';
+import { lockedTarget, statusSet } from './write.js';
 
 /**
  * The RSVP with this code checked in, for the event's organisers. Checked in already, it is answered

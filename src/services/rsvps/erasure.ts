@@ -14,7 +14,7 @@ import { RsvpRefused } from '../../domain/errors.js';
 import { eraseRsvpsOf, eventsAnsweredBy, lockEventsInOrder } from '../../queries/rsvp-erasure.js';
 import type { ServiceContext } from '../context.js';
 import { promote } from './seats.js';
-import { rsvpTransaction } from './write.js';
+import { rsvpTransaction } from './transaction.js';
 
 /** Rounds before giving up on an address that keeps answering while being erased (503, try again). */
 const MAX_ROUNDS = 5;

@@ -6,6 +6,7 @@ import type { PrismaClient } from '../../db/client.js';
 import type { RsvpEvent } from '../../queries/rsvps.js';
 import type { ServiceContext } from '../context.js';
 import { assertRsvpTarget, isOrganiser, ownsRsvp } from './access.js';
+import { matches } from './secrets.js';
 
 /** The event as reading its RSVPs needs it, not locked. */
 export async function readTarget(
@@ -45,9 +46,11 @@ export async function listRsvps(
   return { items, total };
 }
 
-export async function getRsvp(ctx: ServiceContext, eventId: number, rsvpId: number): Promise<Rsvp> {
+/** One RSVP, for the event's organisers and its owner (by its account, or its `token`: secrets.ts). */
+export async function getRsvp(ctx: ServiceContext, eventId: number, rsvpId: number, token?: string): Promise<Rsvp> {
   const event = await readTarget(ctx.db, ctx, eventId);
   const rsvp = await ctx.db.rsvp.findFirst({ where: { id: rsvpId, eventId } });
-  if (!rsvp || !(isOrganiser(ctx.caller, event) || ownsRsvp(ctx.caller, rsvp))) throw new NotFound('rsvp', rsvpId);
+  const may = rsvp && (isOrganiser(ctx.caller, event) || ownsRsvp(ctx.caller, rsvp) || matches(token, rsvp.tokenHash));
+  if (!may) throw new NotFound('rsvp', rsvpId);
   return rsvp;
 }

@@ -9,6 +9,7 @@
 import type { RsvpStatus } from '../../../generated/prisma/client.js';
 import type { Driver } from '../../db/driver.js';
 import { RsvpRefused } from '../../domain/errors.js';
+import { queueMail } from '../../mail/outbox.js';
 import { eventsToSettle, seatsTaken, seatWaiting, waitingList } from '../../queries/rsvps.js';
 
 /** What deciding seats needs of an event whose row the transaction holds. */
@@ -38,8 +39,9 @@ export async function place(
 
 /**
  * Seats the waiting list in the order it came, each RSVP that fits with its guests (a party too big
- * for the seats left waits, and those after it that fit are seated). Run after every write that may
- * free seats, so that no RSVP waits while it fits.
+ * for the seats left waits, and those after it that fit are seated), and tells each of them, in the
+ * same transaction (mail/outbox.ts). Run after every write that may free seats, so that no RSVP
+ * waits while it fits.
  */
 export async function promote(run: Driver, event: Seating): Promise<void> {
   const waiting = await waitingList(run, event.id);
@@ -51,7 +53,7 @@ export async function promote(run: Driver, event: Seating): Promise<void> {
     free -= seatsOf(rsvp.guests);
     seated.push(rsvp.id);
   }
-  await seatWaiting(run, seated);
+  await queueMail(run, 'promoted', await seatWaiting(run, seated));
 }
 
 /**

@@ -1,14 +1,14 @@
 // Taking, changing and cancelling RSVPs, each in one transaction that locks the event's row first
 // (seats.ts says why and in which order), queued behind the event's other writes in this instance
-// (queue.ts says why). Signed-in callers answer for themselves; the event's organisers also for
-// others, and approve, decline and check in (access.ts). Anonymous RSVP waits for confirmation by
-// e-mail (issue 53, phase 2).
+// (transaction.ts). Signed-in callers answer for themselves; the event's organisers also for
+// others, and approve, decline and check in (access.ts); without an account, RSVP is confirmed by
+// e-mail (anonymous.ts), and its owner's token opens it. Every change of an RSVP's status tells its
+// owner, in the same transaction (mail/outbox.ts).
 import type { components } from '../../../generated/api.js';
 import type { RsvpStatus, User } from '../../../generated/prisma/client.js';
 import { assertMay } from '../../auth/capabilities.js';
-import { forbidden } from '../../auth/permissions.js';
-import { type Driver, statementsOf, transactionDriverOf } from '../../db/driver.js';
-import { InvalidInput, NotFound, RsvpRefused } from '../../domain/errors.js';
+import type { Driver } from '../../db/driver.js';
+import { Forbidden, InvalidInput, NotFound, RsvpRefused } from '../../domain/errors.js';
 import {
   answerBefore,
   findRsvp,
@@ -16,38 +16,31 @@ import {
   lockRsvpEvent,
   type RsvpEvent,
   type RsvpRow,
+  rsvpSecrets,
   seatsTaken,
   updateRsvpRow,
 } from '../../queries/rsvps.js';
+import { queueMail, statusMail } from '../../mail/outbox.js';
 import type { ServiceContext } from '../context.js';
-import { retryOnConflict } from '../retry.js';
-import { queued } from './queue.js';
-import { assertOpen, assertRsvpTarget, isOrganiser, ownsRsvp } from './access.js';
+import { chargeCreate } from '../quotas.js';
+import { requestRsvp } from './anonymous.js';
+import {
+  assertGuests,
+  assertOpen,
+  assertRsvpTarget,
+  declinedByOrganiser,
+  ENDED,
+  isOrganiser,
+  ownsRsvp,
+} from './access.js';
 import { place, promote, seatsOf } from './seats.js';
+import { matches } from './secrets.js';
+import { eventWrite } from './transaction.js';
 
 type RsvpInput = components['schemas']['RsvpInput'];
 type RsvpUpdate = components['schemas']['RsvpUpdate'];
 
 const SEATED: RsvpStatus[] = ['going', 'checked_in'];
-/** Statuses an RSVP leaves by a new answer of `going` from the same address. */
-const ENDED: RsvpStatus[] = ['declined', 'cancelled'];
-
-/**
- * An RSVP write of the event: in its turn in this instance (queue.ts), in one transaction, again on a
- * conflict (services/retry.ts). The transaction runs on the driver beneath Prisma, as creates do
- * (services/events/create.ts): Prisma's takes about six times as long for the same statements, and
- * the event's row stays locked all the while. Inside a batch's transaction, which has no driver of
- * its own, through Prisma as a savepoint of it (db/savepoints.ts).
- */
-export function eventWrite<T>(ctx: ServiceContext, eventId: number, work: (run: Driver) => Promise<T>): Promise<T> {
-  return queued(ctx.db, eventId, () => rsvpTransaction(ctx, work));
-}
-
-/** One transaction of RSVP statements, again on a conflict: eventWrite's, without the queue. */
-export function rsvpTransaction<T>(ctx: ServiceContext, work: (run: Driver) => Promise<T>): Promise<T> {
-  const transaction = transactionDriverOf(ctx.db);
-  return retryOnConflict(() => (transaction ? transaction(work) : ctx.db.$transaction((tx) => work(statementsOf(tx)))));
-}
 
 interface Target {
   event: RsvpEvent;
@@ -60,22 +53,10 @@ export async function lockedTarget(run: Driver, ctx: ServiceContext, eventId: nu
   return { event, organiser: isOrganiser(ctx.caller, event) };
 }
 
-/** Without an account, RSVP needs confirmation by e-mail (phase 2 of issue 53); until then, refused. */
-async function refuseAnonymous(run: Driver, ctx: ServiceContext, eventId: number): Promise<never> {
-  const { event } = await lockedTarget(run, ctx, eventId);
-  if (event.anonymous) {
-    throw new RsvpRefused(
-      'needs-confirmation',
-      'RSVP without an account needs confirmation by e-mail, which this service does not send yet (SMTP_URL); sign in to RSVP.',
-    );
-  }
-  throw forbidden(null, 'Sign in to RSVP to this event.');
-}
-
-function assertGuests(event: RsvpEvent, guests: number | undefined): void {
-  if (guests !== undefined && guests > event.guestsMax) {
-    throw new InvalidInput({ guests: `This event takes ${event.guestsMax} guests per RSVP at most.` });
-  }
+/** The owner of a new RSVP, or of one that changed status, is told (mail/outbox.ts). */
+async function tell(run: Driver, before: RsvpStatus | undefined, after: RsvpRow): Promise<void> {
+  const kind = statusMail(before, after.status);
+  if (kind) await queueMail(run, kind, [after.id]);
 }
 
 /**
@@ -83,9 +64,13 @@ function assertGuests(event: RsvpEvent, guests: number | undefined): void {
  * one RSVP per event: migration rsvps). Organisers' RSVPs count at once, without approval, and may
  * be taken after RSVP closed.
  */
-export async function createRsvp(ctx: ServiceContext, eventId: number, input: RsvpInput): Promise<RsvpRow> {
+export async function createRsvp(
+  ctx: ServiceContext,
+  eventId: number,
+  input: RsvpInput,
+): Promise<RsvpRow | { requested: Date }> {
   const { caller } = ctx;
-  if (caller === null) return eventWrite(ctx, eventId, (run) => refuseAnonymous(run, ctx, eventId));
+  if (caller === null) return { requested: await requestRsvp(ctx, eventId, input) };
   assertMay(caller, 'answer rsvps');
   // Read before the event's lock: the transaction that holds it does only what must be in it.
   const account = await ctx.db.user.findUniqueOrThrow({ where: { id: caller.id } });
@@ -102,7 +87,13 @@ export async function createRsvp(ctx: ServiceContext, eventId: number, input: Rs
       answer === 'not_going' ? 'declined' : await place(run, event, guests, event.approval && !organiser, seats);
     const data = { ...who, guests, answer, status };
     // Taken up again, it joins the waiting list's order now; a new one takes its place by default.
-    return existing ? updateRsvpRow(run, existing.id, { ...data, anew: true }) : insertRsvp(run, { eventId, ...data });
+    const written = existing
+      ? await updateRsvpRow(run, existing.id, { ...data, anew: true })
+      : await insertRsvp(run, { eventId, ...data });
+    await tell(run, existing?.status, written);
+    // An account's RSVPs count among its creates of the hour (services/quotas.ts): its last lock.
+    await chargeCreate(run, ctx);
+    return written;
   });
 }
 
@@ -120,9 +111,6 @@ function assertTakenUp(existing: RsvpRow, ctx: ServiceContext, organiser: boolea
   );
 }
 
-/** Turned down by the organiser rather than by its owner's answer: its owner cannot take it up again. */
-const declinedByOrganiser = (rsvp: RsvpRow) => rsvp.status === 'declined' && rsvp.answer === 'going';
-
 /**
  * Whose RSVP a create is: the caller's, named as its account is unless it sends a name, with its
  * account's e-mail address (another would need confirming: phase 2); an organiser's, anyone's it
@@ -134,7 +122,7 @@ function person(account: Pick<User, 'id' | 'displayName' | 'email'>, input: Rsvp
   if (other && !organiser) {
     throw new InvalidInput({
       email:
-        "An RSVP for an address other than your account's needs confirmation by e-mail, which this service does not send yet.",
+        "An RSVP for an address other than your account's is confirmed by that address: RSVP without signing in, where the event allows it.",
     });
   }
   if (other && input.name === undefined) throw new InvalidInput({ name: 'name is required with another e-mail.' });
@@ -145,13 +133,24 @@ function person(account: Pick<User, 'id' | 'displayName' | 'email'>, input: Rsvp
   };
 }
 
-/** The RSVP the caller may manage (its own, or any of an organiser's event), locked after its event. */
-async function lockedRsvp(run: Driver, ctx: ServiceContext, eventId: number, rsvpId: number) {
+/**
+ * The RSVP the caller may manage (its own, by its account or its owner's `token`, or any of an
+ * organiser's event), locked after its event.
+ */
+async function lockedRsvp(run: Driver, ctx: ServiceContext, eventId: number, rsvpId: number, token?: string) {
   const target = await lockedTarget(run, ctx, eventId);
   const rsvp = await findRsvp(run, eventId, rsvpId);
   // Someone else's RSVP does not exist for the caller: its existence would say who answered.
-  if (!rsvp || !(target.organiser || ownsRsvp(ctx.caller, rsvp))) throw new NotFound('rsvp', rsvpId);
+  if (!rsvp || !(target.organiser || ownsRsvp(ctx.caller, rsvp) || (await holdsToken(run, rsvp, token)))) {
+    throw new NotFound('rsvp', rsvpId);
+  }
   return { ...target, rsvp };
+}
+
+/** Whether `token` is the RSVP's owner's (secrets.ts: compared in constant time). */
+export async function holdsToken(run: Driver, rsvp: Pick<RsvpRow, 'id' | 'eventId'>, token: string | undefined) {
+  if (!token) return false;
+  return matches(token, (await rsvpSecrets(run, rsvp.eventId, rsvp.id))?.tokenHash);
 }
 
 /**
@@ -163,11 +162,13 @@ export async function updateRsvp(
   eventId: number,
   rsvpId: number,
   input: RsvpUpdate,
+  token?: string,
 ): Promise<RsvpRow> {
   return eventWrite(ctx, eventId, async (run) => {
-    const { event, organiser, rsvp } = await lockedRsvp(run, ctx, eventId, rsvpId);
+    const { event, organiser, rsvp } = await lockedRsvp(run, ctx, eventId, rsvpId, token);
     if (!organiser && (input.status !== undefined || input.email !== undefined)) {
-      throw forbidden(ctx.caller, "Only the event's organisers change an RSVP's status or e-mail address.");
+      // 403 to an RSVP's owner by its token too: it is known, and may not do this.
+      throw new Forbidden(true, "Only the event's organisers change an RSVP's status or e-mail address.");
     }
     if (input.guests !== undefined && input.guests > rsvp.guests) assertGuests(event, input.guests);
     const guests = input.guests ?? rsvp.guests;
@@ -182,6 +183,7 @@ export async function updateRsvp(
       // Approved, or answering `going` again: it joins the waiting list's order now.
       anew: ['pending', ...ENDED].includes(rsvp.status) && !ENDED.includes(status),
     });
+    await tell(run, rsvp.status, updated);
     await promote(run, event);
     // Promotion may have seated this very RSVP (one that waits with fewer guests now).
     return updated.status === 'waiting' ? ((await findRsvp(run, eventId, updated.id)) ?? updated) : updated;
@@ -246,10 +248,16 @@ export async function statusSet(
 }
 
 /** Cancels an RSVP (kept, cancelled) and seats the waiting list as far as its seats allow. */
-export async function cancelRsvp(ctx: ServiceContext, eventId: number, rsvpId: number): Promise<RsvpRow> {
+export async function cancelRsvp(
+  ctx: ServiceContext,
+  eventId: number,
+  rsvpId: number,
+  token?: string,
+): Promise<RsvpRow> {
   return eventWrite(ctx, eventId, async (run) => {
-    const { event, rsvp } = await lockedRsvp(run, ctx, eventId, rsvpId);
+    const { event, rsvp } = await lockedRsvp(run, ctx, eventId, rsvpId, token);
     const cancelled = rsvp.status === 'cancelled' ? rsvp : await updateRsvpRow(run, rsvp.id, { status: 'cancelled' });
+    await tell(run, rsvp.status, cancelled);
     await promote(run, event);
     return cancelled;
   });
