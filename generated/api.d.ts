@@ -245,6 +245,58 @@ export interface paths {
         patch: operations["updateRsvp"];
         trace?: never;
     };
+    "/events/{id}/rsvps/check-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check an RSVP in by its code
+         * @description At the door: checks in the event's RSVP that has this `check_in_code`, for the event's author, editors and administrators, as a change of its `status` to `checked_in` would. Only a seated RSVP (going, or checked in) can be; checking one in again answers it as it is (200), unchanged, so a code scanned twice is no error (its `modified_utc` tells when it was checked in). A code that no RSVP of this event has: 404.
+         */
+        post: operations["checkInRsvp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}/rsvps.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export an event's RSVPs as CSV
+         * @description Every RSVP of the event as a CSV file to download, for administrators: names, e-mail addresses and check-in codes, in the order they came. The file is written as it is read, a few hundred RSVPs at a time, so a big event's export is not held in memory whole; each part is read as it is then.
+         */
+        get: operations["exportRsvps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/{id}/rsvps/{rsvp_id}/confirm": {
         parameters: {
             query?: never;
@@ -782,6 +834,26 @@ export interface paths {
         get: operations["listChanges"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rsvps/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a person's RSVPs
+         * @description For a request to erase one's personal data (GDPR article 17), by administrators: every RSVP of this e-mail address, whatever its case, at every event, loses its name, e-mail address, account and check-in code for good. At an event that has not started, an RSVP going, waiting or pending is cancelled too, and its seats go to the waiting list; at one that has started or ended it keeps its status, so that attendance counts stay right. The RSVPs are kept, without the person's data, for the counts. An address with no RSVP erases none (200).
+         */
+        post: operations["eraseRsvps"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1984,6 +2056,7 @@ export interface components {
          *       "anonymous": false,
          *       "going": 38,
          *       "waiting": 3,
+         *       "checked_in": 0,
          *       "remaining": 2
          *     }
          */
@@ -2004,6 +2077,8 @@ export interface components {
             going: number;
             /** @description Seats asked for on the waiting list. */
             waiting: number;
+            /** @description Seats of RSVPs checked in at the door, guests included (part of `going`). */
+            checked_in: number;
             /** @description Seats left; null when the capacity is unlimited. */
             remaining: number | null;
         };
@@ -2373,6 +2448,7 @@ export interface components {
          *         "anonymous": false,
          *         "going": 0,
          *         "waiting": 0,
+         *         "checked_in": 0,
          *         "remaining": null
          *       },
          *       "json_ld": {
@@ -2721,6 +2797,7 @@ export interface components {
          *             "anonymous": false,
          *             "going": 0,
          *             "waiting": 0,
+         *             "checked_in": 0,
          *             "remaining": null
          *           }
          *         }
@@ -3156,6 +3233,7 @@ export interface components {
          *       "guests": 1,
          *       "answer": "going",
          *       "status": "going",
+         *       "check_in_code": "7KQ2M9XD",
          *       "confirmed": true,
          *       "created_utc": "2026-11-29 10:02:11",
          *       "modified_utc": "2026-11-29 10:02:11"
@@ -3165,14 +3243,16 @@ export interface components {
             id: components["schemas"]["Id"];
             /** @description The event (an occurrence for a series' date). */
             event: components["schemas"]["Id"];
-            /** @description The person's name. */
-            name: string;
-            /** @description The person's e-mail address. */
-            email: string;
+            /** @description The person's name; null once erased at an administrator's request. */
+            name: string | null;
+            /** @description The person's e-mail address; null once erased. */
+            email: string | null;
             /** @description Guests the person brings. */
             guests: number;
             answer: components["schemas"]["RsvpAnswer"];
             status: components["schemas"]["RsvpStatus"];
+            /** @description The code to show at the door, where an organiser checks the RSVP in with it (`POST /events/{id}/rsvps/check-in`): 8 characters of Crockford's base32 (no I, L, O or U), unique within the event. Null once erased. */
+            check_in_code: string | null;
             /** @description False for an RSVP made without an account until its confirmation link is used: until then it is pending and counts for nothing. */
             confirmed: boolean;
             /** @description When the RSVP was made (UTC). */
@@ -3263,6 +3343,29 @@ export interface components {
             status?: "going" | "declined" | "checked_in";
         };
         /**
+         * RsvpCheckIn
+         * @description A check-in code as shown at the door. Case, spaces and dashes do not matter, and O, I and L read as 0, 1 and 1.
+         * @example {
+         *       "code": "7kq2-m9xd"
+         *     }
+         */
+        RsvpCheckIn: {
+            /** @description The RSVP's `check_in_code`. */
+            code: string;
+        };
+        /**
+         * RsvpCsv
+         * @description An event's RSVPs as CSV (RFC 4180: comma-separated, CRLF line ends, fields with a comma, a quote or
+         *     a line break in double quotes), UTF-8 with a byte order mark, one header row, then one row per RSVP
+         *     in the order they came. The columns are `id`, `name`, `email`, `guests`, `answer`, `status`,
+         *     `check_in_code`, `created` and `modified` (UTC, `YYYY-MM-DD HH:MM:SS`); erased RSVPs have empty
+         *     name, e-mail and code. A text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage
+         *     return is prefixed with `'`, so that a spreadsheet does not run it as a formula.
+         * @example id,name,email,guests,answer,status,check_in_code,created,modified
+         *     12,Ana Lima,ana@example.org,1,going,going,7KQ2M9XD,2026-11-29 10:02:11,2026-11-29 10:02:11
+         */
+        RsvpCsv: string;
+        /**
          * RsvpConfirmation
          * @description The code of a confirmation link, as the link carries it.
          * @example {
@@ -3295,6 +3398,7 @@ export interface components {
          *       "guests": 0,
          *       "answer": "going",
          *       "status": "going",
+         *       "check_in_code": "4RX8KD2M",
          *       "confirmed": true,
          *       "created_utc": "2026-11-29 10:02:11",
          *       "modified_utc": "2026-11-29 10:04:37",
@@ -3900,6 +4004,37 @@ export interface components {
             next_cursor: components["schemas"]["Cursor"];
             /** @description True when more changes are ready: read again at once with `next_cursor`. False: poll later. */
             more: boolean;
+        };
+        /**
+         * RsvpErasureInput
+         * @description Whose RSVPs to erase, by e-mail address (whatever its case).
+         * @example {
+         *       "email": "ana@example.org"
+         *     }
+         */
+        RsvpErasureInput: {
+            /**
+             * Format: email
+             * @description The person's e-mail address.
+             */
+            email: string;
+        };
+        /**
+         * RsvpErasure
+         * @description What an erasure did. The RSVPs are kept without the person's data, so that the events' counts stay right.
+         * @example {
+         *       "erased": 2,
+         *       "events": [
+         *         3,
+         *         41
+         *       ]
+         *     }
+         */
+        RsvpErasure: {
+            /** @description RSVPs erased. */
+            erased: number;
+            /** @description The events whose RSVPs were erased, by ID, in ascending order. */
+            events: components["schemas"]["Id"][];
         };
         /**
          * WebhookUrl
@@ -4713,6 +4848,7 @@ export interface components {
          *             "anonymous": false,
          *             "going": 0,
          *             "waiting": 0,
+         *             "checked_in": 0,
          *             "remaining": null
          *           }
          *         }
@@ -4977,6 +5113,7 @@ export interface components {
          *         "anonymous": false,
          *         "going": 0,
          *         "waiting": 0,
+         *         "checked_in": 0,
          *         "remaining": null
          *       },
          *       "json_ld": {
@@ -5640,6 +5777,7 @@ export interface components {
          *       "anonymous": false,
          *       "going": 38,
          *       "waiting": 3,
+         *       "checked_in": 0,
          *       "remaining": 2
          *     }
          */
@@ -5660,6 +5798,8 @@ export interface components {
             going?: number;
             /** @description Seats asked for on the waiting list. */
             waiting?: number;
+            /** @description Seats of RSVPs checked in at the door, guests included (part of `going`). */
+            checked_in?: number;
             /** @description Seats left; null when the capacity is unlimited. */
             remaining?: number | null;
         };
@@ -5812,6 +5952,7 @@ export interface components {
          *       "guests": 1,
          *       "answer": "going",
          *       "status": "going",
+         *       "check_in_code": "7KQ2M9XD",
          *       "confirmed": true,
          *       "created_utc": "2026-11-29 10:02:11",
          *       "modified_utc": "2026-11-29 10:02:11"
@@ -5821,14 +5962,16 @@ export interface components {
             id?: components["schemas"]["Id"];
             /** @description The event (an occurrence for a series' date). */
             event?: components["schemas"]["Id"];
-            /** @description The person's name. */
-            name?: string;
-            /** @description The person's e-mail address. */
-            email?: string;
+            /** @description The person's name; null once erased at an administrator's request. */
+            name?: string | null;
+            /** @description The person's e-mail address; null once erased. */
+            email?: string | null;
             /** @description Guests the person brings. */
             guests?: number;
             answer?: components["schemas"]["RsvpAnswer"];
             status?: components["schemas"]["RsvpStatus"];
+            /** @description The code to show at the door, where an organiser checks the RSVP in with it (`POST /events/{id}/rsvps/check-in`): 8 characters of Crockford's base32 (no I, L, O or U), unique within the event. Null once erased. */
+            check_in_code?: string | null;
             /** @description False for an RSVP made without an account until its confirmation link is used: until then it is pending and counts for nothing. */
             confirmed?: boolean;
             /** @description When the RSVP was made (UTC). */
@@ -5864,6 +6007,7 @@ export interface components {
          *       "guests": 0,
          *       "answer": "going",
          *       "status": "going",
+         *       "check_in_code": "4RX8KD2M",
          *       "confirmed": true,
          *       "created_utc": "2026-11-29 10:02:11",
          *       "modified_utc": "2026-11-29 10:04:37",
@@ -6359,6 +6503,23 @@ export interface components {
             tombstone?: boolean;
             /** @description The object as its own route answers it now (so several changes of one object show the same state), or null for a tombstone. */
             object?: components["schemas"]["EventPart"] | components["schemas"]["VenuePart"] | components["schemas"]["OrganizerPart"] | components["schemas"]["CategoryPart"] | components["schemas"]["TagPart"] | components["schemas"]["MediaPart"] | components["schemas"]["RsvpPart"] | null;
+        };
+        /**
+         * RsvpErasurePart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "erased": 2,
+         *       "events": [
+         *         3,
+         *         41
+         *       ]
+         *     }
+         */
+        RsvpErasurePart: {
+            /** @description RSVPs erased. */
+            erased?: number;
+            /** @description The events whose RSVPs were erased, by ID, in ascending order. */
+            events?: components["schemas"]["Id"][];
         };
         /**
          * WebhookListPart
@@ -8007,6 +8168,98 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["RsvpUnavailable"];
+        };
+    };
+    checkInRsvp: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RsvpCheckIn"];
+            };
+        };
+        responses: {
+            /** @description The RSVP, checked in. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rsvp"] | components["schemas"]["RsvpPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RsvpConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RsvpUnavailable"];
+        };
+    };
+    exportRsvps: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The RSVPs as CSV. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    /**
+                     * @description `attachment`, with a file name made of the event's slug.
+                     * @example attachment; filename=winter-jazz-night-rsvps.csv
+                     */
+                    "Content-Disposition"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["RsvpCsv"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirmRsvp: {
@@ -10965,6 +11218,46 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    eraseRsvps: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RsvpErasureInput"];
+            };
+        };
+        responses: {
+            /** @description How many RSVPs were erased, and at which events. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RsvpErasure"] | components["schemas"]["RsvpErasurePart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RsvpUnavailable"];
         };
     };
     listWebhooks: {

@@ -10,7 +10,7 @@ describe('the contract', () => {
   const operations = createBackend(loadDocument()).router.getOperations();
 
   it('has operations for every route and method of the specification, the change feed, webhooks and RSVPs', () => {
-    expect(operations.length).toBe(78);
+    expect(operations.length).toBe(81);
     expect(operations.map((op) => op.operationId)).toEqual(
       expect.arrayContaining([
         'uploadMedia',
@@ -26,6 +26,9 @@ describe('the contract', () => {
         'getRsvp',
         'updateRsvp',
         'deleteRsvp',
+        'checkInRsvp',
+        'exportRsvps',
+        'eraseRsvps',
       ]),
     );
   });

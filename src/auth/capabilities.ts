@@ -29,6 +29,8 @@ export const CAPABILITIES = {
    * the change feed (services/changes.ts). An event's own RSVPs are its organisers' (permissions.ts).
    */
   'read attendee data': 'administrator',
+  /** Exporting any event's RSVPs, and erasing a person's RSVPs at every event on request. */
+  'administer rsvps': 'administrator',
 } as const satisfies Record<string, Role>;
 
 export type Capability = keyof typeof CAPABILITIES;

@@ -213,7 +213,8 @@ export class RsvpRefused extends DomainError {
       | 'no-room'
       | 'capacity'
       | 'status'
-      | 'busy',
+      | 'busy'
+      | 'unknown-code',
     message: string,
     readonly data: Record<string, unknown> = {},
   ) {

@@ -26,6 +26,8 @@ export type EventRecord = Omit<Prisma.EventGetPayload<{ include: typeof eventInc
 export interface RsvpCounts {
   going: number;
   waiting: number;
+  /** Seats of RSVPs checked in at the door (counted in `going` too). */
+  checked_in: number;
 }
 
 /** A venue or an organizer: the columns both have, and the kind's own (address, email...). */

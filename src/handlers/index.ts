@@ -8,6 +8,7 @@ import * as events from './events.js';
 import * as media from './media.js';
 import * as organizers from './organizers.js';
 import * as rsvps from './rsvps.js';
+import * as rsvpAdmin from './rsvp-admin.js';
 import * as tags from './tags.js';
 import * as venues from './venues.js';
 import * as webhooks from './webhooks.js';
@@ -15,6 +16,7 @@ import * as webhooks from './webhooks.js';
 export const handlers = {
   ...events,
   ...rsvps,
+  ...rsvpAdmin,
   ...categories,
   ...tags,
   ...venues,

@@ -205,4 +205,6 @@ const RSVP_REFUSALS: Record<RsvpRefused['reason'], [number, string]> = {
   capacity: [409, 'rest_rsvp_capacity_below_seats'],
   status: [409, 'rest_rsvp_status'],
   busy: [503, 'rest_rsvp_busy'],
+  // As any RSVP the caller cannot find (NotFound's code for an RSVP).
+  'unknown-code': [404, 'rest-rsvp-not-found'],
 };

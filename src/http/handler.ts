@@ -1,5 +1,6 @@
 // What an operation handler receives and returns. Handlers are thin: they read the validated
 // request, call a service and return a Reply; http/reply.ts is the one place that writes it.
+import type { Readable } from 'node:stream';
 import type { operations } from '../../generated/api.js';
 import type { Config } from '../config.js';
 import type { DecodedQuery } from '../domain/query-flags.js';
@@ -82,6 +83,12 @@ export interface Reply {
    */
   etag?: string;
   build?: () => Promise<string | Buffer>;
+  /**
+   * A body too big to hold whole (an export), written to the client as it is read, with backpressure;
+   * `contentType` says its type. With `etag`, a client that holds it already gets a 304 and the
+   * stream is never read. Never kept (http/answer-cache.ts).
+   */
+  stream?: Readable;
   headers?: Record<string, string>;
   /** Depends on more than the data and the time: never sent again from memory (http/answer-cache.ts). */
   unkept?: true;

@@ -1,5 +1,6 @@
 // Writes a Reply: the one place a response body, its content type, its ETag and Last-Modified are
 // set, where a conditional GET becomes a 304, and where `_fields` and `_envelope` shape the answer.
+import { pipeline, type Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import { noneMatch } from '../domain/entity-tags.js';
 import { entityTag } from './conditional.js';
@@ -19,6 +20,8 @@ export interface Rendered {
   status: number;
   /** Undefined for a redirect, which says all in its status and Location (303 to an event's iCalendar URL). */
   body?: string | Buffer;
+  /** A body written as it is read (Reply.stream). */
+  stream?: Readable;
   contentType?: string;
   /** The reply's own headers. */
   headers: Record<string, string>;
@@ -31,6 +34,7 @@ export function renderReply(req: Request, res: Response, reply: Reply): Rendered
   const { status, data, succeeded } = shapedAnswer(req, res, reply);
   const headers = reply.headers ?? {};
   if (status >= 300 && status < 400 && data === undefined) return { status, headers };
+  if (reply.stream) return { status, stream: reply.stream, contentType: reply.contentType, headers, etag: reply.etag };
   const body = reply.contentType ? asText(data) : jsonOf(req, data);
   const contentType = reply.contentType ?? 'application/json; charset=UTF-8';
   if (!succeeded) return { status, body, contentType, headers };
@@ -74,11 +78,11 @@ const answerTooLarge = (bytes: number) =>
 /** Writes a rendered reply; a conditional read whose If-None-Match holds its ETag becomes a 304. */
 export function sendRendered(req: Request, res: Response, rendered: Rendered) {
   if (res.headersSent) return;
-  const { status, body, contentType, headers, etag, lastModified } = rendered;
+  const { status, body, stream, contentType, headers, etag, lastModified } = rendered;
   res.status(status);
   if (contentType) res.set('Content-Type', contentType);
   setReplyHeaders(res, headers);
-  if (body === undefined) {
+  if (body === undefined && !stream) {
     res.end();
     return;
   }
@@ -86,10 +90,19 @@ export function sendRendered(req: Request, res: Response, rendered: Rendered) {
     res.set('ETag', etag);
     if (lastModified) res.set('Last-Modified', lastModified);
     if (readerIsCurrent(req, status, etag)) {
+      stream?.destroy();
       res.status(304).removeHeader('Content-Type');
       res.end();
       return;
     }
+  }
+  if (stream) {
+    // Once the first bytes are sent the status cannot change: a failure after that (the database
+    // gone mid-export) cuts the answer short, which the client sees as an incomplete response.
+    pipeline(stream, res, (err) => {
+      if (err) res.destroy();
+    });
+    return;
   }
   res.send(body);
 }

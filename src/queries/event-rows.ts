@@ -31,7 +31,8 @@ const EVENT_JSON = sql`(to_jsonb(e) - 'search_vector') || jsonb_build_object(
   'parent', (SELECT jsonb_build_object('id', p.id, 'status', p.status, 'author_id', p.author_id) FROM events p WHERE p.id = e.parent_id),
   'rsvp_counts', (SELECT jsonb_build_object(
       'going', coalesce(sum(1 + r.guests) FILTER (WHERE r.status IN ('going', 'checked_in')), 0),
-      'waiting', coalesce(sum(1 + r.guests) FILTER (WHERE r.status = 'waiting'), 0))
+      'waiting', coalesce(sum(1 + r.guests) FILTER (WHERE r.status = 'waiting'), 0),
+      'checked_in', coalesce(sum(1 + r.guests) FILTER (WHERE r.status = 'checked_in'), 0))
     FROM rsvps r WHERE r.event_id = e.id AND r.status IN ('going', 'checked_in', 'waiting')))`;
 
 export interface EventSelection {

@@ -5,6 +5,7 @@
 // statementsOf): the same text in either.
 import type { EventStatus, PostStatus, Rsvp, RsvpAnswer, RsvpStatus } from '../../generated/prisma/client.js';
 import type { Driver } from '../db/driver.js';
+import { newCheckInCode } from '../lib/check-in-code.js';
 
 /** An event as an RSVP write reads it, its row locked until the transaction ends. */
 export interface RsvpEvent {
@@ -33,13 +34,14 @@ export type RsvpRow = Pick<
   | 'guests'
   | 'answer'
   | 'status'
+  | 'checkInCode'
   | 'confirmed'
   | 'createdAt'
   | 'modifiedAt'
 >;
 
 const RSVP_COLUMNS = `id, event_id AS "eventId", account_id AS "accountId", name, email, guests, answer::text,
-  status::text, confirmed, created_at AS "createdAt", modified_at AS "modifiedAt"`;
+  status::text, check_in_code AS "checkInCode", confirmed, created_at AS "createdAt", modified_at AS "modifiedAt"`;
 
 /** The event's row locked (FOR UPDATE), or undefined when there is none. */
 export async function lockRsvpEvent(run: Driver, id: number): Promise<RsvpEvent | undefined> {
@@ -141,27 +143,50 @@ export type NewRsvp = Pick<RsvpRow, 'eventId' | 'accountId' | 'name' | 'email' |
   unconfirmed?: { confirmHash: Buffer; confirmExpires: Date };
 };
 
-export async function insertRsvp(run: Driver, rsvp: NewRsvp): Promise<RsvpRow> {
-  const [row] = (await run(
-    `INSERT INTO rsvps (event_id, account_id, name, email, guests, answer, status, confirmed, confirm_hash,
-      confirm_expires, created_at, modified_at)
-    VALUES ($1::int, $2::int, $3::text, $4::text, $5::int, $6::text::"RsvpAnswer", $7::text::"RsvpStatus",
-      $8::boolean, $9::bytea, $10::timestamptz, clock_timestamp(), clock_timestamp())
-    RETURNING ${RSVP_COLUMNS}`,
-    [
-      rsvp.eventId,
-      rsvp.accountId,
-      rsvp.name,
-      rsvp.email,
-      rsvp.guests,
-      rsvp.answer,
-      rsvp.status,
-      !rsvp.unconfirmed,
-      rsvp.unconfirmed?.confirmHash ?? null,
-      rsvp.unconfirmed?.confirmExpires ?? null,
-    ],
-  )) as RsvpRow[];
-  return row;
+/**
+ * Inserts the RSVP with a new check-in code (lib/check-in-code.ts). A code another RSVP of the event
+ * holds already is drawn again: the unique index on (event_id, check_in_code) decides, with ON
+ * CONFLICT on that index alone, so the transaction goes on (an error would abort it); any other
+ * conflict still fails. `draw` is the code generator (a test's may repeat a code).
+ */
+export async function insertRsvp(run: Driver, rsvp: NewRsvp, draw: () => string = newCheckInCode): Promise<RsvpRow> {
+  for (let attempt = 1; ; attempt++) {
+    const rows = (await run(
+      `INSERT INTO rsvps (event_id, account_id, name, email, guests, answer, status, confirmed, confirm_hash,
+        confirm_expires, check_in_code, created_at, modified_at)
+      VALUES ($1::int, $2::int, $3::text, $4::text, $5::int, $6::text::"RsvpAnswer", $7::text::"RsvpStatus",
+        $8::boolean, $9::bytea, $10::timestamptz, $11::text, clock_timestamp(), clock_timestamp())
+      ON CONFLICT (event_id, check_in_code) WHERE check_in_code IS NOT NULL DO NOTHING
+      RETURNING ${RSVP_COLUMNS}`,
+      [
+        rsvp.eventId,
+        rsvp.accountId,
+        rsvp.name,
+        rsvp.email,
+        rsvp.guests,
+        rsvp.answer,
+        rsvp.status,
+        !rsvp.unconfirmed,
+        rsvp.unconfirmed?.confirmHash ?? null,
+        rsvp.unconfirmed?.confirmExpires ?? null,
+        draw(),
+      ],
+    )) as RsvpRow[];
+    if (rows.length) return rows[0];
+    // 40 random bits: a second draw that collides too means the generator is broken, not unlucky.
+    if (attempt === MAX_CODE_DRAWS) throw new Error(`No free check-in code for event ${rsvp.eventId}.`);
+  }
+}
+
+const MAX_CODE_DRAWS = 5;
+
+/** The event's RSVP with this check-in code (normalised: lib/check-in-code.ts), if any. */
+export async function findRsvpByCode(run: Driver, eventId: number, code: string): Promise<RsvpRow | undefined> {
+  const rows = (await run(`SELECT ${RSVP_COLUMNS} FROM rsvps WHERE event_id = $1::int AND check_in_code = $2::text`, [
+    eventId,
+    code,
+  ])) as RsvpRow[];
+  return rows.at(0);
 }
 
 /**

@@ -45,7 +45,7 @@ export const eventPermalink = (slug: string, urls: Urls) => `${urls.site}/event/
 
 /** The RSVP settings and public counts; who answered is read at the event's `rsvps` only. */
 function rsvpOf(row: EventRecord, zone: Zone): Event['rsvp'] {
-  const { going, waiting } = row.rsvpCounts;
+  const { going, waiting, checked_in } = row.rsvpCounts;
   return {
     open: row.rsvpOpen,
     closes_at: formatDateTime(closesAt(row.startUtc, row.rsvpClosesBefore), zone),
@@ -55,6 +55,7 @@ function rsvpOf(row: EventRecord, zone: Zone): Event['rsvp'] {
     anonymous: row.rsvpAnonymous,
     going,
     waiting,
+    checked_in,
     remaining: row.rsvpCapacity === null ? null : Math.max(0, row.rsvpCapacity - going),
   };
 }

@@ -7,7 +7,17 @@ import { formatDateTime } from '../lib/dates.js';
 export function serializeRsvp(
   row: Pick<
     Rsvp,
-    'id' | 'eventId' | 'name' | 'email' | 'guests' | 'answer' | 'status' | 'confirmed' | 'createdAt' | 'modifiedAt'
+    | 'id'
+    | 'eventId'
+    | 'name'
+    | 'email'
+    | 'guests'
+    | 'answer'
+    | 'status'
+    | 'checkInCode'
+    | 'confirmed'
+    | 'createdAt'
+    | 'modifiedAt'
   >,
 ): components['schemas']['Rsvp'] {
   return {
@@ -18,6 +28,7 @@ export function serializeRsvp(
     guests: row.guests,
     answer: row.answer,
     status: row.status,
+    check_in_code: row.checkInCode,
     confirmed: row.confirmed,
     created_utc: formatDateTime(row.createdAt, 'UTC'),
     modified_utc: formatDateTime(row.modifiedAt, 'UTC'),

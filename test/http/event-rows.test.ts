@@ -60,7 +60,7 @@ describeEachDatabase('event reads', (s) => {
     // The RSVP counts are this read's own (Prisma has no sum of guests to compare): none here, all zero.
     const byTerm = (rows: { terms: { termId: number }[]; rsvpCounts?: unknown }[]) =>
       rows.map(({ rsvpCounts, ...row }) => {
-        if (rsvpCounts !== undefined) expect(rsvpCounts).toEqual({ going: 0, waiting: 0 });
+        if (rsvpCounts !== undefined) expect(rsvpCounts).toEqual({ going: 0, waiting: 0, checked_in: 0 });
         return { ...row, terms: [...row.terms].sort((a, b) => a.termId - b.termId) };
       });
     const expected = await s.db.prisma.event.findMany({ include: eventInclude, orderBy: { id: 'asc' } });

@@ -50,6 +50,15 @@ const ADMINISTRATORS_ONLY: Resource[] = ['webhooks'];
  * another's RSVP, whose existence would say who answered.
  */
 const PRIVATE_ITEMS: Resource[] = ['rsvps'];
+/**
+ * RSVP operations with a role of their own, whoever wrote the event: checking in at the door is its
+ * organisers' (here an editor's), the export and erasure administrators'. Each answers 200.
+ */
+const RSVP_ADMINISTRATION: Record<string, Role> = {
+  checkInRsvp: 'editor',
+  exportRsvps: 'administrator',
+  eraseRsvps: 'administrator',
+};
 
 const rank = (role: Role) => ROLES.indexOf(role);
 const atLeast = (caller: Caller, role: Role) => caller !== null && rank(caller) <= rank(role);
@@ -80,6 +89,14 @@ function expected(method: string, path: string, caller: Caller, own = false): nu
   return success;
 }
 
+/** The status of a call of an operation, by its own rule if it has one (RSVP_ADMINISTRATION). */
+function expectedOf(op: { operationId?: string; method: string; path: string }, caller: Caller, own: boolean): number {
+  const ruled = RSVP_ADMINISTRATION[op.operationId ?? ''];
+  if (!ruled) return expected(op.method.toLowerCase(), op.path, caller, own);
+  if (caller === null) return 401;
+  return atLeast(caller, ruled) ? 200 : 403;
+}
+
 // The whole matrix in a full run (the slow part runs this file again, test/setup/budget.ts), and in
 // the fast part only the callers at its edges (anonymous, contributor, editor): the rules are the same
 // code for every role, what the matrix adds is each role's row.
@@ -105,7 +122,7 @@ describeEachDatabase('the capability matrix', (s) => {
       case 'events':
         return insertEvent(s.db, { title: `Matrix event ${n}` });
       case 'rsvps':
-        return rsvpFixture(n, path.includes('{rsvp_id}'), owner);
+        return rsvpFixture(n, path.includes('{rsvp_id}') || path.endsWith('/check-in'), owner);
       case 'venues':
         return s.db.prisma.venue.create({
           data: { name: `Matrix venue ${n}`, slug: `matrix-venue-${n}`, ...byAdministrator() },
@@ -150,8 +167,11 @@ describeEachDatabase('the capability matrix', (s) => {
     const person = owner
       ? { accountId: s.users[owner].id, name: owner, email: `${owner}@example.org` }
       : { name: `Matrix guest ${n}`, email: `guest-${n}@example.org` };
-    const rsvp = await s.db.prisma.rsvp.create({ data: { eventId: id, ...person, status: 'going' } });
-    return { id, rsvp_id: rsvp.id };
+    const code = `M${String(n).padStart(7, '0')}`;
+    const rsvp = await s.db.prisma.rsvp.create({
+      data: { eventId: id, ...person, status: 'going', checkInCode: code },
+    });
+    return { id, rsvp_id: rsvp.id, code };
   }
 
   function createBody(resource: Resource) {
@@ -178,6 +198,13 @@ describeEachDatabase('the capability matrix', (s) => {
     if (resource === 'media') return item ? { caption: `changed by ${caller}` } : undefined;
     if (resource === 'rsvps' && item) return { name: `changed by ${caller}` };
     return item ? { description: `changed by ${caller}` } : createBody(resource!);
+  }
+
+  /** The body of an operation of RSVP_ADMINISTRATION that takes one: the fixture's code, or an address. */
+  function administrationBody(operationId: string | undefined, target: Record<string, unknown>) {
+    if (operationId === 'checkInRsvp') return { code: target.code };
+    if (operationId === 'eraseRsvps') return { email: `erased-${++counter}@example.org` };
+    return undefined;
   }
 
   const callers: Caller[] = FULL_RUN ? [null, ...ROLES] : EDGE_CALLERS;
@@ -218,8 +245,8 @@ describeEachDatabase('the capability matrix', (s) => {
     const target = resource && op.path.includes('{') ? await fixture(resource, op.path, own ? caller : null) : {};
     const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(target[name])));
     const method = op.method.toLowerCase();
-    const body = requestBody(method, item, resource, caller);
-    const want = expected(method, op.path, caller, own);
+    const body = administrationBody(op.operationId, target) ?? requestBody(method, item, resource, caller);
+    const want = expectedOf(op, caller, own);
     const before = method === 'get' && want < 400 ? undefined : await storedRows(s.db);
 
     // An upload's body is the image itself.

@@ -67,6 +67,7 @@ describeEachDatabase('RSVP', (s) => {
       anonymous: false,
       going: 0,
       waiting: 0,
+      checked_in: 0,
       remaining: null,
     });
     const refused = await s.post(`/events/${r.body.id}/rsvps`, {}, { as: 'subscriber' });

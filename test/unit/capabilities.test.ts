@@ -19,6 +19,8 @@ const BEHIND: Record<string, Capability> = {
   deleteTag: 'manage tags',
   uploadMedia: 'upload media',
   createWebhook: 'manage webhooks',
+  exportRsvps: 'administer rsvps',
+  eraseRsvps: 'administer rsvps',
 };
 
 describe('capabilities and the document', () => {

@@ -15,7 +15,7 @@ export const ownsRsvp = (caller: Caller, rsvp: Pick<Rsvp, 'accountId'>) =>
   caller !== null && rsvp.accountId === caller.id;
 
 /** The event, once it exists, the caller may read it and it is one that takes RSVPs (not a series). */
-export function assertRsvpTarget(caller: Caller, id: number, event: RsvpEvent | undefined): RsvpEvent {
+export function assertRsvpTarget<E extends RsvpEvent>(caller: Caller, id: number, event: E | undefined): E {
   if (!event) throw new NotFound('event', id);
   if (!canRead(caller, event)) throw new NotReadable('event');
   if (event.series) {

@@ -9,7 +9,11 @@ import { assertRsvpTarget, isOrganiser, ownsRsvp } from './access.js';
 import { matches } from './secrets.js';
 
 /** The event as reading its RSVPs needs it, not locked. */
-async function readTarget(db: PrismaClient, ctx: ServiceContext, id: number): Promise<RsvpEvent> {
+export async function readTarget(
+  db: PrismaClient,
+  ctx: ServiceContext,
+  id: number,
+): Promise<RsvpEvent & { slug: string }> {
   const row = await db.event.findUnique({ where: { id } });
   const event = row && {
     ...row,

@@ -9,8 +9,11 @@ import { retryOnConflict } from '../retry.js';
 import { queued } from './queue.js';
 
 export function eventWrite<T>(ctx: ServiceContext, eventId: number, work: (run: Driver) => Promise<T>): Promise<T> {
+  return queued(ctx.db, eventId, () => rsvpTransaction(ctx, work));
+}
+
+/** One transaction of RSVP statements, again on a conflict: eventWrite's, without the queue (erasure.ts). */
+export function rsvpTransaction<T>(ctx: ServiceContext, work: (run: Driver) => Promise<T>): Promise<T> {
   const transaction = transactionDriverOf(ctx.db);
-  return queued(ctx.db, eventId, () =>
-    retryOnConflict(() => (transaction ? transaction(work) : ctx.db.$transaction((tx) => work(statementsOf(tx))))),
-  );
+  return retryOnConflict(() => (transaction ? transaction(work) : ctx.db.$transaction((tx) => work(statementsOf(tx)))));
 }

@@ -48,7 +48,7 @@ interface Target {
 }
 
 /** The event locked, checked as a target of RSVPs for this signed-in caller. */
-async function lockedTarget(run: Driver, ctx: ServiceContext, eventId: number): Promise<Target> {
+export async function lockedTarget(run: Driver, ctx: ServiceContext, eventId: number): Promise<Target> {
   const event = assertRsvpTarget(ctx.caller, eventId, await lockRsvpEvent(run, eventId));
   return { event, organiser: isOrganiser(ctx.caller, event) };
 }
@@ -228,7 +228,7 @@ async function nextStatus(run: Driver, { event, organiser, rsvp, input, guests }
 }
 
 /** What an organiser's `status` of `going` or `checked_in` leads to (`declined` needs no check). */
-async function statusSet(
+export async function statusSet(
   run: Driver,
   event: RsvpEvent,
   rsvp: RsvpRow,
