@@ -17,6 +17,8 @@ export interface MailTo {
   rsvpId: number | null;
   name: string;
   secrets: MailSecrets | null;
+  /** The RSVP's code for the door (services/rsvps/check-in.ts), printed when a seat is theirs. */
+  checkInCode?: string | null;
 }
 
 export interface Message {
@@ -69,13 +71,13 @@ export function messageOf(mail: MailTo, row: EventRecord, urls: Urls): Message {
     case 'going':
       return {
         subject: `You're going: ${title}`,
-        text: `${hello}Your place is kept. The invitation attached adds the event to your calendar.${manage ? `\n\n${manage}` : ''}${event}`,
+        text: `${hello}Your place is kept. The invitation attached adds the event to your calendar.${door(mail)}${manage ? `\n\n${manage}` : ''}${event}`,
         invitation: 'REQUEST',
       };
     case 'promoted':
       return {
         subject: `A place is yours: ${title}`,
-        text: `${hello}A place came free and it is yours now. The invitation attached adds the event to your calendar.${event}`,
+        text: `${hello}A place came free and it is yours now. The invitation attached adds the event to your calendar.${door(mail)}${event}`,
         invitation: 'REQUEST',
       };
     case 'waiting':
@@ -102,6 +104,9 @@ export function messageOf(mail: MailTo, row: EventRecord, urls: Urls): Message {
       };
   }
 }
+
+/** The check-in code, for the organisers at the door. */
+const door = (mail: MailTo) => (mail.checkInCode ? `\n\nYour check-in code at the door: ${mail.checkInCode}` : '');
 
 /** The link a message carries, if any: to confirm (with its code), or to see and cancel the RSVP (with the owner's token). */
 function manageText(mail: MailTo, urls: Urls): string {

@@ -38,6 +38,7 @@ interface Leased {
   name: string;
   secrets: MailSecrets | null;
   attempts: number;
+  check_in_code: string | null;
 }
 
 export interface SenderOptions {
@@ -84,7 +85,8 @@ export function startMailSender(db: Database, options: SenderOptions, onError: (
     const leased = await db.prisma.$queryRaw<Leased[]>`
       UPDATE mail_outbox SET due = now() + make_interval(secs => ${LEASE_SECONDS}), attempts = attempts + 1
       WHERE id IN (SELECT id FROM mail_outbox WHERE due <= now() ORDER BY due, id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-      RETURNING id, kind, event_id, rsvp_id, recipient, name, secrets, attempts`;
+      RETURNING id, kind, event_id, rsvp_id, recipient, name, secrets, attempts,
+        (SELECT check_in_code FROM rsvps r WHERE r.id = mail_outbox.rsvp_id) AS check_in_code`;
     await Promise.all(leased.map((mail) => sendOne(mail)));
     return leased.length === BATCH;
   }
@@ -99,6 +101,7 @@ export function startMailSender(db: Database, options: SenderOptions, onError: (
       rsvpId: mail.rsvp_id,
       name: mail.name,
       secrets: mail.secrets,
+      checkInCode: mail.check_in_code,
     };
     const message = messageOf(to, row, options.urls);
     try {
