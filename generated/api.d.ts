@@ -2071,7 +2071,7 @@ export interface components {
             guests_max: number;
             /** @description The organiser approves each RSVP before it counts. */
             approval: boolean;
-            /** @description People without an account may RSVP, confirmed by e-mail (not offered yet: such RSVPs are refused). */
+            /** @description People without an account may RSVP: their RSVP counts once they use the link sent to their address. */
             anonymous: boolean;
             /** @description Seats taken: RSVPs going or checked in, with their guests. */
             going: number;
@@ -2938,7 +2938,7 @@ export interface components {
             guests_max?: number;
             /** @description The organiser approves each RSVP before it counts (default false). */
             approval?: components["schemas"]["Flag"];
-            /** @description People without an account may RSVP once they confirm by e-mail (default false; not offered yet). */
+            /** @description People without an account may RSVP, counted once they use the link sent to their address (default false; needs the service to send mail: `SMTP_URL`). */
             anonymous?: components["schemas"]["Flag"];
         };
         /**
@@ -5792,7 +5792,7 @@ export interface components {
             guests_max?: number;
             /** @description The organiser approves each RSVP before it counts. */
             approval?: boolean;
-            /** @description People without an account may RSVP, confirmed by e-mail (not offered yet: such RSVPs are refused). */
+            /** @description People without an account may RSVP: their RSVP counts once they use the link sent to their address. */
             anonymous?: boolean;
             /** @description Seats taken: RSVPs going or checked in, with their guests. */
             going?: number;

@@ -113,7 +113,7 @@ function assertTakenUp(existing: RsvpRow, ctx: ServiceContext, organiser: boolea
 
 /**
  * Whose RSVP a create is: the caller's, named as its account is unless it sends a name, with its
- * account's e-mail address (another would need confirming: phase 2); an organiser's, anyone's it
+ * account's e-mail address (another is confirmed by that address: anonymous.ts); an organiser's, anyone's it
  * names with `email` (and `name`).
  */
 function person(account: Pick<User, 'id' | 'displayName' | 'email'>, input: RsvpInput, organiser: boolean) {
