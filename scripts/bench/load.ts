@@ -83,7 +83,7 @@ export async function startServer(args: string[], env: Record<string, string>, r
 }
 
 /** Resident memory of a process in MB, from /proc (Linux); undefined elsewhere. */
-function rssMb(pid: number): number | undefined {
+export function rssMb(pid: number): number | undefined {
   try {
     const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb ? Number(kb) / 1024 : undefined;
