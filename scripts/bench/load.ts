@@ -92,6 +92,23 @@ export function rssMb(pid: number): number | undefined {
   }
 }
 
+/**
+ * CPU time a process has used so far, user and system, in seconds, from /proc (Linux); 0 elsewhere
+ * or once it has ended. /proc counts in ticks of USER_HZ, 100 on Linux whatever the kernel's own rate.
+ */
+export function cpuSeconds(pid: number): number {
+  try {
+    // The fields after the command's name, which is in brackets and may hold spaces: utime and stime
+    // are the 14th and 15th of the line, the 12th and 13th after the name.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 /** A short warm-up (JIT, connection pools, plan caches), then the measured run. */
 export async function measure(
   server: Server,

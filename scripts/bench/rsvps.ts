@@ -20,7 +20,7 @@ import { createUser, issueAppPassword } from '../../src/auth/accounts.js';
 import { openDatabase } from '../../src/db/client.js';
 import type { Print } from './figures.js';
 import { createPostgres } from './fixtures.js';
-import { rssMb, type Server } from './load.js';
+import { cpuSeconds, rssMb, type Server } from './load.js';
 import { startService } from './service.js';
 import { API, CONNECTIONS, SECONDS } from './settings.js';
 
@@ -164,36 +164,65 @@ const thirds = (run: Run) =>
     .join(', ');
 
 /** The event's seats as its rows have them, read straight from PostgreSQL. */
-async function seatsOfEvent(databaseUrl: string, eventId: number, acknowledged: Set<number>) {
-  const database = new pg.Client({ connectionString: databaseUrl });
-  await database.connect();
-  try {
-    const { rows } = await database.query<{
-      capacity: number;
-      seats: number;
-      waiting: number;
-      waiting_seats: number;
-      smallest_waiting: number | null;
-      cancelled: number;
-      total: number;
-      found: number;
-    }>(
-      `SELECT e.rsvp_capacity AS capacity,
-        coalesce(sum(1 + r.guests) FILTER (WHERE r.status IN ('going', 'checked_in')), 0)::int AS seats,
-        count(r.id) FILTER (WHERE r.status = 'waiting')::int AS waiting,
-        coalesce(sum(1 + r.guests) FILTER (WHERE r.status = 'waiting'), 0)::int AS waiting_seats,
-        min(1 + r.guests) FILTER (WHERE r.status = 'waiting') AS smallest_waiting,
-        count(r.id) FILTER (WHERE r.status = 'cancelled')::int AS cancelled,
-        count(r.id)::int AS total,
-        count(r.id) FILTER (WHERE r.id = ANY($2::int[]))::int AS found
-      FROM events e LEFT JOIN rsvps r ON r.event_id = e.id
-      WHERE e.id = $1::int GROUP BY e.rsvp_capacity`,
-      [eventId, [...acknowledged]],
-    );
-    return rows[0];
-  } finally {
-    await database.end();
-  }
+async function seatsOfEvent(database: pg.Client, eventId: number, acknowledged: Set<number>) {
+  const { rows } = await database.query<{
+    capacity: number;
+    seats: number;
+    waiting: number;
+    waiting_seats: number;
+    smallest_waiting: number | null;
+    cancelled: number;
+    total: number;
+    found: number;
+  }>(
+    `SELECT e.rsvp_capacity AS capacity,
+      coalesce(sum(1 + r.guests) FILTER (WHERE r.status IN ('going', 'checked_in')), 0)::int AS seats,
+      count(r.id) FILTER (WHERE r.status = 'waiting')::int AS waiting,
+      coalesce(sum(1 + r.guests) FILTER (WHERE r.status = 'waiting'), 0)::int AS waiting_seats,
+      min(1 + r.guests) FILTER (WHERE r.status = 'waiting') AS smallest_waiting,
+      count(r.id) FILTER (WHERE r.status = 'cancelled')::int AS cancelled,
+      count(r.id)::int AS total,
+      count(r.id) FILTER (WHERE r.id = ANY($2::int[]))::int AS found
+    FROM events e LEFT JOIN rsvps r ON r.event_id = e.id
+    WHERE e.id = $1::int GROUP BY e.rsvp_capacity`,
+    [eventId, [...acknowledged]],
+  );
+  return rows[0];
+}
+
+interface Cpu {
+  instances: number;
+  /** By process ID: PostgreSQL's backends serving the benchmark's database. */
+  backends: Map<number, number>;
+  generator: number;
+}
+
+/**
+ * CPU seconds used so far by the instances, by the database's backends (when PostgreSQL runs on
+ * this machine: the IDs are its processes) and by this load generator: where the two cores went.
+ */
+async function cpuNow(instances: Server[], database: pg.Client, local: boolean): Promise<Cpu> {
+  const { rows } = await database.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  );
+  const { user, system } = process.cpuUsage();
+  return {
+    instances: instances.reduce((sum, i) => sum + (i.process.pid === undefined ? 0 : cpuSeconds(i.process.pid)), 0),
+    backends: new Map(local ? rows.map((row) => [row.pid, cpuSeconds(row.pid)]) : []),
+    generator: (user + system) / 1e6,
+  };
+}
+
+/** CPU milliseconds per write between two readings; a backend opened meanwhile counts from its start. */
+function cpuPerWrite(before: Cpu, after: Cpu, writes: number) {
+  let backends = 0;
+  for (const [pid, seconds] of after.backends) backends += seconds - (before.backends.get(pid) ?? 0);
+  const ms = (seconds: number) => (seconds * 1000) / writes;
+  return {
+    instances: ms(after.instances - before.instances),
+    postgres: after.backends.size ? ms(backends) : undefined,
+    generator: ms(after.generator - before.generator),
+  };
 }
 
 /** The event's public counts as each instance serves them. */
@@ -219,18 +248,24 @@ export async function measureRsvps(print: Print) {
       await db.close();
     }
     const storage = { kind: 'postgresql', url: database.url } as const;
+    const local = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(database.url).hostname);
     const instances: Server[] = [];
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
     try {
       for (let i = 0; i < 2; i++) instances.push(await startService(storage));
       const warmUp = await createEvent(instances[0], bearer, 'Warm-up evening');
       const eventId = await createEvent(instances[0], bearer, 'Sold-out evening');
       // JIT, pools and the credentials' verification on each instance, on an event of its own.
       await drive(instances, warmUp, bearer, Math.min(2, SECONDS), 'warm-up');
+      const before = await cpuNow(instances, client, local);
       const run = await drive(instances, eventId, bearer, SECONDS, 'run');
-      const seats = await seatsOfEvent(database.url, eventId, run.acknowledged);
+      const cpu = cpuPerWrite(before, await cpuNow(instances, client, local), run.outcomes.length);
+      const seats = await seatsOfEvent(client, eventId, run.acknowledged);
       const served = await servedCounts(instances, eventId);
-      report(print, run, seats, served);
+      report(print, run, { seats, served, cpu });
     } finally {
+      await client.end();
       await Promise.all(instances.map((instance) => instance.stop()));
     }
   } finally {
@@ -238,12 +273,13 @@ export async function measureRsvps(print: Print) {
   }
 }
 
-function report(
-  print: Print,
-  run: Run,
-  seats: Awaited<ReturnType<typeof seatsOfEvent>>,
-  served: { going: number; waiting: number }[],
-) {
+interface Check {
+  seats: Awaited<ReturnType<typeof seatsOfEvent>>;
+  served: { going: number; waiting: number }[];
+  cpu: ReturnType<typeof cpuPerWrite>;
+}
+
+function report(print: Print, run: Run, { seats, served, cpu }: Check) {
   const failed = run.outcomes.filter((o) => !EXPECTED[o.kind].includes(o.result));
   const failureKinds: Record<string, number> = {};
   for (const o of failed) failureKinds[`${o.kind} ${o.result}`] = (failureKinds[`${o.kind} ${o.result}`] ?? 0) + 1;
@@ -275,6 +311,7 @@ function report(
       line('cancel', 'cancellations of seated RSVPs'),
       `    refused as busy (503 rest_rsvp_busy, the queue's back-pressure): ${run.outcomes.filter((o) => o.result === '503 rest_rsvp_busy').length}; unexpected answers: ${failed.length}`,
       `    writes per second in each third of the run, as the waiting list grows: ${thirds(run)}`,
+      `    CPU per write: ${cpu.instances.toFixed(1)} ms in the instances, ${cpu.postgres?.toFixed(1) ?? 'n/a'} ms in PostgreSQL's backends, ${cpu.generator.toFixed(1)} ms in this load generator`,
       `    peak RSS per instance: ${run.peakRssMb.map((mb) => mb?.toFixed(0) ?? 'n/a').join(' and ')} MB`,
       `    rows: ${seats.total} RSVPs, ${seats.cancelled} cancelled, ${seats.waiting} waiting (${seats.waiting_seats} seats asked for); acknowledged with 201: ${run.acknowledged.size}, LOST: ${lost}`,
       `    seats taken ${seats.seats} of ${seats.capacity}${overBooked ? ': OVER-BOOKED' : ''}; smallest party waiting ${seats.smallest_waiting ?? 'none'}${passedOver ? ': FITS, PASSED OVER' : ''}`,
