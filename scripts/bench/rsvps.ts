@@ -14,6 +14,7 @@
 // writes, one cancels an RSVP that was seated (its seats go to the waiting list in the same
 // transaction), one sends the connection's last RSVP again (a double submission: 409
 // rest_rsvp_exists) and the rest are new RSVPs, a quarter of them with one or two guests.
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { createUser, issueAppPassword } from '../../src/auth/accounts.js';
@@ -22,7 +23,7 @@ import type { Print } from './figures.js';
 import { createPostgres } from './fixtures.js';
 import { cpuSeconds, rssMb, type Server } from './load.js';
 import { startService } from './service.js';
-import { API, CONNECTIONS, SECONDS } from './settings.js';
+import { API, CONNECTIONS, NOW, SECONDS } from './settings.js';
 
 const CAPACITY = 200;
 const GUESTS_MAX = 2;
@@ -71,6 +72,8 @@ async function drive(instances: Server[], eventId: number, bearer: string, secon
   };
   const sampler = setInterval(sample, 20);
 
+  const begun = performance.now();
+  const end = begun + seconds * 1000;
   const write = async (kind: Kind, url: string, init: RequestInit) => {
     const started = performance.now();
     const result = await fetch(url, { ...init, headers, signal: AbortSignal.timeout(30_000) }).then(
@@ -87,8 +90,6 @@ async function drive(instances: Server[], eventId: number, bearer: string, secon
     outcomes.push({ kind, result, ms: performance.now() - started, at: (performance.now() - begun) / 1000 });
   };
 
-  const begun = performance.now();
-  const end = begun + seconds * 1000;
   const worker = async (events: string) => {
     let last: string | undefined;
     while (performance.now() < end) {
@@ -123,15 +124,16 @@ async function drive(instances: Server[], eventId: number, bearer: string, secon
   return { outcomes, seconds: (performance.now() - begun) / 1000, acknowledged, peakRssMb: peaks } satisfies Run;
 }
 
-/** An event open to RSVP with CAPACITY seats, created through the API as its organiser. */
+/** An event a month ahead, open to RSVP with CAPACITY seats, created through the API as its organiser. */
 async function createEvent(service: Server, bearer: string, title: string): Promise<number> {
+  const day = new Date(NOW.getTime() + 30 * 86_400_000).toISOString().slice(0, 10);
   const r = await fetch(`${service.url}${API}/events`, {
     method: 'POST',
     headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       title,
-      start_date: '2027-06-12 19:30',
-      end_date: '2027-06-12 22:30',
+      start_date: `${day} 19:30`,
+      end_date: `${day} 22:30`,
       status: 'publish',
       rsvp: { open: true, capacity: CAPACITY, guests_max: GUESTS_MAX },
     }),
@@ -273,6 +275,13 @@ export async function measureRsvps(print: Print) {
   }
 }
 
+/** The share of the machine's cores the run's processes kept busy: near 100, the CPU is what limits. */
+const busy = (cpu: Check['cpu'], run: Run) =>
+  (
+    ((cpu.instances + (cpu.postgres ?? 0) + cpu.generator) * run.outcomes.length) /
+    (run.seconds * 10 * os.cpus().length)
+  ).toFixed(0);
+
 interface Check {
   seats: Awaited<ReturnType<typeof seatsOfEvent>>;
   served: { going: number; waiting: number }[];
@@ -311,7 +320,7 @@ function report(print: Print, run: Run, { seats, served, cpu }: Check) {
       line('cancel', 'cancellations of seated RSVPs'),
       `    refused as busy (503 rest_rsvp_busy, the queue's back-pressure): ${run.outcomes.filter((o) => o.result === '503 rest_rsvp_busy').length}; unexpected answers: ${failed.length}`,
       `    writes per second in each third of the run, as the waiting list grows: ${thirds(run)}`,
-      `    CPU per write: ${cpu.instances.toFixed(1)} ms in the instances, ${cpu.postgres?.toFixed(1) ?? 'n/a'} ms in PostgreSQL's backends, ${cpu.generator.toFixed(1)} ms in this load generator`,
+      `    CPU per write: ${cpu.instances.toFixed(1)} ms in the instances, ${cpu.postgres?.toFixed(1) ?? 'n/a'} ms in PostgreSQL's backends, ${cpu.generator.toFixed(1)} ms in this load generator: ${busy(cpu, run)} % of the machine's ${os.cpus().length} cores`,
       `    peak RSS per instance: ${run.peakRssMb.map((mb) => mb?.toFixed(0) ?? 'n/a').join(' and ')} MB`,
       `    rows: ${seats.total} RSVPs, ${seats.cancelled} cancelled, ${seats.waiting} waiting (${seats.waiting_seats} seats asked for); acknowledged with 201: ${run.acknowledged.size}, LOST: ${lost}`,
       `    seats taken ${seats.seats} of ${seats.capacity}${overBooked ? ': OVER-BOOKED' : ''}; smallest party waiting ${seats.smallest_waiting ?? 'none'}${passedOver ? ': FITS, PASSED OVER' : ''}`,
