@@ -83,12 +83,29 @@ export async function startServer(args: string[], env: Record<string, string>, r
 }
 
 /** Resident memory of a process in MB, from /proc (Linux); undefined elsewhere. */
-function rssMb(pid: number): number | undefined {
+export function rssMb(pid: number): number | undefined {
   try {
     const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb ? Number(kb) / 1024 : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * CPU time a process has used so far, user and system, in seconds, from /proc (Linux); 0 elsewhere
+ * or once it has ended. /proc counts in ticks of USER_HZ, 100 on Linux whatever the kernel's own rate.
+ */
+export function cpuSeconds(pid: number): number {
+  try {
+    // The fields after the command's name, which is in brackets and may hold spaces: utime and stime
+    // are the 14th and 15th of the line, the 12th and 13th after the name.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
   }
 }
 

@@ -16,7 +16,8 @@
 // fifth of the events are occurrences of series, and the write of a series of 500), import (10,000
 // events from a site of The Events Calendar, scripts/bench/import.ts), cluster (1 to 3 instances behind
 // nginx, and a failover run, scripts/bench/cluster.ts), caldav (the CalDAV syncs of the postgresql and
-// pglite parts alone, scripts/bench/caldav.ts); BENCH_PROFILE a folder where each service
+// pglite parts alone, scripts/bench/caldav.ts), rsvps (RSVPs to one event of 200 seats through two
+// instances, and a check that nobody was over-booked, scripts/bench/rsvps.ts); BENCH_PROFILE a folder where each service
 // process leaves a CPU profile (.cpuprofile, for Chrome DevTools or speedscope); BENCH_SERVICE_ENV
 // settings of the service as JSON. The service runs with its default configuration (rate limits on
 // sign-ins only) but for the limits part.
@@ -29,6 +30,7 @@ import { measureImports } from './import.js';
 import { measurePglite } from './pglite.js';
 import { comparePostgres } from './postgresql.js';
 import { measureLimits } from './rate-limits.js';
+import { measureRsvps } from './rsvps.js';
 import { measureScaling } from './scaling.js';
 import { CONNECTIONS, ROUNDS, SECONDS } from './settings.js';
 import { measureWebhooks } from './webhooks.js';
@@ -79,6 +81,7 @@ async function main() {
   if (PARTS.has('import')) await measureImports();
   if (PARTS.has('cluster')) await clusterPart(print);
   if (PARTS.has('caldav')) await caldavPart();
+  if (PARTS.has('rsvps')) await measureRsvps(print);
   const failed = rows.some((row) => row[7]);
   if (failed) {
     console.error('\nSome requests failed: the figures above are not to be trusted.');
