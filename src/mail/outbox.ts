@@ -4,6 +4,7 @@
 // when it is sent, from the event as it is then (messages.ts).
 import type { RsvpStatus } from '../../generated/prisma/client.js';
 import type { Driver } from '../db/driver.js';
+import type { ServiceContext } from '../services/context.js';
 
 /**
  * What a message tells: `confirm` carries the one-use link of an RSVP without an account; `going`
@@ -21,6 +22,13 @@ export interface MailSecrets {
 
 const SEATED: RsvpStatus[] = ['going', 'checked_in'];
 const EXPECTED: RsvpStatus[] = ['going', 'checked_in', 'waiting', 'pending'];
+
+/**
+ * Whether this service sends mail (config/mail.ts SMTP_URL): without it nothing is queued, so that
+ * an RSVP write holding its event's lock writes no message that no one will send. (An event's
+ * cancellation is queued by a trigger, which cannot know: the sender drops those.)
+ */
+export const sendsMail = (ctx: Pick<ServiceContext, 'mail'>) => Boolean(ctx.mail?.smtpUrl);
 
 /** What an RSVP's move from `before` (none: new) to `after` tells its owner, if anything. */
 export function statusMail(before: RsvpStatus | undefined, after: RsvpStatus): MailKind | undefined {

@@ -278,4 +278,12 @@ describeEachDatabase('RSVP without an account, without SMTP_URL', (s) => {
     expect(r.status).toBe(403);
     expect(r.body.code).toBe('rest_rsvp_needs_confirmation');
   });
+
+  it('queues no message that no one would send', async () => {
+    const event = await openEvent(s, { capacity: 1 });
+    const going = await s.post(`/events/${event.id}/rsvps`, {}, { as: 'subscriber' });
+    await s.post(`/events/${event.id}/rsvps`, { name: 'Next', email: 'next@example.org' }, { as: 'author' });
+    await s.request('DELETE', `/events/${event.id}/rsvps/${going.body.id}`, { as: 'subscriber' });
+    expect(await s.db.prisma.mailOutbox.count({ where: { eventId: event.id } })).toBe(0);
+  });
 });

@@ -14,6 +14,7 @@ import { type Scope, resolveScope, type EventRow, lockTarget } from './scope.js'
 import { splitSeries, restoreOccurrence } from '../series/edits.js';
 import { syncSeries } from '../series/sync.js';
 import { writeEvent, writeEventAndOccurrences } from './write.js';
+import { sendsMail } from '../../mail/outbox.js';
 import { settleSeats } from '../rsvps/seats.js';
 
 /**
@@ -44,7 +45,7 @@ export async function changeEvent(
   const id = await writeScoped(tx, ctx, key, input, scope);
   // New RSVP settings hold against the seats taken, and free seats go to the waiting list, in this
   // transaction (services/rsvps/seats.ts).
-  if (input.rsvp !== undefined) await settleSeats(statementsOf(tx), id);
+  if (input.rsvp !== undefined) await settleSeats(statementsOf(tx), id, sendsMail(ctx));
   return id;
 }
 

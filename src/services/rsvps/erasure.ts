@@ -11,6 +11,7 @@
 // per-event queues of queue.ts; the row locks decide.
 import { assertMay } from '../../auth/capabilities.js';
 import { RsvpRefused } from '../../domain/errors.js';
+import { sendsMail } from '../../mail/outbox.js';
 import { eraseRsvpsOf, eventsAnsweredBy, lockEventsInOrder } from '../../queries/rsvp-erasure.js';
 import type { ServiceContext } from '../context.js';
 import { promote } from './seats.js';
@@ -29,7 +30,7 @@ export async function eraseRsvps(ctx: ServiceContext, email: string): Promise<{ 
       if (!ids.length) return undefined;
       const locked = await lockEventsInOrder(run, ids, new Date());
       const rows = await eraseRsvpsOf(run, email, locked);
-      for (const event of locked) if (!event.started) await promote(run, event);
+      for (const event of locked) if (!event.started) await promote(run, event, sendsMail(ctx));
       return rows;
     });
     if (!done) return { erased, events: [...events].sort((a, b) => a - b) };

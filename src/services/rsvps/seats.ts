@@ -43,7 +43,7 @@ export async function place(
  * same transaction (mail/outbox.ts). Run after every write that may free seats, so that no RSVP
  * waits while it fits.
  */
-export async function promote(run: Driver, event: Seating): Promise<void> {
+export async function promote(run: Driver, event: Seating, mail: boolean): Promise<void> {
   const waiting = await waitingList(run, event.id);
   if (!waiting.length) return;
   let free = event.capacity === null ? Infinity : event.capacity - (await seatsTaken(run, event.id));
@@ -53,7 +53,8 @@ export async function promote(run: Driver, event: Seating): Promise<void> {
     free -= seatsOf(rsvp.guests);
     seated.push(rsvp.id);
   }
-  await queueMail(run, 'promoted', await seatWaiting(run, seated));
+  const promoted = await seatWaiting(run, seated);
+  if (mail) await queueMail(run, 'promoted', promoted);
 }
 
 /**
@@ -61,7 +62,7 @@ export async function promote(run: Driver, event: Seating): Promise<void> {
  * follow it are locked by the write): a capacity below the seats taken is refused, which rolls the
  * edit back, since nobody is un-seated; a capacity raised seats the waiting list.
  */
-export async function settleSeats(run: Driver, eventId: number): Promise<void> {
+export async function settleSeats(run: Driver, eventId: number, mail: boolean): Promise<void> {
   for (const event of await eventsToSettle(run, eventId)) {
     if (event.capacity !== null && event.seats > event.capacity) {
       throw new RsvpRefused(
@@ -70,6 +71,6 @@ export async function settleSeats(run: Driver, eventId: number): Promise<void> {
         { seats_taken: event.seats, event: event.id },
       );
     }
-    await promote(run, event);
+    await promote(run, event, mail);
   }
 }

@@ -20,7 +20,7 @@ import {
   seatsTaken,
   updateRsvpRow,
 } from '../../queries/rsvps.js';
-import { queueMail, statusMail } from '../../mail/outbox.js';
+import { queueMail, sendsMail, statusMail } from '../../mail/outbox.js';
 import type { ServiceContext } from '../context.js';
 import { chargeCreate } from '../quotas.js';
 import { requestRsvp } from './anonymous.js';
@@ -54,8 +54,8 @@ export async function lockedTarget(run: Driver, ctx: ServiceContext, eventId: nu
 }
 
 /** The owner of a new RSVP, or of one that changed status, is told (mail/outbox.ts). */
-async function tell(run: Driver, before: RsvpStatus | undefined, after: RsvpRow): Promise<void> {
-  const kind = statusMail(before, after.status);
+async function tell(ctx: ServiceContext, run: Driver, before: RsvpStatus | undefined, after: RsvpRow): Promise<void> {
+  const kind = sendsMail(ctx) ? statusMail(before, after.status) : undefined;
   if (kind) await queueMail(run, kind, [after.id]);
 }
 
@@ -90,7 +90,7 @@ export async function createRsvp(
     const written = existing
       ? await updateRsvpRow(run, existing.id, { ...data, anew: true })
       : await insertRsvp(run, { eventId, ...data });
-    await tell(run, existing?.status, written);
+    await tell(ctx, run, existing?.status, written);
     // An account's RSVPs count among its creates of the hour (services/quotas.ts): its last lock.
     await chargeCreate(run, ctx);
     return written;
@@ -183,8 +183,8 @@ export async function updateRsvp(
       // Approved, or answering `going` again: it joins the waiting list's order now.
       anew: ['pending', ...ENDED].includes(rsvp.status) && !ENDED.includes(status),
     });
-    await tell(run, rsvp.status, updated);
-    await promote(run, event);
+    await tell(ctx, run, rsvp.status, updated);
+    await promote(run, event, sendsMail(ctx));
     // Promotion may have seated this very RSVP (one that waits with fewer guests now).
     return updated.status === 'waiting' ? ((await findRsvp(run, eventId, updated.id)) ?? updated) : updated;
   });
@@ -257,8 +257,8 @@ export async function cancelRsvp(
   return eventWrite(ctx, eventId, async (run) => {
     const { event, rsvp } = await lockedRsvp(run, ctx, eventId, rsvpId, token);
     const cancelled = rsvp.status === 'cancelled' ? rsvp : await updateRsvpRow(run, rsvp.id, { status: 'cancelled' });
-    await tell(run, rsvp.status, cancelled);
-    await promote(run, event);
+    await tell(ctx, run, rsvp.status, cancelled);
+    await promote(run, event, sendsMail(ctx));
     return cancelled;
   });
 }
