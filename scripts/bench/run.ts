@@ -7,7 +7,7 @@
 // BENCH_SECONDS (default 10) is the length of each measured run; BENCH_CONNECTIONS (default 32) the
 // number of concurrent connections; BENCH_ROUNDS (default 2) how many times the service and the
 // baseline take turns at each read scenario (the best round of each counts); BENCH_ONLY (default
-// postgresql,pglite,limits: under ten minutes on two cores) a comma-separated choice of the parts:
+// postgresql,pglite,limits,rsvps: under ten minutes on two cores) a comma-separated choice of the parts:
 // postgresql (baseline and service, 10,000 events), pglite, limits (the cheapest read with rate
 // limits off and counted in each store: memory, PostgreSQL, Redis at BENCH_REDIS_URL, else
 // TEST_REDIS_URL or REDIS_URL, else redis://127.0.0.1:6379 when it answers), scaling, webhooks
@@ -37,7 +37,7 @@ import { measureWebhooks } from './webhooks.js';
 
 // `npm run bench -- cluster pglite` chooses parts as BENCH_ONLY does.
 const PARTS = new Set(
-  (process.argv.slice(2).join(',') || process.env.BENCH_ONLY || 'postgresql,pglite,limits')
+  (process.argv.slice(2).join(',') || process.env.BENCH_ONLY || 'postgresql,pglite,limits,rsvps')
     .split(',')
     .map((part) => part.trim()),
 );
