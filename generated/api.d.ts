@@ -233,7 +233,7 @@ export interface paths {
         post?: never;
         /**
          * Cancel an RSVP
-         * @description Cancels the RSVP (its owner, or the event's author, editors and administrators) and answers it as cancelled; its seats go to the waiting list in the same transaction. The RSVP is kept, cancelled: answering again from the same e-mail address takes it up again.
+         * @description Cancels the RSVP (its owner, or the event's author, editors and administrators) and answers it as cancelled; its seats go to the waiting list in the same transaction, until the event starts. Its owner cannot cancel an RSVP the organisers declined or checked in (409 `rest_rsvp_status`). The RSVP is kept, cancelled: answering again from the same e-mail address takes it up again.
          */
         delete: operations["deleteRsvp"];
         options?: never;
@@ -3275,6 +3275,12 @@ export interface components {
             total_pages: number;
         };
         /**
+         * PersonName
+         * @description A person's name; it may not be blank or contain the NUL character.
+         * @example Ana Lima
+         */
+        PersonName: string;
+        /**
          * RsvpInput
          * @description A new RSVP. A signed-in caller answers for itself: its account's name unless `name` is sent, and
          *     its account's e-mail address. The event's author, editors and administrators may answer for
@@ -3286,7 +3292,7 @@ export interface components {
          */
         RsvpInput: {
             /** @description The person's name. */
-            name?: string;
+            name?: components["schemas"]["PersonName"];
             /**
              * Format: email
              * @description The person's e-mail address.
@@ -3327,7 +3333,7 @@ export interface components {
          */
         RsvpUpdate: {
             /** @description The person's name. */
-            name?: string;
+            name?: components["schemas"]["PersonName"];
             /**
              * Format: email
              * @description The person's e-mail address (organisers only).
@@ -8111,7 +8117,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["RsvpConflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["RsvpUnavailable"];

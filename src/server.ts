@@ -15,6 +15,7 @@ import { configuredUrls, listeningHost, NAMESPACE } from './http/urls.js';
 import { startWebhooks, type WebhookWorker } from './webhooks/worker.js';
 import { type MailSender, startMailSender } from './mail/sender.js';
 import { startMetricsServer } from './metrics/http.js';
+import { withoutSecrets } from './http/request-log.js';
 
 const log = pino({ level: process.env.LOG_LEVEL || 'info' });
 
@@ -42,7 +43,10 @@ async function main() {
     },
     logger: log,
     onServerError: (err, req) => {
-      log.error({ err, method: req.method, url: req.url, requestId: req.res?.locals.requestId }, 'request failed');
+      log.error(
+        { err, method: req.method, url: withoutSecrets(req.url), requestId: req.res?.locals.requestId },
+        'request failed',
+      );
     },
   });
   const stopHousekeeping = startHousekeeping(

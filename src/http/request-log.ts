@@ -33,7 +33,7 @@ export function requestLog(logger: Logger) {
 /** Query parameters that hold a secret (pages/rsvp.ts): logged as `redacted`. */
 const SECRET_PARAMETERS = ['code', 'token'];
 
-function withoutSecrets(url: string): string {
+export function withoutSecrets(url: string): string {
   const query = url.indexOf('?');
   if (query < 0) return url;
   const params = new URLSearchParams(url.slice(query + 1));

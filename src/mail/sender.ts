@@ -9,6 +9,7 @@ import type { MailSettings } from '../config/mail.js';
 import type { Database } from '../db/client.js';
 import type { Urls } from '../http/urls.js';
 import { mailMessages } from '../metrics/registry.js';
+import { NotFound } from '../domain/errors.js';
 import { readBack } from '../services/events/read.js';
 import { invitationOf } from './invitation.js';
 import { type MailTo, messageOf } from './messages.js';
@@ -51,7 +52,13 @@ export interface SenderOptions {
 
 export function startMailSender(db: Database, options: SenderOptions, onError: (err: unknown) => void): MailSender {
   const transport: Transporter | undefined = options.mail.smtpUrl
-    ? nodemailer.createTransport(options.mail.smtpUrl)
+    ? nodemailer.createTransport({
+        url: options.mail.smtpUrl,
+        // A send ends, sent or failed, well within its lease, so that no other instance takes it meanwhile.
+        connectionTimeout: 20_000,
+        greetingTimeout: 20_000,
+        socketTimeout: 60_000,
+      })
     : undefined;
   let running: Promise<void> | undefined;
   // Set when work was asked for while a round ran: the running one goes round once more.
@@ -93,18 +100,26 @@ export function startMailSender(db: Database, options: SenderOptions, onError: (
 
   async function sendOne(mail: Leased): Promise<void> {
     if (!transport) return done(mail, 'dropped');
-    const row = await readBack(db.prisma, mail.event_id).catch(() => undefined);
-    if (!row) return done(mail, 'dropped');
-    const to: MailTo = {
-      kind: mail.kind,
-      eventId: mail.event_id,
-      rsvpId: mail.rsvp_id,
-      name: mail.name,
-      secrets: mail.secrets,
-      checkInCode: mail.check_in_code,
-    };
-    const message = messageOf(to, row, options.urls);
     try {
+      // An event deleted for good meanwhile has nothing left to say (its queued messages go with it,
+      // migration rsvp_mail); any other failure to read it is tried again, as a failed send is.
+      const row = await readBack(db.prisma, mail.event_id).catch((err: unknown) => {
+        if (err instanceof NotFound) return undefined;
+        throw err;
+      });
+      if (!row) {
+        await done(mail, 'dropped');
+        return;
+      }
+      const to: MailTo = {
+        kind: mail.kind,
+        eventId: mail.event_id,
+        rsvpId: mail.rsvp_id,
+        name: mail.name,
+        secrets: mail.secrets,
+        checkInCode: mail.check_in_code,
+      };
+      const message = messageOf(to, row, options.urls);
       const invitation = message.invitation
         ? await invitationOf(
             row,

@@ -17,6 +17,7 @@ export interface RsvpTexts {
   cancel: string;
   cancelledNow: string;
   linkUsed: string;
+  notNow: string;
 }
 
 export const RSVP_TEXTS: Record<PageLanguage, RsvpTexts> = {
@@ -36,6 +37,7 @@ export const RSVP_TEXTS: Record<PageLanguage, RsvpTexts> = {
     cancel: 'Cancel my RSVP',
     cancelledNow: 'Your RSVP is cancelled.',
     linkUsed: 'This link does not work any more: it was used, or it expired. RSVP again to get a new one.',
+    notNow: 'This cannot be done now:',
   },
   fr: {
     title: 'Votre réponse',
@@ -55,6 +57,7 @@ export const RSVP_TEXTS: Record<PageLanguage, RsvpTexts> = {
     cancelledNow: 'Votre réponse est annulée.',
     linkUsed:
       'Ce lien ne fonctionne plus : il a déjà servi ou il a expiré. Répondez à nouveau pour en recevoir un autre.',
+    notNow: 'Ce n’est pas possible pour l’instant :',
   },
   de: {
     title: 'Ihre Zusage',
@@ -74,6 +77,7 @@ export const RSVP_TEXTS: Record<PageLanguage, RsvpTexts> = {
     cancelledNow: 'Ihre Zusage ist storniert.',
     linkUsed:
       'Dieser Link funktioniert nicht mehr: Er wurde schon benutzt oder ist abgelaufen. Sagen Sie erneut zu, um einen neuen zu erhalten.',
+    notNow: 'Das ist gerade nicht möglich:',
   },
   es: {
     title: 'Tu respuesta',
@@ -91,5 +95,6 @@ export const RSVP_TEXTS: Record<PageLanguage, RsvpTexts> = {
     cancel: 'Cancelar mi respuesta',
     cancelledNow: 'Tu respuesta está cancelada.',
     linkUsed: 'Este enlace ya no funciona: ya se usó o caducó. Responde de nuevo para recibir otro.',
+    notNow: 'Ahora no es posible:',
   },
 };

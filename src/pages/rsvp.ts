@@ -31,6 +31,8 @@ interface Named {
 }
 
 const ID = /^[1-9][0-9]{0,9}$/;
+/** The largest ID a row has (int4): a larger one names nothing, and must not reach a statement. */
+const MAX_ID = 2_147_483_647;
 /** A secret as newSecret writes it (services/rsvps/secrets.ts): base64url. */
 const SECRET = /^[A-Za-z0-9_-]{1,100}$/;
 
@@ -39,6 +41,7 @@ function namedBy(fields: Record<string, unknown>): Named | undefined {
   if (typeof event !== 'string' || typeof rsvp !== 'string' || !ID.test(event) || !ID.test(rsvp)) return undefined;
   const secret = (value: unknown) => (typeof value === 'string' && SECRET.test(value) ? value : undefined);
   const named = { event: Number(event), rsvp: Number(rsvp), code: secret(code), token: secret(token) };
+  if (named.event > MAX_ID || named.rsvp > MAX_ID) return undefined;
   return named.code || named.token ? named : undefined;
 }
 
@@ -97,11 +100,7 @@ export function rsvpPages(config: Config, db: ServiceContext['db']): Router {
       ].join('\n');
       return [page(lang, t.title, body), 200];
     } catch (err) {
-      if (err instanceof RsvpRefused && err.reason === 'confirmation') {
-        return [page(lang, t.title, `<h1>${text(t.title)}</h1>\n<p>${text(t.linkUsed)}</p>`), 403];
-      }
-      if (err instanceof NotFound || err instanceof NotReadable) return [notFoundPage(lang), 404];
-      throw err;
+      return failurePage(err, lang);
     }
   };
   const serve = async (req: Request, res: Response, named: Named | undefined, act?: Act) => {
@@ -122,6 +121,21 @@ export function rsvpPages(config: Config, db: ServiceContext['db']): Router {
     return serve(req, res, namedBy(fields), act);
   });
   return router;
+}
+
+/** The page of a link that cannot be acted on: used or expired, refused now, or naming nothing. */
+function failurePage(err: unknown, lang: PageLanguage): [string, number] {
+  const t = RSVP_TEXTS[lang];
+  if (err instanceof RsvpRefused && err.reason === 'confirmation') {
+    return [page(lang, t.title, `<h1>${text(t.title)}</h1>\n<p>${text(t.linkUsed)}</p>`), 403];
+  }
+  // Closed, cancelled, full, busy: said as the API says it, on a page.
+  if (err instanceof RsvpRefused) {
+    const body = `<h1>${text(t.title)}</h1>\n<p>${text(t.notNow)} ${text(err.message)}</p>`;
+    return [page(lang, t.title, body), err.reason === 'busy' ? 503 : 409];
+  }
+  if (err instanceof NotFound || err instanceof NotReadable) return [notFoundPage(lang), 404];
+  throw err;
 }
 
 const hidden = (fields: Record<string, string>) =>

@@ -114,14 +114,16 @@ export async function seatWaiting(run: Driver, ids: number[]): Promise<number[]>
 
 /** What proves a hold on an RSVP without an account: the hashes of its confirmation code and owner's token. */
 export interface RsvpSecrets {
-  confirmHash: Uint8Array | null;
+  /** Hex, as `encode` writes it: the same from every driver (a bytea is a Buffer from some, not all). */
+  confirmHash: string | null;
   confirmExpires: Date | null;
-  tokenHash: Uint8Array | null;
+  tokenHash: string | null;
 }
 
 export async function rsvpSecrets(run: Driver, eventId: number, id: number): Promise<RsvpSecrets | undefined> {
   const rows = (await run(
-    `SELECT confirm_hash AS "confirmHash", confirm_expires AS "confirmExpires", token_hash AS "tokenHash"
+    `SELECT encode(confirm_hash, 'hex') AS "confirmHash", confirm_expires AS "confirmExpires",
+      encode(token_hash, 'hex') AS "tokenHash"
     FROM rsvps WHERE id = $1::int AND event_id = $2::int`,
     [id, eventId],
   )) as RsvpSecrets[];
@@ -155,7 +157,7 @@ export async function insertRsvp(run: Driver, rsvp: NewRsvp, draw: () => string 
       `INSERT INTO rsvps (event_id, account_id, name, email, guests, answer, status, confirmed, confirm_hash,
         confirm_expires, check_in_code, created_at, modified_at)
       VALUES ($1::int, $2::int, $3::text, $4::text, $5::int, $6::text::"RsvpAnswer", $7::text::"RsvpStatus",
-        $8::boolean, $9::bytea, $10::timestamptz, $11::text, clock_timestamp(), clock_timestamp())
+        $8::boolean, decode($9::text, 'hex'), $10::timestamptz, $11::text, clock_timestamp(), clock_timestamp())
       ON CONFLICT (event_id, check_in_code) WHERE check_in_code IS NOT NULL DO NOTHING
       RETURNING ${RSVP_COLUMNS}`,
       [
@@ -167,7 +169,7 @@ export async function insertRsvp(run: Driver, rsvp: NewRsvp, draw: () => string 
         rsvp.answer,
         rsvp.status,
         !rsvp.unconfirmed,
-        rsvp.unconfirmed?.confirmHash ?? null,
+        rsvp.unconfirmed?.confirmHash.toString('hex') ?? null,
         rsvp.unconfirmed?.confirmExpires ?? null,
         draw(),
       ],
@@ -216,9 +218,9 @@ const CHANGED: Record<Exclude<keyof RsvpChange, 'anew'>, string> = {
   answer: 'answer = $%::text::"RsvpAnswer"',
   status: 'status = $%::text::"RsvpStatus"',
   confirmed: 'confirmed = $%::boolean',
-  confirmHash: 'confirm_hash = $%::bytea',
+  confirmHash: "confirm_hash = decode($%::text, 'hex')",
   confirmExpires: 'confirm_expires = $%::timestamptz',
-  tokenHash: 'token_hash = $%::bytea',
+  tokenHash: "token_hash = decode($%::text, 'hex')",
 };
 
 export async function updateRsvpRow(run: Driver, id: number, change: RsvpChange): Promise<RsvpRow> {
@@ -226,7 +228,8 @@ export async function updateRsvpRow(run: Driver, id: number, change: RsvpChange)
   const sets = Object.entries(CHANGED).flatMap(([field, set]) => {
     const value = change[field as keyof typeof CHANGED];
     if (value === undefined) return [];
-    values.push(value);
+    // Hashes go as hex text (decoded in the statement), which every driver passes as it is.
+    values.push(Buffer.isBuffer(value) ? value.toString('hex') : value);
     return [set.replace('%', String(values.length))];
   });
   if (change.anew) sets.push(`arrival = nextval('rsvp_arrival_seq')`);

@@ -52,16 +52,18 @@ CREATE TABLE "mail_requests" (
 
 -- An event cancelled tells everyone who answered it and still expects it, whichever door cancelled
 -- it (REST, batch, CalDAV, the importer, a series' status reaching its dates: services/series/sync.ts):
--- a trigger, since every one of them writes this row.
+-- a trigger, since every one of them writes this row. Only a date to come: a series cancelled from
+-- now on also marks its past dates, whose people came (or did not) already.
 CREATE FUNCTION "mail_event_canceled"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO "mail_outbox" ("kind", "event_id", "rsvp_id", "recipient", "name")
   SELECT 'event-canceled', NEW.id, r.id, r.email, r.name FROM "rsvps" r
   WHERE r.event_id = NEW.id AND r.confirmed AND r.email IS NOT NULL
-    AND r.status IN ('going', 'waiting', 'pending', 'checked_in');
+    AND r.status IN ('going', 'waiting', 'pending');
   RETURN NULL;
 END $$;
 
 CREATE TRIGGER "events_mail_canceled" AFTER UPDATE OF "event_status" ON "events"
-  FOR EACH ROW WHEN (NEW.event_status = 'canceled' AND OLD.event_status IS DISTINCT FROM 'canceled')
+  FOR EACH ROW WHEN (NEW.event_status = 'canceled' AND OLD.event_status IS DISTINCT FROM 'canceled'
+    AND NEW.start_utc > now())
   EXECUTE FUNCTION "mail_event_canceled"();

@@ -69,7 +69,7 @@ export async function requestRsvp(ctx: ServiceContext, eventId: number, input: R
         status: 'pending',
         unconfirmed,
       });
-    } else if (!existing.confirmed || (ENDED.includes(existing.status) && !declinedByOrganiser(existing))) {
+    } else if (startsAnew(existing)) {
       // Not counting yet, or ended by its owner: it waits for this link as a new one would.
       rsvp = await updateRsvpRow(run, existing.id, {
         name: name.trim(),
@@ -81,7 +81,8 @@ export async function requestRsvp(ctx: ServiceContext, eventId: number, input: R
         anew: true,
       });
     } else {
-      // It counts as it is: the link only gives its owner a new token.
+      // It stands as it is (it counts, an account holds it, or the organisers declined it): the
+      // link only gives its owner a new token.
       rsvp = await updateRsvpRow(run, existing.id, unconfirmed);
     }
     await queueMail(run, 'confirm', [rsvp.id], { code: code.text }, true);
@@ -91,6 +92,16 @@ export async function requestRsvp(ctx: ServiceContext, eventId: number, input: R
     return expires;
   });
 }
+
+/**
+ * Whether a request without an account takes the address's RSVP up as a new one: one nobody holds
+ * (no account), that the organisers did not decline, and that is not confirmed or ended by its owner.
+ * An account's RSVP is never changed from here: a stranger must not unsettle it.
+ */
+const startsAnew = (existing: RsvpRow) =>
+  existing.accountId === null &&
+  !declinedByOrganiser(existing) &&
+  (!existing.confirmed || ENDED.includes(existing.status));
 
 /**
  * Counts a confirmation message to this address today, or refuses it (429 until the next day, UTC).
@@ -136,7 +147,11 @@ export async function confirmRsvp(
     }
     const token = newSecret();
     const used = { confirmHash: null, confirmExpires: null, tokenHash: token.hash };
-    if (rsvp.confirmed) return { rsvp: await updateRsvpRow(run, rsvp.id, used), token: token.text };
+    // Only an RSVP waiting for this link is placed; any other (it counts already, or the organisers
+    // declined it meanwhile) stays as it is, and its owner gets the token.
+    if (rsvp.confirmed || rsvp.status !== 'pending') {
+      return { rsvp: await updateRsvpRow(run, rsvp.id, used), token: token.text };
+    }
     assertOpen(event, new Date());
     const status = await place(run, event, rsvp.guests, event.approval);
     const confirmed = await updateRsvpRow(run, rsvp.id, { ...used, confirmed: true, status, anew: true });

@@ -12,8 +12,12 @@ export function newSecret(): { text: string; hash: Buffer } {
 
 const hashOf = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
-/** Whether `sent` is the secret whose hash is `stored`, in time that does not depend on how much of it is right. */
-export function matches(sent: string | undefined, stored: Uint8Array | null | undefined): boolean {
-  if (!sent || stored?.length !== 32) return false;
-  return timingSafeEqual(hashOf(sent), Buffer.from(stored));
+/**
+ * Whether `sent` is the secret whose hash is `stored` (its bytes, or as hex), in time that does not
+ * depend on how much of it is right.
+ */
+export function matches(sent: string | undefined, stored: Uint8Array | string | null | undefined): boolean {
+  if (!sent || !stored) return false;
+  const hash = typeof stored === 'string' ? Buffer.from(stored, 'hex') : Buffer.from(stored);
+  return hash.length === 32 && timingSafeEqual(hashOf(sent), hash);
 }

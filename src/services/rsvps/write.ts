@@ -87,8 +87,11 @@ export async function createRsvp(
       answer === 'not_going' ? 'declined' : await place(run, event, guests, event.approval && !organiser, seats);
     const data = { ...who, guests, answer, status };
     // Taken up again, it joins the waiting list's order now; a new one takes its place by default.
+    // An unconfirmed claim on the address (anonymous.ts) gives way: the account, or the organiser,
+    // vouches for the address as its link would have.
+    const vouched = { confirmed: true, confirmHash: null, confirmExpires: null };
     const written = existing
-      ? await updateRsvpRow(run, existing.id, { ...data, anew: true })
+      ? await updateRsvpRow(run, existing.id, { ...data, ...vouched, anew: true })
       : await insertRsvp(run, { eventId, ...data });
     await tell(ctx, run, existing?.status, written);
     // An account's RSVPs count among its creates of the hour (services/quotas.ts): its last lock.
@@ -98,10 +101,13 @@ export async function createRsvp(
 }
 
 /**
- * An RSVP from the same address may be taken up again when it ended: cancelled, or declined by its
- * owner (or by the organisers, for them). Else 409, naming it to whoever may change it.
+ * An RSVP from the same address may be taken up again when it ended (cancelled, or declined by its
+ * owner; by the organisers, for them), or when nobody confirmed it yet: a claim without an account
+ * on an address proves nothing, and must not keep the address's account, or the organisers, out.
+ * Else 409, naming it to whoever may change it.
  */
 function assertTakenUp(existing: RsvpRow, ctx: ServiceContext, organiser: boolean): void {
+  if (!existing.confirmed && (organiser || !declinedByOrganiser(existing))) return;
   if (ENDED.includes(existing.status) && (organiser || !declinedByOrganiser(existing))) return;
   const yours = organiser || ownsRsvp(ctx.caller, existing) || existing.accountId === null;
   throw new RsvpRefused(
@@ -170,6 +176,7 @@ export async function updateRsvp(
       // 403 to an RSVP's owner by its token too: it is known, and may not do this.
       throw new Forbidden(true, "Only the event's organisers change an RSVP's status or e-mail address.");
     }
+    if (!organiser) assertOwnersToChange(rsvp);
     if (input.guests !== undefined && input.guests > rsvp.guests) assertGuests(event, input.guests);
     const guests = input.guests ?? rsvp.guests;
     const status = await nextStatus(run, { event, organiser, rsvp, input, guests });
@@ -188,6 +195,17 @@ export async function updateRsvp(
     // Promotion may have seated this very RSVP (one that waits with fewer guests now).
     return updated.status === 'waiting' ? ((await findRsvp(run, eventId, updated.id)) ?? updated) : updated;
   });
+}
+
+/**
+ * What its owner may no longer change: an RSVP the organisers declined (only they take it up
+ * again), and one checked in (attendance is the organisers' record).
+ */
+function assertOwnersToChange(rsvp: RsvpRow): void {
+  if (declinedByOrganiser(rsvp)) throw new RsvpRefused('status', "The event's organisers declined this RSVP.");
+  if (rsvp.status === 'checked_in') {
+    throw new RsvpRefused('status', "This RSVP is checked in: ask the event's organisers to change it.");
+  }
 }
 
 /** More guests on a seated RSVP must fit in the seats left; else 409 and the RSVP keeps its guests. */
@@ -236,6 +254,8 @@ export async function statusSet(
   guests: number,
 ): Promise<RsvpStatus> {
   const refuse = (message: string) => new RsvpRefused('status', message);
+  // Not confirmed by its address: nobody is known to come (anonymous.ts); only a decline applies.
+  if (!rsvp.confirmed) throw refuse('This RSVP is not confirmed by its e-mail address yet.');
   if (wanted === 'checked_in') {
     if (!SEATED.includes(rsvp.status))
       throw refuse(`Only a seated RSVP can be checked in; this one is ${rsvp.status}.`);
@@ -255,7 +275,8 @@ export async function cancelRsvp(
   token?: string,
 ): Promise<RsvpRow> {
   return eventWrite(ctx, eventId, async (run) => {
-    const { event, rsvp } = await lockedRsvp(run, ctx, eventId, rsvpId, token);
+    const { event, organiser, rsvp } = await lockedRsvp(run, ctx, eventId, rsvpId, token);
+    if (!organiser) assertOwnersToChange(rsvp);
     const cancelled = rsvp.status === 'cancelled' ? rsvp : await updateRsvpRow(run, rsvp.id, { status: 'cancelled' });
     await tell(ctx, run, rsvp.status, cancelled);
     await promote(run, event, sendsMail(ctx));

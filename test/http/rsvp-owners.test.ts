@@ -1,0 +1,184 @@
+// What an RSVP's owner may not undo and a stranger's claim may not take (docs/decisions.md, "RSVP"),
+// on both databases: an organiser's decline stays (however its owner goes about it), a check-in is
+// the organisers' record, an RSVP without an account counts for nothing until its address confirms
+// it (organisers cannot seat it, and an account or an organiser takes its address over), a
+// stranger's request leaves an account's RSVP alone, and seats freed after the start go to nobody.
+// Hostile input at the RSVP routes and page answers 4xx, never 5xx.
+import { expect, it } from 'vitest';
+import { describeEachDatabase } from '../setup/each-database.js';
+import type { TestServer } from '../setup/server.js';
+
+let n = 0;
+async function openEvent(s: TestServer, rsvp: Record<string, unknown> = {}, start = '2043-07-10 19:00') {
+  const end = start.replace(/ \d\d:/, ' 23:');
+  const r = await s.post(
+    '/events',
+    { title: `Owner event ${++n}`, start_date: start, end_date: end, status: 'publish', rsvp: { open: true, ...rsvp } },
+    { as: 'author' },
+  );
+  expect(r.status, r.text).toBe(201);
+  return r.body.id as number;
+}
+
+/** The code of the last confirmation link queued for this RSVP (no sender runs here). */
+async function codeOf(s: TestServer, rsvpId: number): Promise<string> {
+  const [mail] = await s.db.prisma.mailOutbox.findMany({
+    where: { rsvpId, kind: 'confirm' },
+    orderBy: { id: 'desc' },
+    take: 1,
+  });
+  return (mail.secrets as { code: string }).code;
+}
+
+async function anonymous(s: TestServer, id: number, name: string, email: string) {
+  const r = await s.post(`/events/${id}/rsvps`, { name, email }, { as: null });
+  expect(r.status, r.text).toBe(202);
+  const row = await s.db.prisma.rsvp.findFirst({
+    where: { eventId: id, email: { equals: email, mode: 'insensitive' } },
+  });
+  return row!;
+}
+
+describeEachDatabase(
+  'What an RSVP owner may not undo',
+  (s) => {
+    it("keeps an organiser's decline, whatever its owner sends", async () => {
+      const id = await openEvent(s);
+      const mine = await s.post(`/events/${id}/rsvps`, {}, { as: 'subscriber' });
+      const path = `/events/${id}/rsvps/${mine.body.id}`;
+      expect((await s.request('PATCH', path, { as: 'author', body: { status: 'declined' } })).body.status).toBe(
+        'declined',
+      );
+      for (const body of [{ answer: 'not_going' }, { answer: 'going' }, { guests: 0 }]) {
+        const r = await s.request('PATCH', path, { as: 'subscriber', body });
+        expect(r.status, JSON.stringify(body)).toBe(409);
+      }
+      expect((await s.request('DELETE', path, { as: 'subscriber' })).status).toBe(409);
+      expect((await s.post(`/events/${id}/rsvps`, {}, { as: 'subscriber' })).status).toBe(409);
+      expect((await s.get(path, { as: 'author' })).body.status).toBe('declined');
+    });
+
+    it('leaves a check-in to the organisers', async () => {
+      const id = await openEvent(s);
+      const mine = await s.post(`/events/${id}/rsvps`, {}, { as: 'subscriber' });
+      const path = `/events/${id}/rsvps/${mine.body.id}`;
+      await s.request('PATCH', path, { as: 'author', body: { status: 'checked_in' } });
+      expect((await s.request('PATCH', path, { as: 'subscriber', body: { answer: 'not_going' } })).status).toBe(409);
+      expect((await s.request('DELETE', path, { as: 'subscriber' })).status).toBe(409);
+      expect((await s.get(`/events/${id}`, { as: null })).body.rsvp).toMatchObject({ going: 1, checked_in: 1 });
+    });
+
+    it('counts an RSVP without an account only once its address confirms it', async () => {
+      const id = await openEvent(s, { anonymous: true, capacity: 1 });
+      const claim = await anonymous(s, id, 'Una', 'una@example.org');
+      const path = `/events/${id}/rsvps/${claim.id}`;
+      const seat = await s.request('PATCH', path, { as: 'author', body: { status: 'going' } });
+      expect(seat.status).toBe(409);
+      expect(seat.body.code).toBe('rest_rsvp_status');
+      // Declined before it was confirmed, it stays declined: its link, old or new, only gives a token.
+      expect((await s.request('PATCH', path, { as: 'author', body: { status: 'declined' } })).body.status).toBe(
+        'declined',
+      );
+      const code = await codeOf(s, claim.id);
+      const used = await s.post(`/events/${id}/rsvps/${claim.id}/confirm`, { code }, { as: null });
+      expect(used.body).toMatchObject({ status: 'declined' });
+      await anonymous(s, id, 'Una again', 'una@example.org');
+      const again = await s.post(
+        `/events/${id}/rsvps/${claim.id}/confirm`,
+        { code: await codeOf(s, claim.id) },
+        { as: null },
+      );
+      expect(again.body).toMatchObject({ status: 'declined', name: 'Una' });
+      expect((await s.get(`/events/${id}`, { as: null })).body.rsvp).toMatchObject({ going: 0, remaining: 1 });
+    });
+
+    it("gives an address's account its RSVP, over a stranger's claim", async () => {
+      const id = await openEvent(s, { anonymous: true });
+      const claim = await anonymous(s, id, 'Stranger', 'contributor@example.org');
+      const code = await codeOf(s, claim.id);
+      const mine = await s.post(`/events/${id}/rsvps`, {}, { as: 'contributor' });
+      expect(mine.status, mine.text).toBe(201);
+      expect(mine.body).toMatchObject({ id: claim.id, status: 'going', confirmed: true, name: 'contributor' });
+      // The stranger's link no longer works, and a new request leaves the account's RSVP as it is.
+      expect((await s.post(`/events/${id}/rsvps/${claim.id}/confirm`, { code }, { as: null })).status).toBe(403);
+      await s.request('DELETE', `/events/${id}/rsvps/${claim.id}`, { as: 'contributor' });
+      await anonymous(s, id, 'Stranger', 'contributor@example.org');
+      const kept = await s.get(`/events/${id}/rsvps/${claim.id}`, { as: 'contributor' });
+      expect(kept.body).toMatchObject({ name: 'contributor', status: 'cancelled', confirmed: true });
+      const back = await s.request('PATCH', `/events/${id}/rsvps/${claim.id}`, {
+        as: 'contributor',
+        body: { answer: 'going' },
+      });
+      expect(back.body.status).toBe('going');
+    });
+
+    it('seats nobody from the waiting list once the event started', async () => {
+      const id = await openEvent(s, { capacity: 1 }, '2020-07-10 19:00');
+      const first = await s.post(
+        `/events/${id}/rsvps`,
+        { name: 'First', email: 'first@example.org' },
+        { as: 'author' },
+      );
+      const second = await s.post(
+        `/events/${id}/rsvps`,
+        { name: 'Second', email: 'second@example.org' },
+        { as: 'author' },
+      );
+      expect(second.body.status).toBe('waiting');
+      await s.request('DELETE', `/events/${id}/rsvps/${first.body.id}`, { as: 'author' });
+      expect((await s.get(`/events/${id}/rsvps/${second.body.id}`, { as: 'author' })).body.status).toBe('waiting');
+      // Cancelled after it happened, it tells nobody.
+      await s.post(`/events/${id}`, { event_status: 'canceled' });
+      expect(await s.db.prisma.mailOutbox.count({ where: { eventId: id, kind: 'event-canceled' } })).toBe(0);
+    });
+
+    it('refuses hostile input with 4xx at the RSVP routes and page', async () => {
+      const id = await openEvent(s, { anonymous: true });
+      for (const name of ['a\u0000b', '   ', 'x'.repeat(251)]) {
+        expect((await s.post(`/events/${id}/rsvps`, { name, email: 'nul@example.org' }, { as: null })).status).toBe(
+          400,
+        );
+        expect((await s.post(`/events/${id}/rsvps`, { name, email: 'nul@example.org' }, { as: 'author' })).status).toBe(
+          400,
+        );
+      }
+      for (const query of [`event=${id}&rsvp=9999999999&token=abc`, `event=9999999999&rsvp=1&code=abc`]) {
+        expect((await fetch(`${s.origin}/rsvp/?${query}`)).status).toBe(404);
+      }
+      // A link whose event was cancelled meanwhile says so on a page.
+      const claim = await anonymous(s, id, 'Late', 'late@example.org');
+      await s.post(`/events/${id}`, { event_status: 'canceled' });
+      const form = new URLSearchParams({
+        event: String(id),
+        rsvp: String(claim.id),
+        code: await codeOf(s, claim.id),
+        action: 'confirm',
+      });
+      const page = await fetch(`${s.origin}/rsvp/`, { method: 'POST', body: form });
+      expect(page.status).toBe(409);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    });
+
+    it('takes an RSVP without an account in a batch that applies all or none', async () => {
+      const id = await openEvent(s, { anonymous: true });
+      const r = await s.post(
+        '/batch/v1',
+        {
+          validation: 'require-all-validate',
+          requests: [
+            {
+              method: 'POST',
+              path: `/calendar/events/v1/events/${id}/rsvps`,
+              body: { name: 'Batch', email: 'batch@example.org' },
+            },
+          ],
+        },
+        { fromRoot: true, as: null },
+      );
+      expect(r.status, r.text).toBe(207);
+      expect(r.body.responses[0].status).toBe(202);
+    });
+  },
+  // Messages are queued where the service sends mail; none is sent here (no sender runs).
+  { env: { SMTP_URL: 'smtp://127.0.0.1:9' } },
+);
