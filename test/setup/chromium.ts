@@ -27,13 +27,14 @@ const FLAGS = [
 export const launchChromium = () => chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
 
 /**
- * A test server (on PGlite) and Chromium for one suite: started before its tests, closed after them.
+ * A test server (on PGlite, its settings read from `env` over the tests') and Chromium for one
+ * suite: started before its tests, closed after them.
  * The fields are there from the suite's first test on.
  */
-export function serverAndBrowser(): { s: TestServer; browser: Browser } {
+export function serverAndBrowser(env: Record<string, string> = {}): { s: TestServer; browser: Browser } {
   const suite = {} as { s: TestServer; browser: Browser };
   beforeAll(async () => {
-    suite.s = await startServer('pglite');
+    suite.s = await startServer('pglite', env);
     suite.browser = await launchChromium();
     fs.mkdirSync('test-artifacts', { recursive: true });
   }, 60_000);
