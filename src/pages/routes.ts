@@ -7,7 +7,6 @@ import type { Config } from '../config.js';
 import { NotFound, NotReadable } from '../domain/errors.js';
 import { pageOf } from '../domain/paging.js';
 import { ORGANIZER, VENUE, type VenueOrOrganizerKind } from '../domain/records.js';
-import { sendReply } from '../http/reply.js';
 import { requestUrls } from '../http/urls.js';
 import { serializeEvent } from '../serializers/events.js';
 import { serializeVenueOrOrganizer } from '../serializers/venues-and-organizers.js';
@@ -15,8 +14,7 @@ import { type ServiceContext, serviceContext } from '../services/context.js';
 import { listEvents } from '../services/event-list.js';
 import { getEvent } from '../services/events/read.js';
 import { getVenueOrOrganizer } from '../services/venues-and-organizers.js';
-import { PAGE_POLICY } from './html.js';
-import { PAGE_LANGUAGES, type PageLanguage } from './texts.js';
+import { pageLanguage, sendPage } from './send.js';
 import { eventPage, notFoundPage, placePage } from './views.js';
 import { rsvpPages } from './rsvp.js';
 
@@ -33,27 +31,14 @@ export function publicPages(config: Config, db: ServiceContext['db']) {
     single,
     currency: config.costCurrency,
   });
-  /** The reader's language among the pages' (English, the first, when it asks for none of them). */
-  const language = (req: Request) => (req.acceptsLanguages(PAGE_LANGUAGES) || 'en') as PageLanguage;
-  const send = (req: Request, res: Response, html: string, status = 200) => {
-    sendReply(req, res, {
-      status,
-      body: html,
-      contentType: 'text/html; charset=utf-8',
-      headers: {
-        'Content-Security-Policy': PAGE_POLICY,
-        'Content-Language': language(req),
-        Vary: 'Accept-Language',
-      },
-    });
-  };
   /** Runs a page; a name that leads to nothing public gets the 404 page, other failures the usual errors. */
   const serve =
     (render: (req: Request) => Promise<string>) => async (req: Request, res: Response, next: NextFunction) => {
       try {
-        send(req, res, await render(req));
+        sendPage(req, res, await render(req));
       } catch (err) {
-        if (err instanceof NotFound || err instanceof NotReadable) send(req, res, notFoundPage(language(req)), 404);
+        if (err instanceof NotFound || err instanceof NotReadable)
+          sendPage(req, res, notFoundPage(pageLanguage(req)), 404);
         else next(err);
       }
     };
@@ -62,7 +47,7 @@ export function publicPages(config: Config, db: ServiceContext['db']) {
     '/event/:slug/',
     serve(async (req) => {
       const row = await getEvent(anonymous(), { slug: String(req.params.slug) });
-      return eventPage(serializeEvent(row, options(req, true)), language(req));
+      return eventPage(serializeEvent(row, options(req, true)), pageLanguage(req));
     }),
   );
   const place = (kind: VenueOrOrganizerKind) =>
@@ -76,7 +61,12 @@ export function publicPages(config: Config, db: ServiceContext['db']) {
         pageOf(1, UPCOMING),
       );
       const upcoming = items.map((row) => serializeEvent(row, options(req, false)));
-      return placePage(serializeVenueOrOrganizer(kind, item, options(req, true)), kind.type, upcoming, language(req));
+      return placePage(
+        serializeVenueOrOrganizer(kind, item, options(req, true)),
+        kind.type,
+        upcoming,
+        pageLanguage(req),
+      );
     });
   router.get('/venue/:slug/', place(VENUE));
   router.get('/organizer/:slug/', place(ORGANIZER));

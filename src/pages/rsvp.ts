@@ -7,7 +7,6 @@
 import express, { type Request, type Response, Router } from 'express';
 import type { Config } from '../config.js';
 import { NotFound, NotReadable, RsvpRefused } from '../domain/errors.js';
-import { sendReply } from '../http/reply.js';
 import { rsvpPageUrl } from '../mail/messages.js';
 import { requestUrls } from '../http/urls.js';
 import { type ServiceContext, serviceContext } from '../services/context.js';
@@ -15,9 +14,10 @@ import { getEvent } from '../services/events/read.js';
 import { confirmRsvp } from '../services/rsvps/anonymous.js';
 import { getRsvp } from '../services/rsvps/read.js';
 import { cancelRsvp } from '../services/rsvps/write.js';
-import { page, PAGE_POLICY, text } from './html.js';
+import { page, text } from './html.js';
 import { RSVP_TEXTS } from './rsvp-texts.js';
-import { PAGE_LANGUAGES, type PageLanguage } from './texts.js';
+import type { PageLanguage } from './texts.js';
+import { pageLanguage, sendPage } from './send.js';
 import { notFoundPage } from './views.js';
 
 /** What a link or its form names: the event, the RSVP, and the code or the token. */
@@ -48,25 +48,14 @@ function namedBy(fields: Record<string, unknown>): Named | undefined {
 export function rsvpPages(config: Config, db: ServiceContext['db']): Router {
   const router = Router();
   const anonymous = () => serviceContext(config, { db, caller: null });
-  const language = (req: Request) => (req.acceptsLanguages(PAGE_LANGUAGES) || 'en') as PageLanguage;
-  const send = (req: Request, res: Response, html: string, status = 200) => {
-    sendReply(req, res, {
-      status,
-      body: html,
-      contentType: 'text/html; charset=utf-8',
-      headers: {
-        'Content-Security-Policy': PAGE_POLICY,
-        'Content-Language': language(req),
-        'Cache-Control': 'no-store',
-        'Referrer-Policy': 'no-referrer',
-        Vary: 'Accept-Language',
-      },
-    });
+  // The link carries a secret: never kept by a cache, nor named to another site.
+  const send = (req: Request, res: Response, html: string, status: number) => {
+    sendPage(req, res, html, status, { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
   };
 
   /** The page for `named`, after `act` (a button's POST) if any, and its status; a link that leads nowhere is the 404 page. */
   const render = async (req: Request, named: Named | undefined, act?: Act): Promise<[string, number]> => {
-    const lang = language(req);
+    const lang = pageLanguage(req);
     const t = RSVP_TEXTS[lang];
     try {
       if (!named) throw new NotFound('rsvp', 0);

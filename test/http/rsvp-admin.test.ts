@@ -6,29 +6,16 @@ import { expect, it } from 'vitest';
 import { transactionDriverOf } from '../../src/db/driver.js';
 import { insertRsvp } from '../../src/queries/rsvps.js';
 import { EXPORT_PAGE } from '../../src/services/rsvps/export.js';
+import { openRsvpEvent } from '../setup/rsvp-events.js';
 import { describeEachDatabase, itOnPostgres } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
 
 const CODE = /^[0-9A-HJKMNP-TV-Z]{8}$/;
 
 let n = 0;
-/** An event open to RSVP, by the author, far enough ahead not to close during the run (unless `body` moves it). */
-async function openEvent(s: TestServer, rsvp: Record<string, unknown> = {}, body: Record<string, unknown> = {}) {
-  const r = await s.post(
-    '/events',
-    {
-      title: `Admin RSVP event ${++n}`,
-      start_date: '2043-06-10 19:00',
-      end_date: '2043-06-10 21:00',
-      status: 'publish',
-      rsvp: { open: true, ...rsvp },
-      ...body,
-    },
-    { as: 'author' },
-  );
-  expect(r.status, r.text).toBe(201);
-  return r.body;
-}
+/** An event open to RSVP (test/setup/rsvp-events.ts) on this file's day, unless `body` moves it. */
+const openEvent = (s: TestServer, rsvp: Record<string, unknown> = {}, body: Record<string, unknown> = {}) =>
+  openRsvpEvent(s, rsvp, { start_date: '2043-06-10 19:00', end_date: '2043-06-10 21:00', ...body });
 
 /** An RSVP the organiser (the event's author) takes for someone by name and e-mail. */
 async function rsvpFor(s: TestServer, eventId: number, name: string, body: Record<string, unknown> = {}) {

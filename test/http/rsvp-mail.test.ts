@@ -7,6 +7,7 @@ import ICAL from 'ical.js';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { MailSender } from '../../src/mail/sender.js';
+import { openRsvpEvent } from '../setup/rsvp-events.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
 import { startSmtp, startTestSender } from '../setup/smtp.js';
@@ -14,23 +15,13 @@ import { startSmtp, startTestSender } from '../setup/smtp.js';
 const smtp = await startSmtp();
 afterAll(() => smtp.close());
 
-let n = 0;
-async function openEvent(s: TestServer, rsvp: Record<string, unknown> = {}) {
-  const r = await s.post(
-    '/events',
-    {
-      title: `Mail event ${++n}`,
-      start_date: '2043-06-10 19:00',
-      end_date: '2043-06-10 21:00',
-      timezone: 'Europe/Paris',
-      status: 'publish',
-      rsvp: { open: true, ...rsvp },
-    },
-    { as: 'author' },
-  );
-  expect(r.status, r.text).toBe(201);
-  return r.body as { id: number; title: string };
-}
+/** An event open to RSVP (test/setup/rsvp-events.ts), in a zone of its own. */
+const openEvent = async (s: TestServer, rsvp: Record<string, unknown> = {}) =>
+  (await openRsvpEvent(s, rsvp, {
+    start_date: '2043-06-10 19:00',
+    end_date: '2043-06-10 21:00',
+    timezone: 'Europe/Paris',
+  })) as { id: number; title: string };
 
 /** The iTIP part of a message (nodemailer sends it as the text/calendar alternative), read by ical.js. */
 function invitation(mail: ParsedMail) {

@@ -5,20 +5,13 @@
 // stranger's request leaves an account's RSVP alone, and seats freed after the start go to nobody.
 // Hostile input at the RSVP routes and page answers 4xx, never 5xx.
 import { expect, it } from 'vitest';
+import { openRsvpEvent } from '../setup/rsvp-events.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
 
-let n = 0;
-async function openEvent(s: TestServer, rsvp: Record<string, unknown> = {}, start = '2043-07-10 19:00') {
-  const end = start.replace(/ \d\d:/, ' 23:');
-  const r = await s.post(
-    '/events',
-    { title: `Owner event ${++n}`, start_date: start, end_date: end, status: 'publish', rsvp: { open: true, ...rsvp } },
-    { as: 'author' },
-  );
-  expect(r.status, r.text).toBe(201);
-  return r.body.id as number;
-}
+/** An event open to RSVP (test/setup/rsvp-events.ts) starting at `start`; answers its ID. */
+const openEvent = async (s: TestServer, rsvp: Record<string, unknown> = {}, start = '2043-07-10 19:00') =>
+  (await openRsvpEvent(s, rsvp, { start_date: start, end_date: start.replace(/ \d\d:/, ' 23:') })).id as number;
 
 /** The code of the last confirmation link queued for this RSVP (no sender runs here). */
 async function codeOf(s: TestServer, rsvpId: number): Promise<string> {

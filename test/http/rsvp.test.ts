@@ -3,30 +3,14 @@
 // taken, and who may read names and e-mail addresses: at every door that shows events, counts only.
 import { expect, it } from 'vitest';
 import type { Role } from '../../src/auth/roles.js';
+import { openRsvpEvent } from '../setup/rsvp-events.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { settled } from '../setup/feed.js';
 import type { TestServer } from '../setup/server.js';
 
 const NS = '/calendar/events/v1';
 
-let n = 0;
-/** An event open to RSVP (as the author unless told), far enough ahead not to close during the run. */
-async function openEvent(s: TestServer, rsvp: Record<string, unknown> = {}, body: Record<string, unknown> = {}) {
-  const r = await s.post(
-    '/events',
-    {
-      title: `RSVP event ${++n}`,
-      start_date: '2043-05-10 19:00',
-      end_date: '2043-05-10 21:00',
-      status: 'publish',
-      rsvp: { open: true, ...rsvp },
-      ...body,
-    },
-    { as: 'author' },
-  );
-  expect(r.status, r.text).toBe(201);
-  return r.body;
-}
+const openEvent = openRsvpEvent;
 
 /** An RSVP the organiser (the event's author) takes for someone by name and e-mail. */
 async function rsvpFor(s: TestServer, eventId: number, who: string, body: Record<string, unknown> = {}) {
