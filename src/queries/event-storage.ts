@@ -342,6 +342,34 @@ export async function deleteEventRows(tx: Tx, ids: number[]): Promise<void> {
   if (ids.length) await tx.$executeRaw`DELETE FROM events WHERE id = ANY(${ids}::int[])`;
 }
 
+/**
+ * Occurrences a series' write drops that people answered (docs/decisions.md, "RSVP"): they are not
+ * deleted, which would take their RSVPs and tell nobody, but kept as exceptions, and those to come
+ * cancelled (which tells each person: migration rsvp_mail's trigger); the rest go. The rows are
+ * locked before their RSVPs are read: an RSVP write locks its event's row first (services/rsvps/
+ * seats.ts), so none can come to a row found unanswered before it is deleted.
+ */
+export async function dropOccurrenceRows(tx: Tx, ids: number[]): Promise<void> {
+  if (!ids.length) return;
+  await tx.$executeRaw`SELECT id FROM events WHERE id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE`;
+  const answered = await tx.$queryRaw<{ id: number }[]>`
+    SELECT DISTINCT event_id AS id FROM rsvps
+    WHERE event_id = ANY(${ids}::int[]) AND confirmed AND status IN ('going', 'waiting', 'pending', 'checked_in')`;
+  const kept = answered.map((row) => row.id);
+  if (kept.length) {
+    await tx.$executeRaw`
+      UPDATE events SET is_exception = true, modified_at = now(),
+        event_status = CASE WHEN start_utc > now() THEN 'canceled'::"EventStatus" ELSE event_status END,
+        event_status_reason = CASE WHEN start_utc > now() AND event_status_reason = ''
+          THEN 'This date is no longer part of the series.' ELSE event_status_reason END
+      WHERE id = ANY(${kept}::int[])`;
+  }
+  await deleteEventRows(
+    tx,
+    ids.filter((id) => !kept.includes(id)),
+  );
+}
+
 /** Which of these slugs events hold. */
 export async function slugsTaken(tx: Tx, slugs: string[]): Promise<Set<string>> {
   const rows = await tx.$queryRaw<{ slug: string }[]>`SELECT slug FROM events WHERE slug = ANY(${slugs}::text[])`;
@@ -412,9 +440,12 @@ export async function shiftOriginalStarts(tx: Tx, seriesId: number, deltaMs: num
     UPDATE events SET original_start_local = original_start_local - ${far} WHERE parent_id = ${seriesId}::int`;
 }
 
-/** A series made a single event: its occurrences go, its exceptions stay as events of their own. */
+/**
+ * A series made a single event: its occurrences go (those people answered are kept, as exceptions:
+ * dropOccurrenceRows), its exceptions stay as events of their own.
+ */
 export async function detachOccurrences(tx: Tx, seriesId: number): Promise<void> {
-  await tx.$executeRaw`DELETE FROM events WHERE parent_id = ${seriesId}::int AND NOT is_exception`;
+  await dropOccurrenceRows(tx, await followingOccurrences(tx, seriesId));
   // On their own, they keep the text they showed.
   await tx.$executeRaw`
     UPDATE events o SET parent_id = NULL, original_start_local = NULL, is_exception = false,

@@ -125,6 +125,24 @@ describeEachDatabase(
       expect(await s.db.prisma.mailOutbox.count({ where: { eventId: id, kind: 'event-canceled' } })).toBe(0);
     });
 
+    it('keeps a date people answered when its series drops it: cancelled, and they are told', async () => {
+      const series = await openRsvpEvent(s, {}, { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'] });
+      const dates = async () =>
+        (await s.get(`/events?post_parent=${series.id}&start_date=2043-05-01&end_date=2043-06-30&status=publish`)).body
+          .events as { id: number; event_status: string; start_date: string }[];
+      const [, second, third] = await dates();
+      await s.post(`/events/${second.id}/rsvps`, { name: 'Kept', email: 'kept@example.org' }, { as: 'author' });
+      // Two dates instead of three: the third, unanswered, goes; then the series is one event, and
+      // the second, answered, stays, cancelled, and its RSVP with it.
+      expect((await s.post(`/events/${series.id}`, { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=2'] })).status).toBe(200);
+      expect((await s.get(`/events/${third.id}`)).status).toBe(404);
+      expect((await s.post(`/events/${series.id}`, { recurrence: [] })).status).toBe(200);
+      const kept = await s.get(`/events/${second.id}`);
+      expect(kept.status, kept.text).toBe(200);
+      expect(kept.body).toMatchObject({ event_status: 'canceled', rsvp: { going: 1 } });
+      expect(await s.db.prisma.mailOutbox.count({ where: { eventId: second.id, kind: 'event-canceled' } })).toBe(1);
+    });
+
     it('refuses hostile input with 4xx at the RSVP routes and page', async () => {
       const id = await openEvent(s, { anonymous: true });
       for (const name of ['a\u0000b', '   ', 'x'.repeat(251)]) {

@@ -22,7 +22,7 @@ import { type EventZone, eventTimes, eventZone, fromWallClock, UTC_ZONE } from '
 import { firstCharacters, trimEndChar } from '../../lib/text.js';
 import {
   copyLinks,
-  deleteEventRows,
+  dropOccurrenceRows,
   insertOccurrenceRows,
   lockEventRow,
   setOccurrenceTimes,
@@ -134,7 +134,7 @@ export async function dropAndMove(
       : [];
   const wanted = expansion.wanted.map((d) => d.getTime());
   const still = new Set([...wanted, ...later, ...before]);
-  await deleteEventRows(
+  await dropOccurrenceRows(
     tx,
     own.filter((o) => !still.has(o.original.getTime())).map((o) => o.id),
   );
