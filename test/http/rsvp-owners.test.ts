@@ -143,6 +143,15 @@ describeEachDatabase(
       expect(await s.db.prisma.mailOutbox.count({ where: { eventId: second.id, kind: 'event-canceled' } })).toBe(1);
     });
 
+    it('tells those who answered an event moved to the trash, and again if it comes back and is cancelled', async () => {
+      const event = await openRsvpEvent(s);
+      await s.post(`/events/${event.id}/rsvps`, { name: 'Trash', email: 'trash@example.org' }, { as: 'author' });
+      expect((await s.request('DELETE', `/events/${event.id}`)).status).toBe(200);
+      await s.post(`/events/${event.id}`, { status: 'publish' });
+      await s.post(`/events/${event.id}`, { event_status: 'canceled' });
+      expect(await s.db.prisma.mailOutbox.count({ where: { eventId: event.id, kind: 'event-canceled' } })).toBe(2);
+    });
+
     it('refuses hostile input with 4xx at the RSVP routes and page', async () => {
       const id = await openEvent(s, { anonymous: true });
       for (const name of ['a\u0000b', '   ', 'x'.repeat(251)]) {

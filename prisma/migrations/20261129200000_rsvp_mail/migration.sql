@@ -63,7 +63,9 @@ BEGIN
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER "events_mail_canceled" AFTER UPDATE OF "event_status" ON "events"
-  FOR EACH ROW WHEN (NEW.event_status = 'canceled' AND OLD.event_status IS DISTINCT FROM 'canceled'
-    AND NEW.start_utc > now())
+-- An event moved to the trash is off for those who answered it too (unless it was cancelled already).
+CREATE TRIGGER "events_mail_canceled" AFTER UPDATE OF "event_status", "status" ON "events"
+  FOR EACH ROW WHEN (NEW.start_utc > now() AND (
+    (NEW.event_status = 'canceled' AND OLD.event_status IS DISTINCT FROM 'canceled')
+    OR (NEW.status = 'trash' AND OLD.status <> 'trash' AND OLD.event_status <> 'canceled')))
   EXECUTE FUNCTION "mail_event_canceled"();
