@@ -35,7 +35,17 @@ export async function purgeExpired(db: Database, retention: Retention): Promise<
   // statement trigger) and drop every kept answer at each round.
   const [expired] = await db.prisma.$queryRaw<{ any: boolean }[]>`
     SELECT EXISTS (SELECT 1 FROM rsvps WHERE NOT confirmed AND confirm_expires < now()) AS any`;
-  if (expired.any) await db.prisma.$executeRaw`DELETE FROM rsvps WHERE NOT confirmed AND confirm_expires < now()`;
+  // Their events' rows are locked first, in ID order, as every RSVP write locks its event before
+  // reading its RSVPs (services/rsvps/seats.ts): a write that read such a row finishes first, and
+  // the delete then reads it again.
+  if (expired.any) {
+    await db.prisma.$executeRaw`
+      DELETE FROM rsvps r USING (
+        SELECT id FROM events WHERE id IN (
+          SELECT event_id FROM rsvps WHERE NOT confirmed AND confirm_expires < now())
+        ORDER BY id FOR UPDATE) e
+      WHERE r.event_id = e.id AND NOT r.confirmed AND r.confirm_expires < now()`;
+  }
   // Confirmation messages counted per address and day, of days that have passed.
   await db.prisma.$executeRaw`DELETE FROM mail_requests WHERE day < current_date`;
   const kept = new Date(now - retention.changesRetentionDays * 86_400_000);

@@ -17,13 +17,14 @@ export async function eventsAnsweredBy(run: Driver, email: string): Promise<numb
 export interface ErasedEvent {
   id: number;
   capacity: number | null;
+  startUtc: Date;
   started: boolean;
 }
 
 /** Locks the events that still exist, one after the other in ID order (FOR UPDATE above ORDER BY). */
 export async function lockEventsInOrder(run: Driver, ids: number[], now: Date): Promise<ErasedEvent[]> {
   return (await run(
-    `SELECT id, rsvp_capacity AS capacity, start_utc <= $2::timestamptz AS started
+    `SELECT id, rsvp_capacity AS capacity, start_utc AS "startUtc", start_utc <= $2::timestamptz AS started
     FROM events WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE`,
     [ids, now],
   )) as ErasedEvent[];

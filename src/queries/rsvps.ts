@@ -15,6 +15,7 @@ export interface RsvpEvent {
   series: boolean;
   eventStatus: EventStatus;
   startUtc: Date;
+  endUtc: Date;
   open: boolean;
   capacity: number | null;
   guestsMax: number;
@@ -47,7 +48,7 @@ const RSVP_COLUMNS = `id, event_id AS "eventId", account_id AS "accountId", name
 export async function lockRsvpEvent(run: Driver, id: number): Promise<RsvpEvent | undefined> {
   const rows = (await run(
     `SELECT id, status::text, author_id AS "authorId", recurrence <> '{}' AS series,
-      event_status::text AS "eventStatus", start_utc AS "startUtc", rsvp_open AS open, rsvp_capacity AS capacity,
+      event_status::text AS "eventStatus", start_utc AS "startUtc", end_utc AS "endUtc", rsvp_open AS open, rsvp_capacity AS capacity,
       rsvp_guests_max AS "guestsMax", rsvp_approval AS approval, rsvp_anonymous AS anonymous,
       rsvp_closes_before AS "closesBefore"
     FROM events WHERE id = $1::int FOR UPDATE`,
@@ -250,10 +251,10 @@ export async function updateRsvpRow(run: Driver, id: number, change: RsvpChange)
 export async function eventsToSettle(
   run: Driver,
   id: number,
-): Promise<{ id: number; capacity: number | null; seats: number; waiting: boolean }[]> {
+): Promise<{ id: number; capacity: number | null; startUtc: Date; seats: number; waiting: boolean }[]> {
   return (await run(
     `
-    SELECT e.id, e.rsvp_capacity AS capacity, s.seats, s.waiting
+    SELECT e.id, e.rsvp_capacity AS capacity, e.start_utc AS "startUtc", s.seats, s.waiting
     FROM events e
     CROSS JOIN LATERAL (
       SELECT coalesce(sum(1 + r.guests) FILTER (WHERE r.status IN ('going', 'checked_in')), 0)::int AS seats,
@@ -263,5 +264,5 @@ export async function eventsToSettle(
       AND (s.waiting OR (e.rsvp_capacity IS NOT NULL AND s.seats > e.rsvp_capacity))
     ORDER BY e.id`,
     [id],
-  )) as { id: number; capacity: number | null; seats: number; waiting: boolean }[];
+  )) as { id: number; capacity: number | null; startUtc: Date; seats: number; waiting: boolean }[];
 }

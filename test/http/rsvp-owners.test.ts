@@ -152,6 +152,66 @@ describeEachDatabase(
       expect(await s.db.prisma.mailOutbox.count({ where: { eventId: event.id, kind: 'event-canceled' } })).toBe(2);
     });
 
+    it('seats no claim nobody confirmed, whoever answers for it, and a new claim voids the old token', async () => {
+      const id = await openEvent(s, { anonymous: true });
+      const claim = await anonymous(s, id, 'Nobody', 'nobody@example.org');
+      const path = `/events/${id}/rsvps/${claim.id}`;
+      await s.request('PATCH', path, { as: 'author', body: { status: 'declined' } });
+      expect((await s.request('PATCH', path, { as: 'author', body: { answer: 'going' } })).status).toBe(409);
+      await s.request('DELETE', path, { as: 'author' });
+      expect((await s.request('PATCH', path, { as: 'author', body: { answer: 'going' } })).status).toBe(409);
+
+      const own = await anonymous(s, id, 'Owner', 'owner@example.org');
+      const token = (
+        await s.post(`/events/${id}/rsvps/${own.id}/confirm`, { code: await codeOf(s, own.id) }, { as: null })
+      ).body.token as string;
+      const withToken = { as: null, headers: { 'RSVP-Token': token } };
+      await s.request('DELETE', `/events/${id}/rsvps/${own.id}`, withToken);
+      await anonymous(s, id, 'Someone', 'owner@example.org');
+      expect((await s.get(`/events/${id}/rsvps/${own.id}`, withToken)).status).toBe(404);
+      expect((await s.get(`/events/${id}`, { as: null })).body.rsvp.going).toBe(0);
+    });
+
+    it('gives a seat freed before a postponement to the waiting list, not to a newcomer', async () => {
+      const id = await openEvent(s, { capacity: 1 }, '2021-03-01 19:00');
+      const first = await s.post(`/events/${id}/rsvps`, { name: 'First', email: 'p1@example.org' }, { as: 'author' });
+      const second = await s.post(`/events/${id}/rsvps`, { name: 'Second', email: 'p2@example.org' }, { as: 'author' });
+      await s.request('DELETE', `/events/${id}/rsvps/${first.body.id}`, { as: 'author' });
+      // Closing RSVP after the start seats nobody either.
+      await s.post(`/events/${id}`, { rsvp: { open: false } });
+      expect((await s.get(`/events/${id}/rsvps/${second.body.id}`, { as: 'author' })).body.status).toBe('waiting');
+      await s.post(`/events/${id}`, {
+        start_date: '2043-03-01 19:00',
+        end_date: '2043-03-01 23:00',
+        rsvp: { open: true },
+      });
+      expect((await s.get(`/events/${id}/rsvps/${second.body.id}`, { as: 'author' })).body.status).toBe('going');
+      expect((await s.post(`/events/${id}/rsvps`, {}, { as: 'subscriber' })).body.status).toBe('waiting');
+    });
+
+    it('tells what a claim taken over becomes, and nothing once the event is over', async () => {
+      const id = await openEvent(s, { anonymous: true, approval: true });
+      const claim = await anonymous(s, id, 'Stranger', 'contributor@example.org');
+      const mine = await s.post(`/events/${id}/rsvps`, { answer: 'going' }, { as: 'contributor' });
+      expect(mine.body).toMatchObject({ id: claim.id, status: 'pending' });
+      const other = await anonymous(s, id, 'Stranger', 'subscriber@example.org');
+      const declined = await s.post(`/events/${id}/rsvps`, { answer: 'not_going' }, { as: 'subscriber' });
+      expect(declined.body).toMatchObject({ id: other.id, status: 'declined' });
+      const kinds = async (rsvpId: number) =>
+        (await s.db.prisma.mailOutbox.findMany({ where: { rsvpId }, orderBy: { id: 'asc' } })).map((m) => m.kind);
+      expect(await kinds(claim.id)).toEqual(['confirm', 'pending']);
+      expect(await kinds(other.id)).toEqual(['confirm']);
+
+      const past = await openEvent(s, {}, '2020-03-01 19:00');
+      const late = await s.post(
+        `/events/${past}/rsvps`,
+        { name: 'Late', email: 'late2@example.org' },
+        { as: 'author' },
+      );
+      await s.request('PATCH', `/events/${past}/rsvps/${late.body.id}`, { as: 'author', body: { status: 'declined' } });
+      expect(await kinds(late.body.id)).toEqual([]);
+    });
+
     it('refuses hostile input with 4xx at the RSVP routes and page', async () => {
       const id = await openEvent(s, { anonymous: true });
       for (const name of ['a\u0000b', '   ', 'x'.repeat(251)]) {

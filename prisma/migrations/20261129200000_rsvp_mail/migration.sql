@@ -52,8 +52,8 @@ CREATE TABLE "mail_requests" (
 
 -- An event cancelled tells everyone who answered it and still expects it, whichever door cancelled
 -- it (REST, batch, CalDAV, the importer, a series' status reaching its dates: services/series/sync.ts):
--- a trigger, since every one of them writes this row. Only a date to come: a series cancelled from
--- now on also marks its past dates, whose people came (or did not) already.
+-- a trigger, since every one of them writes this row. Only an event not over yet: a series cancelled
+-- from now on also marks its past dates, whose people came (or did not) already.
 CREATE FUNCTION "mail_event_canceled"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO "mail_outbox" ("kind", "event_id", "rsvp_id", "recipient", "name")
@@ -65,7 +65,7 @@ END $$;
 
 -- An event moved to the trash is off for those who answered it too (unless it was cancelled already).
 CREATE TRIGGER "events_mail_canceled" AFTER UPDATE OF "event_status", "status" ON "events"
-  FOR EACH ROW WHEN (NEW.start_utc > now() AND (
+  FOR EACH ROW WHEN (NEW.end_utc > now() AND (
     (NEW.event_status = 'canceled' AND OLD.event_status IS DISTINCT FROM 'canceled')
     OR (NEW.status = 'trash' AND OLD.status <> 'trash' AND OLD.event_status <> 'canceled')))
   EXECUTE FUNCTION "mail_event_canceled"();

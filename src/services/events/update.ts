@@ -43,9 +43,12 @@ export async function changeEvent(
   scope?: Scope,
 ): Promise<number> {
   const id = await writeScoped(tx, ctx, key, input, scope);
-  // New RSVP settings hold against the seats taken, and free seats go to the waiting list, in this
-  // transaction (services/rsvps/seats.ts).
-  if (input.rsvp !== undefined) await settleSeats(statementsOf(tx), id, sendsMail(ctx));
+  // New RSVP settings hold against the seats taken, and free seats go to the waiting list (before
+  // the start), in this transaction (services/rsvps/seats.ts).
+  // Moved to a later start, seats freed after the old one go to the waiting list now.
+  if (input.rsvp !== undefined || input.start_date !== undefined) {
+    await settleSeats(statementsOf(tx), id, sendsMail(ctx));
+  }
   return id;
 }
 

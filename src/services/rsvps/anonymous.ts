@@ -78,6 +78,8 @@ export async function requestRsvp(ctx: ServiceContext, eventId: number, input: R
         status: 'pending',
         confirmed: false,
         ...unconfirmed,
+        // A new claim: a token given for what it was opens it no more.
+        tokenHash: null,
         anew: true,
       });
     } else {

@@ -16,8 +16,8 @@ import { eventsToSettle, seatsTaken, seatWaiting, waitingList } from '../../quer
 interface Seating {
   id: number;
   capacity: number | null;
-  /** Known to RSVP writes: once the event started, seats freed go to nobody (see promote). */
-  startUtc?: Date;
+  /** Once the event started, seats freed go to nobody (see promote). */
+  startUtc: Date;
 }
 
 /** Seats an RSVP takes: its owner and each guest. */
@@ -47,9 +47,8 @@ export async function place(
  */
 export async function promote(run: Driver, event: Seating, mail: boolean): Promise<void> {
   // After the start a seat freed is no one's to take: "a place is yours" would come too late, and
-  // the waiting list is the record of who did not get in. (An organiser raising the capacity at the
-  // door, settleSeats, knows no start and seats them.)
-  if (event.startUtc && event.startUtc.getTime() <= Date.now()) return;
+  // the waiting list is the record of who did not get in.
+  if (event.startUtc.getTime() <= Date.now()) return;
   const waiting = await waitingList(run, event.id);
   if (!waiting.length) return;
   let free = event.capacity === null ? Infinity : event.capacity - (await seatsTaken(run, event.id));

@@ -53,9 +53,19 @@ export async function lockedTarget(run: Driver, ctx: ServiceContext, eventId: nu
   return { event, organiser: isOrganiser(ctx.caller, event) };
 }
 
-/** The owner of a new RSVP, or of one that changed status, is told (mail/outbox.ts). */
-async function tell(ctx: ServiceContext, run: Driver, before: RsvpStatus | undefined, after: RsvpRow): Promise<void> {
-  const kind = sendsMail(ctx) ? statusMail(before, after.status) : undefined;
+/**
+ * The owner of a new RSVP, or of one that changed status, is told (mail/outbox.ts), until the event
+ * is over. `before` is what it was, if it counted: a claim nobody confirmed (anonymous.ts) did not.
+ */
+async function tell(
+  ctx: ServiceContext,
+  run: Driver,
+  event: Pick<RsvpEvent, 'endUtc'>,
+  before: Pick<RsvpRow, 'status' | 'confirmed'> | undefined,
+  after: RsvpRow,
+): Promise<void> {
+  if (!sendsMail(ctx) || event.endUtc.getTime() <= Date.now()) return;
+  const kind = statusMail(before?.confirmed ? before.status : undefined, after.status);
   if (kind) await queueMail(run, kind, [after.id]);
 }
 
@@ -93,7 +103,7 @@ export async function createRsvp(
     const written = existing
       ? await updateRsvpRow(run, existing.id, { ...data, ...vouched, anew: true })
       : await insertRsvp(run, { eventId, ...data });
-    await tell(ctx, run, existing?.status, written);
+    await tell(ctx, run, event, existing, written);
     // An account's RSVPs count among its creates of the hour (services/quotas.ts): its last lock.
     await chargeCreate(run, ctx);
     return written;
@@ -190,7 +200,7 @@ export async function updateRsvp(
       // Approved, or answering `going` again: it joins the waiting list's order now.
       anew: ['pending', ...ENDED].includes(rsvp.status) && !ENDED.includes(status),
     });
-    await tell(ctx, run, rsvp.status, updated);
+    await tell(ctx, run, event, rsvp, updated);
     await promote(run, event, sendsMail(ctx));
     // Promotion may have seated this very RSVP (one that waits with fewer guests now).
     return updated.status === 'waiting' ? ((await findRsvp(run, eventId, updated.id)) ?? updated) : updated;
@@ -237,6 +247,8 @@ async function nextStatus(run: Driver, { event, organiser, rsvp, input, guests }
     if (!organiser && declinedByOrganiser(rsvp)) {
       throw new RsvpRefused('status', "The event's organisers declined this RSVP.");
     }
+    // A claim nobody confirmed counts only by its link (anonymous.ts), whoever answers for it.
+    if (!rsvp.confirmed) throw new RsvpRefused('status', 'This RSVP is not confirmed by its e-mail address yet.');
     if (!organiser) assertOpen(event, new Date());
     return place(run, event, guests, event.approval && !organiser);
   }
@@ -278,7 +290,7 @@ export async function cancelRsvp(
     const { event, organiser, rsvp } = await lockedRsvp(run, ctx, eventId, rsvpId, token);
     if (!organiser) assertOwnersToChange(rsvp);
     const cancelled = rsvp.status === 'cancelled' ? rsvp : await updateRsvpRow(run, rsvp.id, { status: 'cancelled' });
-    await tell(ctx, run, rsvp.status, cancelled);
+    await tell(ctx, run, event, rsvp, cancelled);
     await promote(run, event, sendsMail(ctx));
     return cancelled;
   });
