@@ -8,7 +8,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { MailSettings } from '../config/mail.js';
 import type { Database } from '../db/client.js';
 import type { Urls } from '../http/urls.js';
-import { mailMessages } from '../metrics/registry.js';
+import { mailMessages, trackMailQueue } from '../metrics/registry.js';
 import { NotFound } from '../domain/errors.js';
 import { readBack } from '../services/events/read.js';
 import { invitationOf } from './invitation.js';
@@ -159,6 +159,11 @@ export function startMailSender(db: Database, options: SenderOptions, onError: (
     mailMessages.inc({ outcome });
   }
 
+  // The queue as /metrics reports it.
+  const untrack = trackMailQueue(async () => {
+    const [{ n }] = await db.prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM mail_outbox`;
+    return n;
+  });
   const timer = setInterval(() => void round(), options.pollMs ?? 2000);
   timer.unref();
   return {
@@ -172,6 +177,7 @@ export function startMailSender(db: Database, options: SenderOptions, onError: (
     flush: () => round(),
     async stop() {
       stopped = true;
+      untrack();
       clearInterval(timer);
       clearTimeout(nudged);
       await running;

@@ -136,33 +136,46 @@ export const mailMessages = new Counter({
   registers,
 });
 
-const queues = new Set<() => Promise<number>>();
-
-/** Counts what `pending` reads in the webhook queue gauge until the returned function is called. */
-export function trackWebhookQueue(pending: () => Promise<number>): () => void {
-  queues.add(pending);
-  return () => {
-    queues.delete(pending);
+/**
+ * A gauge of a queue kept in the database, read at each scrape from what every running worker of
+ * this instance registers (`track`, until the function it answers is called).
+ */
+function queueDepth(name: string, help: string): (pending: () => Promise<number>) => () => void {
+  const queues = new Set<() => Promise<number>>();
+  new Gauge({
+    name,
+    help,
+    registers,
+    async collect() {
+      // A queue that cannot be read within a second is unknown (NaN), not empty; the rest of the
+      // scrape does not wait for a database in trouble.
+      const depths = await Promise.all(
+        [...queues].map((pending) =>
+          Promise.race([pending(), new Promise<number>((resolve) => setTimeout(resolve, 1000, NaN).unref())]).catch(
+            () => NaN,
+          ),
+        ),
+      );
+      this.set(depths.reduce((a, b) => a + b, 0));
+    },
+  });
+  return (pending) => {
+    queues.add(pending);
+    return () => {
+      queues.delete(pending);
+    };
   };
 }
 
-new Gauge({
-  name: 'webhook_queue_depth',
-  help: 'Webhook messages waiting to be delivered (first attempts and retries), on every instance of this database.',
-  registers,
-  async collect() {
-    // A queue that cannot be read within a second is unknown (NaN), not empty; the rest of the
-    // scrape does not wait for a database in trouble.
-    const depths = await Promise.all(
-      [...queues].map((pending) =>
-        Promise.race([pending(), new Promise<number>((resolve) => setTimeout(resolve, 1000, NaN).unref())]).catch(
-          () => NaN,
-        ),
-      ),
-    );
-    this.set(depths.reduce((a, b) => a + b, 0));
-  },
-});
+export const trackWebhookQueue = queueDepth(
+  'webhook_queue_depth',
+  'Webhook messages waiting to be delivered (first attempts and retries), on every instance of this database.',
+);
+
+export const trackMailQueue = queueDepth(
+  'mail_queue_depth',
+  'Messages waiting to be sent (first attempts and retries), on every instance of this database.',
+);
 
 /**
  * The media library as housekeeping last found it (db/housekeeping.ts): uploads no event, venue or

@@ -7,6 +7,7 @@ import ICAL from 'ical.js';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { MailSender } from '../../src/mail/sender.js';
+import { registry } from '../../src/metrics/registry.js';
 import { openRsvpEvent } from '../setup/rsvp-events.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
@@ -91,6 +92,11 @@ describeEachDatabase(
       expect(cancel.sequence).toBeGreaterThanOrEqual(request.sequence);
       const promoted = invitation(await smtp.next('wendy@example.org', 'A place is yours'));
       expect(promoted.method).toBe('REQUEST');
+      // /metrics counts what was sent, and the queue is empty again.
+      await sender.flush();
+      const metrics = await registry.metrics();
+      expect(metrics).toMatch(/^mail_messages_total\{outcome="sent"\} [1-9]/m);
+      expect(metrics).toMatch(/^mail_queue_depth 0$/m);
       expect(await counts(s, event.id)).toMatchObject({ going: 1, waiting: 0 });
     });
 
