@@ -202,6 +202,27 @@ describeEachDatabase('RSVP', (s) => {
     expect(answerNo.body.status).toBe('declined');
   });
 
+  it("closes every date as long before its start as a date's closes_at sent with scope=all says", async () => {
+    const series = await openEvent(s, {}, { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'] });
+    const dates = async () =>
+      (await s.get(`/events?post_parent=${series.id}&start_date=2043-05-01&end_date=2043-06-30`)).body.events as {
+        id: number;
+        rsvp: { closes_at: string };
+      }[];
+    const [, second] = await dates();
+    const r = await s.post(
+      `/events/${second.id}?scope=all`,
+      { rsvp: { closes_at: '2043-05-17 17:00' } },
+      { as: 'author' },
+    );
+    expect(r.status, r.text).toBe(200);
+    expect((await dates()).map((d) => d.rsvp.closes_at)).toEqual([
+      '2043-05-10 17:00:00',
+      '2043-05-17 17:00:00',
+      '2043-05-24 17:00:00',
+    ]);
+  });
+
   it('refuses RSVP to a series, a cancelled or closed event, and without an account', async () => {
     const series = await openEvent(s, {}, { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'] });
     const toSeries = await s.post(`/events/${series.id}/rsvps`, {}, { as: 'subscriber' });

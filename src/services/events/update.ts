@@ -8,7 +8,8 @@ import { type EventRecord } from '../../domain/records.js';
 import type { ServiceContext } from '../context.js';
 import { inTransaction } from '../retry.js';
 import { type EventInput, times } from './input.js';
-import { wallClockText } from '../../lib/event-times.js';
+import { eventZone, UTC_ZONE, wallClockText } from '../../lib/event-times.js';
+import { formatDateTime, parseDateInput } from '../../lib/dates.js';
 import { readBack } from './read.js';
 import { type Scope, resolveScope, type EventRow, lockTarget } from './scope.js';
 import { splitSeries, restoreOccurrence } from '../series/edits.js';
@@ -104,11 +105,30 @@ const RECURRENCE_OF_SERIES =
  * (the occurrence moved from 19:00 to 20:00: every occurrence starts at 20:00).
  */
 function shiftedInput(input: EventInput, occurrence: EventRow, series: EventRow, siteZone: string): EventInput {
-  if (input.start_date === undefined && input.end_date === undefined) return input;
+  const rsvp = shiftedRsvp(input, occurrence, series);
+  const withRsvp = rsvp === input.rsvp ? input : { ...input, rsvp };
+  if (input.start_date === undefined && input.end_date === undefined) return withRsvp;
   const when = times(input, occurrence, siteZone);
   const shift = (field: 'start' | 'end') => {
     const moved = when[`${field}Local`].getTime() - occurrence[`${field}Local`].getTime();
     return wallClockText(new Date(series[`${field}Local`].getTime() + moved));
   };
-  return { ...input, start_date: shift('start'), end_date: shift('end'), timezone: when.timezone };
+  return { ...withRsvp, start_date: shift('start'), end_date: shift('end'), timezone: when.timezone };
+}
+
+/**
+ * `rsvp.closes_at` sent to an occurrence with `scope=all` says when RSVP to that date closes: the
+ * series closes each date as long before its start (services/rsvps/settings.ts stores the offset),
+ * so the time is moved onto the series' start by the wall-clock distance between the two dates.
+ */
+function shiftedRsvp(input: EventInput, occurrence: EventRow, series: EventRow): EventInput['rsvp'] {
+  const closesAt = input.rsvp?.closes_at;
+  if (closesAt === undefined || closesAt === null) return input.rsvp;
+  const zone = (eventZone(input.timezone ?? occurrence.timezone) ?? UTC_ZONE).zone;
+  const instant = parseDateInput(closesAt, zone);
+  // One it cannot read is refused where the settings are read.
+  if (!instant) return input.rsvp;
+  const wallClock = new Date(`${formatDateTime(instant, zone).replace(' ', 'T')}Z`);
+  const moved = wallClock.getTime() + series.startLocal.getTime() - occurrence.startLocal.getTime();
+  return { ...input.rsvp, closes_at: wallClockText(new Date(moved)) };
 }
