@@ -23,12 +23,14 @@
 // sign-ins only) but for the limits part.
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { caldavPart } from './caldav.js';
 import { clusterPart } from './cluster.js';
 import { HEADER, type Print, table } from './figures.js';
 import { measureImports } from './import.js';
 import { measurePglite } from './pglite.js';
 import { comparePostgres } from './postgresql.js';
+import { measureMixed } from './mixed.js';
 import { measureLimits } from './rate-limits.js';
 import { measureRsvps } from './rsvps.js';
 import { measureScaling } from './scaling.js';
@@ -43,6 +45,7 @@ const PARTS = new Set(
 );
 
 async function main() {
+  const began = performance.now();
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   const cpus = os.cpus();
   console.log(`Calendar Events Service benchmark — ${new Date().toISOString()}`);
@@ -72,16 +75,28 @@ async function main() {
   };
   console.log(table([HEADER]));
 
-  if (PARTS.has('postgresql')) await comparePostgres(print);
-  if (PARTS.has('pglite')) await measurePglite(print);
-  if (PARTS.has('limits')) await measureLimits(print);
-  if (PARTS.has('scaling')) await measureScaling(print);
-  if (PARTS.has('webhooks')) await measureWebhooks(print);
-  if (PARTS.has('recurring')) await comparePostgres(print, true);
-  if (PARTS.has('import')) await measureImports();
-  if (PARTS.has('cluster')) await clusterPart(print);
-  if (PARTS.has('caldav')) await caldavPart();
-  if (PARTS.has('rsvps')) await measureRsvps(print);
+  const parts: [string, () => Promise<void>][] = [
+    ['postgresql', () => comparePostgres(print)],
+    ['pglite', () => measurePglite(print)],
+    ['limits', () => measureLimits(print)],
+    ['scaling', () => measureScaling(print)],
+    ['webhooks', () => measureWebhooks(print)],
+    ['recurring', () => comparePostgres(print, true)],
+    ['import', () => measureImports()],
+    ['cluster', () => clusterPart(print)],
+    ['caldav', () => caldavPart()],
+    ['rsvps', () => measureRsvps(print)],
+    ['mixed', () => measureMixed(print)],
+  ];
+  // How long each part and the whole run took: the default run is to stay under ten minutes.
+  const took = (since: number) => `${((performance.now() - since) / 1000).toFixed(0)} s`;
+  for (const [name, part] of parts) {
+    if (!PARTS.has(name)) continue;
+    const started = performance.now();
+    await part();
+    console.log(`  (${name}: ${took(started)})`);
+  }
+  console.log(`\nThe run took ${took(began)}, building included.`);
   const failed = rows.some((row) => row[7]);
   if (failed) {
     console.error('\nSome requests failed: the figures above are not to be trusted.');
