@@ -7,8 +7,11 @@
 // BENCH_SECONDS (default 10) is the length of each measured run; BENCH_CONNECTIONS (default 32) the
 // number of concurrent connections; BENCH_ROUNDS (default 2) how many times the service and the
 // baseline take turns at each read scenario (the best round of each counts); BENCH_ONLY (default
-// postgresql,pglite,limits,rsvps: under ten minutes on two cores) a comma-separated choice of the parts:
-// postgresql (baseline and service, 10,000 events), pglite, limits (the cheapest read with rate
+// postgresql,pglite,rsvps,mixed: under ten minutes on two cores, docs/performance.md) a comma-separated
+// choice of the parts:
+// postgresql (10,000 events: each read on the baseline and on the service to an anonymous caller,
+// whose answers are kept, and to a signed-in one, whose answers are built; creation on the service
+// and as a bare create of the same statements), pglite, limits (the cheapest read with rate
 // limits off and counted in each store: memory, PostgreSQL, Redis at BENCH_REDIS_URL, else
 // TEST_REDIS_URL or REDIS_URL, else redis://127.0.0.1:6379 when it answers), scaling, webhooks
 // (event creation with and without a subscription, and the delay from a
@@ -17,7 +20,9 @@
 // events from a site of The Events Calendar, scripts/bench/import.ts), cluster (1 to 3 instances behind
 // nginx, and a failover run, scripts/bench/cluster.ts), caldav (the CalDAV syncs of the postgresql and
 // pglite parts alone, scripts/bench/caldav.ts), rsvps (RSVPs to one event of 200 seats through two
-// instances, and a check that nobody was over-booked, scripts/bench/rsvps.ts); BENCH_PROFILE a folder where each service
+// instances, and a check that nobody was over-booked, scripts/bench/rsvps.ts), mixed (two instances,
+// anonymous and signed-in reads over many URLs and 1 % writes for BENCH_MIXED_SECONDS, default 60,
+// and the share of kept answers, scripts/bench/mixed.ts); BENCH_PROFILE a folder where each service
 // process leaves a CPU profile (.cpuprofile, for Chrome DevTools or speedscope); BENCH_SERVICE_ENV
 // settings of the service as JSON. The service runs with its default configuration (rate limits on
 // sign-ins only) but for the limits part.
@@ -39,7 +44,7 @@ import { measureWebhooks } from './webhooks.js';
 
 // `npm run bench -- cluster pglite` chooses parts as BENCH_ONLY does.
 const PARTS = new Set(
-  (process.argv.slice(2).join(',') || process.env.BENCH_ONLY || 'postgresql,pglite,limits,rsvps')
+  (process.argv.slice(2).join(',') || process.env.BENCH_ONLY || 'postgresql,pglite,rsvps,mixed')
     .split(',')
     .map((part) => part.trim()),
 );
