@@ -1,8 +1,8 @@
 // The yardstick of the benchmark: a bare node:http server that answers the single-event and event-list
 // requests of the service with hand-written SQL through `pg` and JSON.stringify. No framework, no
 // validation, no authentication: what the same data costs with nothing in between. It loads what the
-// service's representation shows (the event, its venues, organizers and terms with their counts) so
-// that the two do the same work on the database.
+// service's representation shows (the event, its venues, organizers and terms with their counts, its
+// RSVP counts) so that the two do the same work on the database.
 //
 // And a bare create (POST to the event list), for event creation's yardstick: the statements of the
 // service's create of a plain event by an editor, as PostgreSQL's `log_statement` shows them (the
@@ -20,13 +20,17 @@ const API = '/wp-json/calendar/events/v1';
 const PREFIX = `${API}/events`;
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 
+// What the representation shows of the row: since RSVP (issue 53) its settings and counts too, and
+// the event's status and virtual place.
 const EVENT_COLUMNS = `id, author_id, status, slug, title, description, excerpt, published_at, modified_at, start_local, end_local,
-  start_utc, end_utc, timezone, all_day, cost, website, image, show_map, show_map_link, hide_from_listings, sticky, featured`;
+  start_utc, end_utc, timezone, all_day, cost, website, image, image_meta, show_map, show_map_link, hide_from_listings, sticky,
+  featured, event_status, event_status_reason, is_virtual, is_hybrid, virtual_url, rsvp_open, rsvp_capacity, rsvp_guests_max,
+  rsvp_approval, rsvp_anonymous, rsvp_closes_before`;
 
 type Row = Record<string, unknown> & { id: number };
 
 async function related(ids: number[]) {
-  const [venues, organizers, terms] = await Promise.all([
+  const [venues, organizers, terms, rsvps] = await Promise.all([
     pool.query<Row>(
       `SELECT ev.event_id, v.* FROM event_venues ev JOIN venues v ON v.id = ev.venue_id WHERE ev.event_id = ANY($1) ORDER BY ev.position, v.id`,
       [ids],
@@ -39,6 +43,14 @@ async function related(ids: number[]) {
       `SELECT et.event_id, t.* FROM event_terms et JOIN terms t ON t.id = et.term_id WHERE et.event_id = ANY($1) ORDER BY t.name`,
       [ids],
     ),
+    // The RSVP counts each event shows, on the same index as the service's (queries/event-rows.ts).
+    pool.query<Row>(
+      `SELECT event_id, coalesce(sum(1 + guests) FILTER (WHERE status IN ('going', 'checked_in')), 0)::int AS going,
+         coalesce(sum(1 + guests) FILTER (WHERE status = 'waiting'), 0)::int AS waiting,
+         coalesce(sum(1 + guests) FILTER (WHERE status = 'checked_in'), 0)::int AS checked_in
+       FROM rsvps WHERE event_id = ANY($1) AND status IN ('going', 'checked_in', 'waiting') GROUP BY event_id`,
+      [ids],
+    ),
   ]);
   const byEvent = (rows: Row[]) => {
     const map = new Map<number, Row[]>();
@@ -49,7 +61,12 @@ async function related(ids: number[]) {
     }
     return map;
   };
-  return { venues: byEvent(venues.rows), organizers: byEvent(organizers.rows), terms: byEvent(terms.rows) };
+  return {
+    venues: byEvent(venues.rows),
+    organizers: byEvent(organizers.rows),
+    terms: byEvent(terms.rows),
+    rsvps: new Map(rsvps.rows.map((row) => [row.event_id as number, row])),
+  };
 }
 
 function representation(event: Row, links: Awaited<ReturnType<typeof related>>, host: string) {
@@ -71,6 +88,7 @@ function representation(event: Row, links: Awaited<ReturnType<typeof related>>, 
     tags: terms.filter((t) => t.taxonomy === 'post_tag').map(term),
     venue: links.venues.get(event.id) ?? [],
     organizer: links.organizers.get(event.id) ?? [],
+    rsvp: links.rsvps.get(event.id) ?? { going: 0, waiting: 0, checked_in: 0 },
   };
 }
 
