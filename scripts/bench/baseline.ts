@@ -247,7 +247,11 @@ async function create(body: string, host: string) {
       cost: input.cost ?? null,
       recurrence: [],
     },
-    { venues: ids(input.venue), organizers: ids(input.organizer), terms: [...ids(input.categories), ...ids(input.tags)] },
+    {
+      venues: ids(input.venue),
+      organizers: ids(input.organizer),
+      terms: [...ids(input.categories), ...ids(input.tags)],
+    },
   );
   const [row] = (await w.run(w.readBack, [id], { prepare: true })) as { event: string }[];
   const event = JSON.parse(row.event) as Row;

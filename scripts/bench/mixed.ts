@@ -188,7 +188,15 @@ export async function measureMixed(print: Print) {
       const label = `mixed, 2 instances, ${MIXED_SECONDS} s`;
       print(label, 'all requests', figuresOf(outcomes, seconds, peak, errors));
       for (const kind of KINDS)
-        print(label, `${kind}s`, figuresOf(outcomes.filter((o) => o.kind === kind), seconds, peak));
+        print(
+          label,
+          `${kind}s`,
+          figuresOf(
+            outcomes.filter((o) => o.kind === kind),
+            seconds,
+            peak,
+          ),
+        );
       const hits = after.reduce((n, a, i) => n + a.hit - before[i].hit, 0);
       const misses = after.reduce((n, a, i) => n + a.miss - before[i].miss, 0);
       const share = hits + misses ? (100 * hits) / (hits + misses) : 0;
