@@ -1,8 +1,16 @@
 // The yardstick of the benchmark: a bare node:http server that answers the single-event and event-list
 // requests of the service with hand-written SQL through `pg` and JSON.stringify. No framework, no
 // validation, no authentication: what the same data costs with nothing in between. It loads what the
-// service's representation shows (the event, its venues, organizers and terms with their counts) so
-// that the two do the same work on the database.
+// service's representation shows (the event, its venues, organizers and terms with their counts, its
+// RSVP counts) so that the two do the same work on the database.
+//
+// And a bare create (POST to the event list), for event creation's yardstick: the statements of the
+// service's create of a plain event by an editor, as PostgreSQL's `log_statement` shows them (the
+// create's one read of its checks, the event and its links in one statement, atomic on its own, so
+// in no transaction, as services/events/create.ts runs it; then the read-back of the event), each
+// prepared as the service prepares them. They are the service's own statements
+// (queries/event-storage.ts, queries/event-rows.ts), so that the two stay the same; only the
+// service's authentication (one statement more per request) and its checks of the input are left out.
 //
 // Run as its own process: DATABASE_URL=... PORT=... node --import tsx scripts/bench/baseline.ts
 import http from 'node:http';
@@ -12,13 +20,17 @@ const API = '/wp-json/calendar/events/v1';
 const PREFIX = `${API}/events`;
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 
+// What the representation shows of the row: since RSVP (issue 53) its settings and counts too, and
+// the event's status and virtual place.
 const EVENT_COLUMNS = `id, author_id, status, slug, title, description, excerpt, published_at, modified_at, start_local, end_local,
-  start_utc, end_utc, timezone, all_day, cost, website, image, show_map, show_map_link, hide_from_listings, sticky, featured`;
+  start_utc, end_utc, timezone, all_day, cost, website, image, image_meta, show_map, show_map_link, hide_from_listings, sticky,
+  featured, event_status, event_status_reason, is_virtual, is_hybrid, virtual_url, rsvp_open, rsvp_capacity, rsvp_guests_max,
+  rsvp_approval, rsvp_anonymous, rsvp_closes_before`;
 
 type Row = Record<string, unknown> & { id: number };
 
 async function related(ids: number[]) {
-  const [venues, organizers, terms] = await Promise.all([
+  const [venues, organizers, terms, rsvps] = await Promise.all([
     pool.query<Row>(
       `SELECT ev.event_id, v.* FROM event_venues ev JOIN venues v ON v.id = ev.venue_id WHERE ev.event_id = ANY($1) ORDER BY ev.position, v.id`,
       [ids],
@@ -31,6 +43,14 @@ async function related(ids: number[]) {
       `SELECT et.event_id, t.* FROM event_terms et JOIN terms t ON t.id = et.term_id WHERE et.event_id = ANY($1) ORDER BY t.name`,
       [ids],
     ),
+    // The RSVP counts each event shows, on the same index as the service's (queries/event-rows.ts).
+    pool.query<Row>(
+      `SELECT event_id, coalesce(sum(1 + guests) FILTER (WHERE status IN ('going', 'checked_in')), 0)::int AS going,
+         coalesce(sum(1 + guests) FILTER (WHERE status = 'waiting'), 0)::int AS waiting,
+         coalesce(sum(1 + guests) FILTER (WHERE status = 'checked_in'), 0)::int AS checked_in
+       FROM rsvps WHERE event_id = ANY($1) AND status IN ('going', 'checked_in', 'waiting') GROUP BY event_id`,
+      [ids],
+    ),
   ]);
   const byEvent = (rows: Row[]) => {
     const map = new Map<number, Row[]>();
@@ -41,7 +61,12 @@ async function related(ids: number[]) {
     }
     return map;
   };
-  return { venues: byEvent(venues.rows), organizers: byEvent(organizers.rows), terms: byEvent(terms.rows) };
+  return {
+    venues: byEvent(venues.rows),
+    organizers: byEvent(organizers.rows),
+    terms: byEvent(terms.rows),
+    rsvps: new Map(rsvps.rows.map((row) => [row.event_id as number, row])),
+  };
 }
 
 function representation(event: Row, links: Awaited<ReturnType<typeof related>>, host: string) {
@@ -63,6 +88,7 @@ function representation(event: Row, links: Awaited<ReturnType<typeof related>>, 
     tags: terms.filter((t) => t.taxonomy === 'post_tag').map(term),
     venue: links.venues.get(event.id) ?? [],
     organizer: links.organizers.get(event.id) ?? [],
+    rsvp: links.rsvps.get(event.id) ?? { going: 0, waiting: 0, checked_in: 0 },
   };
 }
 
@@ -143,10 +169,115 @@ async function venues(query: URLSearchParams) {
   return { venues: rows.rows, total, total_pages: Math.ceil(total / 12) };
 }
 
+/**
+ * The service's statements for a create, loaded at the first one (they come with Prisma's runtime,
+ * which the reads, measured before, do without), and a statement runner on the pool that prepares
+ * them as the service's driver does (db/driver.ts).
+ */
+let writing: ReturnType<typeof loadWriting> | undefined;
+const loadWriting = async () => {
+  const [storage, rows, slug] = await Promise.all([
+    import('../../src/queries/event-storage.js'),
+    import('../../src/queries/event-rows.js'),
+    import('../../src/lib/slug.js'),
+  ]);
+  const names = new Map<string, string>();
+  const run = async (text: string, values: unknown[], options?: { prepare?: boolean }) => {
+    let name = options?.prepare ? names.get(text) : undefined;
+    if (options?.prepare && !name) names.set(text, (name = `b${names.size + 1}`));
+    return (await pool.query({ name, text, values })).rows as unknown[];
+  };
+  const readBack = `SELECT (${rows.EVENT_JSON.text})::text AS event FROM (SELECT * FROM events e WHERE e.id = $1::int) e`;
+  // The account the service's creates are written by (scripts/bench/fixtures.ts seed).
+  const { rows: author } = await pool.query<{ id: number }>(`SELECT id FROM users WHERE login = 'bench'`);
+  return { ...storage, ...slug, run, readBack, authorId: author[0].id };
+};
+
+interface NewEvent {
+  title: string;
+  description?: string;
+  start_date: string;
+  end_date: string;
+  cost?: string;
+  venue?: number;
+  organizer?: number[];
+  categories?: number[];
+  tags?: number[];
+}
+
+/** Wall-clock text of the site's zone (UTC, the service's default) as the Date the service stores. */
+const utc = (text: string) => new Date(`${text.replace(' ', 'T')}Z`);
+
+async function create(body: string, host: string) {
+  // A failure to load is answered by this create, and the next one tries again.
+  const w = await (writing ??= loadWriting().catch((err: unknown) => {
+    writing = undefined;
+    throw err;
+  }));
+  const input = JSON.parse(body) as NewEvent;
+  const title = input.title.trim();
+  const base = w.slugify(title);
+  const ids = (value: number | number[] | undefined) => (value === undefined ? [] : [value].flat());
+  const found = await w.readCreateChecks(w.run, {
+    venues: ids(input.venue),
+    organizers: ids(input.organizer),
+    categories: ids(input.categories),
+    tags: ids(input.tags),
+    author: undefined,
+    slug: base,
+  });
+  const [start, end] = [utc(input.start_date), utc(input.end_date)];
+  const now = new Date();
+  const id = await w.insertEventAndLinks(
+    w.run,
+    {
+      authorId: w.authorId,
+      status: 'publish',
+      slug: w.firstFreeSlug(base, found.slugsTaken),
+      title,
+      description: input.description ?? '',
+      publishedAt: now,
+      modifiedAt: now,
+      startLocal: start,
+      endLocal: end,
+      startUtc: start,
+      endUtc: end,
+      timezone: 'UTC',
+      allDay: false,
+      cost: input.cost ?? null,
+      recurrence: [],
+    },
+    {
+      venues: ids(input.venue),
+      organizers: ids(input.organizer),
+      terms: [...ids(input.categories), ...ids(input.tags)],
+    },
+  );
+  const [row] = (await w.run(w.readBack, [id], { prepare: true })) as { event: string }[];
+  const event = JSON.parse(row.event) as Row;
+  return { ...event, url: `http://${host}/event/${String(event.slug)}/`, rest_url: `http://${host}${PREFIX}/${id}` };
+}
+
+const bodyOf = (req: http.IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    req.on('error', reject);
+  });
+
 async function answer(req: http.IncomingMessage, res: http.ServerResponse) {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const host = req.headers.host ?? 'localhost';
   try {
+    if (req.method === 'POST' && url.pathname === PREFIX) {
+      const created = await create(await bodyOf(req), host);
+      res.writeHead(201, { 'Content-Type': 'application/json; charset=UTF-8', Location: created.rest_url });
+      res.end(JSON.stringify(created));
+      return;
+    }
     let body: unknown;
     if (url.pathname === `${API}/venues`) body = await venues(url.searchParams);
     else if (url.pathname === PREFIX || url.pathname === `${PREFIX}/`) body = await list(url.searchParams, host);

@@ -21,7 +21,7 @@ export function best(runs: Figures[]): Figures {
 }
 
 export const HEADER = ['setup', 'scenario', 'req/s', 'p50', 'p99', 'peak RSS MB', '÷ baseline', ''];
-export const WIDTHS = [32, 16, 8, 6, 6, 12, 11, 0];
+export const WIDTHS = [34, 16, 8, 6, 6, 12, 11, 0];
 export const table = (rows: string[][]) =>
   rows
     .map((row) => row.map((cell, i) => (i < 2 ? cell.padEnd(WIDTHS[i]) : cell.padStart(WIDTHS[i]))).join(' '))

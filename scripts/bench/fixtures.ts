@@ -16,7 +16,15 @@ export interface Fixtures {
   tagId: number;
   windowStart: string;
   windowEnd: string;
+  /** An editor's application password: the account creation writes as. */
   bearer: string;
+  /**
+   * A subscriber's application password: a signed-in reader, whose answers are built every time
+   * (http/answer-cache.ts keeps anonymous ones only) from the same published events as an
+   * anonymous caller's, so with the same queries as the baseline's (an editor's lists would hold
+   * drafts too: auth/permissions.ts listScope).
+   */
+  reader: string;
 }
 
 export type Storage = { kind: 'postgresql'; url: string } | { kind: 'pglite'; dataDir: string };
@@ -40,7 +48,7 @@ export async function createPostgres(label: string): Promise<{ url: string; drop
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
 
-/** Migrates and seeds the database, adds a contributor with an application password, picks the fixtures. */
+/** Migrates and seeds the database, adds an editor and a subscriber with an application password each, picks the fixtures. */
 export async function seed(storage: Storage, size: CalendarSize): Promise<Fixtures> {
   const started = Date.now();
   const db = await openDatabase(
@@ -57,7 +65,9 @@ export async function seed(storage: Storage, size: CalendarSize): Promise<Fixtur
     // of creates per hour (QUOTA_CREATES_PER_HOUR), which the creation scenario would meet at once.
     await createUser(db.prisma, { login: 'bench', password: 'bench-password', role: 'editor' });
     const { password } = await issueAppPassword(db.prisma, 'bench', 'benchmark');
-    const fixtures = await db.withConnection((sql) => pickFixtures(sql, password));
+    await createUser(db.prisma, { login: 'bench-reader', password: 'bench-password', role: 'subscriber' });
+    const reader = (await issueAppPassword(db.prisma, 'bench-reader', 'benchmark')).password;
+    const fixtures = await db.withConnection((sql) => pickFixtures(sql, password, reader));
     console.log(
       `  (seeded ${size.events.toLocaleString('en')} events on ${storage.kind} in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
     );
@@ -68,7 +78,7 @@ export async function seed(storage: Storage, size: CalendarSize): Promise<Fixtur
 }
 
 /** Published upcoming events to read, and the busiest venue and category of the coming year. */
-export async function pickFixtures(sql: SqlConnection, bearer: string): Promise<Fixtures> {
+export async function pickFixtures(sql: SqlConnection, bearer: string, reader: string): Promise<Fixtures> {
   const day = (offsetDays: number) => new Date(NOW.getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
   const [windowStart, windowEnd] = [day(0), day(365)];
   const events = await sql.query<{ id: number }>(
@@ -93,5 +103,6 @@ export async function pickFixtures(sql: SqlConnection, bearer: string): Promise<
     windowStart,
     windowEnd,
     bearer,
+    reader,
   };
 }

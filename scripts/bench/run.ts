@@ -7,8 +7,11 @@
 // BENCH_SECONDS (default 10) is the length of each measured run; BENCH_CONNECTIONS (default 32) the
 // number of concurrent connections; BENCH_ROUNDS (default 2) how many times the service and the
 // baseline take turns at each read scenario (the best round of each counts); BENCH_ONLY (default
-// postgresql,pglite,limits,rsvps: under ten minutes on two cores) a comma-separated choice of the parts:
-// postgresql (baseline and service, 10,000 events), pglite, limits (the cheapest read with rate
+// postgresql,pglite,rsvps,mixed: under ten minutes on two cores, docs/performance.md) a comma-separated
+// choice of the parts:
+// postgresql (10,000 events: each read on the baseline and on the service to an anonymous caller,
+// whose answers are kept, and to a signed-in one, whose answers are built; creation on the service
+// and as a bare create of the same statements), pglite, limits (the cheapest read with rate
 // limits off and counted in each store: memory, PostgreSQL, Redis at BENCH_REDIS_URL, else
 // TEST_REDIS_URL or REDIS_URL, else redis://127.0.0.1:6379 when it answers), scaling, webhooks
 // (event creation with and without a subscription, and the delay from a
@@ -17,18 +20,22 @@
 // events from a site of The Events Calendar, scripts/bench/import.ts), cluster (1 to 3 instances behind
 // nginx, and a failover run, scripts/bench/cluster.ts), caldav (the CalDAV syncs of the postgresql and
 // pglite parts alone, scripts/bench/caldav.ts), rsvps (RSVPs to one event of 200 seats through two
-// instances, and a check that nobody was over-booked, scripts/bench/rsvps.ts); BENCH_PROFILE a folder where each service
+// instances, and a check that nobody was over-booked, scripts/bench/rsvps.ts), mixed (two instances,
+// anonymous and signed-in reads over many URLs and 1 % writes for BENCH_MIXED_SECONDS, default 60,
+// and the share of kept answers, scripts/bench/mixed.ts); BENCH_PROFILE a folder where each service
 // process leaves a CPU profile (.cpuprofile, for Chrome DevTools or speedscope); BENCH_SERVICE_ENV
 // settings of the service as JSON. The service runs with its default configuration (rate limits on
 // sign-ins only) but for the limits part.
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { caldavPart } from './caldav.js';
 import { clusterPart } from './cluster.js';
 import { HEADER, type Print, table } from './figures.js';
 import { measureImports } from './import.js';
 import { measurePglite } from './pglite.js';
 import { comparePostgres } from './postgresql.js';
+import { measureMixed } from './mixed.js';
 import { measureLimits } from './rate-limits.js';
 import { measureRsvps } from './rsvps.js';
 import { measureScaling } from './scaling.js';
@@ -37,12 +44,13 @@ import { measureWebhooks } from './webhooks.js';
 
 // `npm run bench -- cluster pglite` chooses parts as BENCH_ONLY does.
 const PARTS = new Set(
-  (process.argv.slice(2).join(',') || process.env.BENCH_ONLY || 'postgresql,pglite,limits,rsvps')
+  (process.argv.slice(2).join(',') || process.env.BENCH_ONLY || 'postgresql,pglite,rsvps,mixed')
     .split(',')
     .map((part) => part.trim()),
 );
 
 async function main() {
+  const began = performance.now();
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   const cpus = os.cpus();
   console.log(`Calendar Events Service benchmark — ${new Date().toISOString()}`);
@@ -72,16 +80,28 @@ async function main() {
   };
   console.log(table([HEADER]));
 
-  if (PARTS.has('postgresql')) await comparePostgres(print);
-  if (PARTS.has('pglite')) await measurePglite(print);
-  if (PARTS.has('limits')) await measureLimits(print);
-  if (PARTS.has('scaling')) await measureScaling(print);
-  if (PARTS.has('webhooks')) await measureWebhooks(print);
-  if (PARTS.has('recurring')) await comparePostgres(print, true);
-  if (PARTS.has('import')) await measureImports();
-  if (PARTS.has('cluster')) await clusterPart(print);
-  if (PARTS.has('caldav')) await caldavPart();
-  if (PARTS.has('rsvps')) await measureRsvps(print);
+  const parts: [string, () => Promise<void>][] = [
+    ['postgresql', () => comparePostgres(print)],
+    ['pglite', () => measurePglite(print)],
+    ['limits', () => measureLimits(print)],
+    ['scaling', () => measureScaling(print)],
+    ['webhooks', () => measureWebhooks(print)],
+    ['recurring', () => comparePostgres(print, true)],
+    ['import', () => measureImports()],
+    ['cluster', () => clusterPart(print)],
+    ['caldav', () => caldavPart()],
+    ['rsvps', () => measureRsvps(print)],
+    ['mixed', () => measureMixed(print)],
+  ];
+  // How long each part and the whole run took: the default run is to stay under ten minutes.
+  const took = (since: number) => `${((performance.now() - since) / 1000).toFixed(0)} s`;
+  for (const [name, part] of parts) {
+    if (!PARTS.has(name)) continue;
+    const started = performance.now();
+    await part();
+    console.log(`  (${name}: ${took(started)})`);
+  }
+  console.log(`\nThe run took ${took(began)}, building included.`);
   const failed = rows.some((row) => row[7]);
   if (failed) {
     console.error('\nSome requests failed: the figures above are not to be trusted.');

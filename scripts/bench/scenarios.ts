@@ -43,3 +43,14 @@ export function scenarios(f: Fixtures): Record<(typeof READS)[number] | 'event c
     },
   };
 }
+
+/**
+ * The same read as a signed-in caller sends it, with an application password: its answer is built
+ * every time (kept answers are for anonymous reads only, http/answer-cache.ts). The password is
+ * checked with scrypt once per process and remembered (auth/secrets.ts verifySecret); measure()'s
+ * warm-up sends that first request, so the run measures the build.
+ */
+export const signedIn = (read: Scenario, bearer: string): Scenario => ({
+  ...read,
+  headers: { ...read.headers, authorization: `Bearer ${bearer}` },
+});

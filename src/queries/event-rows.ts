@@ -19,7 +19,8 @@ const sql = Prisma.sql;
  * statement, so that a list costs no query per event; never a name or an e-mail address.
  */
 // The stored words of its search (migration word_prefix_search) are no part of an event's record.
-const EVENT_JSON = sql`(to_jsonb(e) - 'search_vector') || jsonb_build_object(
+// Exported for the benchmark's bare create (scripts/bench/baseline.ts), which reads back with it.
+export const EVENT_JSON = sql`(to_jsonb(e) - 'search_vector') || jsonb_build_object(
   'description', coalesce(e.description, (SELECT s.description FROM events s WHERE s.id = e.parent_id), ''),
   'excerpt', coalesce(e.excerpt, (SELECT s.excerpt FROM events s WHERE s.id = e.parent_id), ''),
   'venues', coalesce((SELECT jsonb_agg(to_jsonb(l) || jsonb_build_object('venue', to_jsonb(v)) ORDER BY l.position, l.venue_id)
