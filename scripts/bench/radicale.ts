@@ -1,0 +1,288 @@
+// The service's CalDAV beside Radicale (Debian's, started as test/setup/dav-clients.ts starts it for
+// the client tests), on the same calendar: the service on PostgreSQL is seeded (calendar.ts), its
+// whole calendar read back through its own CalDAV and written into Radicale, then both are asked
+// the same things, one request at a time as a phone asks: discovery, a full sync, an incremental
+// sync after ten changes, a multiget of 50 and the PUT of a new event. Each figure is the median
+// and slowest of several runs; the ratio is the service's median over Radicale's (below 1, the
+// service is faster).
+import { performance } from 'node:perf_hooks';
+import { basicAuth, type Radicale, startRadicale } from '../../test/setup/dav-clients.js';
+import { scaledCalendar } from './calendar.js';
+import { createPostgres, seed } from './fixtures.js';
+import { startService } from './service.js';
+import { API } from './settings.js';
+
+/** BENCH_CALDAV_SIZES: the calendars compared, comma-separated numbers of events. */
+export const CALDAV_SIZES = (process.env.BENCH_CALDAV_SIZES || '1000,10000')
+  .split(',')
+  .map((size) => Number(size.trim()))
+  .filter((size) => size > 0);
+
+const DAV = 'xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:cs="http://calendarserver.org/ns/"';
+/** The list of calendars as DAVx5 and Apple Calendar ask for it in a calendar home. */
+const CALENDAR_LIST = `<d:propfind ${DAV}><d:prop><d:resourcetype/><d:displayname/><c:calendar-description/><c:supported-calendar-component-set/><d:current-user-privilege-set/><d:sync-token/><cs:getctag/></d:prop></d:propfind>`;
+const propfind = (prop: string) => `<d:propfind ${DAV}><d:prop>${prop}</d:prop></d:propfind>`;
+const syncBody = (token: string) =>
+  `<d:sync-collection ${DAV}><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`;
+const multigetBody = (hrefs: string[], data = true) =>
+  `<c:calendar-multiget ${DAV}><d:prop><d:getetag/>${data ? '<c:calendar-data/>' : ''}</d:prop>${hrefs.map((href) => `<d:href>${href}</d:href>`).join('')}</c:calendar-multiget>`;
+
+// Both servers' multistatus, whatever prefix each gives the DAV: and CalDAV namespaces.
+const RESPONSE = /<(?:\w+:)?response[\s>][\s\S]*?<\/(?:\w+:)?response>/g;
+const hrefOf = (xml: string) => /<(?:\w+:)?href>([^<]*)</.exec(xml)?.[1] ?? '';
+const unescapeXml = (text: string) =>
+  text.replace(/&(lt|gt|amp|quot|apos|#x?[0-9a-fA-F]+);/g, (_, name: string) => {
+    if (name.startsWith('#x')) return String.fromCodePoint(parseInt(name.slice(2), 16));
+    if (name.startsWith('#')) return String.fromCodePoint(Number(name.slice(1)));
+    return { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" }[name] ?? '';
+  });
+
+/** One CalDAV server as a client sees it: where it starts, who signs in, how ten events change. */
+interface Side {
+  name: string;
+  origin: string;
+  auth: string;
+  /** Where discovery starts (the address the user types). */
+  root: string;
+  /** The calendar the scenarios read and write: its path. */
+  collection: string;
+  change(hrefs: string[]): Promise<void>;
+}
+
+interface Timing {
+  medianMs: number;
+  maxMs: number;
+  /** What the last answer held: its responses (resources, or calendars for discovery) and size. */
+  responses: number;
+  bytes: number;
+}
+
+const RUNS = { discovery: 11, full: 3, incremental: 11, multiget: 11, put: 11 };
+
+async function ask(side: Side, method: string, path: string, body: string, headers: Record<string, string> = {}) {
+  const answer = await fetch(`${side.origin}${path}`, {
+    method,
+    headers: { authorization: side.auth, 'content-type': 'application/xml; charset=utf-8', ...headers },
+    body,
+  });
+  const text = await answer.text();
+  return { status: answer.status, text, headers: answer.headers };
+}
+
+async function dav(side: Side, method: string, path: string, body: string, depth: string): Promise<string> {
+  const answer = await ask(side, method, path, body, { depth });
+  if (answer.status !== 207)
+    throw new Error(`${side.name}: ${method} ${path} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+  return answer.text;
+}
+
+async function timed(runs: number, once: (run: number) => Promise<string>): Promise<Timing> {
+  const times: number[] = [];
+  let last = '';
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now();
+    last = await once(run);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return {
+    medianMs: times[Math.floor(times.length / 2)],
+    maxMs: times[times.length - 1],
+    responses: last.match(RESPONSE)?.length ?? 0,
+    bytes: Buffer.byteLength(last),
+  };
+}
+
+/** current-user-principal, then calendar-home-set, then the calendars of the home, Depth 1. */
+async function discover(side: Side): Promise<string> {
+  const root = await dav(side, 'PROPFIND', side.root, propfind('<d:current-user-principal/>'), '0');
+  const principal = /current-user-principal>\s*<(?:\w+:)?href>([^<]*)</.exec(root)?.[1];
+  if (!principal) throw new Error(`${side.name}: no current-user-principal in ${root.slice(0, 300)}`);
+  const found = await dav(side, 'PROPFIND', principal, propfind('<c:calendar-home-set/>'), '0');
+  const home = /calendar-home-set>\s*<(?:\w+:)?href>([^<]*)</.exec(found)?.[1];
+  if (!home) throw new Error(`${side.name}: no calendar-home-set in ${found.slice(0, 300)}`);
+  return dav(side, 'PROPFIND', home, CALENDAR_LIST, '1');
+}
+
+const hrefsOf = (multistatus: string) => (multistatus.match(RESPONSE) ?? []).map(hrefOf);
+const tokenOf = (multistatus: string) => /<(?:\w+:)?sync-token>([^<]*)</.exec(multistatus)?.[1] ?? '';
+
+/** The text of a new event, a different one each run. */
+function newEvent(uid: string): string {
+  const day = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '');
+  return [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//calendar-events bench//EN',
+    'BEGIN:VEVENT',
+    `UID:${uid}`,
+    'DTSTAMP:20260101T000000Z',
+    `DTSTART:${day}T180000Z`,
+    `DTEND:${day}T200000Z`,
+    'SUMMARY:Written by the CalDAV benchmark',
+    'LOCATION:Hall 1',
+    'END:VEVENT',
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
+}
+
+/** Every scenario on one side, in the order that keeps them apart (the PUTs, which add events, last). */
+async function scenarios(side: Side, label: string) {
+  const discovery = await timed(RUNS.discovery, () => discover(side));
+  const full = await timed(RUNS.full, () => dav(side, 'REPORT', side.collection, syncBody(''), '1'));
+  const listing = await dav(side, 'REPORT', side.collection, syncBody(''), '1');
+  const hrefs = hrefsOf(listing);
+  await side.change(hrefs.slice(0, 10));
+  const token = tokenOf(listing);
+  const incremental = await timed(RUNS.incremental, () => dav(side, 'REPORT', side.collection, syncBody(token), '1'));
+  if (incremental.responses < 10)
+    throw new Error(`${side.name}: the incremental sync gave ${incremental.responses} of 10 changes`);
+  // Fifty resources from all over the calendar, as a client fetches what a sync listed.
+  const step = Math.max(1, Math.floor(hrefs.length / 50));
+  const fifty = hrefs.filter((_, i) => i % step === 0).slice(0, 50);
+  const multiget = await timed(RUNS.multiget, () => dav(side, 'REPORT', side.collection, multigetBody(fifty), '1'));
+  const put = await timed(RUNS.put, async (run) => {
+    const name = `bench-${label}-${process.pid}-${run}`;
+    const answer = await ask(side, 'PUT', `${side.collection}${name}.ics`, newEvent(`${name}@bench.example.org`), {
+      'content-type': 'text/calendar; charset=utf-8',
+      'if-none-match': '*',
+    });
+    if (answer.status !== 201) throw new Error(`${side.name}: PUT answered ${answer.status}: ${answer.text}`);
+    return answer.text;
+  });
+  return { discovery, full, incremental, multiget, put };
+}
+
+/**
+ * The service's whole calendar as one iCalendar text: every resource read through its CalDAV (a
+ * sync for the names, multigets of a thousand for the texts), each zone's text once.
+ */
+async function exportCalendar(service: Side): Promise<{ text: string; resources: number }> {
+  const hrefs = hrefsOf(await dav(service, 'REPORT', service.collection, syncBody(''), '1'));
+  const zones = new Set<string>();
+  const events: string[] = [];
+  for (let i = 0; i < hrefs.length; i += 1000) {
+    const answer = await dav(service, 'REPORT', service.collection, multigetBody(hrefs.slice(i, i + 1000)), '1');
+    for (const [, data] of answer.matchAll(/<(?:\w+:)?calendar-data[^>]*>([^<]*)</g)) {
+      const text = unescapeXml(data);
+      for (const [block] of text.matchAll(/^BEGIN:VTIMEZONE\r?\n[\s\S]*?^END:VTIMEZONE\r?\n/gm)) zones.add(block);
+      for (const [block] of text.matchAll(/^BEGIN:VEVENT\r?\n[\s\S]*?^END:VEVENT\r?\n/gm)) events.push(block);
+    }
+  }
+  const text = [
+    'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//calendar-events bench//EN\r\n',
+    ...zones,
+    ...events,
+    'END:VCALENDAR\r\n',
+  ].join('');
+  return { text, resources: hrefs.length };
+}
+
+/**
+ * Fills Radicale's calendar with the service's. In one PUT of the whole collection, which Radicale
+ * stores as one file per UID: a PUT per event costs Radicale a read of every item already there
+ * (its UID check, storage/__init__.py `has_uid`) under its one storage lock, so ten thousand of
+ * them would take the better part of an hour, concurrently or not.
+ */
+async function fillRadicale(radicale: Radicale, calendar: string): Promise<number> {
+  const started = performance.now();
+  const answer = await fetch(radicale.calendarUrl, {
+    method: 'PUT',
+    headers: { authorization: basicAuth(radicale.user, radicale.password), 'content-type': 'text/calendar' },
+    body: calendar,
+  });
+  if (answer.status !== 201) throw new Error(`Radicale answered ${answer.status} to the calendar's PUT`);
+  return performance.now() - started;
+}
+
+/** Ten events changed on Radicale as a client changes them: read, a new SUMMARY, PUT with If-Match. */
+function radicaleSide(radicale: Radicale): Side {
+  const side: Side = {
+    name: 'Radicale',
+    origin: radicale.url,
+    auth: basicAuth(radicale.user, radicale.password),
+    root: '/',
+    collection: new URL(radicale.calendarUrl).pathname,
+    async change(hrefs) {
+      for (const href of hrefs) {
+        const current = await fetch(`${radicale.url}${href}`, { headers: { authorization: side.auth } });
+        const etag = current.headers.get('etag') ?? '';
+        const text = (await current.text()).replace(
+          /^SUMMARY:.*$/m,
+          `SUMMARY:Changed for the benchmark at ${Date.now()}`,
+        );
+        const answer = await ask(side, 'PUT', href, text, { 'content-type': 'text/calendar', 'if-match': etag });
+        if (answer.status !== 201) throw new Error(`Radicale answered ${answer.status} to a change`);
+      }
+    },
+  };
+  return side;
+}
+
+type Results = Awaited<ReturnType<typeof scenarios>>;
+const NAMES: [keyof Results, string][] = [
+  ['discovery', 'discovery (principal, home, calendars)'],
+  ['full', 'full sync (sync-collection, ETags)'],
+  ['incremental', 'incremental sync, 10 changes'],
+  ['multiget', 'multiget of 50'],
+  ['put', 'PUT of a new event'],
+];
+
+function report(events: number, service: Results, radicale: Results) {
+  const cell = (t: Timing) => `${t.medianMs.toFixed(1).padStart(7)} (${t.maxMs.toFixed(1).padStart(7)})`;
+  for (const [key, name] of NAMES) {
+    const [s, r] = [service[key], radicale[key]];
+    console.log(
+      `${events.toLocaleString('en').padStart(6)} events  ${name.padEnd(40)} service ${cell(s)} ms  Radicale ${cell(r)} ms  ÷ ${(s.medianMs / r.medianMs).toFixed(2).padStart(5)}   (${s.responses} / ${r.responses} responses, ${(s.bytes / 1024).toFixed(0)} / ${(r.bytes / 1024).toFixed(0)} KiB)`,
+    );
+  }
+}
+
+/** The comparison on a calendar of `events` events: the service on a fresh PostgreSQL database, a fresh Radicale. */
+export async function compareWithRadicale(events: number): Promise<void> {
+  const database = await createPostgres(`radicale_${events}`);
+  try {
+    const fixtures = await seed({ kind: 'postgresql', url: database.url }, scaledCalendar(events));
+    const server = await startService({ kind: 'postgresql', url: database.url });
+    try {
+      const service: Side = {
+        name: 'service',
+        origin: server.url,
+        auth: basicAuth('bench', fixtures.bearer),
+        root: '/caldav/',
+        collection: '/caldav/calendars/events/',
+        async change() {
+          // Through the API, as an editor changes an event; the feed gives a change once no older
+          // transaction is still running, a moment after it commits.
+          for (const id of fixtures.eventIds.slice(0, 10)) {
+            const answer = await fetch(`${server.url}${API}/events/${id}`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${fixtures.bearer}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ excerpt: `Changed for the CalDAV benchmark at ${Date.now()}` }),
+            });
+            if (answer.status !== 200) throw new Error(`The API answered ${answer.status} to a change`);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        },
+      };
+      const radicale = await startRadicale();
+      try {
+        const exported = await exportCalendar(service);
+        const fillMs = await fillRadicale(radicale, exported.text);
+        console.log(
+          `  (Radicale filled with the service's ${exported.resources.toLocaleString('en')} resources, ${(Buffer.byteLength(exported.text) / 2 ** 20).toFixed(1)} MB, in one PUT of ${(fillMs / 1000).toFixed(1)} s)`,
+        );
+        const onService = await scenarios(service, 'service');
+        const onRadicale = await scenarios(radicaleSide(radicale), 'radicale');
+        report(events, onService, onRadicale);
+      } finally {
+        await radicale.close();
+      }
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await database.drop();
+  }
+}
