@@ -5,10 +5,12 @@
 // sync after ten changes, a multiget of 50 and the PUT of a new event. Each figure is the median
 // and slowest of several runs; the ratio is the service's median over Radicale's (below 1, the
 // service is faster).
+import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { basicAuth, type Radicale, startRadicale } from '../../test/setup/dav-clients.js';
 import { scaledCalendar } from './calendar.js';
 import { createPostgres, seed } from './fixtures.js';
+import { cpuSeconds } from './load.js';
 import { startService } from './service.js';
 import { API } from './settings.js';
 
@@ -46,16 +48,36 @@ interface Side {
   root: string;
   /** The calendar the scenarios read and write: its path. */
   collection: string;
+  /** Its process, whose CPU time is counted. */
+  pid(): number;
   change(hrefs: string[]): Promise<void>;
 }
 
 interface Timing {
   medianMs: number;
   maxMs: number;
+  /** CPU time of the server's process per request (/proc; PostgreSQL's own not counted). */
+  cpuMs: number;
   /** What the last answer held: its responses (resources, or calendars for discovery) and size. */
   responses: number;
   bytes: number;
 }
+
+/** The process this one started under that name (startRadicale keeps its child to itself); 0 for none. */
+function childNamed(name: string): number {
+  for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      // pid (comm) state ppid ...
+      const [, comm, ppid] = /^\d+ \((.*)\) \S+ (\d+)/.exec(readFileSync(`/proc/${entry}/stat`, 'utf8')) ?? [];
+      if (comm === name && Number(ppid) === process.pid) return Number(entry);
+    } catch {
+      // It ended while the folder was read.
+    }
+  }
+  return 0;
+}
+
+type Results = Record<'discovery' | 'full' | 'incremental' | 'multiget' | 'put', Timing>;
 
 const RUNS = { discovery: 11, full: 3, incremental: 11, multiget: 11, put: 11 };
 
@@ -76,9 +98,10 @@ async function dav(side: Side, method: string, path: string, body: string, depth
   return answer.text;
 }
 
-async function timed(runs: number, once: (run: number) => Promise<string>): Promise<Timing> {
+async function timed(side: Side, runs: number, once: (run: number) => Promise<string>): Promise<Timing> {
   const times: number[] = [];
   let last = '';
+  const cpuBefore = cpuSeconds(side.pid());
   for (let run = 0; run < runs; run++) {
     const started = performance.now();
     last = await once(run);
@@ -88,6 +111,7 @@ async function timed(runs: number, once: (run: number) => Promise<string>): Prom
   return {
     medianMs: times[Math.floor(times.length / 2)],
     maxMs: times[times.length - 1],
+    cpuMs: ((cpuSeconds(side.pid()) - cpuBefore) * 1000) / runs,
     responses: last.match(RESPONSE)?.length ?? 0,
     bytes: Buffer.byteLength(last),
   };
@@ -127,23 +151,38 @@ function newEvent(uid: string): string {
   ].join('\r\n');
 }
 
-/** Every scenario on one side, in the order that keeps them apart (the PUTs, which add events, last). */
-async function scenarios(side: Side, label: string) {
-  const discovery = await timed(RUNS.discovery, () => discover(side));
-  const full = await timed(RUNS.full, () => dav(side, 'REPORT', side.collection, syncBody(''), '1'));
-  const listing = await dav(side, 'REPORT', side.collection, syncBody(''), '1');
-  const hrefs = hrefsOf(listing);
-  await side.change(hrefs.slice(0, 10));
-  const token = tokenOf(listing);
-  const incremental = await timed(RUNS.incremental, () => dav(side, 'REPORT', side.collection, syncBody(token), '1'));
-  if (incremental.responses < 10)
-    throw new Error(`${side.name}: the incremental sync gave ${incremental.responses} of 10 changes`);
+/**
+ * Every scenario, each on one side and then the other, so that passing load on a shared machine
+ * weighs on both; the PUTs, which add events, last. One discovery each first, untimed: the
+ * service verifies an application password once per process (scrypt, src/auth/secrets.ts).
+ */
+async function scenarios(sides: Side[]): Promise<Results[]> {
+  const results = sides.map(() => ({}) as Results);
+  const each = async (key: keyof Results, runs: number, once: (side: Side, run: number) => Promise<string>) => {
+    for (const [i, side] of sides.entries()) results[i][key] = await timed(side, runs, (run) => once(side, run));
+  };
+  for (const side of sides) await discover(side);
+  await each('discovery', RUNS.discovery, discover);
+  await each('full', RUNS.full, (side) => dav(side, 'REPORT', side.collection, syncBody(''), '1'));
+  const listings = await Promise.all(sides.map((side) => dav(side, 'REPORT', side.collection, syncBody(''), '1')));
+  const hrefs = new Map(sides.map((side, i) => [side, hrefsOf(listings[i])]));
+  const tokens = new Map(sides.map((side, i) => [side, tokenOf(listings[i])]));
+  for (const side of sides) await side.change(hrefs.get(side)?.slice(0, 10) ?? []);
+  await each('incremental', RUNS.incremental, async (side) => {
+    const answer = await dav(side, 'REPORT', side.collection, syncBody(tokens.get(side) ?? ''), '1');
+    const changes = answer.match(RESPONSE)?.length ?? 0;
+    if (changes < 10) throw new Error(`${side.name}: the incremental sync gave ${changes} of 10 changes`);
+    return answer;
+  });
   // Fifty resources from all over the calendar, as a client fetches what a sync listed.
-  const step = Math.max(1, Math.floor(hrefs.length / 50));
-  const fifty = hrefs.filter((_, i) => i % step === 0).slice(0, 50);
-  const multiget = await timed(RUNS.multiget, () => dav(side, 'REPORT', side.collection, multigetBody(fifty), '1'));
-  const put = await timed(RUNS.put, async (run) => {
-    const name = `bench-${label}-${process.pid}-${run}`;
+  const fifty = (side: Side) => {
+    const all = hrefs.get(side) ?? [];
+    const step = Math.max(1, Math.floor(all.length / 50));
+    return all.filter((_, i) => i % step === 0).slice(0, 50);
+  };
+  await each('multiget', RUNS.multiget, (side) => dav(side, 'REPORT', side.collection, multigetBody(fifty(side)), '1'));
+  await each('put', RUNS.put, async (side, run) => {
+    const name = `bench-${side.name}-${process.pid}-${run}`;
     const answer = await ask(side, 'PUT', `${side.collection}${name}.ics`, newEvent(`${name}@bench.example.org`), {
       'content-type': 'text/calendar; charset=utf-8',
       'if-none-match': '*',
@@ -151,7 +190,7 @@ async function scenarios(side: Side, label: string) {
     if (answer.status !== 201) throw new Error(`${side.name}: PUT answered ${answer.status}: ${answer.text}`);
     return answer.text;
   });
-  return { discovery, full, incremental, multiget, put };
+  return results;
 }
 
 /**
@@ -198,12 +237,14 @@ async function fillRadicale(radicale: Radicale, calendar: string): Promise<numbe
 
 /** Ten events changed on Radicale as a client changes them: read, a new SUMMARY, PUT with If-Match. */
 function radicaleSide(radicale: Radicale): Side {
+  const pid = childNamed('radicale');
   const side: Side = {
     name: 'Radicale',
     origin: radicale.url,
     auth: basicAuth(radicale.user, radicale.password),
     root: '/',
     collection: new URL(radicale.calendarUrl).pathname,
+    pid: () => pid,
     async change(hrefs) {
       for (const href of hrefs) {
         const current = await fetch(`${radicale.url}${href}`, { headers: { authorization: side.auth } });
@@ -220,7 +261,6 @@ function radicaleSide(radicale: Radicale): Side {
   return side;
 }
 
-type Results = Awaited<ReturnType<typeof scenarios>>;
 const NAMES: [keyof Results, string][] = [
   ['discovery', 'discovery (principal, home, calendars)'],
   ['full', 'full sync (sync-collection, ETags)'],
@@ -230,11 +270,15 @@ const NAMES: [keyof Results, string][] = [
 ];
 
 function report(events: number, service: Results, radicale: Results) {
-  const cell = (t: Timing) => `${t.medianMs.toFixed(1).padStart(7)} (${t.maxMs.toFixed(1).padStart(7)})`;
+  const cell = (t: Timing) =>
+    `${t.medianMs.toFixed(1).padStart(7)} (${t.maxMs.toFixed(1).padStart(7)}) ${t.cpuMs.toFixed(1).padStart(6)}`;
+  console.log(
+    `${'events'.padStart(6)}  ${'scenario'.padEnd(40)} ${'service: median (slowest), CPU ms'.padEnd(33)} ${'Radicale: median (slowest), CPU ms'.padEnd(34)} ÷ Radicale  responses, KiB (service / Radicale)`,
+  );
   for (const [key, name] of NAMES) {
     const [s, r] = [service[key], radicale[key]];
     console.log(
-      `${events.toLocaleString('en').padStart(6)} events  ${name.padEnd(40)} service ${cell(s)} ms  Radicale ${cell(r)} ms  ÷ ${(s.medianMs / r.medianMs).toFixed(2).padStart(5)}   (${s.responses} / ${r.responses} responses, ${(s.bytes / 1024).toFixed(0)} / ${(r.bytes / 1024).toFixed(0)} KiB)`,
+      `${events.toLocaleString('en').padStart(6)}  ${name.padEnd(40)} ${cell(s).padEnd(33)} ${cell(r).padEnd(34)} ${(s.medianMs / r.medianMs).toFixed(2).padStart(10)}  ${s.responses} / ${r.responses}, ${(s.bytes / 1024).toFixed(0)} / ${(r.bytes / 1024).toFixed(0)}`,
     );
   }
 }
@@ -252,6 +296,7 @@ export async function compareWithRadicale(events: number): Promise<void> {
         auth: basicAuth('bench', fixtures.bearer),
         root: '/caldav/',
         collection: '/caldav/calendars/events/',
+        pid: () => server.process.pid ?? 0,
         async change() {
           // Through the API, as an editor changes an event; the feed gives a change once no older
           // transaction is still running, a moment after it commits.
@@ -273,8 +318,7 @@ export async function compareWithRadicale(events: number): Promise<void> {
         console.log(
           `  (Radicale filled with the service's ${exported.resources.toLocaleString('en')} resources, ${(Buffer.byteLength(exported.text) / 2 ** 20).toFixed(1)} MB, in one PUT of ${(fillMs / 1000).toFixed(1)} s)`,
         );
-        const onService = await scenarios(service, 'service');
-        const onRadicale = await scenarios(radicaleSide(radicale), 'radicale');
+        const [onService, onRadicale] = await scenarios([service, radicaleSide(radicale)]);
         report(events, onService, onRadicale);
       } finally {
         await radicale.close();
