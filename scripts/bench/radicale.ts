@@ -6,6 +6,7 @@
 // and slowest of several runs; the ratio is the service's median over Radicale's (below 1, the
 // service is faster).
 import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { basicAuth, type Radicale, startRadicale } from '../../test/setup/dav-clients.js';
 import { scaledCalendar } from './calendar.js';
@@ -84,15 +85,38 @@ type Results = Record<'discovery' | 'full' | 'incremental' | 'multiget' | 'put',
 
 const RUNS = { discovery: 11, full: 3, incremental: 11, multiget: 11, put: 11 };
 
-async function ask(side: Side, method: string, path: string, body: string, headers: Record<string, string> = {}) {
-  const answer = await fetch(`${side.origin}${path}`, {
-    method,
-    headers: { authorization: side.auth, 'content-type': 'application/xml; charset=utf-8', ...headers },
-    body,
+// node:http rather than fetch: Radicale closes the connection after each answer, and undici
+// (Node 24's fetch) fails the whole process when that close meets a big answer it is still
+// reading under backpressure (nodejs/undici#5360).
+const agent = new http.Agent({ keepAlive: true });
+
+/** One request, its answer read whole. */
+function send(url: string, method: string, headers: Record<string, string>, body = '') {
+  return new Promise<{ status: number; text: string; etag: string }>((resolve, reject) => {
+    const request = http.request(url, { method, headers, agent }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('end', () => {
+        resolve({
+          status: answer.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString('utf8'),
+          etag: answer.headers.etag ?? '',
+        });
+      });
+      answer.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
   });
-  const text = await answer.text();
-  return { status: answer.status, text, headers: answer.headers };
 }
+
+const ask = (side: Side, method: string, path: string, body: string, headers: Record<string, string> = {}) =>
+  send(
+    `${side.origin}${path}`,
+    method,
+    { authorization: side.auth, 'content-type': 'application/xml; charset=utf-8', ...headers },
+    body,
+  );
 
 async function dav(
   side: Side,
@@ -241,14 +265,12 @@ async function exportCalendar(service: Side): Promise<{ text: string; resources:
  */
 async function fillRadicale(radicale: Radicale, calendar: string): Promise<number> {
   const started = performance.now();
-  const answer = await fetch(radicale.calendarUrl, {
-    method: 'PUT',
-    headers: { authorization: basicAuth(radicale.user, radicale.password), 'content-type': 'text/calendar' },
-    body: calendar,
-  });
-  // Read to its end: undici fails the whole process when a server closes a connection whose answer
-  // was left unread (nodejs/undici#5360).
-  await answer.arrayBuffer();
+  const answer = await send(
+    radicale.calendarUrl,
+    'PUT',
+    { authorization: basicAuth(radicale.user, radicale.password), 'content-type': 'text/calendar' },
+    calendar,
+  );
   if (answer.status !== 201) throw new Error(`Radicale answered ${answer.status} to the calendar's PUT`);
   return performance.now() - started;
 }
@@ -265,12 +287,9 @@ function radicaleSide(radicale: Radicale): Side {
     pid: () => pid,
     async change(hrefs) {
       for (const href of hrefs) {
-        const current = await fetch(`${radicale.url}${href}`, { headers: { authorization: side.auth } });
-        const etag = current.headers.get('etag') ?? '';
-        const text = (await current.text()).replace(
-          /^SUMMARY:.*$/m,
-          `SUMMARY:Changed for the benchmark at ${Date.now()}`,
-        );
+        const current = await send(`${radicale.url}${href}`, 'GET', { authorization: side.auth });
+        const etag = current.etag;
+        const text = current.text.replace(/^SUMMARY:.*$/m, `SUMMARY:Changed for the benchmark at ${Date.now()}`);
         const answer = await ask(side, 'PUT', href, text, { 'content-type': 'text/calendar', 'if-match': etag });
         if (answer.status !== 201) throw new Error(`Radicale answered ${answer.status} to a change`);
       }
@@ -319,12 +338,12 @@ export async function compareWithRadicale(events: number): Promise<void> {
           // Through the API, as an editor changes an event; the feed gives a change once no older
           // transaction is still running, a moment after it commits.
           for (const id of fixtures.eventIds.slice(0, 10)) {
-            const answer = await fetch(`${server.url}${API}/events/${id}`, {
-              method: 'POST',
-              headers: { authorization: `Bearer ${fixtures.bearer}`, 'content-type': 'application/json' },
-              body: JSON.stringify({ excerpt: `Changed for the CalDAV benchmark at ${Date.now()}` }),
-            });
-            await answer.arrayBuffer();
+            const answer = await send(
+              `${server.url}${API}/events/${id}`,
+              'POST',
+              { authorization: `Bearer ${fixtures.bearer}`, 'content-type': 'application/json' },
+              JSON.stringify({ excerpt: `Changed for the CalDAV benchmark at ${Date.now()}` }),
+            );
             if (answer.status !== 200) throw new Error(`The API answered ${answer.status} to a change`);
           }
           await new Promise((resolve) => setTimeout(resolve, 500));
