@@ -15,9 +15,8 @@
 // write's acknowledgement to the receiver), recurring (the postgresql part on a calendar where a
 // fifth of the events are occurrences of series, and the write of a series of 500), import (10,000
 // events from a site of The Events Calendar, scripts/bench/import.ts), cluster (1 to 3 instances behind
-// nginx, and a failover run, scripts/bench/cluster.ts), caldav (CalDAV on PostgreSQL beside Radicale
-// on calendars of BENCH_CALDAV_SIZES events, scripts/bench/radicale.ts, then the syncs on PGlite,
-// scripts/bench/caldav.ts), rsvps (RSVPs to one event of 200 seats through two
+// nginx, and a failover run, scripts/bench/cluster.ts), caldav (CalDAV beside Radicale, radicale.ts, and the syncs of the
+// pglite parts alone, scripts/bench/caldav.ts), rsvps (RSVPs to one event of 200 seats through two
 // instances, and a check that nobody was over-booked, scripts/bench/rsvps.ts); BENCH_PROFILE a folder where each service
 // process leaves a CPU profile (.cpuprofile, for Chrome DevTools or speedscope); BENCH_SERVICE_ENV
 // settings of the service as JSON. The service runs with its default configuration (rate limits on
