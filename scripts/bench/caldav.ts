@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { STANDARD } from './calendar.js';
-import { createPostgres, seed } from './fixtures.js';
+import { seed } from './fixtures.js';
+import { CALDAV_SIZES, compareWithRadicale } from './radicale.js';
 import { startService } from './service.js';
 
 const COLLECTION = '/caldav/calendars/events/';
@@ -107,25 +108,23 @@ export async function measureCalDav(
   line('multiget of the 10 changed', await timed(21, () => ask(`${url}${COLLECTION}`, multiget)));
 }
 
-/** CalDAV alone (scripts/bench/caldav.ts) on the standard calendar, on PostgreSQL and on PGlite. */
+/**
+ * The caldav part: the service on PostgreSQL beside Radicale on calendars of BENCH_CALDAV_SIZES
+ * events (scripts/bench/radicale.ts), then the syncs above on PGlite, the embedded default.
+ */
 export async function caldavPart() {
-  const standard = await createPostgres('caldav');
+  for (const events of CALDAV_SIZES) await compareWithRadicale(events);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'calendar-bench-'));
   try {
-    for (const [label, storage] of [
-      ['service on PostgreSQL', { kind: 'postgresql', url: standard.url }],
-      ['service on PGlite', { kind: 'pglite', dataDir }],
-    ] as const) {
-      const fixtures = await seed(storage, STANDARD);
-      const service = await startService(storage);
-      try {
-        await measureCalDav(service.url, fixtures.bearer, fixtures.eventIds, label, console.log);
-      } finally {
-        await service.stop();
-      }
+    const storage = { kind: 'pglite', dataDir } as const;
+    const fixtures = await seed(storage, STANDARD);
+    const service = await startService(storage);
+    try {
+      await measureCalDav(service.url, fixtures.bearer, fixtures.eventIds, 'service on PGlite', console.log);
+    } finally {
+      await service.stop();
     }
   } finally {
-    await standard.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

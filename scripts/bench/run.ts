@@ -18,7 +18,7 @@
 // write's acknowledgement to the receiver), recurring (the postgresql part on a calendar where a
 // fifth of the events are occurrences of series, and the write of a series of 500), import (10,000
 // events from a site of The Events Calendar, scripts/bench/import.ts), cluster (1 to 3 instances behind
-// nginx, and a failover run, scripts/bench/cluster.ts), caldav (the CalDAV syncs of the postgresql and
+// nginx, and a failover run, scripts/bench/cluster.ts), caldav (CalDAV beside Radicale, radicale.ts, and the syncs of the
 // pglite parts alone, scripts/bench/caldav.ts), rsvps (RSVPs to one event of 200 seats through two
 // instances, and a check that nobody was over-booked, scripts/bench/rsvps.ts), mixed (two instances,
 // anonymous and signed-in reads over many URLs and 1 % writes for BENCH_MIXED_SECONDS, default 60,
