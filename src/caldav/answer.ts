@@ -40,6 +40,9 @@ export class BigAnswers {
 }
 
 export class Answer {
+  /** The write waiting for 'drain' (#drained), woken by the answer's one listener. */
+  #waiting: (() => void) | undefined;
+  #listening = false;
   #held: string[] = [];
   #bytes = 0;
   #streaming = false;
@@ -137,15 +140,24 @@ export class Answer {
 
   /** Until the socket takes more, or the client has gone (ClientGone). */
   #drained(): Promise<void> {
+    if (!this.#listening) {
+      this.#listening = true;
+      // One listener for the answer's life, not one per wait: the compression middleware hands
+      // 'drain' listeners to its zlib stream and cannot take them off again, so each wait's would
+      // stay there until the answer ended (MaxListenersExceededWarning on a long one).
+      const wake = () => {
+        const waiting = this.#waiting;
+        this.#waiting = undefined;
+        waiting?.();
+      };
+      this.res.on('drain', wake);
+      this.res.on('close', wake);
+    }
     return new Promise((resolve, reject) => {
-      const done = () => {
-        this.res.off('drain', done);
-        this.res.off('close', done);
+      this.#waiting = () => {
         if (this.#gone) reject(new ClientGone());
         else resolve();
       };
-      this.res.on('drain', done);
-      this.res.on('close', done);
     });
   }
 }
