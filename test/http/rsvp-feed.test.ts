@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_CURRENCY } from '../../src/lib/cost.js';
 import { startWebhooks, type WebhookWorker } from '../../src/webhooks/worker.js';
-import { openRsvpEvent } from '../setup/rsvp-events.js';
+import { openRsvpEvent, rsvpFor } from '../setup/rsvp-events.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { changesSince, feedEnd } from '../setup/feed.js';
 import { receiver } from '../setup/receiver.js';
@@ -19,16 +19,6 @@ const NS = '/calendar/events/v1';
 /** An event open to RSVP (test/setup/rsvp-events.ts) on this file's day, unless `body` moves it. */
 const openEvent = (s: TestServer, rsvp: Record<string, unknown> = {}, body: Record<string, unknown> = {}) =>
   openRsvpEvent(s, rsvp, { start_date: '2044-06-10 19:00', end_date: '2044-06-10 21:00', ...body });
-
-async function rsvpFor(s: TestServer, eventId: number, who: string, body: Record<string, unknown> = {}) {
-  const r = await s.post(
-    `/events/${eventId}/rsvps`,
-    { name: who, email: `${who}@example.org`, ...body },
-    { as: 'author' },
-  );
-  expect(r.status, r.text).toBe(201);
-  return r.body;
-}
 
 const until = async (check: () => boolean, ms = 10_000) => {
   const end = Date.now() + ms;

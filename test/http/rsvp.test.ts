@@ -3,7 +3,7 @@
 // taken, and who may read names and e-mail addresses: at every door that shows events, counts only.
 import { expect, it } from 'vitest';
 import type { Role } from '../../src/auth/roles.js';
-import { openRsvpEvent } from '../setup/rsvp-events.js';
+import { openRsvpEvent, rsvpFor } from '../setup/rsvp-events.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import { settled } from '../setup/feed.js';
 import type { TestServer } from '../setup/server.js';
@@ -11,17 +11,6 @@ import type { TestServer } from '../setup/server.js';
 const NS = '/calendar/events/v1';
 
 const openEvent = openRsvpEvent;
-
-/** An RSVP the organiser (the event's author) takes for someone by name and e-mail. */
-async function rsvpFor(s: TestServer, eventId: number, who: string, body: Record<string, unknown> = {}) {
-  const r = await s.post(
-    `/events/${eventId}/rsvps`,
-    { name: who, email: `${who}@example.org`, ...body },
-    { as: 'author' },
-  );
-  expect(r.status, r.text).toBe(201);
-  return r.body;
-}
 
 const counts = async (s: TestServer, eventId: number, as: Role | null = null) => {
   const r = await s.get(`/events/${eventId}`, { as });

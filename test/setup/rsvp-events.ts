@@ -28,3 +28,14 @@ export async function openRsvpEvent(
   expect(r.status, r.text).toBe(201);
   return r.body;
 }
+
+/** An RSVP the organiser (the event's author) takes for someone by name, at `<name>@example.org`. */
+export async function rsvpFor(s: TestServer, eventId: number, who: string, body: Record<string, unknown> = {}) {
+  const r = await s.post(
+    `/events/${eventId}/rsvps`,
+    { name: who, email: `${who}@example.org`, ...body },
+    { as: 'author' },
+  );
+  expect(r.status, r.text).toBe(201);
+  return r.body;
+}
