@@ -148,8 +148,6 @@ function anonymousRead(req: Request): boolean {
   return (
     (req.method === 'GET' || req.method === 'HEAD') &&
     req.headers.authorization === undefined &&
-    // An RSVP's owner's token is a credential too (services/rsvps/secrets.ts).
-    req.headers['rsvp-token'] === undefined &&
     req.headers['if-match'] === undefined
   );
 }

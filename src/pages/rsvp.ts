@@ -4,7 +4,7 @@
 // the button (a form POST, no JavaScript needed) acts. The link carries a secret, so the page is
 // never kept by a cache nor named to another site (Referrer-Policy), and the request log leaves the
 // secret out (http/request-log.ts).
-import express, { type Request, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import type { Config } from '../config.js';
 import { NotFound, NotReadable, RsvpRefused } from '../domain/errors.js';
 import { rsvpPageUrl } from '../mail/messages.js';
@@ -104,7 +104,8 @@ export function rsvpPages(config: Config, db: ServiceContext['db']): Router {
     );
     return serve(req, res, namedBy(Object.fromEntries(query)));
   });
-  router.post('/rsvp/', express.urlencoded({ extended: false, limit: '2kb', parameterLimit: 10 }), (req, res) => {
+  // The form's fields, read by the app's body parsers (http/body.ts) as any form's are.
+  router.post('/rsvp/', (req, res) => {
     const fields = (req.body ?? {}) as Record<string, unknown>;
     const act = fields.action === 'confirm' || fields.action === 'cancel' ? fields.action : undefined;
     return serve(req, res, namedBy(fields), act);
