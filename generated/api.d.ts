@@ -820,6 +820,154 @@ export interface paths {
         patch: operations["patchMedia"];
         trace?: never;
     };
+    "/submissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The moderation queue
+         * @description Submissions in one state (`pending` by default: the queue), oldest first, with who sent them, what they bring that is new, the links they hold and their events as editors read them. For editors and administrators.
+         */
+        get: operations["listSubmissions"];
+        put?: never;
+        /**
+         * Suggest an event
+         * @description Anyone may suggest an event where the service takes submissions (`SUBMISSIONS`: `anyone`, or `accounts` for signed-in callers only; off by default, 403 `rest_submissions_closed`). It waits, `pending`, owned by no account and shown nowhere public, until an editor approves it (`approveSubmission`). The defences, each configurable: a proof of work (`altcha`, from `getSubmissionChallenge`, once), a hidden field, submissions per address and per e-mail address a day (429), a length and a number of links, a blocklist of words and domains (such a submission is kept as suspected spam, apart from the queue), and duplicates (the same title and start submitted today: 409 `rest_submission_duplicate`). The answer (202) is the same for a submission suspected of spam: nobody learns what trips the defences. The submitter is told by e-mail when it is received, approved or rejected, and follows it with the answer's `token`.
+         */
+        post: operations["submitEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/submissions/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A proof-of-work challenge for a submission
+         * @description A fresh challenge of ALTCHA's open protocol, signed by the service, which a submission must carry solved (`altcha`) unless the service runs without it. Solving it costs a browser about a second (`SUBMISSION_POW_COST`); no third party is asked and nothing tracks the solver. Each is valid once, for ten minutes. 403 `rest_submissions_closed` where the service takes no submissions.
+         */
+        get: operations["getSubmissionChallenge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/submissions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a submission
+         * @description One submission as editors moderate it.
+         */
+        get: operations["getSubmission"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/submissions/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Follow a submission
+         * @description Where a submission stands, for its submitter, by the `token` its receipt gave (`Submission-Token`). A wrong token is refused as an unknown submission is (404).
+         */
+        get: operations["getSubmissionStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/submissions/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a submission
+         * @description Publishes the submission's event, and the new venue and organizer it brought (or merges them into those named). Edit the event first (`updateEvent`) to correct it. The submitter is told by e-mail with the event's page; the change feed and webhooks see the event published (`event.updated`). A submission approved or rejected already is a 409 `rest_submission_decided`.
+         */
+        post: operations["approveSubmission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/submissions/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a submission
+         * @description Moves the submission's event to the trash, with the new venue and organizer it brought (unless another event links to them); the submitter is told by e-mail with the reason. The change feed and webhooks see the event trashed (`event.trashed`). A submission approved or rejected already is a 409 `rest_submission_decided`.
+         */
+        post: operations["rejectSubmission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/changes": {
         parameters: {
             query?: never;
@@ -3951,6 +4099,281 @@ export interface components {
             previous: components["schemas"]["Media"];
         };
         /**
+         * SubmissionState
+         * @description Where a submission stands: `pending` (in the moderation queue), `spam` (suspected spam, kept apart from the queue: a word or domain of the blocklist, too many links, or the hidden field filled), `approved` (its event is published) or `rejected` (its event is in the trash).
+         * @enum {string}
+         */
+        SubmissionState: "pending" | "spam" | "approved" | "rejected";
+        /**
+         * Submission
+         * @description A submission as editors moderate it: who sent it (private), what it brings that is new, the links it holds, why it is suspected of spam if it is, and its event as editors read it (still `pending` until approved; edit it with `updateEvent` before approving).
+         */
+        Submission: {
+            id: components["schemas"]["Id"];
+            state: components["schemas"]["SubmissionState"];
+            submitted_utc: components["schemas"]["DateTimeString"];
+            /** @description When it was approved or rejected (UTC), or null. */
+            decided_utc: components["schemas"]["DateTimeString"] | null;
+            submitter: {
+                name: string;
+                email: string;
+                /** @description The account that submitted it, when signed in. */
+                account: number | null;
+            };
+            /** @description What the submission brings that did not exist: its venue and organizer when it proposed new ones (their IDs, pending with the event), and the category names it suggested. */
+            new: {
+                venue: number | null;
+                organizer: number | null;
+                categories: string[];
+            };
+            /** @description The addresses (http, https and bare domains) found in what was submitted, in order. */
+            links: string[];
+            /** @description Why it is suspected of spam: `honeypot`, `links`, `blocked_word`, `blocked_domain`; empty for any other. */
+            spam_reasons: ("honeypot" | "links" | "blocked_word" | "blocked_domain")[];
+            /** @description Why it was rejected. */
+            reason: string | null;
+            event: components["schemas"]["Event"];
+        };
+        /**
+         * SubmissionList
+         * @description The moderation queue, oldest first.
+         * @example {
+         *       "submissions": [],
+         *       "total": 0,
+         *       "total_pages": 0
+         *     }
+         */
+        SubmissionList: {
+            submissions: components["schemas"]["Submission"][];
+            total: number;
+            total_pages: number;
+        };
+        /**
+         * SubmittedVenue
+         * @description A new venue proposed with a submission; it waits with the event, and an editor may publish it or merge it into a venue that exists.
+         * @example {
+         *       "venue": "Place du Marché",
+         *       "city": "Lyon"
+         *     }
+         */
+        SubmittedVenue: {
+            /** @description The venue's name. */
+            venue: components["schemas"]["Name"];
+            address?: components["schemas"]["ShortText"];
+            city?: components["schemas"]["ShortText"];
+            province?: components["schemas"]["ShortText"];
+            state?: components["schemas"]["ShortText"];
+            zip?: components["schemas"]["ShortText"];
+            country?: components["schemas"]["ShortText"];
+            phone?: components["schemas"]["ShortText"];
+            website?: components["schemas"]["Url"];
+        };
+        /**
+         * SubmittedOrganizer
+         * @description A new organizer proposed with a submission; it waits with the event, and an editor may publish it or merge it into an organizer that exists.
+         * @example {
+         *       "organizer": "Friends of the Square",
+         *       "website": "https://friends.example.org"
+         *     }
+         */
+        SubmittedOrganizer: {
+            /** @description The organizer's name. */
+            organizer: components["schemas"]["Name"];
+            phone?: components["schemas"]["ShortText"];
+            website?: components["schemas"]["Url"];
+            email?: components["schemas"]["Email"];
+        };
+        /**
+         * Submitter
+         * @description Who suggests the event. Kept private (editors read it to ask questions); the address is told when the submission is received, approved or rejected.
+         * @example {
+         *       "name": "Ana Lima",
+         *       "email": "ana@example.org"
+         *     }
+         */
+        Submitter: {
+            name: components["schemas"]["PersonName"];
+            /**
+             * Format: email
+             * @description Where the service writes about the submission.
+             */
+            email: string;
+        };
+        /**
+         * SubmissionInput
+         * @description An event suggested by someone who is not an editor (`submitEvent`): it waits, `pending`, owned by no account and shown nowhere public, until an editor approves it. It may bring a new venue and a new organizer, which wait with it; categories are named by ID among those that exist, and new ones can only be suggested by name. Nothing here can create a published item, a category, a tag or an account.
+         * @example {
+         *       "title": "Street piano afternoon",
+         *       "start_date": "2026-12-19 14:00:00",
+         *       "end_date": "2026-12-19 17:00:00",
+         *       "timezone": "Europe/Paris",
+         *       "description": "Bring your sheet music; the piano stays on the square all afternoon.",
+         *       "cost": "Free",
+         *       "categories": [
+         *         3
+         *       ],
+         *       "suggested_categories": [
+         *         "Street music"
+         *       ],
+         *       "venue": {
+         *         "venue": "Place du Marché",
+         *         "address": "1 place du Marché",
+         *         "city": "Lyon",
+         *         "country": "France"
+         *       },
+         *       "submitter": {
+         *         "name": "Ana Lima",
+         *         "email": "ana@example.org"
+         *       },
+         *       "altcha": "eyJjaGFsbGVuZ2UiOnsicGFyYW1ldGVycyI6e319LCJzb2x1dGlvbiI6e319"
+         *     }
+         */
+        SubmissionInput: {
+            /** @description The event's title. */
+            title: components["schemas"]["Name"];
+            /** @description When the event starts, read in the event's time zone. */
+            start_date: components["schemas"]["DateInput"];
+            /** @description When the event ends, read in the event's time zone; not before the start. */
+            end_date: components["schemas"]["DateInput"];
+            /** @description The event lasts whole days (default false). */
+            all_day?: components["schemas"]["Flag"];
+            timezone?: components["schemas"]["Timezone"];
+            /** @description What the event is, as plain text or simple HTML (sanitised as every event's). At most `SUBMISSION_MAX_LENGTH` characters (5,000 by default); more links than `SUBMISSION_MAX_LINKS` make it suspected spam. */
+            description?: string;
+            /** @description What it costs, as written ("Free", "10 – 25$"). */
+            cost?: components["schemas"]["ShortText"];
+            /** @description The event's own page. */
+            website?: components["schemas"]["Url"];
+            /** @description The event happens online (default false). */
+            is_virtual?: components["schemas"]["Flag"];
+            virtual_url?: components["schemas"]["VirtualUrl"];
+            /** @description Categories that exist, by ID (`GET /categories`). */
+            categories?: components["schemas"]["Id"][];
+            /** @description Names of categories that do not exist yet, for the editors to consider: they create none. */
+            suggested_categories?: components["schemas"]["Name"][];
+            /** @description Where: a published venue's ID (`GET /venues`), or a new venue's fields, which waits with the event. */
+            venue?: components["schemas"]["Id"] | components["schemas"]["SubmittedVenue"];
+            /** @description Who organizes it: a published organizer's ID, or a new organizer's fields, which waits with the event. */
+            organizer?: components["schemas"]["Id"] | components["schemas"]["SubmittedOrganizer"];
+            submitter: components["schemas"]["Submitter"];
+            /** @description The proof of work (`getSubmissionChallenge`), as the ALTCHA widget puts it in its form field: the challenge and its solution as base64 JSON. Needed unless the service runs without it (`SUBMISSION_POW_COST=0`). */
+            altcha?: string;
+            /** @description Leave it out. A form shows this field hidden from people; a submission that fills it is taken by a program and is kept as suspected spam. */
+            nickname?: string;
+        };
+        /**
+         * SubmissionReceipt
+         * @description A submission received. The same answer whatever the defences made of it: a submission suspected of spam is received alike, so that nobody learns what trips them. `token` is the submitter's key to follow it (`getSubmissionStatus`, and the status page at `status_url`); it is answered here once and sent by e-mail.
+         * @example {
+         *       "id": 12,
+         *       "state": "pending",
+         *       "token": "3q2p6Vb0yYb0lq9o0xX1y4QmZq1i8c6YQ3j1M4w9d2E",
+         *       "status_url": "http://127.0.0.1:8080/submit/status/?submission=12&token=3q2p6Vb0yYb0lq9o0xX1y4QmZq1i8c6YQ3j1M4w9d2E"
+         *     }
+         */
+        SubmissionReceipt: {
+            /** @description The submission. */
+            id: components["schemas"]["Id"];
+            /**
+             * @description Waiting for the editors.
+             * @enum {string}
+             */
+            state: "pending";
+            /** @description The submitter's key to this submission's state, sent as `Submission-Token`. */
+            token: string;
+            /**
+             * Format: uri
+             * @description The page that shows the submission's state, the key in its address: keep it to yourself.
+             */
+            status_url: string;
+        };
+        /**
+         * SubmissionChallenge
+         * @description A proof-of-work challenge of ALTCHA's open protocol (version 2), signed by the service: solve it (the ALTCHA widget does, in the browser; `altcha-lib`'s `solveChallenge` in Node) and send the solution with the submission as `altcha`. Valid once, until `parameters.expiresAt` (seconds since 1970).
+         * @example {
+         *       "parameters": {
+         *         "algorithm": "SHA-256",
+         *         "cost": 1,
+         *         "expiresAt": 1796143331,
+         *         "keyLength": 32,
+         *         "keyPrefix": "9f1c2a4be0d3775c11aa0e36f5ab6c04",
+         *         "keySignature": "0c59b4f2c1f4f6f3b3e0d2a6b8a3d5e1b9c7f0a2d4e6f8a0c2e4a6b8d0f2a4c6",
+         *         "nonce": "5b2f1e0c9d8a7b6c5d4e3f2a1b0c9d8e",
+         *         "salt": "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+         *       },
+         *       "signature": "8c6e4a2f0d8b6a4c2e0f8d6b4a2c0e8f6d4b2a0c8e6f4d2b0a8c6e4f2d0b8a6c"
+         *     }
+         */
+        SubmissionChallenge: {
+            parameters: {
+                algorithm: string;
+                nonce: string;
+                salt: string;
+                cost: number;
+                keyLength: number;
+                keyPrefix: string;
+                keySignature?: string;
+                expiresAt?: number;
+            };
+            signature: string;
+        };
+        /**
+         * SubmissionStatus
+         * @description A submission as its submitter follows it: its state (a submission suspected of spam shows `pending`), the event's title and start as submitted, the editors' reason when rejected, and the event's page once approved.
+         * @example {
+         *       "id": 12,
+         *       "state": "rejected",
+         *       "title": "Street piano afternoon",
+         *       "start_date": "2026-12-19 14:00:00",
+         *       "submitted_utc": "2026-11-28 13:02:11",
+         *       "decided_utc": "2026-11-28 15:40:00",
+         *       "reason": "The square is closed for works that week.",
+         *       "link": null
+         *     }
+         */
+        SubmissionStatus: {
+            id: components["schemas"]["Id"];
+            /** @enum {string} */
+            state: "pending" | "approved" | "rejected";
+            /** @description The event's title as submitted. */
+            title: string;
+            /** @description When the event starts, in its own time zone, as submitted. */
+            start_date: string;
+            submitted_utc: components["schemas"]["DateTimeString"];
+            /** @description When the editors decided (UTC), or null. */
+            decided_utc: components["schemas"]["DateTimeString"] | null;
+            /** @description Why it was rejected, as the editors wrote it. */
+            reason: string | null;
+            /**
+             * Format: uri
+             * @description The event's page, once approved.
+             */
+            link: string | null;
+        };
+        /**
+         * SubmissionApproval
+         * @description How to approve: with nothing, the event and the new venue and organizer it brought are published; `venue` or `organizer` names one that exists to merge the new one into (the event then links to it, and the new one is deleted).
+         * @example {
+         *       "venue": 5
+         *     }
+         */
+        SubmissionApproval: {
+            /** @description A venue that exists, instead of the new one. */
+            venue?: components["schemas"]["Id"];
+            /** @description An organizer that exists, instead of the new one. */
+            organizer?: components["schemas"]["Id"];
+        };
+        /**
+         * SubmissionRejection
+         * @description Why the submission is rejected: told to the submitter as written.
+         * @example {
+         *       "reason": "The square is closed for works that week."
+         *     }
+         */
+        SubmissionRejection: {
+            reason: components["schemas"]["Name"];
+        };
+        /**
          * Cursor
          * @description A place in the change feed, as the feed gave it (`next_cursor`, or a change's `cursor`). Keep it as it is: its form may change.
          * @example 1042-5310
@@ -3980,10 +4403,10 @@ export interface components {
             type: "event" | "venue" | "organizer" | "category" | "tag" | "media" | "rsvp";
             id: components["schemas"]["Id"];
             /**
-             * @description What the write did: `created`, `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them. A change of a recurring event (a series) stands for its occurrences that are not changed on their own: they come, move, change and go with it without changes of their own; read them again with `post_parent`.
+             * @description What the write did: `created`, `submitted` (an event suggested by the public, pending until an editor approves it: to editors and administrators only; its approval is an `updated` that publishes it, its rejection a `trashed`), `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them. A change of a recurring event (a series) stands for its occurrences that are not changed on their own: they come, move, change and go with it without changes of their own; read them again with `post_parent`.
              * @enum {string}
              */
-            action: "created" | "updated" | "trashed" | "deleted";
+            action: "created" | "submitted" | "updated" | "trashed" | "deleted";
             /** @description What an update of an event changed of what those who planned to come need to know: `end_date`, `event_status`, `event_status_reason`, `is_hybrid`, `is_virtual`, `recurrence` (a series' dates), `rsvp` (whether RSVP is open, its capacity, or its counts: an RSVP taken, changed or cancelled is an update of its event, and of a series for one of the dates that follow it), `start_date`, `virtual_url`, in name order, as the event was before the request and after it. Empty for every other change and for a tombstone. */
             changed: ("end_date" | "event_status" | "event_status_reason" | "is_hybrid" | "is_virtual" | "recurrence" | "rsvp" | "start_date" | "virtual_url")[];
             /** @description The object's modification time (UTC) when it changed; a change of what an event shows keeps the event's time. */
@@ -4051,7 +4474,7 @@ export interface components {
         WebhookUrl: string;
         /**
          * WebhookEventType
-         * @description A kind of change a subscription wants: `<object>.<action>` (`event.created`, `venue.updated`, `tag.deleted`, `media.created`, `rsvp.created`, ...), `<object>.*` for every action on such objects, or `*` for every change (of RSVPs only with `attendee_data`). RSVPs are created, updated (a cancellation too) and deleted, never trashed.
+         * @description A kind of change a subscription wants: `<object>.<action>` (`event.created`, `venue.updated`, `tag.deleted`, `media.created`, `rsvp.created`, ...), `<object>.*` for every action on such objects, or `*` for every change (of RSVPs only with `attendee_data`). RSVPs are created, updated (a cancellation too) and deleted, never trashed; `event.submitted` is an event suggested by the public, waiting for the editors.
          * @example event.created
          * @example venue.*
          * @example *
@@ -6456,6 +6879,109 @@ export interface components {
             url?: string;
         };
         /**
+         * SubmissionListPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "submissions": [],
+         *       "total": 0,
+         *       "total_pages": 0
+         *     }
+         */
+        SubmissionListPart: {
+            submissions?: components["schemas"]["SubmissionPart"][];
+            total?: number;
+            total_pages?: number;
+        };
+        /**
+         * SubmissionPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         */
+        SubmissionPart: {
+            id?: components["schemas"]["Id"];
+            state?: components["schemas"]["SubmissionState"];
+            submitted_utc?: components["schemas"]["DateTimeString"];
+            /** @description When it was approved or rejected (UTC), or null. */
+            decided_utc?: components["schemas"]["DateTimeString"] | null;
+            submitter?: {
+                name?: string;
+                email?: string;
+                /** @description The account that submitted it, when signed in. */
+                account?: number | null;
+            };
+            /** @description What the submission brings that did not exist: its venue and organizer when it proposed new ones (their IDs, pending with the event), and the category names it suggested. */
+            new?: {
+                venue?: number | null;
+                organizer?: number | null;
+                categories?: string[];
+            };
+            /** @description The addresses (http, https and bare domains) found in what was submitted, in order. */
+            links?: string[];
+            /** @description Why it is suspected of spam: `honeypot`, `links`, `blocked_word`, `blocked_domain`; empty for any other. */
+            spam_reasons?: ("honeypot" | "links" | "blocked_word" | "blocked_domain")[];
+            /** @description Why it was rejected. */
+            reason?: string | null;
+            event?: components["schemas"]["EventPart"];
+        };
+        /**
+         * SubmissionReceiptPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 12,
+         *       "state": "pending",
+         *       "token": "3q2p6Vb0yYb0lq9o0xX1y4QmZq1i8c6YQ3j1M4w9d2E",
+         *       "status_url": "http://127.0.0.1:8080/submit/status/?submission=12&token=3q2p6Vb0yYb0lq9o0xX1y4QmZq1i8c6YQ3j1M4w9d2E"
+         *     }
+         */
+        SubmissionReceiptPart: {
+            /** @description The submission. */
+            id?: components["schemas"]["Id"];
+            /**
+             * @description Waiting for the editors.
+             * @enum {string}
+             */
+            state?: "pending";
+            /** @description The submitter's key to this submission's state, sent as `Submission-Token`. */
+            token?: string;
+            /**
+             * Format: uri
+             * @description The page that shows the submission's state, the key in its address: keep it to yourself.
+             */
+            status_url?: string;
+        };
+        /**
+         * SubmissionStatusPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 12,
+         *       "state": "rejected",
+         *       "title": "Street piano afternoon",
+         *       "start_date": "2026-12-19 14:00:00",
+         *       "submitted_utc": "2026-11-28 13:02:11",
+         *       "decided_utc": "2026-11-28 15:40:00",
+         *       "reason": "The square is closed for works that week.",
+         *       "link": null
+         *     }
+         */
+        SubmissionStatusPart: {
+            id?: components["schemas"]["Id"];
+            /** @enum {string} */
+            state?: "pending" | "approved" | "rejected";
+            /** @description The event's title as submitted. */
+            title?: string;
+            /** @description When the event starts, in its own time zone, as submitted. */
+            start_date?: string;
+            submitted_utc?: components["schemas"]["DateTimeString"];
+            /** @description When the editors decided (UTC), or null. */
+            decided_utc?: components["schemas"]["DateTimeString"] | null;
+            /** @description Why it was rejected, as the editors wrote it. */
+            reason?: string | null;
+            /**
+             * Format: uri
+             * @description The event's page, once approved.
+             */
+            link?: string | null;
+        };
+        /**
          * ChangeListPart
          * @description With `_fields`: the fields asked for of this object, none of them required.
          * @example {
@@ -6495,10 +7021,10 @@ export interface components {
             type?: "event" | "venue" | "organizer" | "category" | "tag" | "media" | "rsvp";
             id?: components["schemas"]["Id"];
             /**
-             * @description What the write did: `created`, `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them. A change of a recurring event (a series) stands for its occurrences that are not changed on their own: they come, move, change and go with it without changes of their own; read them again with `post_parent`.
+             * @description What the write did: `created`, `submitted` (an event suggested by the public, pending until an editor approves it: to editors and administrators only; its approval is an `updated` that publishes it, its rejection a `trashed`), `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them. A change of a recurring event (a series) stands for its occurrences that are not changed on their own: they come, move, change and go with it without changes of their own; read them again with `post_parent`.
              * @enum {string}
              */
-            action?: "created" | "updated" | "trashed" | "deleted";
+            action?: "created" | "submitted" | "updated" | "trashed" | "deleted";
             /** @description What an update of an event changed of what those who planned to come need to know: `end_date`, `event_status`, `event_status_reason`, `is_hybrid`, `is_virtual`, `recurrence` (a series' dates), `rsvp` (whether RSVP is open, its capacity, or its counts: an RSVP taken, changed or cancelled is an update of its event, and of a series for one of the dates that follow it), `start_date`, `virtual_url`, in name order, as the event was before the request and after it. Empty for every other change and for a tombstone. */
             changed?: ("end_date" | "event_status" | "event_status_reason" | "is_hybrid" | "is_virtual" | "recurrence" | "rsvp" | "start_date" | "virtual_url")[];
             /** @description The object's modification time (UTC) when it changed; a change of what an event shows keeps the event's time. */
@@ -6932,6 +7458,22 @@ export interface components {
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
                 "Retry-After": components["headers"]["RetryLater"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RestError"];
+            };
+        };
+        /**
+         * @description The submission cannot be taken or decided as asked: `rest_submission_duplicate`, the same title and
+         *     start were submitted today already; `rest_submission_decided`, it was approved or rejected already.
+         *     `rest_conflict` is a concurrent change that got in the way: retry after `Retry-After`.
+         */
+        SubmissionConflict: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["RetryLaterIfBusy"];
                 [name: string]: unknown;
             };
             content: {
@@ -11178,6 +11720,296 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSubmissions: {
+        parameters: {
+            query?: {
+                /** @description Which submissions: `pending` (default), `spam`, `approved` or `rejected`. */
+                state?: components["schemas"]["SubmissionState"];
+                /** @description The page of results to return. */
+                page?: components["parameters"]["Page"];
+                /** @description How many items to return per page; values above 50 are treated as 50. */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of submissions, oldest first. */
+            200: {
+                headers: {
+                    "X-WP-Total": components["headers"]["XWpTotal"];
+                    "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionList"] | components["schemas"]["SubmissionListPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    submitEvent: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmissionInput"];
+            };
+        };
+        responses: {
+            /** @description Received; it waits for the editors. */
+            202: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionReceipt"] | components["schemas"]["SubmissionReceiptPart"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["SubmissionConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enveloped"];
+                };
+            };
+        };
+    };
+    getSubmissionChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge; never kept (`Cache-Control: no-store`). */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionChallenge"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSubmission: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The submission. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Submission"] | components["schemas"]["SubmissionPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSubmissionStatus: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The submission's state. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionStatus"] | components["schemas"]["SubmissionStatusPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    approveSubmission: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SubmissionApproval"];
+            };
+        };
+        responses: {
+            /** @description The submission as it is now. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Submission"] | components["schemas"]["SubmissionPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["SubmissionConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rejectSubmission: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmissionRejection"];
+            };
+        };
+        responses: {
+            /** @description The submission as it is now. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Submission"] | components["schemas"]["SubmissionPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["SubmissionConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -29,6 +29,7 @@ import {
   trustProxy,
 } from './config/network.js';
 import { mailSettings, type MailSettings } from './config/mail.js';
+import { submissionSettings, type SubmissionSettings } from './config/submissions.js';
 import { flag, nonNegativeInteger, nonNegativeNumber, positiveInteger, positiveSeconds } from './config/read.js';
 import {
   type AdminAccount,
@@ -76,6 +77,8 @@ export interface Config {
   quotas: Quotas;
   /** Messages over SMTP (src/mail/), and RSVP confirmation by e-mail. */
   mail: MailSettings;
+  /** Events suggested by people who are not editors (src/services/submissions/). */
+  submissions: SubmissionSettings;
   webhooks: {
     /** Whether targets on private, loopback and link-local addresses are allowed (tests, closed networks). */
     allowPrivateTargets: boolean;
@@ -143,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     recurrence: recurrenceLimits(env),
     quotas: quotas(env),
     mail: mailSettings(env, env.PUBLIC_URL ? publicUrl(env.PUBLIC_URL) : undefined),
+    submissions: submissionSettings(env),
     webhooks: {
       allowPrivateTargets: flag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
       secretKey: env.WEBHOOK_SECRET_KEY || undefined,

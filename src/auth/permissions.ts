@@ -63,7 +63,10 @@ export async function effectiveAuthor(
   current: number | null | undefined,
   exists: (id: number) => Promise<boolean>,
 ): Promise<number | null> {
-  if (requested === undefined || requested === current) return current === undefined ? (caller?.id ?? null) : current;
+  if (requested === undefined || requested === current) {
+    if (current !== undefined) return current;
+    return caller?.ownsNothing ? null : (caller?.id ?? null);
+  }
   if (requested !== caller?.id && !hasRole(caller, 'editor'))
     throw forbidden(caller, 'Sorry, you are not allowed to make another user the author.');
   if (!(await exists(requested))) throw new InvalidInput({ author: 'author is not the ID of a user.' });

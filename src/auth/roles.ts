@@ -9,6 +9,11 @@ export interface Principal {
   role: Role;
   /** Not counted by the general rate limits (users.rate_limit_exempt, as authentication read it; http/rate-limits.ts). */
   rateLimitExempt?: boolean;
+  /**
+   * The writer of a public submission (services/submissions/submit.ts): a contributor whose writes
+   * belong to no account (no author, no quota of an account) and who reads only what is published.
+   */
+  ownsNothing?: true;
 }
 
 export type Caller = Principal | null;

@@ -3,7 +3,8 @@
 // and headers (docs/architecture.md).
 
 /** The kinds of object the API serves, as error codes and messages name them. */
-export type ResourceType = 'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'webhook' | 'media' | 'rsvp';
+export type ResourceType =
+  'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'webhook' | 'media' | 'rsvp' | 'submission';
 
 export abstract class DomainError extends Error {}
 
@@ -114,7 +115,7 @@ export class Throttled extends DomainError {
  */
 export class QuotaExceeded extends DomainError {
   constructor(
-    readonly quota: 'creates' | 'series' | 'occurrences' | 'confirmations',
+    readonly quota: 'creates' | 'series' | 'occurrences' | 'confirmations' | 'submissions',
     readonly limit: number,
     readonly retryAfterSeconds?: number,
   ) {
@@ -129,6 +130,9 @@ function quotaMessage(quota: QuotaExceeded['quota'], limit: number, retryAfterSe
   }
   if (quota === 'confirmations') {
     return `One e-mail address may be sent ${limit} RSVP confirmation messages a day; try again in ${retryAfterSeconds} seconds.`;
+  }
+  if (quota === 'submissions') {
+    return `One address may send ${limit} submissions a day; try again in ${retryAfterSeconds} seconds.`;
   }
   if (quota === 'series') return `This account may hold ${limit} recurring events; delete one first, or ask an editor.`;
   return `The recurring events of this account may have ${limit} occurrences in all; this write would add more. Shorten a series, or ask an editor.`;
@@ -217,6 +221,20 @@ export class RsvpRefused extends DomainError {
       | 'unknown-code',
     message: string,
     readonly data: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A submission not taken, or not decided as asked (services/submissions/): `closed`, the service
+ * takes none (from this caller); `challenge`, no proof of work or a wrong, used or expired one;
+ * `duplicate`, the same event was submitted today; `decided`, it was approved or rejected already.
+ */
+export class SubmissionRefused extends DomainError {
+  constructor(
+    readonly reason: 'closed' | 'challenge' | 'duplicate' | 'decided',
+    message: string,
   ) {
     super(message);
   }

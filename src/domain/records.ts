@@ -136,7 +136,7 @@ export interface ChangeRecord {
   cursor: string;
   type: ChangedObject['type'];
   id: number;
-  action: 'created' | 'updated' | 'trashed' | 'deleted';
+  action: 'created' | 'submitted' | 'updated' | 'trashed' | 'deleted';
   /** The fields an update of an event changed that its public needs to know (queries/changes.ts). */
   changed: string[];
   /** The object's modification time when the change was recorded. */

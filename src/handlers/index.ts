@@ -9,6 +9,7 @@ import * as media from './media.js';
 import * as organizers from './organizers.js';
 import * as rsvps from './rsvps.js';
 import * as rsvpAdmin from './rsvp-admin.js';
+import * as submissions from './submissions.js';
 import * as tags from './tags.js';
 import * as venues from './venues.js';
 import * as webhooks from './webhooks.js';
@@ -25,4 +26,5 @@ export const handlers = {
   ...changes,
   ...webhooks,
   ...media,
+  ...submissions,
 } satisfies HandlerMap;

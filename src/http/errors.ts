@@ -26,6 +26,7 @@ import {
   NotReadable,
   PreconditionFailed,
   QuotaExceeded,
+  SubmissionRefused,
   TermCreationForbidden,
   Throttled,
   WebhookDisabled,
@@ -186,8 +187,20 @@ function fromStateError(err: DomainError): ApiError | undefined {
     // Busy: the event's queue of writes in this instance is full; it drains within a second or two.
     return new ApiError(status, code, message, err.data, err.reason === 'busy' ? { 'Retry-After': '1' } : {});
   }
+  if (err instanceof SubmissionRefused) {
+    const [status, code] = SUBMISSION_REFUSALS[err.reason];
+    return new ApiError(status, code, message);
+  }
   return undefined;
 }
+
+/** A submission's refusal by its reason (services/submissions/). */
+const SUBMISSION_REFUSALS: Record<SubmissionRefused['reason'], [number, string]> = {
+  closed: [403, 'rest_submissions_closed'],
+  challenge: [400, 'rest_submission_challenge'],
+  duplicate: [409, 'rest_submission_duplicate'],
+  decided: [409, 'rest_submission_decided'],
+};
 
 /**
  * An RSVP's refusal by its reason: a series is the wrong target (400); too many writes at once is

@@ -63,6 +63,8 @@ export interface Call<K extends OperationId = OperationId> {
   accepts: (types: string[]) => string | false;
   /** A request header, when the operation reads one the document declares (`RSVP-Token`). */
   header: (name: string) => string | undefined;
+  /** The client's address, as the trusted proxies tell it (TRUST_PROXY): what per-address limits count. */
+  address: string | undefined;
   /** What services need of the request: database, caller, site zone, now, If-Match. */
   context: ServiceContext;
   config: Config;

@@ -44,8 +44,10 @@ const ALLOWED = [
   'If-None-Match',
   'Idempotency-Key',
   'X-Request-Id',
-  // An RSVP's owner's token (services/rsvps/secrets.ts): a site's page may manage its visitor's RSVP.
+  // An RSVP's owner's token (services/secrets.ts): a site's page may manage its visitor's RSVP.
   'RSVP-Token',
+  // A submission's token: a site's page may show its visitor's submission's state.
+  'Submission-Token',
 ];
 
 export function hardening(config: Config) {

@@ -21,8 +21,10 @@ export const keptAnswers = (config: Config, db: Database): AnswerCache | undefin
  * one reads attendee data as itself (an organiser, its owner, and with issue 53's anonymous RSVP an
  * owner holding a token), and a kept answer goes to every anonymous request with the same URL. An
  * anonymous read of them is answered anew each time, and cheaply: nothing but the caller's own.
+ * Submissions' neither (paths under `/submissions`): a challenge is good once, and a submission's
+ * state is its submitter's, by a token.
  */
-export const mayKeep = (operation: Operation): boolean => !/\/rsvps\b/.test(operation.path);
+export const mayKeep = (operation: Operation): boolean => !/\/(rsvps|submissions)\b/.test(operation.path);
 
 /**
  * Sends an anonymous read the answer kept for it, as it would have been built: counted as a read

@@ -93,6 +93,7 @@ function callOf({ config, db }: HandlerDeps) {
       localeFromPath: locale.segment !== undefined,
       accepts: (types: string[]) => req.accepts(types),
       header: (name: string) => req.get(name),
+      address: req.ip,
       context: serviceContext(config, {
         // A batch's request with `require-all-validate` writes in the batch's transaction.
         db: innerOf(req)?.db ?? db.prisma,

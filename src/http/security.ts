@@ -63,6 +63,7 @@ export function registerSecurity(api: OpenAPIBackend, deps: Deps): (req: Request
   // An RSVP's owner's token opens that RSVP alone: the service checks it against the RSVP
   // (services/rsvps/secrets.ts); here it only lets the request reach it.
   api.registerSecurityHandler('rsvpToken', (_c: Context, req: Request) => Boolean(req.get('RSVP-Token')));
+  api.registerSecurityHandler('submissionToken', (_c: Context, req: Request) => Boolean(req.get('Submission-Token')));
 
   api.register({
     postSecurityHandler: async (c: Context, req: Request, res: Response) => {

@@ -19,6 +19,9 @@ export interface MailTo {
   secrets: MailSecrets | null;
   /** The RSVP's code for the door (services/rsvps/check-in.ts), printed when a seat is theirs. */
   checkInCode?: string | null;
+  /** The submission a message is about, and the editors' reason when they rejected it. */
+  submissionId?: number | null;
+  reason?: string | null;
 }
 
 export interface Message {
@@ -37,6 +40,12 @@ export const rsvpPageUrl = (
 ) => {
   const query = new URLSearchParams({ event: String(eventId), rsvp: String(rsvpId), ...secret });
   return `${urls.site}/rsvp/?${query.toString()}`;
+};
+
+/** Where the submitter follows a submission, with its token (pages/submit.ts). */
+export const submissionStatusUrl = (urls: Urls, submissionId: number, token: string) => {
+  const query = new URLSearchParams({ submission: String(submissionId), token });
+  return `${urls.site}/submit/status/?${query.toString()}`;
 };
 
 /** When, in the event's own zone. */
@@ -101,6 +110,26 @@ export function messageOf(mail: MailTo, row: EventRecord, urls: Urls): Message {
         subject: `Cancelled: ${title}`,
         text: `${hello}This event is cancelled${row.eventStatusReason ? `: ${row.eventStatusReason}` : '.'} The cancellation attached takes it out of your calendar.${event}`,
         invitation: 'CANCEL',
+      };
+    case 'submission-received': {
+      const follow =
+        mail.submissionId && mail.secrets?.token
+          ? `\n\nFollow it here (keep this link to yourself):\n${submissionStatusUrl(urls, mail.submissionId, mail.secrets.token)}`
+          : '';
+      return {
+        subject: `Submission received: ${title}`,
+        text: `${hello}Thank you: your event waits for the editors, who read each one. We will write again when they have decided.${follow}\n\n${title}\nWhen: ${when(row)}\n`,
+      };
+    }
+    case 'submission-approved':
+      return {
+        subject: `Published: ${title}`,
+        text: `${hello}The editors approved the event you suggested; it is on the calendar now.${event}`,
+      };
+    case 'submission-rejected':
+      return {
+        subject: `Not published: ${title}`,
+        text: `${hello}The editors did not publish the event you suggested${mail.reason ? `, for this reason:\n\n${mail.reason}` : '.'}\n\n${title}\nWhen: ${when(row)}\n`,
       };
   }
 }

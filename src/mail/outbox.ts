@@ -12,7 +12,11 @@ import type { ServiceContext } from '../services/context.js';
  * (seated from the waiting list, with an invitation), `cancelled` (the RSVP ended, with a
  * cancellation for the calendar that had it); `event-canceled` is queued by a trigger on events.
  */
-export type MailKind = 'confirm' | 'going' | 'waiting' | 'pending' | 'promoted' | 'cancelled' | 'event-canceled';
+export type MailKind =
+  'confirm' | 'going' | 'waiting' | 'pending' | 'promoted' | 'cancelled' | 'event-canceled' | SubmissionMailKind;
+
+/** What a submission tells its submitter (services/submissions/mail.ts). */
+export type SubmissionMailKind = 'submission-received' | 'submission-approved' | 'submission-rejected';
 
 /** Secrets a message carries to its recipient alone: a link's one-use code, the owner's token. */
 export interface MailSecrets {

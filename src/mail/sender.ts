@@ -40,6 +40,8 @@ interface Leased {
   secrets: MailSecrets | null;
   attempts: number;
   check_in_code: string | null;
+  submission_id: number | null;
+  reason: string | null;
 }
 
 export interface SenderOptions {
@@ -92,8 +94,9 @@ export function startMailSender(db: Database, options: SenderOptions, onError: (
     const leased = await db.prisma.$queryRaw<Leased[]>`
       UPDATE mail_outbox SET due = now() + make_interval(secs => ${LEASE_SECONDS}), attempts = attempts + 1
       WHERE id IN (SELECT id FROM mail_outbox WHERE due <= now() ORDER BY due, id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-      RETURNING id, kind, event_id, rsvp_id, recipient, name, secrets, attempts,
-        (SELECT check_in_code FROM rsvps r WHERE r.id = mail_outbox.rsvp_id) AS check_in_code`;
+      RETURNING id, kind, event_id, rsvp_id, recipient, name, secrets, attempts, submission_id,
+        (SELECT check_in_code FROM rsvps r WHERE r.id = mail_outbox.rsvp_id) AS check_in_code,
+        (SELECT reason FROM submissions s WHERE s.id = mail_outbox.submission_id) AS reason`;
     await Promise.all(leased.map((mail) => sendOne(mail)));
     return leased.length === BATCH;
   }
@@ -118,6 +121,8 @@ export function startMailSender(db: Database, options: SenderOptions, onError: (
         name: mail.name,
         secrets: mail.secrets,
         checkInCode: mail.check_in_code,
+        submissionId: mail.submission_id,
+        reason: mail.reason,
       };
       const message = messageOf(to, row, options.urls);
       const invitation = message.invitation

@@ -17,7 +17,7 @@ export interface FeedPosition {
 /** Past every change of transactions before `xid` (the largest seq a bigint holds). */
 const LAST_SEQ = '9223372036854775807';
 
-export type ChangeAction = 'created' | 'updated' | 'trashed' | 'deleted';
+export type ChangeAction = 'created' | 'submitted' | 'updated' | 'trashed' | 'deleted';
 export type ChangedType = 'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'media' | 'rsvp';
 
 export interface ChangeRow {
@@ -91,6 +91,7 @@ export async function selectChanges(
   after: FeedPosition | undefined,
   limit: number,
   attendeeData = false,
+  submissions = false,
 ): Promise<ChangeRead> {
   const rows = await selectRows<Row>(
     db,
@@ -104,6 +105,7 @@ export async function selectChanges(
             AND (c.xid, c.seq) > (h.pruned_xid, h.pruned_seq)
             AND c.xid < h.xmin
             AND (${attendeeData}::boolean OR c.object_type <> 'rsvp')
+            AND (${submissions}::boolean OR c.action <> 'submitted')
           ORDER BY c.xid, c.seq LIMIT ${limit + 1}::int)
         SELECT h.xmin::text AS xmin, h.xmax::text AS xmax, h.pruned_xid::text AS pruned_xid, h.pruned_seq::text AS pruned_seq,
           page.seq::text AS seq, page.xid::text AS xid, page.object_type, page.object_id, page.action, page.changed,

@@ -45,7 +45,13 @@ export async function readChanges(
   perPage: number,
 ): Promise<{ items: ChangeRecord[]; next: string; more: boolean }> {
   const position = since === undefined ? undefined : positionOf(since);
-  const read = await selectChanges(ctx.db, position, perPage, may(ctx.caller, 'read attendee data'));
+  const read = await selectChanges(
+    ctx.db,
+    position,
+    perPage,
+    may(ctx.caller, 'read attendee data'),
+    may(ctx.caller, 'moderate submissions'),
+  );
   if ('expired' in read) throw new CursorExpired();
   if ('ahead' in read) throw badCursor();
   const items = await withObjects(ctx.db, ctx.caller, read.changes, CHANGES_MAX_BYTES);

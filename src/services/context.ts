@@ -6,6 +6,7 @@ import type { Caller } from '../auth/roles.js';
 import type { Config } from '../config.js';
 import type { Quotas, RecurrenceLimits } from '../config/limits.js';
 import type { MailSettings } from '../config/mail.js';
+import type { SubmissionSettings } from '../config/submissions.js';
 import type { PrismaClient } from '../db/client.js';
 import type { Precondition } from '../domain/posts.js';
 
@@ -29,10 +30,13 @@ export interface ServiceContext {
   quotas?: Quotas;
   /** Mail (config/mail.ts): RSVP without an account needs it. None: no mail is sent. */
   mail?: MailSettings;
+  /** Public submissions (config/submissions.ts); none: off. */
+  submissions?: SubmissionSettings;
 }
 
 /** What the configuration gives every context. */
-export type ContextSettings = Pick<Config, 'siteTimezone' | 'recurrence' | 'quotas'> & Partial<Pick<Config, 'mail'>>;
+export type ContextSettings = Pick<Config, 'siteTimezone' | 'recurrence' | 'quotas'> &
+  Partial<Pick<Config, 'mail' | 'submissions'>>;
 
 /** What differs from one request to the next. */
 export interface RequestParts {
@@ -63,5 +67,6 @@ export function serviceContext(
     recurrence: settings.recurrence,
     quotas: settings.quotas,
     mail: settings.mail,
+    submissions: settings.submissions,
   };
 }

@@ -168,17 +168,20 @@ export async function venueOrOrganizerIdsForWrite(
       created.map((item) => String(item[kind.nameField])),
     );
   const ids: number[] = [];
+  const named: number[] = [];
   for (const item of items) {
     const id = linkedId(kind, item);
     if (id === 0 && typeof item !== 'object') continue; // 0 names none
+    if (id !== undefined) named.push(id);
     ids.push(id ?? (await insertVenueOrOrganizer(tx, ctx, kind, item as VenueOrOrganizerInput)).row.id);
   }
+  // Those named by ID must be there for the caller; those found or made by their fields are.
   const unique = [...new Set(ids)];
   assertVenuesOrOrganizersFound(
     ctx.caller,
     kind,
-    unique,
-    await tableOf(kind, tx).findMany({ where: { id: { in: unique } } }),
+    named,
+    await tableOf(kind, tx).findMany({ where: { id: { in: named } } }),
   );
   return unique;
 }

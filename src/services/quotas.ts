@@ -40,7 +40,7 @@ export async function chargeCreate(
 /** Whether chargeCreate counts the caller's creates (else it writes nothing). */
 export function chargesCreate(ctx: Pick<ServiceContext, 'caller' | 'quotas'>): boolean {
   const { caller } = ctx;
-  return Boolean(quotasOf(ctx).createsPerHour && caller && !hasRole(caller, 'editor'));
+  return Boolean(quotasOf(ctx).createsPerHour && caller && !caller.ownsNothing && !hasRole(caller, 'editor'));
 }
 
 /** chargeCreate in a Prisma transaction. */

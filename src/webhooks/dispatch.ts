@@ -47,13 +47,13 @@ export async function dispatchChanges(
       if (!held) return 0;
       let position = held;
       // RSVPs' changes too: writeDeliveries gives them only to subscriptions allowed attendee data.
-      let read = await selectChanges(tx, position, limit, true);
+      let read = await selectChanges(tx, position, limit, true, true);
       if ('expired' in read) {
         report(
           new Error('webhook dispatch fell behind the change feed retention: the changes pruned were not delivered'),
         );
         position = read.expired;
-        read = await selectChanges(tx, position, limit, true);
+        read = await selectChanges(tx, position, limit, true, true);
       }
       // A position this dispatcher wrote is never ahead, nor (just moved to it) before the retention.
       if (!('changes' in read)) return 0;

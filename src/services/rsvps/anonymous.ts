@@ -22,7 +22,7 @@ import {
 import type { ServiceContext } from '../context.js';
 import { assertGuests, assertOpen, assertRsvpTarget, declinedByOrganiser, ENDED } from './access.js';
 import { place } from './seats.js';
-import { matches, newSecret } from './secrets.js';
+import { matches, newSecret } from '../secrets.js';
 import { eventWrite } from './transaction.js';
 
 type RsvpInput = components['schemas']['RsvpInput'];

@@ -6,7 +6,7 @@ import type { PrismaClient } from '../../db/client.js';
 import type { RsvpEvent } from '../../queries/rsvps.js';
 import type { ServiceContext } from '../context.js';
 import { assertRsvpTarget, isOrganiser, ownsRsvp } from './access.js';
-import { matches } from './secrets.js';
+import { matches } from '../secrets.js';
 
 /** The event as reading its RSVPs needs it, not locked. */
 export async function readTarget(

@@ -34,7 +34,7 @@ import {
   ownsRsvp,
 } from './access.js';
 import { place, promote, seatsOf } from './seats.js';
-import { matches } from './secrets.js';
+import { matches } from '../secrets.js';
 import { eventWrite } from './transaction.js';
 
 type RsvpInput = components['schemas']['RsvpInput'];

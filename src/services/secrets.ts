@@ -1,7 +1,7 @@
-// The secrets of an RSVP without an account (docs/decisions.md, "RSVP"): the one-use code of its
-// confirmation link and its owner's token. Each is 32 random bytes; only its SHA-256 is stored
-// (migration rsvp_mail), so that the database alone opens no RSVP, and a secret sent is compared with
-// the stored hash in constant time.
+// Secrets sent to people without an account: the one-use code of an RSVP's confirmation link and
+// its owner's token (docs/decisions.md, "RSVP"), a submission's token ("Public submissions"). Each
+// is 32 random bytes; only its SHA-256 is stored, so that the database alone opens nothing, and a
+// secret sent is compared with the stored hash in constant time.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A new secret, as sent (base64url, 43 characters) and as stored. */

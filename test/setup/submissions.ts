@@ -1,0 +1,41 @@
+// Public submissions in tests (src/services/submissions/): a challenge solved as a browser's ALTCHA
+// widget solves it (altcha-lib's solveChallenge), and a submission that passes every defence.
+import { type Challenge, solveChallenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/sha';
+import type { TestServer } from './server.js';
+
+/** The proof of work of a fresh challenge of `s`, as the form's field `altcha` carries it. */
+export async function solvedChallenge(s: TestServer, headers: Record<string, string> = {}): Promise<string> {
+  const r = await s.get('/submissions/challenge', { as: null, headers });
+  if (r.status !== 200) throw new Error(`challenge: ${r.status} ${JSON.stringify(r.body)}`);
+  const challenge = r.body as Challenge;
+  const solution = await solveChallenge({ challenge, deriveKey });
+  if (!solution) throw new Error('challenge not solved');
+  return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
+}
+
+let serial = 0;
+
+/** A submission no defence trips, with `fields` over it. */
+export function submission(fields: Record<string, unknown> = {}): Record<string, unknown> {
+  serial += 1;
+  return {
+    title: `Street piano afternoon ${serial}`,
+    start_date: '2043-05-16 14:00',
+    end_date: '2043-05-16 17:00',
+    timezone: 'Europe/Paris',
+    description: 'Bring your sheet music; the piano stays on the square all afternoon.',
+    submitter: { name: 'Ana Lima', email: `ana${serial}@example.org` },
+    ...fields,
+  };
+}
+
+/** Sends a submission with a solved challenge, from `address` (TRUST_PROXY must trust loopback). */
+export async function submit(s: TestServer, fields: Record<string, unknown> = {}, address = '198.51.100.7') {
+  const headers = { 'X-Forwarded-For': address };
+  return s.post(
+    '/submissions',
+    { ...submission(fields), altcha: await solvedChallenge(s, headers) },
+    { as: null, headers },
+  );
+}
