@@ -150,11 +150,13 @@ export async function submitEvent(
       throw new SubmissionRefused('duplicate', 'This event was submitted today already; the editors have it.');
     }
     const id = rows[0].id;
-    // The feed names it for what it is (migration 20261130000000_submissions): only editors read it.
+    // The feed names it, and the venue and organizer made for it, for what they are (migration
+    // 20261130000000_submissions): only editors read such changes.
     await run(
-      `UPDATE changes SET action = 'submitted'
-      WHERE xid = pg_current_xact_id() AND object_type = 'event' AND object_id = $1::int`,
-      [eventId],
+      `UPDATE changes SET action = 'submitted' WHERE xid = pg_current_xact_id() AND (
+        (object_type = 'event' AND object_id = $1::int)
+        OR (object_type = 'venue' AND object_id = $2::int) OR (object_type = 'organizer' AND object_id = $3::int))`,
+      [eventId, fresh.venue, fresh.organizer],
     );
     if (!spam.length && sendsMail(ctx))
       await queueSubmissionMail(run, 'submission-received', id, { token: token.text });
