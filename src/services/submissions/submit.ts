@@ -17,6 +17,7 @@ import type { EventInput } from '../events/input.js';
 import { inTransaction } from '../retry.js';
 import { newSecret } from '../secrets.js';
 import { chargeSubmission, duplicateKey, linksIn, spamReasons, type SubmittedText } from './defences.js';
+import { admitted } from './admission.js';
 import { checkProof, spendProof } from './proof-of-work.js';
 import { queueSubmissionMail } from './mail.js';
 
@@ -104,6 +105,15 @@ export async function submitEvent(
   if ((input.description ?? '').length > settings.maxLength) {
     throw new InvalidInput({ description: `At most ${settings.maxLength} characters.` });
   }
+  return admitted(ctx.db, settings.atOnce, () => takeSubmission(ctx, settings, input, address));
+}
+
+async function takeSubmission(
+  ctx: ServiceContext,
+  settings: SubmissionSettings,
+  input: SubmissionInput,
+  address: string | undefined,
+): Promise<Receipt> {
   const submitted = textOf(input);
   const links = linksIn([...submitted.texts, ...submitted.addresses.filter((a) => !a.includes('@'))]);
   const spam = spamReasons(submitted, links, settings);
@@ -112,6 +122,9 @@ export async function submitEvent(
   const writer: ServiceContext = { ...ctx, caller: SUBMITTER };
   const receipt = await inTransaction(ctx, async (tx) => {
     const run = statementsOf(tx);
+    // Nothing written here is seen by anonymous readers, so their kept answers stay (migration
+    // 20261130000000_submissions).
+    await run(`SELECT set_config('calendar.unseen_write', 'yes', true)`, []);
     await spendProof(run, proof);
     const eventId = await insertEvent(tx, writer, eventOf(input));
     const [event] = (await run(`SELECT start_utc FROM events WHERE id = $1::int`, [eventId])) as { start_utc: Date }[];
