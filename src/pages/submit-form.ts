@@ -218,7 +218,7 @@ ${input(c, 'submitter_email', labels.submitter_email, { type: 'email', required:
 <div class="nickname" aria-hidden="true"><label for="${id('nickname')}">Nickname</label><input type="text" id="${id('nickname')}" name="nickname" tabindex="-1" autocomplete="off" value=""></div>
 </fieldset>
 ${altcha.error}<div id="${id('altcha')}" tabindex="-1"${altcha.attributes}><altcha-widget name="altcha" challenge="${text(links.challenge)}" auto="onfocus" language="${lang}"></altcha-widget></div>
-<button type="submit">${text(t.send)}</button>
+<button type="submit" id="f-send">${text(t.send)}</button>
 </form>`;
   return page(lang, t.title, body, `${FORM_STYLE}\n<script type="module" src="${text(links.script)}"></script>`);
 }
