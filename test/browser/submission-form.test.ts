@@ -57,8 +57,8 @@ async function solved(page: Page) {
 }
 
 /**
- * Each test takes 5 to 10 s on a quiet two-core machine (most of it the keyboard's round trips to
- * the browser); on one shared with other suites (a load of 20) three times that was seen.
+ * Most of each test is the keyboard's round trips to the browser and the page's first load: 10 to
+ * 22 s were measured on a two-core machine shared with other suites (a load of 15 to 20).
  */
 const BUSY_MACHINE_MS = 60_000;
 
