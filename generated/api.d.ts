@@ -4101,12 +4101,386 @@ export interface components {
         /**
          * SubmissionState
          * @description Where a submission stands: `pending` (in the moderation queue), `spam` (suspected spam, kept apart from the queue: a word or domain of the blocklist, too many links, or the hidden field filled), `approved` (its event is published) or `rejected` (its event is in the trash).
+         * @example pending
          * @enum {string}
          */
         SubmissionState: "pending" | "spam" | "approved" | "rejected";
         /**
+         * SubmissionSubmitter
+         * @description Who sent a submission, as editors read it (private).
+         * @example {
+         *       "name": "Ana Lima",
+         *       "email": "ana@example.org",
+         *       "account": null
+         *     }
+         */
+        SubmissionSubmitter: {
+            name: string;
+            email: string;
+            /** @description The account that submitted it, when signed in. */
+            account: number | null;
+        };
+        /**
+         * SubmissionNews
+         * @description What a submission brings that did not exist: its venue and organizer when it proposed new ones (their IDs, pending with the event), and the category names it suggested.
+         * @example {
+         *       "venue": 41,
+         *       "organizer": null,
+         *       "categories": [
+         *         "Street music"
+         *       ]
+         *     }
+         */
+        SubmissionNews: {
+            venue: number | null;
+            organizer: number | null;
+            categories: string[];
+        };
+        /**
          * Submission
          * @description A submission as editors moderate it: who sent it (private), what it brings that is new, the links it holds, why it is suspected of spam if it is, and its event as editors read it (still `pending` until approved; edit it with `updateEvent` before approving).
+         * @example {
+         *       "id": 12,
+         *       "state": "pending",
+         *       "submitted_utc": "2026-11-28 13:02:11",
+         *       "decided_utc": null,
+         *       "submitter": {
+         *         "name": "Ana Lima",
+         *         "email": "ana@example.org",
+         *         "account": null
+         *       },
+         *       "new": {
+         *         "venue": 41,
+         *         "organizer": null,
+         *         "categories": [
+         *           "Street music"
+         *         ]
+         *       },
+         *       "links": [
+         *         "https://friends.example.org"
+         *       ],
+         *       "spam_reasons": [],
+         *       "reason": null,
+         *       "event": {
+         *         "id": 3,
+         *         "global_id": "127.0.0.1:8080?id=3",
+         *         "global_id_lineage": [
+         *           "127.0.0.1:8080?id=3"
+         *         ],
+         *         "author": "1",
+         *         "status": "publish",
+         *         "date": "2026-11-23 20:59:04",
+         *         "date_utc": "2026-11-24 01:59:04",
+         *         "modified": "2026-11-23 20:59:04",
+         *         "modified_utc": "2026-11-24 01:59:04",
+         *         "url": "http://127.0.0.1:8080/event/winter-jazz-night/",
+         *         "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/events/3",
+         *         "title": "Winter Jazz Night",
+         *         "description": "An evening of standards and new work with the Harbor Quartet.",
+         *         "excerpt": "",
+         *         "slug": "winter-jazz-night",
+         *         "image": false,
+         *         "all_day": false,
+         *         "start_date": "2026-12-12 19:30:00",
+         *         "start_date_details": {
+         *           "year": "2026",
+         *           "month": "12",
+         *           "day": "12",
+         *           "hour": "19",
+         *           "minutes": "30",
+         *           "seconds": "00"
+         *         },
+         *         "end_date": "2026-12-12 22:30:00",
+         *         "end_date_details": {
+         *           "year": "2026",
+         *           "month": "12",
+         *           "day": "12",
+         *           "hour": "22",
+         *           "minutes": "30",
+         *           "seconds": "00"
+         *         },
+         *         "utc_start_date": "2026-12-13 00:30:00",
+         *         "utc_start_date_details": {
+         *           "year": "2026",
+         *           "month": "12",
+         *           "day": "13",
+         *           "hour": "00",
+         *           "minutes": "30",
+         *           "seconds": "00"
+         *         },
+         *         "utc_end_date": "2026-12-13 03:30:00",
+         *         "utc_end_date_details": {
+         *           "year": "2026",
+         *           "month": "12",
+         *           "day": "13",
+         *           "hour": "03",
+         *           "minutes": "30",
+         *           "seconds": "00"
+         *         },
+         *         "timezone": "America/New_York",
+         *         "timezone_abbr": "EST",
+         *         "cost": "$10 – $25",
+         *         "cost_details": {
+         *           "currency_symbol": "",
+         *           "currency_code": "",
+         *           "currency_position": "",
+         *           "values": [
+         *             "10",
+         *             "25"
+         *           ]
+         *         },
+         *         "website": "http://127.0.0.1:8080/event/winter-jazz-night/",
+         *         "show_map": false,
+         *         "show_map_link": false,
+         *         "hide_from_listings": false,
+         *         "sticky": false,
+         *         "featured": false,
+         *         "categories": [
+         *           {
+         *             "name": "Jazz",
+         *             "slug": "jazz",
+         *             "term_group": 0,
+         *             "term_taxonomy_id": 2,
+         *             "taxonomy": "tribe_events_cat",
+         *             "description": "Jazz concerts and jam sessions.",
+         *             "parent": 1,
+         *             "count": 1,
+         *             "filter": "raw",
+         *             "id": 2,
+         *             "urls": {
+         *               "self": "http://127.0.0.1:8080/wp-json/calendar/events/v1/categories/2",
+         *               "collection": "http://127.0.0.1:8080/wp-json/calendar/events/v1/categories",
+         *               "up": "http://127.0.0.1:8080/wp-json/calendar/events/v1/categories/1"
+         *             }
+         *           }
+         *         ],
+         *         "tags": [
+         *           {
+         *             "name": "Live music",
+         *             "slug": "live-music",
+         *             "term_group": 0,
+         *             "term_taxonomy_id": 3,
+         *             "taxonomy": "post_tag",
+         *             "description": "",
+         *             "parent": 0,
+         *             "count": 1,
+         *             "filter": "raw",
+         *             "id": 3,
+         *             "urls": {
+         *               "self": "http://127.0.0.1:8080/wp-json/calendar/events/v1/tags/3",
+         *               "collection": "http://127.0.0.1:8080/wp-json/calendar/events/v1/tags"
+         *             }
+         *           }
+         *         ],
+         *         "venue": {
+         *           "id": 1,
+         *           "author": "1",
+         *           "status": "publish",
+         *           "date": "2026-11-23 20:59:03",
+         *           "date_utc": "2026-11-24 01:59:03",
+         *           "modified": "2026-11-23 20:59:03",
+         *           "modified_utc": "2026-11-24 01:59:03",
+         *           "url": "http://127.0.0.1:8080/venue/blue-note-hall/",
+         *           "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/venues/1",
+         *           "venue": "Blue Note Hall",
+         *           "description": "Intimate jazz club in Greenwich Village.",
+         *           "slug": "blue-note-hall",
+         *           "address": "131 W 3rd St",
+         *           "city": "New York",
+         *           "country": "United States",
+         *           "state": "NY",
+         *           "zip": "10012",
+         *           "phone": "+1 212-555-0148",
+         *           "website": "https://bluenotehall.example.com",
+         *           "stateprovince": "NY",
+         *           "geo_lat": 40.7306,
+         *           "geo_lng": -73.9866,
+         *           "json_ld": {
+         *             "@type": "Place",
+         *             "name": "Blue Note Hall",
+         *             "description": "Intimate jazz club in Greenwich Village.",
+         *             "url": "",
+         *             "address": {
+         *               "@type": "PostalAddress",
+         *               "streetAddress": "131 W 3rd St",
+         *               "addressLocality": "New York",
+         *               "addressRegion": "NY",
+         *               "postalCode": "10012",
+         *               "addressCountry": "United States"
+         *             },
+         *             "geo": {
+         *               "@type": "GeoCoordinates",
+         *               "latitude": 40.7306,
+         *               "longitude": -73.9866
+         *             },
+         *             "telephone": "+1 212-555-0148",
+         *             "sameAs": "https://bluenotehall.example.com"
+         *           },
+         *           "show_map": true,
+         *           "show_map_link": true,
+         *           "global_id": "127.0.0.1:8080?id=1",
+         *           "global_id_lineage": [
+         *             "127.0.0.1:8080?id=1"
+         *           ]
+         *         },
+         *         "organizer": [
+         *           {
+         *             "id": 2,
+         *             "author": "1",
+         *             "status": "publish",
+         *             "date": "2026-11-23 20:59:03",
+         *             "date_utc": "2026-11-24 01:59:03",
+         *             "modified": "2026-11-23 20:59:03",
+         *             "modified_utc": "2026-11-24 01:59:03",
+         *             "url": "http://127.0.0.1:8080/organizer/harbor-arts-collective/",
+         *             "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/organizers/2",
+         *             "organizer": "Harbor Arts Collective",
+         *             "description": "Presenting live music since 2004.",
+         *             "slug": "harbor-arts-collective",
+         *             "phone": "+1 212-555-0199",
+         *             "website": "https://harborarts.example.com",
+         *             "email": "hello@harborarts.example.com",
+         *             "json_ld": {
+         *               "@type": "Person",
+         *               "name": "Harbor Arts Collective",
+         *               "description": "Presenting live music since 2004.",
+         *               "url": "https://harborarts.example.com",
+         *               "telephone": "+1 212-555-0199",
+         *               "email": "hello@harborarts.example.com",
+         *               "sameAs": "https://harborarts.example.com"
+         *             },
+         *             "global_id": "127.0.0.1:8080?id=2",
+         *             "global_id_lineage": [
+         *               "127.0.0.1:8080?id=2"
+         *             ]
+         *           }
+         *         ],
+         *         "custom_fields": [],
+         *         "recurrence": [],
+         *         "recurring_event_id": null,
+         *         "original_start_date": null,
+         *         "event_status": "scheduled",
+         *         "event_status_reason": "",
+         *         "is_virtual": false,
+         *         "is_hybrid": false,
+         *         "virtual_url": null,
+         *         "rsvp": {
+         *           "open": true,
+         *           "closes_at": "2026-12-12 19:30:00",
+         *           "capacity": 40,
+         *           "guests_max": 2,
+         *           "approval": false,
+         *           "anonymous": false,
+         *           "going": 38,
+         *           "waiting": 3,
+         *           "checked_in": 0,
+         *           "remaining": 2
+         *         },
+         *         "json_ld": {
+         *           "@context": "http://schema.org",
+         *           "@type": "Event",
+         *           "name": "Winter Jazz Night",
+         *           "description": "An evening of standards and new work with the Harbor Quartet.",
+         *           "url": "http://127.0.0.1:8080/event/winter-jazz-night/",
+         *           "eventAttendanceMode": "https://schema.org/OfflineEventAttendanceMode",
+         *           "eventStatus": "https://schema.org/EventScheduled",
+         *           "startDate": "2026-12-12T19:30:00-05:00",
+         *           "endDate": "2026-12-12T22:30:00-05:00",
+         *           "location": {
+         *             "@type": "Place",
+         *             "name": "Blue Note Hall",
+         *             "description": "Intimate jazz club in Greenwich Village.",
+         *             "url": "",
+         *             "address": {
+         *               "@type": "PostalAddress",
+         *               "streetAddress": "131 W 3rd St",
+         *               "addressLocality": "New York",
+         *               "addressRegion": "NY",
+         *               "postalCode": "10012",
+         *               "addressCountry": "United States"
+         *             },
+         *             "geo": {
+         *               "@type": "GeoCoordinates",
+         *               "latitude": 40.7306,
+         *               "longitude": -73.9866
+         *             },
+         *             "telephone": "+1 212-555-0148",
+         *             "sameAs": "https://bluenotehall.example.com"
+         *           },
+         *           "organizer": {
+         *             "@type": "Person",
+         *             "name": "Harbor Arts Collective",
+         *             "description": "Presenting live music since 2004.",
+         *             "url": "https://harborarts.example.com",
+         *             "telephone": "+1 212-555-0199",
+         *             "email": "hello@harborarts.example.com",
+         *             "sameAs": "https://harborarts.example.com"
+         *           },
+         *           "offers": {
+         *             "@type": "Offer",
+         *             "price": "10 – 25",
+         *             "priceCurrency": "USD",
+         *             "url": "http://127.0.0.1:8080/event/winter-jazz-night/",
+         *             "category": "primary",
+         *             "availability": "inStock",
+         *             "validFrom": "2026-11-23T00:00:00+00:00"
+         *           },
+         *           "performer": "Organization"
+         *         },
+         *         "_links": {
+         *           "self": [
+         *             {
+         *               "href": "http://127.0.0.1:8080/wp-json/calendar/events/v1/events/3",
+         *               "targetHints": {
+         *                 "allow": [
+         *                   "GET",
+         *                   "POST",
+         *                   "PUT",
+         *                   "PATCH",
+         *                   "DELETE"
+         *                 ]
+         *               }
+         *             }
+         *           ],
+         *           "collection": [
+         *             {
+         *               "href": "http://127.0.0.1:8080/wp-json/calendar/events/v1/events"
+         *             }
+         *           ],
+         *           "venue": [
+         *             {
+         *               "embeddable": true,
+         *               "href": "http://127.0.0.1:8080/wp-json/calendar/events/v1/venues/1"
+         *             }
+         *           ],
+         *           "organizer": [
+         *             {
+         *               "embeddable": true,
+         *               "href": "http://127.0.0.1:8080/wp-json/calendar/events/v1/organizers/2"
+         *             }
+         *           ],
+         *           "wp:term": [
+         *             {
+         *               "taxonomy": "tribe_events_cat",
+         *               "embeddable": true,
+         *               "href": "http://127.0.0.1:8080/wp-json/calendar/events/v1/categories?event=3&hide_empty=false&per_page=50"
+         *             },
+         *             {
+         *               "taxonomy": "post_tag",
+         *               "embeddable": true,
+         *               "href": "http://127.0.0.1:8080/wp-json/calendar/events/v1/tags?event=3&hide_empty=false&per_page=50"
+         *             }
+         *           ],
+         *           "curies": [
+         *             {
+         *               "name": "wp",
+         *               "href": "https://api.w.org/{rel}",
+         *               "templated": true
+         *             }
+         *           ]
+         *         }
+         *       }
+         *     }
          */
         Submission: {
             id: components["schemas"]["Id"];
@@ -4114,18 +4488,8 @@ export interface components {
             submitted_utc: components["schemas"]["DateTimeString"];
             /** @description When it was approved or rejected (UTC), or null. */
             decided_utc: components["schemas"]["DateTimeString"] | null;
-            submitter: {
-                name: string;
-                email: string;
-                /** @description The account that submitted it, when signed in. */
-                account: number | null;
-            };
-            /** @description What the submission brings that did not exist: its venue and organizer when it proposed new ones (their IDs, pending with the event), and the category names it suggested. */
-            new: {
-                venue: number | null;
-                organizer: number | null;
-                categories: string[];
-            };
+            submitter: components["schemas"]["SubmissionSubmitter"];
+            new: components["schemas"]["SubmissionNews"];
             /** @description The addresses (http, https and bare domains) found in what was submitted, in order. */
             links: string[];
             /** @description Why it is suspected of spam: `honeypot`, `links`, `blocked_word`, `blocked_domain`; empty for any other. */
@@ -4288,6 +4652,29 @@ export interface components {
             status_url: string;
         };
         /**
+         * SubmissionChallengeParameters
+         * @description What the solver needs, as ALTCHA's protocol (version 2) names it: derive keys with `algorithm` from `salt` and `nonce` followed by a counter, until one starts with `keyPrefix`.
+         * @example {
+         *       "algorithm": "SHA-256",
+         *       "cost": 1,
+         *       "expiresAt": 1796143331,
+         *       "keyLength": 32,
+         *       "keyPrefix": "9f1c2a4be0d3775c11aa0e36f5ab6c04",
+         *       "nonce": "5b2f1e0c9d8a7b6c5d4e3f2a1b0c9d8e",
+         *       "salt": "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+         *     }
+         */
+        SubmissionChallengeParameters: {
+            algorithm: string;
+            nonce: string;
+            salt: string;
+            cost: number;
+            keyLength: number;
+            keyPrefix: string;
+            keySignature?: string;
+            expiresAt?: number;
+        };
+        /**
          * SubmissionChallenge
          * @description A proof-of-work challenge of ALTCHA's open protocol (version 2), signed by the service: solve it (the ALTCHA widget does, in the browser; `altcha-lib`'s `solveChallenge` in Node) and send the solution with the submission as `altcha`. Valid once, until `parameters.expiresAt` (seconds since 1970).
          * @example {
@@ -4305,16 +4692,7 @@ export interface components {
          *     }
          */
         SubmissionChallenge: {
-            parameters: {
-                algorithm: string;
-                nonce: string;
-                salt: string;
-                cost: number;
-                keyLength: number;
-                keyPrefix: string;
-                keySignature?: string;
-                expiresAt?: number;
-            };
+            parameters: components["schemas"]["SubmissionChallengeParameters"];
             signature: string;
         };
         /**
@@ -6895,6 +7273,348 @@ export interface components {
         /**
          * SubmissionPart
          * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 12,
+         *       "state": "pending",
+         *       "submitted_utc": "2026-11-28 13:02:11",
+         *       "decided_utc": null,
+         *       "submitter": {
+         *         "name": "Ana Lima",
+         *         "email": "ana@example.org",
+         *         "account": null
+         *       },
+         *       "new": {
+         *         "venue": 41,
+         *         "organizer": null,
+         *         "categories": [
+         *           "Street music"
+         *         ]
+         *       },
+         *       "links": [
+         *         "https://friends.example.org"
+         *       ],
+         *       "spam_reasons": [],
+         *       "reason": null,
+         *       "event": {
+         *         "id": 3,
+         *         "global_id": "127.0.0.1:8080?id=3",
+         *         "global_id_lineage": [
+         *           "127.0.0.1:8080?id=3"
+         *         ],
+         *         "author": "1",
+         *         "status": "publish",
+         *         "date": "2026-11-23 20:59:04",
+         *         "date_utc": "2026-11-24 01:59:04",
+         *         "modified": "2026-11-23 20:59:04",
+         *         "modified_utc": "2026-11-24 01:59:04",
+         *         "url": "http://127.0.0.1:8080/event/winter-jazz-night/",
+         *         "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/events/3",
+         *         "title": "Winter Jazz Night",
+         *         "description": "An evening of standards and new work with the Harbor Quartet.",
+         *         "excerpt": "",
+         *         "slug": "winter-jazz-night",
+         *         "image": false,
+         *         "all_day": false,
+         *         "start_date": "2026-12-12 19:30:00",
+         *         "start_date_details": {
+         *           "year": "2026",
+         *           "month": "12",
+         *           "day": "12",
+         *           "hour": "19",
+         *           "minutes": "30",
+         *           "seconds": "00"
+         *         },
+         *         "end_date": "2026-12-12 22:30:00",
+         *         "end_date_details": {
+         *           "year": "2026",
+         *           "month": "12",
+         *           "day": "12",
+         *           "hour": "22",
+         *           "minutes": "30",
+         *           "seconds": "00"
+         *         },
+         *         "utc_start_date": "2026-12-13 00:30:00",
+         *         "utc_start_date_details": {
+         *           "year": "2026",
+         *           "month": "12",
+         *           "day": "13",
+         *           "hour": "00",
+         *           "minutes": "30",
+         *           "seconds": "00"
+         *         },
+         *         "utc_end_date": "2026-12-13 03:30:00",
+         *         "utc_end_date_details": {
+         *           "year": "2026",
+         *           "month": "12",
+         *           "day": "13",
+         *           "hour": "03",
+         *           "minutes": "30",
+         *           "seconds": "00"
+         *         },
+         *         "timezone": "America/New_York",
+         *         "timezone_abbr": "EST",
+         *         "cost": "$10 – $25",
+         *         "cost_details": {
+         *           "currency_symbol": "",
+         *           "currency_code": "",
+         *           "currency_position": "",
+         *           "values": [
+         *             "10",
+         *             "25"
+         *           ]
+         *         },
+         *         "website": "http://127.0.0.1:8080/event/winter-jazz-night/",
+         *         "show_map": false,
+         *         "show_map_link": false,
+         *         "hide_from_listings": false,
+         *         "sticky": false,
+         *         "featured": false,
+         *         "categories": [
+         *           {
+         *             "name": "Jazz",
+         *             "slug": "jazz",
+         *             "term_group": 0,
+         *             "term_taxonomy_id": 2,
+         *             "taxonomy": "tribe_events_cat",
+         *             "description": "Jazz concerts and jam sessions.",
+         *             "parent": 1,
+         *             "count": 1,
+         *             "filter": "raw",
+         *             "id": 2,
+         *             "urls": {
+         *               "self": "http://127.0.0.1:8080/wp-json/calendar/events/v1/categories/2",
+         *               "collection": "http://127.0.0.1:8080/wp-json/calendar/events/v1/categories",
+         *               "up": "http://127.0.0.1:8080/wp-json/calendar/events/v1/categories/1"
+         *             }
+         *           }
+         *         ],
+         *         "tags": [
+         *           {
+         *             "name": "Live music",
+         *             "slug": "live-music",
+         *             "term_group": 0,
+         *             "term_taxonomy_id": 3,
+         *             "taxonomy": "post_tag",
+         *             "description": "",
+         *             "parent": 0,
+         *             "count": 1,
+         *             "filter": "raw",
+         *             "id": 3,
+         *             "urls": {
+         *               "self": "http://127.0.0.1:8080/wp-json/calendar/events/v1/tags/3",
+         *               "collection": "http://127.0.0.1:8080/wp-json/calendar/events/v1/tags"
+         *             }
+         *           }
+         *         ],
+         *         "venue": {
+         *           "id": 1,
+         *           "author": "1",
+         *           "status": "publish",
+         *           "date": "2026-11-23 20:59:03",
+         *           "date_utc": "2026-11-24 01:59:03",
+         *           "modified": "2026-11-23 20:59:03",
+         *           "modified_utc": "2026-11-24 01:59:03",
+         *           "url": "http://127.0.0.1:8080/venue/blue-note-hall/",
+         *           "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/venues/1",
+         *           "venue": "Blue Note Hall",
+         *           "description": "Intimate jazz club in Greenwich Village.",
+         *           "slug": "blue-note-hall",
+         *           "address": "131 W 3rd St",
+         *           "city": "New York",
+         *           "country": "United States",
+         *           "state": "NY",
+         *           "zip": "10012",
+         *           "phone": "+1 212-555-0148",
+         *           "website": "https://bluenotehall.example.com",
+         *           "stateprovince": "NY",
+         *           "geo_lat": 40.7306,
+         *           "geo_lng": -73.9866,
+         *           "json_ld": {
+         *             "@type": "Place",
+         *             "name": "Blue Note Hall",
+         *             "description": "Intimate jazz club in Greenwich Village.",
+         *             "url": "",
+         *             "address": {
+         *               "@type": "PostalAddress",
+         *               "streetAddress": "131 W 3rd St",
+         *               "addressLocality": "New York",
+         *               "addressRegion": "NY",
+         *               "postalCode": "10012",
+         *               "addressCountry": "United States"
+         *             },
+         *             "geo": {
+         *               "@type": "GeoCoordinates",
+         *               "latitude": 40.7306,
+         *               "longitude": -73.9866
+         *             },
+         *             "telephone": "+1 212-555-0148",
+         *             "sameAs": "https://bluenotehall.example.com"
+         *           },
+         *           "show_map": true,
+         *           "show_map_link": true,
+         *           "global_id": "127.0.0.1:8080?id=1",
+         *           "global_id_lineage": [
+         *             "127.0.0.1:8080?id=1"
+         *           ]
+         *         },
+         *         "organizer": [
+         *           {
+         *             "id": 2,
+         *             "author": "1",
+         *             "status": "publish",
+         *             "date": "2026-11-23 20:59:03",
+         *             "date_utc": "2026-11-24 01:59:03",
+         *             "modified": "2026-11-23 20:59:03",
+         *             "modified_utc": "2026-11-24 01:59:03",
+         *             "url": "http://127.0.0.1:8080/organizer/harbor-arts-collective/",
+         *             "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/organizers/2",
+         *             "organizer": "Harbor Arts Collective",
+         *             "description": "Presenting live music since 2004.",
+         *             "slug": "harbor-arts-collective",
+         *             "phone": "+1 212-555-0199",
+         *             "website": "https://harborarts.example.com",
+         *             "email": "hello@harborarts.example.com",
+         *             "json_ld": {
+         *               "@type": "Person",
+         *               "name": "Harbor Arts Collective",
+         *               "description": "Presenting live music since 2004.",
+         *               "url": "https://harborarts.example.com",
+         *               "telephone": "+1 212-555-0199",
+         *               "email": "hello@harborarts.example.com",
+         *               "sameAs": "https://harborarts.example.com"
+         *             },
+         *             "global_id": "127.0.0.1:8080?id=2",
+         *             "global_id_lineage": [
+         *               "127.0.0.1:8080?id=2"
+         *             ]
+         *           }
+         *         ],
+         *         "custom_fields": [],
+         *         "recurrence": [],
+         *         "recurring_event_id": null,
+         *         "original_start_date": null,
+         *         "event_status": "scheduled",
+         *         "event_status_reason": "",
+         *         "is_virtual": false,
+         *         "is_hybrid": false,
+         *         "virtual_url": null,
+         *         "rsvp": {
+         *           "open": true,
+         *           "closes_at": "2026-12-12 19:30:00",
+         *           "capacity": 40,
+         *           "guests_max": 2,
+         *           "approval": false,
+         *           "anonymous": false,
+         *           "going": 38,
+         *           "waiting": 3,
+         *           "checked_in": 0,
+         *           "remaining": 2
+         *         },
+         *         "json_ld": {
+         *           "@context": "http://schema.org",
+         *           "@type": "Event",
+         *           "name": "Winter Jazz Night",
+         *           "description": "An evening of standards and new work with the Harbor Quartet.",
+         *           "url": "http://127.0.0.1:8080/event/winter-jazz-night/",
+         *           "eventAttendanceMode": "https://schema.org/OfflineEventAttendanceMode",
+         *           "eventStatus": "https://schema.org/EventScheduled",
+         *           "startDate": "2026-12-12T19:30:00-05:00",
+         *           "endDate": "2026-12-12T22:30:00-05:00",
+         *           "location": {
+         *             "@type": "Place",
+         *             "name": "Blue Note Hall",
+         *             "description": "Intimate jazz club in Greenwich Village.",
+         *             "url": "",
+         *             "address": {
+         *               "@type": "PostalAddress",
+         *               "streetAddress": "131 W 3rd St",
+         *               "addressLocality": "New York",
+         *               "addressRegion": "NY",
+         *               "postalCode": "10012",
+         *               "addressCountry": "United States"
+         *             },
+         *             "geo": {
+         *               "@type": "GeoCoordinates",
+         *               "latitude": 40.7306,
+         *               "longitude": -73.9866
+         *             },
+         *             "telephone": "+1 212-555-0148",
+         *             "sameAs": "https://bluenotehall.example.com"
+         *           },
+         *           "organizer": {
+         *             "@type": "Person",
+         *             "name": "Harbor Arts Collective",
+         *             "description": "Presenting live music since 2004.",
+         *             "url": "https://harborarts.example.com",
+         *             "telephone": "+1 212-555-0199",
+         *             "email": "hello@harborarts.example.com",
+         *             "sameAs": "https://harborarts.example.com"
+         *           },
+         *           "offers": {
+         *             "@type": "Offer",
+         *             "price": "10 – 25",
+         *             "priceCurrency": "USD",
+         *             "url": "http://127.0.0.1:8080/event/winter-jazz-night/",
+         *             "category": "primary",
+         *             "availability": "inStock",
+         *             "validFrom": "2026-11-23T00:00:00+00:00"
+         *           },
+         *           "performer": "Organization"
+         *         },
+         *         "_links": {
+         *           "self": [
+         *             {
+         *               "href": "http://127.0.0.1:8080/wp-json/calendar/events/v1/events/3",
+         *               "targetHints": {
+         *                 "allow": [
+         *                   "GET",
+         *                   "POST",
+         *                   "PUT",
+         *                   "PATCH",
+         *                   "DELETE"
+         *                 ]
+         *               }
+         *             }
+         *           ],
+         *           "collection": [
+         *             {
+         *               "href": "http://127.0.0.1:8080/wp-json/calendar/events/v1/events"
+         *             }
+         *           ],
+         *           "venue": [
+         *             {
+         *               "embeddable": true,
+         *               "href": "http://127.0.0.1:8080/wp-json/calendar/events/v1/venues/1"
+         *             }
+         *           ],
+         *           "organizer": [
+         *             {
+         *               "embeddable": true,
+         *               "href": "http://127.0.0.1:8080/wp-json/calendar/events/v1/organizers/2"
+         *             }
+         *           ],
+         *           "wp:term": [
+         *             {
+         *               "taxonomy": "tribe_events_cat",
+         *               "embeddable": true,
+         *               "href": "http://127.0.0.1:8080/wp-json/calendar/events/v1/categories?event=3&hide_empty=false&per_page=50"
+         *             },
+         *             {
+         *               "taxonomy": "post_tag",
+         *               "embeddable": true,
+         *               "href": "http://127.0.0.1:8080/wp-json/calendar/events/v1/tags?event=3&hide_empty=false&per_page=50"
+         *             }
+         *           ],
+         *           "curies": [
+         *             {
+         *               "name": "wp",
+         *               "href": "https://api.w.org/{rel}",
+         *               "templated": true
+         *             }
+         *           ]
+         *         }
+         *       }
+         *     }
          */
         SubmissionPart: {
             id?: components["schemas"]["Id"];
@@ -6902,18 +7622,8 @@ export interface components {
             submitted_utc?: components["schemas"]["DateTimeString"];
             /** @description When it was approved or rejected (UTC), or null. */
             decided_utc?: components["schemas"]["DateTimeString"] | null;
-            submitter?: {
-                name?: string;
-                email?: string;
-                /** @description The account that submitted it, when signed in. */
-                account?: number | null;
-            };
-            /** @description What the submission brings that did not exist: its venue and organizer when it proposed new ones (their IDs, pending with the event), and the category names it suggested. */
-            new?: {
-                venue?: number | null;
-                organizer?: number | null;
-                categories?: string[];
-            };
+            submitter?: components["schemas"]["SubmissionSubmitterPart"];
+            new?: components["schemas"]["SubmissionNewsPart"];
             /** @description The addresses (http, https and bare domains) found in what was submitted, in order. */
             links?: string[];
             /** @description Why it is suspected of spam: `honeypot`, `links`, `blocked_word`, `blocked_domain`; empty for any other. */
@@ -6921,6 +7631,37 @@ export interface components {
             /** @description Why it was rejected. */
             reason?: string | null;
             event?: components["schemas"]["EventPart"];
+        };
+        /**
+         * SubmissionSubmitterPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "name": "Ana Lima",
+         *       "email": "ana@example.org",
+         *       "account": null
+         *     }
+         */
+        SubmissionSubmitterPart: {
+            name?: string;
+            email?: string;
+            /** @description The account that submitted it, when signed in. */
+            account?: number | null;
+        };
+        /**
+         * SubmissionNewsPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "venue": 41,
+         *       "organizer": null,
+         *       "categories": [
+         *         "Street music"
+         *       ]
+         *     }
+         */
+        SubmissionNewsPart: {
+            venue?: number | null;
+            organizer?: number | null;
+            categories?: string[];
         };
         /**
          * SubmissionReceiptPart

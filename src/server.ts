@@ -55,6 +55,7 @@ async function main() {
       authWindowSeconds: config.authWindowSeconds,
       idempotencyHours: IDEMPOTENCY_HOURS,
       changesRetentionDays: config.changesRetentionDays,
+      spamDays: config.submissions.spamDays,
     },
     undefined,
     (err) => {

@@ -10,7 +10,7 @@ describe('the contract', () => {
   const operations = createBackend(loadDocument()).router.getOperations();
 
   it('has operations for every route and method of the specification, the change feed, webhooks and RSVPs', () => {
-    expect(operations.length).toBe(81);
+    expect(operations.length).toBe(88);
     expect(operations.map((op) => op.operationId)).toEqual(
       expect.arrayContaining([
         'uploadMedia',
@@ -29,6 +29,11 @@ describe('the contract', () => {
         'checkInRsvp',
         'exportRsvps',
         'eraseRsvps',
+        'submitEvent',
+        'getSubmissionChallenge',
+        'listSubmissions',
+        'approveSubmission',
+        'rejectSubmission',
       ]),
     );
   });

@@ -21,6 +21,8 @@ export interface SubmissionSettings {
   blockedDomains: string[];
   /** Origins of other sites that may show the form in a frame; none: only this site. */
   frameAncestors: string[];
+  /** How long submissions suspected of spam are kept (with their events) for editors to look at. */
+  spamDays: number;
 }
 
 export function submissionSettings(env: NodeJS.ProcessEnv): SubmissionSettings {
@@ -34,6 +36,7 @@ export function submissionSettings(env: NodeJS.ProcessEnv): SubmissionSettings {
     blockedWords: list(env.SUBMISSION_BLOCKED_WORDS),
     blockedDomains: list(env.SUBMISSION_BLOCKED_DOMAINS).map((domain) => domain.replace(/^\.+/, '')),
     frameAncestors: origins(env.SUBMISSION_FRAME_ANCESTORS),
+    spamDays: positiveInteger(env, 'SUBMISSION_SPAM_DAYS', 30),
   };
 }
 

@@ -1,4 +1,4 @@
-// Rows that only matter for a while: sign-in failures, rate limit windows and hours of creates per account that have ended, RSVPs never confirmed, idempotency keys
+// Rows that only matter for a while: sign-in failures, rate limit windows and hours of creates per account that have ended, RSVPs never confirmed, submissions' counts, proofs and spam, idempotency keys
 // older than a day, changes older than the feed's retention, and webhook messages sent, given up or
 // waiting on a disabled subscription that long ago (with their attempts); the data versions of
 // connections that are gone are folded into one row; uploads nothing shows are counted. Each instance purges now and then;
@@ -11,6 +11,8 @@ export interface Retention {
   authWindowSeconds: number;
   idempotencyHours: number;
   changesRetentionDays: number;
+  /** How long submissions suspected of spam are kept (config/submissions.ts); none: 30 days. */
+  spamDays?: number;
 }
 
 export async function purgeExpired(db: Database, retention: Retention): Promise<void> {
@@ -48,12 +50,37 @@ export async function purgeExpired(db: Database, retention: Retention): Promise<
   }
   // Confirmation messages counted per address and day, of days that have passed.
   await db.prisma.$executeRaw`DELETE FROM mail_requests WHERE day < current_date`;
+  await purgeSubmissions(db.prisma, new Date(now - (retention.spamDays ?? 30) * 86_400_000));
   const kept = new Date(now - retention.changesRetentionDays * 86_400_000);
   await pruneChanges(db.prisma, kept);
   await pruneDeliveries(db.prisma, kept);
   await foldDataVersions(db.prisma);
   await countMediaLibrary(db.prisma);
   if (db.kind === 'pglite') await maintainEmbedded(db);
+}
+
+/**
+ * Submissions counted per address and day of days that have passed, proofs of work that expired
+ * (a used one can no longer be sent again), and submissions suspected of spam for longer than
+ * editors keep them, with their events and the venue and organizer that came with them (none of
+ * them published: spam never is), so that an open form cannot grow the database without end. An
+ * editor approving such a submission meanwhile holds its row (services/submissions/moderate.ts):
+ * the delete waits, then reads its state again and leaves it.
+ */
+async function purgeSubmissions(db: PrismaClient, spamBefore: Date): Promise<void> {
+  await db.$executeRaw`DELETE FROM submission_requests WHERE day < current_date`;
+  await db.$executeRaw`DELETE FROM submission_challenges WHERE expires_at < now()`;
+  // Looked for first, as for RSVPs above: a delete of events moves the data version.
+  const [old] = await db.$queryRaw<{ any: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM submissions WHERE state = 'spam' AND submitted_at < ${spamBefore}::timestamptz) AS any`;
+  if (!old.any) return;
+  await db.$executeRaw`
+    WITH gone AS (
+      DELETE FROM submissions WHERE state = 'spam' AND submitted_at < ${spamBefore}::timestamptz
+      RETURNING event_id, new_venue_id, new_organizer_id),
+    events_gone AS (DELETE FROM events WHERE id IN (SELECT event_id FROM gone) AND status <> 'publish'),
+    venues_gone AS (DELETE FROM venues WHERE id IN (SELECT new_venue_id FROM gone) AND status <> 'publish')
+    DELETE FROM organizers WHERE id IN (SELECT new_organizer_id FROM gone) AND status <> 'publish'`;
 }
 
 /**

@@ -117,11 +117,26 @@ describeEachDatabase(
       expect(mail.text).toContain('The square is closed that week.');
     });
 
-    it('lets only editors moderate', async () => {
-      for (const as of [null, 'subscriber', 'author'] as const) {
-        const r = await s.get('/submissions', { as });
-        expect(r.status, String(as)).toBe(as === null ? 401 : 403);
+    it('lets only editors and administrators moderate, and leaves the submission as it was', async () => {
+      const r = await submit(s);
+      const calls = [
+        ['GET', '/submissions', undefined],
+        ['GET', `/submissions/${r.body.id}`, undefined],
+        ['POST', `/submissions/${r.body.id}/approve`, {}],
+        ['POST', `/submissions/${r.body.id}/reject`, { reason: 'No' }],
+      ] as const;
+      for (const as of [null, 'subscriber', 'contributor', 'author'] as const) {
+        for (const [method, path, body] of calls) {
+          const answer = await s.request(method, path, { as, body });
+          expect(answer.status, `${method} ${path} as ${as}`).toBe(as === null ? 401 : 403);
+        }
       }
+      const after = await s.get(`/submissions/${r.body.id}`, { as: 'editor' });
+      expect(after.body.state, after.text).toBe('pending');
+      expect((await s.get(`/submissions/${r.body.id}`, { as: 'administrator' })).status).toBe(200);
+      // The submitter's status needs its token, whoever asks.
+      const noToken = await s.get(`/submissions/${r.body.id}/status`, { as: 'administrator' });
+      expect(noToken.status).toBe(401);
     });
 
     describe('defences', () => {

@@ -79,18 +79,23 @@ function payloadOf(sent: string): Payload | undefined {
   }
 }
 
+/** A proof of work checked, to be spent in the submission's transaction (spendProof). */
+export interface Proof {
+  signature: string;
+  expires: Date;
+}
+
 /**
- * Refuses a submission without a solved, unused, unexpired challenge of this service (400), and
- * uses the challenge up in the submission's transaction: two submissions with one solution cannot
- * both pass, as the second waits on the first's row, then finds it taken.
+ * Refuses a submission without a solved, unexpired challenge of this service (400); answers the
+ * proof to spend, or undefined where the service asks for none. Checked before the submission's
+ * transaction, so that no transaction waits on the signing keys' read.
  */
-export async function spendProof(
-  run: Driver,
+export async function checkProof(
   db: PrismaClient,
   settings: SubmissionSettings,
   sent: string | undefined,
-): Promise<void> {
-  if (!settings.powCost) return;
+): Promise<Proof | undefined> {
+  if (!settings.powCost) return undefined;
   const payload = sent === undefined ? undefined : payloadOf(sent);
   if (!payload) throw refused();
   const keys = await signingKeys(db);
@@ -102,11 +107,22 @@ export async function spendProof(
     hmacKeySignatureSecret: keys.key,
   }).catch(() => undefined);
   if (!result?.verified) throw refused();
-  const expires = new Date((payload.challenge.parameters.expiresAt ?? 0) * 1000);
+  return {
+    signature: payload.challenge.signature ?? '',
+    expires: new Date((payload.challenge.parameters.expiresAt ?? 0) * 1000),
+  };
+}
+
+/**
+ * Uses a checked proof up in the submission's transaction: two submissions with one proof cannot
+ * both pass, as the second waits on the first's row, then finds it taken (400).
+ */
+export async function spendProof(run: Driver, proof: Proof | undefined): Promise<void> {
+  if (!proof) return;
   const rows = await run(
     `INSERT INTO submission_challenges (signature, expires_at) VALUES ($1::text, $2::timestamptz)
     ON CONFLICT (signature) DO NOTHING RETURNING signature`,
-    [payload.challenge.signature, expires.toISOString()],
+    [proof.signature, proof.expires.toISOString()],
   );
   if (!rows.length) throw refused();
 }

@@ -17,7 +17,7 @@ import type { EventInput } from '../events/input.js';
 import { inTransaction } from '../retry.js';
 import { newSecret } from '../secrets.js';
 import { chargeSubmission, duplicateKey, linksIn, spamReasons, type SubmittedText } from './defences.js';
-import { spendProof } from './proof-of-work.js';
+import { checkProof, spendProof } from './proof-of-work.js';
 import { queueSubmissionMail } from './mail.js';
 
 type SubmissionInput = components['schemas']['SubmissionInput'];
@@ -107,11 +107,12 @@ export async function submitEvent(
   const submitted = textOf(input);
   const links = linksIn([...submitted.texts, ...submitted.addresses.filter((a) => !a.includes('@'))]);
   const spam = spamReasons(submitted, links, settings);
+  const proof = await checkProof(ctx.db, settings, input.altcha);
   const token = newSecret();
   const writer: ServiceContext = { ...ctx, caller: SUBMITTER };
   const receipt = await inTransaction(ctx, async (tx) => {
     const run = statementsOf(tx);
-    await spendProof(run, ctx.db, settings, input.altcha);
+    await spendProof(run, proof);
     const eventId = await insertEvent(tx, writer, eventOf(input));
     const [event] = (await run(`SELECT start_utc FROM events WHERE id = $1::int`, [eventId])) as { start_utc: Date }[];
     // What is new: a venue or organizer made for this submission waits with it (a published one
