@@ -222,18 +222,3 @@ ${altcha.error}<div id="${id('altcha')}" tabindex="-1"${altcha.attributes}><altc
 </form>`;
   return page(lang, t.title, body, `${FORM_STYLE}\n<script type="module" src="${text(links.script)}"></script>`);
 }
-
-/** After a submission was received: it waits for the editors, and where to follow it. */
-export function receivedPage(lang: PageLanguage, statusUrl: string): string {
-  const t = SUBMIT_TEXTS[lang];
-  const body = `<h1>${text(t.receivedTitle)}</h1>
-<p role="status">${text(t.received)}</p>
-<p>${text(t.keepLink)}<br><a href="${text(statusUrl)}">${text(statusUrl)}</a></p>`;
-  return page(lang, t.receivedTitle, body);
-}
-
-/** Where the service takes no submissions. */
-export function closedPage(lang: PageLanguage): string {
-  const t = SUBMIT_TEXTS[lang];
-  return page(lang, t.closedTitle, `<h1>${text(t.closedTitle)}</h1>\n<p>${text(t.closed)}</p>`);
-}

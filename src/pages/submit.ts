@@ -11,7 +11,6 @@ import type { RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { type NextFunction, type Request, type Response, Router } from 'express';
-import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
 import { CATEGORY, ORGANIZER, VENUE } from '../domain/records.js';
 import { NotFound } from '../domain/errors.js';
@@ -22,14 +21,13 @@ import { sendReply } from '../http/reply.js';
 import { NAMESPACE, requestUrls } from '../http/urls.js';
 import { eventPermalink } from '../serializers/events.js';
 import { type ServiceContext, serviceContext } from '../services/context.js';
-import { type SubmissionStatus, submissionStatus } from '../services/submissions/status.js';
+import { submissionStatus } from '../services/submissions/status.js';
 import { listTerms } from '../services/terms.js';
 import { listVenuesOrOrganizers } from '../services/venues-and-organizers.js';
-import { page, text } from './html.js';
 import { pageLanguage, sendPage } from './send.js';
-import { closedPage, type FormChoices, formPage, receivedPage } from './submit-form.js';
+import { type FormChoices, formPage } from './submit-form.js';
+import { closedPage, receivedPage, statusPage } from './submit-pages.js';
 import { type FormValues, formValues, refusalOf, submissionOf } from './submit-input.js';
-import { SUBMIT_TEXTS } from './submit-texts.js';
 import { PAGE_LANGUAGES, type PageLanguage } from './texts.js';
 import { notFoundPage } from './views.js';
 
@@ -40,10 +38,13 @@ const widget = (() => {
   const root = path.resolve(path.dirname(require.resolve('altcha')), '../..');
   const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
   let bytes: Buffer | undefined;
+  let etag: string | undefined;
+  const read = () => (bytes ??= readFileSync(path.join(root, 'dist/main/altcha.i18n.min.js')));
   return {
     // The version in the name: the file is kept a year, and a new version is a new name.
     name: `altcha-${version}.js`,
-    bytes: () => (bytes ??= readFileSync(path.join(root, 'dist/main/altcha.i18n.min.js'))),
+    bytes: read,
+    etag: () => (etag ??= entityTag(read())),
   };
 })();
 
@@ -181,7 +182,7 @@ export function submissionPages({ config, db, app }: SubmissionPagesDeps): Route
     (async () => {
       if (!open()) return showForm(req, res);
       const fields = formValues(req.body);
-      const answer = await submitThroughApi(req, submissionOf(fields));
+      const answer = await submitThroughApi({ config, app }, req, submissionOf(fields));
       if (answer.status === 202 && typeof answer.body?.status_url === 'string') {
         send(req, res, receivedPage(languageOf(req), answer.body.status_url), 200, { secret: true });
         return undefined;
@@ -192,43 +193,14 @@ export function submissionPages({ config, db, app }: SubmissionPagesDeps): Route
     })().catch(next);
   });
 
-  interface Answer {
-    status: number;
-    body?: Partial<ErrorBody> & { status_url?: unknown };
-    retryAfter?: string;
-  }
-  async function submitThroughApi(req: Request, input: Record<string, unknown>): Promise<Answer> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', connection: 'close' };
-    for (const name of CARRIED) {
-      const value = req.headers[name];
-      if (typeof value === 'string') headers[name] = value;
-    }
-    const answer = await exchangeInMemory(app, req.socket, {
-      method: 'POST',
-      path: `${config.restPrefix}/${NAMESPACE}/submissions`,
-      headers,
-      body: JSON.stringify(input),
-    });
-    let body: Answer['body'];
-    try {
-      body = JSON.parse(answer.text) as Answer['body'];
-    } catch {
-      body = undefined;
-    }
-    const retryAfter = answer.headers['retry-after'];
-    return { status: answer.status, body, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
-  }
-
   router.get(`/submit/${widget.name}`, (req, res) => {
-    const bytes = widget.bytes();
     sendReply(req, res, {
-      body: bytes,
+      body: widget.bytes(),
       contentType: 'text/javascript; charset=utf-8',
-      etag: (widgetTag ??= entityTag(bytes)),
+      etag: widget.etag(),
       headers: { 'Cache-Control': 'public, max-age=31536000, immutable' },
     });
   });
-  let widgetTag: string | undefined;
 
   router.get(['/submit/status/', '/:lang/submit/status/'], knownLanguage, (req, res, next) => {
     (async () => {
@@ -252,30 +224,39 @@ export function submissionPages({ config, db, app }: SubmissionPagesDeps): Route
   return router;
 }
 
+/** The API's answer to the form's submission. */
+interface Answer {
+  status: number;
+  body?: Partial<ErrorBody> & { status_url?: unknown };
+  retryAfter?: string;
+}
+
+/** Sends the submission through the whole app to the API, as the browser's request (its address, host, language). */
+async function submitThroughApi(
+  { config, app }: Pick<SubmissionPagesDeps, 'config' | 'app'>,
+  req: Request,
+  input: Record<string, unknown>,
+): Promise<Answer> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', connection: 'close' };
+  for (const name of CARRIED) {
+    const value = req.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  const answer = await exchangeInMemory(app, req.socket, {
+    method: 'POST',
+    path: `${config.restPrefix}/${NAMESPACE}/submissions`,
+    headers,
+    body: JSON.stringify(input),
+  });
+  let body: Answer['body'];
+  try {
+    body = JSON.parse(answer.text) as Answer['body'];
+  } catch {
+    body = undefined;
+  }
+  const retryAfter = answer.headers['retry-after'];
+  return { status: answer.status, body, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
+}
+
 /** The language segment before /submit/, when the route has one. */
 const pathLanguage = (req: Request): string | undefined => (req.params as Partial<Record<string, string>>).lang;
-
-/** Where a submission stands: waiting, published (with the event's page), or not (with the editors' reason). */
-function statusPage(
-  lang: PageLanguage,
-  status: SubmissionStatus,
-  { link, zone }: { link?: string; zone: string },
-): string {
-  const t = SUBMIT_TEXTS[lang];
-  const start = DateTime.fromJSDate(status.startLocal, { zone: 'UTC' }).toLocaleString(DateTime.DATETIME_MED, {
-    locale: lang,
-  });
-  const sent = DateTime.fromJSDate(status.submittedAt, { zone }).toLocaleString(DateTime.DATETIME_MED, {
-    locale: lang,
-  });
-  const said = { pending: t.pending, approved: t.approved, rejected: t.rejected }[status.state];
-  const lines = [
-    `<h1>${text(t.statusTitle)}</h1>`,
-    `<p>${text(status.title)}<br>${text(start)}</p>`,
-    `<p role="status">${text(said)}</p>`,
-    link ? `<p><a href="${text(link)}">${text(t.seeEvent)}</a></p>` : '',
-    status.reason ? `<dl><dt>${text(t.reason)}</dt><dd>${text(status.reason)}</dd></dl>` : '',
-    `<p>${text(t.submitted)}: ${text(sent)}</p>`,
-  ];
-  return page(lang, t.statusTitle, lines.filter(Boolean).join('\n'));
-}
