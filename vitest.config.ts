@@ -45,7 +45,7 @@ const BUDGETED = [
 ];
 
 /** Files of the slow part that measure time, and run one at a time after the rest. */
-const ALONE = ['test/http/event-loop.test.ts'];
+const ALONE = ['test/http/event-loop.test.ts', 'test/http/submission-flood.test.ts'];
 
 export default defineConfig({
   test: {

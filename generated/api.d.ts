@@ -835,7 +835,7 @@ export interface paths {
         put?: never;
         /**
          * Suggest an event
-         * @description Anyone may suggest an event where the service takes submissions (`SUBMISSIONS`: `anyone`, or `accounts` for signed-in callers only; off by default, 403 `rest_submissions_closed`). It waits, `pending`, owned by no account and shown nowhere public, until an editor approves it (`approveSubmission`). The defences, each configurable: a proof of work (`altcha`, from `getSubmissionChallenge`, once), a hidden field, submissions per address and per e-mail address a day (429), a length and a number of links, a blocklist of words and domains (such a submission is kept as suspected spam, apart from the queue), and duplicates (the same title and start submitted today: 409 `rest_submission_duplicate`). The answer (202) is the same for a submission suspected of spam: nobody learns what trips the defences. The submitter is told by e-mail when it is received, approved or rejected, and follows it with the answer's `token`.
+         * @description Anyone may suggest an event where the service takes submissions (`SUBMISSIONS`: `anyone`, or `accounts` for signed-in callers only; off by default, 403 `rest_submissions_closed`). It waits, `pending`, owned by no account and shown nowhere public, until an editor approves it (`approveSubmission`). The defences, each configurable: a proof of work (`altcha`, from `getSubmissionChallenge`, once), a hidden field, submissions per address and per e-mail address a day (429), a length and a number of links, a blocklist of words and domains (such a submission is kept as suspected spam, apart from the queue), and duplicates (the same title and start submitted today: 409 `rest_submission_duplicate`). The answer (202) is the same for a submission suspected of spam: nobody learns what trips the defences. Each instance works on a few submissions at once (`SUBMISSIONS_AT_ONCE`) so that readers keep their times under a flood; past its queue it answers 503 `rest_submissions_busy` with `Retry-After`. The submitter is told by e-mail when it is received, approved or rejected, and follows it with the answer's `token`.
          */
         post: operations["submitEvent"];
         delete?: never;
@@ -4781,7 +4781,7 @@ export interface components {
             type: "event" | "venue" | "organizer" | "category" | "tag" | "media" | "rsvp";
             id: components["schemas"]["Id"];
             /**
-             * @description What the write did: `created`, `submitted` (an event suggested by the public, pending until an editor approves it: to editors and administrators only; its approval is an `updated` that publishes it, its rejection a `trashed`), `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them. A change of a recurring event (a series) stands for its occurrences that are not changed on their own: they come, move, change and go with it without changes of their own; read them again with `post_parent`.
+             * @description What the write did: `created`, `submitted` (an event suggested by the public, pending until an editor approves it, or a venue or organizer that came with it: to editors and administrators only; its approval is an `updated` that publishes it, its rejection a `trashed`), `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them. A change of a recurring event (a series) stands for its occurrences that are not changed on their own: they come, move, change and go with it without changes of their own; read them again with `post_parent`.
              * @enum {string}
              */
             action: "created" | "submitted" | "updated" | "trashed" | "deleted";
@@ -4852,7 +4852,7 @@ export interface components {
         WebhookUrl: string;
         /**
          * WebhookEventType
-         * @description A kind of change a subscription wants: `<object>.<action>` (`event.created`, `venue.updated`, `tag.deleted`, `media.created`, `rsvp.created`, ...), `<object>.*` for every action on such objects, or `*` for every change (of RSVPs only with `attendee_data`). RSVPs are created, updated (a cancellation too) and deleted, never trashed; `event.submitted` is an event suggested by the public, waiting for the editors.
+         * @description A kind of change a subscription wants: `<object>.<action>` (`event.created`, `venue.updated`, `tag.deleted`, `media.created`, `rsvp.created`, ...), `<object>.*` for every action on such objects, or `*` for every change (of RSVPs only with `attendee_data`). RSVPs are created, updated (a cancellation too) and deleted, never trashed; `event.submitted` is an event suggested by the public, waiting for the editors (`venue.submitted`, `organizer.submitted`: one that came with it).
          * @example event.created
          * @example venue.*
          * @example *
@@ -7762,7 +7762,7 @@ export interface components {
             type?: "event" | "venue" | "organizer" | "category" | "tag" | "media" | "rsvp";
             id?: components["schemas"]["Id"];
             /**
-             * @description What the write did: `created`, `submitted` (an event suggested by the public, pending until an editor approves it: to editors and administrators only; its approval is an `updated` that publishes it, its rejection a `trashed`), `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them. A change of a recurring event (a series) stands for its occurrences that are not changed on their own: they come, move, change and go with it without changes of their own; read them again with `post_parent`.
+             * @description What the write did: `created`, `submitted` (an event suggested by the public, pending until an editor approves it, or a venue or organizer that came with it: to editors and administrators only; its approval is an `updated` that publishes it, its rejection a `trashed`), `updated` (a change of a venue, organizer or term an event shows is an update of the event), `trashed` or `deleted` (for good). Several writes of one object in one request are one change: the strongest of them. A change of a recurring event (a series) stands for its occurrences that are not changed on their own: they come, move, change and go with it without changes of their own; read them again with `post_parent`.
              * @enum {string}
              */
             action?: "created" | "submitted" | "updated" | "trashed" | "deleted";

@@ -21,6 +21,8 @@ export interface SubmissionSettings {
   blockedDomains: string[];
   /** Origins of other sites that may show the form in a frame; none: only this site. */
   frameAncestors: string[];
+  /** Submissions an instance works on at once (services/submissions/admission.ts). */
+  atOnce: number;
   /** How long submissions suspected of spam are kept (with their events) for editors to look at. */
   spamDays: number;
 }
@@ -37,6 +39,7 @@ export function submissionSettings(env: NodeJS.ProcessEnv): SubmissionSettings {
     blockedDomains: list(env.SUBMISSION_BLOCKED_DOMAINS).map((domain) => domain.replace(/^\.+/, '')),
     frameAncestors: origins(env.SUBMISSION_FRAME_ANCESTORS),
     spamDays: positiveInteger(env, 'SUBMISSION_SPAM_DAYS', 30),
+    atOnce: positiveInteger(env, 'SUBMISSIONS_AT_ONCE', 2),
   };
 }
 

@@ -229,11 +229,12 @@ export class RsvpRefused extends DomainError {
 /**
  * A submission not taken, or not decided as asked (services/submissions/): `closed`, the service
  * takes none (from this caller); `challenge`, no proof of work or a wrong, used or expired one;
- * `duplicate`, the same event was submitted today; `decided`, it was approved or rejected already.
+ * `duplicate`, the same event was submitted today; `decided`, it was approved or rejected already;
+ * `busy`, this instance has as many submissions waiting as it holds (services/submissions/admission.ts).
  */
 export class SubmissionRefused extends DomainError {
   constructor(
-    readonly reason: 'closed' | 'challenge' | 'duplicate' | 'decided',
+    readonly reason: 'closed' | 'challenge' | 'duplicate' | 'decided' | 'busy',
     message: string,
   ) {
     super(message);

@@ -189,7 +189,7 @@ function fromStateError(err: DomainError): ApiError | undefined {
   }
   if (err instanceof SubmissionRefused) {
     const [status, code] = SUBMISSION_REFUSALS[err.reason];
-    return new ApiError(status, code, message);
+    return new ApiError(status, code, message, undefined, err.reason === 'busy' ? { 'Retry-After': '1' } : {});
   }
   return undefined;
 }
@@ -200,6 +200,7 @@ const SUBMISSION_REFUSALS: Record<SubmissionRefused['reason'], [number, string]>
   challenge: [400, 'rest_submission_challenge'],
   duplicate: [409, 'rest_submission_duplicate'],
   decided: [409, 'rest_submission_decided'],
+  busy: [503, 'rest_submissions_busy'],
 };
 
 /**

@@ -7,11 +7,19 @@ import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { purgeExpired } from '../../src/db/housekeeping.js';
 import { answerLookups } from '../../src/metrics/registry.js';
+import { submit } from '../setup/submissions.js';
 import { describeEachDatabase } from '../setup/each-database.js';
 import type { TestServer } from '../setup/server.js';
 
 // Counted rate limits write to their table now and then; none here, so that nothing but the tests' own writes moves the data.
-const NO_LIMITS = { RATE_LIMIT_READS: '0', RATE_LIMIT_WRITES: '0' };
+// Submissions taken (test/setup/submissions.ts sends each from an address of its own).
+const NO_LIMITS = {
+  RATE_LIMIT_READS: '0',
+  RATE_LIMIT_WRITES: '0',
+  SUBMISSIONS: 'anyone',
+  SUBMISSION_POW_COST: '20',
+  TRUST_PROXY: 'loopback',
+};
 
 /** The tables no answer is built from: writing them keeps every answer (the migration's list). */
 const BOOKKEEPING = [
@@ -29,6 +37,12 @@ const BOOKKEEPING = [
   'pending_counts',
   'pending_counts_due',
   'rate_limits',
+  // Public submissions (services/submissions/): their answers are never kept, nor anonymous but
+  // by a token; the proofs, the day's counts and the signing keys are the defences'.
+  'service_secrets',
+  'submission_challenges',
+  'submission_requests',
+  'submissions',
   'webhook_attempts',
   'webhook_deliveries',
   'webhook_dispatch',
@@ -168,6 +182,27 @@ describeEachDatabase(
         { n: number }[]
       >`SELECT count(*)::int AS n FROM data_versions WHERE backend = 2147483000`;
       expect(gone[0].n).toBe(0);
+    });
+
+    it('keeps its answers through a submission, which writes nothing anonymous readers see', async () => {
+      // An answer that does not read the time (event lists do: RSVP closes, windows start now), so
+      // that it outlives the second the submission takes.
+      const path = '/venues?per_page=50';
+      await s.get(path, { as: null });
+      const first = await lookups();
+      await s.get(path, { as: null });
+      expect((await lookups()).hit, 'kept before').toBe(first.hit + 1);
+      const start = await dataVersion(s);
+      const r = await submit(s, { title: 'Kept through a submission', venue: { venue: 'Kept Hall' } });
+      expect(r.status, r.text).toBe(202);
+      expect(await dataVersion(s)).toBe(start);
+      const before = await lookups();
+      const list = await s.get(path, { as: null });
+      expect(await lookups()).toEqual({ ...before, hit: before.hit + 1 });
+      expect(list.text).not.toContain('Kept Hall');
+      // Its approval publishes: a write anonymous readers see.
+      await s.post(`/submissions/${r.body.id}/approve`, {}, { as: 'editor' });
+      expect(await dataVersion(s)).toBeGreaterThan(start);
     });
 
     it('watches every table answers are built from', async () => {

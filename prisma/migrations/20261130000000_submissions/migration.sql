@@ -74,3 +74,18 @@ $$;
 
 -- Mail about a submission names it; the event it is about is its event.
 ALTER TABLE "mail_outbox" ADD COLUMN "submission_id" INTEGER;
+
+-- A submission's transaction writes nothing an anonymous answer is built from: its event, venue
+-- and organizer are pending (no list, count, search or feed below editor shows them) and its change
+-- is `submitted` (kept from the feed below editor). It says so (`calendar.unseen_write`, local to
+-- the transaction: services/submissions/submit.ts), and kept answers stay: a flood of submissions
+-- does not send every reader to a built answer (test/http/submission-flood.test.ts).
+CREATE OR REPLACE FUNCTION "data_changed"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF current_setting('calendar.data_changed', true) IS DISTINCT FROM 'yes'
+     AND current_setting('calendar.unseen_write', true) IS DISTINCT FROM 'yes' THEN
+    PERFORM set_config('calendar.data_changed', 'yes', true);
+    INSERT INTO "data_changes_due" DEFAULT VALUES ON CONFLICT DO NOTHING;
+  END IF;
+  RETURN NULL;
+END $$;

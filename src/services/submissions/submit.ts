@@ -17,6 +17,7 @@ import type { EventInput } from '../events/input.js';
 import { inTransaction } from '../retry.js';
 import { newSecret } from '../secrets.js';
 import { chargeSubmission, duplicateKey, linksIn, spamReasons, type SubmittedText } from './defences.js';
+import { admitted } from './admission.js';
 import { checkProof, spendProof } from './proof-of-work.js';
 import { queueSubmissionMail } from './mail.js';
 
@@ -104,6 +105,15 @@ export async function submitEvent(
   if ((input.description ?? '').length > settings.maxLength) {
     throw new InvalidInput({ description: `At most ${settings.maxLength} characters.` });
   }
+  return admitted(ctx.db, settings.atOnce, () => takeSubmission(ctx, settings, input, address));
+}
+
+async function takeSubmission(
+  ctx: ServiceContext,
+  settings: SubmissionSettings,
+  input: SubmissionInput,
+  address: string | undefined,
+): Promise<Receipt> {
   const submitted = textOf(input);
   const links = linksIn([...submitted.texts, ...submitted.addresses.filter((a) => !a.includes('@'))]);
   const spam = spamReasons(submitted, links, settings);
@@ -112,6 +122,9 @@ export async function submitEvent(
   const writer: ServiceContext = { ...ctx, caller: SUBMITTER };
   const receipt = await inTransaction(ctx, async (tx) => {
     const run = statementsOf(tx);
+    // Nothing written here is seen by anonymous readers, so their kept answers stay (migration
+    // 20261130000000_submissions).
+    await run(`SELECT set_config('calendar.unseen_write', 'yes', true)`, []);
     await spendProof(run, proof);
     const eventId = await insertEvent(tx, writer, eventOf(input));
     const [event] = (await run(`SELECT start_utc FROM events WHERE id = $1::int`, [eventId])) as { start_utc: Date }[];
@@ -150,11 +163,13 @@ export async function submitEvent(
       throw new SubmissionRefused('duplicate', 'This event was submitted today already; the editors have it.');
     }
     const id = rows[0].id;
-    // The feed names it for what it is (migration 20261130000000_submissions): only editors read it.
+    // The feed names it, and the venue and organizer made for it, for what they are (migration
+    // 20261130000000_submissions): only editors read such changes.
     await run(
-      `UPDATE changes SET action = 'submitted'
-      WHERE xid = pg_current_xact_id() AND object_type = 'event' AND object_id = $1::int`,
-      [eventId],
+      `UPDATE changes SET action = 'submitted' WHERE xid = pg_current_xact_id() AND (
+        (object_type = 'event' AND object_id = $1::int)
+        OR (object_type = 'venue' AND object_id = $2::int) OR (object_type = 'organizer' AND object_id = $3::int))`,
+      [eventId, fresh.venue, fresh.organizer],
     );
     if (!spam.length && sendsMail(ctx))
       await queueSubmissionMail(run, 'submission-received', id, { token: token.text });
