@@ -33,6 +33,7 @@ import { measureRequests, protectedMetrics } from './metrics/http.js';
 import { trackFeedLag } from './metrics/registry.js';
 import { assertDocumentationBuilt, loadDocument } from './openapi.js';
 import { publicPages } from './pages/routes.js';
+import { submissionPages } from './pages/submit.js';
 import { selectFeedLag } from './queries/changes.js';
 
 export interface AppOptions {
@@ -91,6 +92,8 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.get('/', siteRoot(config));
   // The public pages that `url`s name (/event/<slug>/, /venue/<slug>/, /organizer/<slug>/).
   app.use(publicPages(config, db.prisma));
+  // The submission form (/submit/), which sends what it is given through this whole app to the API.
+  app.use(submissionPages({ config, db: db.prisma, app }));
   // The media library's files (/uploads/<id>/<name>), which items' `image` objects name.
   app.use(mediaFiles(db.prisma));
   const operations = restPipeline(api, { config, rateLimits, identify, answers: keptAnswers(config, db) });

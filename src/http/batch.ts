@@ -6,8 +6,7 @@
 // second copy of that pipeline and no fake request objects. What differs is marked on the inner
 // request's connection (innerOf below): its caller is the batch's, already authenticated, and with
 // `require-all-validate` its database is the batch's one transaction.
-import http, { type IncomingMessage, type RequestListener } from 'node:http';
-import { duplexPair } from 'node:stream';
+import type { IncomingMessage, RequestListener } from 'node:http';
 import type { Request } from 'express';
 import type { Operation, OpenAPIBackend } from 'openapi-backend';
 import type { OpenAPIV3_1 } from 'openapi-types';
@@ -17,6 +16,7 @@ import type { Database, PrismaClient } from '../db/client.js';
 import { nestingTransactions } from '../db/savepoints.js';
 import { ApiError, methodNotAllowed, noRoute, toApiError } from './errors.js';
 import { EXPOSED_HEADERS } from './hardening.js';
+import { exchangeInMemory, type Exchanged, type InMemoryRequest } from './in-memory-exchange.js';
 import { answerBudget } from './json-within.js';
 import type { LocaleInfo } from './locale.js';
 import { normalizeQuery } from './query.js';
@@ -292,15 +292,6 @@ const batchAnswerFull = () =>
     `The batch's answers so far fill what one answer holds (RESPONSE_MAX_MB): this request was not run; send it in another batch.`,
   );
 
-/** No request takes this long: a statement's limit is 10 s, a transaction's 30 s (db/client.ts). */
-const INNER_TIMEOUT_MS = 30_000;
-
-interface Exchanged {
-  status: number;
-  headers: IncomingMessage['headers'];
-  text: string;
-}
-
 /**
  * The headers an inner request may carry, as the document bounds them (BatchRequestItem.yaml: 20
  * headers of up to 10 values of 2,000 characters, each name up to 100), with the batch's own
@@ -309,47 +300,11 @@ interface Exchanged {
  */
 const INNER_MAX_HEADER_BYTES = 20 * (100 + 10 * (2000 + 2)) + 16 * 1024 + 4096;
 
-/**
- * One HTTP exchange with the app over an in-memory connection. The server's end of it has the batch
- * connection's address, so that the proxy headers carried count as they did for the batch (req.ip,
- * http/urls.ts).
- */
-function exchange(
-  outer: Outer,
-  inner: Inner,
-  request: { method: string; path: string; headers: Record<string, string>; body?: string },
-): Promise<Exchanged> {
-  const [clientEnd, serverEnd] = duplexPair();
-  const peer = outer.req.socket;
-  Object.assign(serverEnd, { remoteAddress: peer.remoteAddress, remotePort: peer.remotePort });
-  if ('encrypted' in peer) Object.assign(serverEnd, { encrypted: true });
-  inners.set(serverEnd, inner);
-  const server = http.createServer({ maxHeaderSize: INNER_MAX_HEADER_BYTES }, outer.app);
-  server.emit('connection', serverEnd);
-  let timer: NodeJS.Timeout | undefined;
-  return new Promise<Exchanged>((resolve, reject) => {
-    const sent = http.request({ ...request, createConnection: () => clientEnd }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('end', () => {
-        resolve({ status: answer.statusCode ?? 500, headers: answer.headers, text: Buffer.concat(chunks).toString() });
-      });
-      answer.on('error', reject);
-    });
-    sent.on('error', reject);
-    // A connection closed without a whole answer (the server refused to parse the request) is a
-    // failure, not a wait; once answered, this does nothing.
-    sent.on('close', () => {
-      reject(new Error('The inner request ended without an answer.'));
-    });
-    timer = setTimeout(() => {
-      reject(new Error(`The inner request took longer than ${INNER_TIMEOUT_MS} ms.`));
-    }, INNER_TIMEOUT_MS);
-    sent.end(request.body);
-  }).finally(() => {
-    clearTimeout(timer);
-    clientEnd.destroy();
-    serverEnd.destroy();
+/** One HTTP exchange with the app (http/in-memory-exchange.ts), its connection marked as the batch's. */
+function exchange(outer: Outer, inner: Inner, request: InMemoryRequest): Promise<Exchanged> {
+  return exchangeInMemory(outer.app, outer.req.socket, request, {
+    connected: (serverEnd) => inners.set(serverEnd, inner),
+    maxHeaderSize: INNER_MAX_HEADER_BYTES,
   });
 }
 
