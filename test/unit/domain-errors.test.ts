@@ -35,6 +35,11 @@ const examples: [domain.DomainError, number, string][] = [
   [new domain.RsvpRefused('capacity', 'Seats taken.', { seats_taken: 3 }), 409, 'rest_rsvp_capacity_below_seats'],
   [new domain.RsvpRefused('needs-confirmation', 'Sign in.'), 403, 'rest_rsvp_needs_confirmation'],
   [new domain.RsvpRefused('busy', 'Too many at once.'), 503, 'rest_rsvp_busy'],
+  [new domain.SubmissionRefused('closed', 'Closed.'), 403, 'rest_submissions_closed'],
+  [new domain.SubmissionRefused('challenge', 'No proof.'), 400, 'rest_submission_challenge'],
+  [new domain.SubmissionRefused('duplicate', 'Twice.'), 409, 'rest_submission_duplicate'],
+  [new domain.SubmissionRefused('decided', 'Decided.'), 409, 'rest_submission_decided'],
+  [new domain.SubmissionRefused('busy', 'Too many at once.'), 503, 'rest_submissions_busy'],
 ];
 
 describe('domain errors', () => {
@@ -64,6 +69,7 @@ describe('domain errors', () => {
     expect(toApiError(new domain.Throttled(12)).headers).toEqual({ 'Retry-After': '12' });
     expect(toApiError(new domain.Conflict()).headers).toEqual({ 'Retry-After': '1' });
     expect(toApiError(new domain.RsvpRefused('busy', 'Too many at once.')).headers).toEqual({ 'Retry-After': '1' });
+    expect(toApiError(new domain.SubmissionRefused('busy', 'Too many at once.')).headers).toEqual({ 'Retry-After': '1' });
     expect(
       toApiError(new domain.RsvpRefused('capacity', 'Seats taken.', { seats_taken: 3 })).toBody().data,
     ).toMatchObject({ seats_taken: 3 });
