@@ -28,6 +28,7 @@ import {
   type TrustProxy,
   trustProxy,
 } from './config/network.js';
+import { federationSettings, type FederationSettings } from './config/federation.js';
 import { mailSettings, type MailSettings } from './config/mail.js';
 import { flag, nonNegativeInteger, nonNegativeNumber, positiveInteger, positiveSeconds } from './config/read.js';
 import {
@@ -115,6 +116,8 @@ export interface Config {
   caldav: CaldavLimits;
   /** What one CalDAV resource may hold (caldav/write.ts). */
   caldavWrites: CaldavWriteLimits;
+  /** ActivityPub federation (config/federation.ts); undefined when off (no PUBLIC_URL). */
+  federation?: FederationSettings;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -163,5 +166,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     media: mediaLimits(env),
     caldav: caldavLimits(env),
     caldavWrites: caldavWriteLimits(env),
+    federation: federationSettings(env, publicUrl(env.PUBLIC_URL)),
   };
 }
