@@ -167,7 +167,8 @@ async function onFollow(
   const accept = new Accept({
     id: acceptId,
     actor: ctx.getActorUri(ACTOR),
-    object: follow,
+    // The Follow by reference and its ids, not the follower's whole document Fedify fetched into it.
+    object: new Follow({ id: follow.id, actor: follow.actorId, object: follow.objectId }),
   });
   const payload = await accept.toJsonLd({ format: 'compact', contextLoader: ctx.contextLoader });
   // The Accept goes to the follower's own inbox, not a shared one: it concerns that actor alone.
