@@ -2,11 +2,11 @@
 // Fedify's own tools follows the calendar, and receives, signed, the Create, Update and Delete of
 // each public event as the calendar publishes, changes, cancels and deletes it; activities to the
 // calendar's inbox that are unsigned or wrongly signed are refused.
-import { generateCryptoKeyPair, signRequest } from '@fedify/fedify';
+import { signRequest } from '@fedify/fedify';
 import { Accept, Application, Create, Delete, Follow, Update } from '@fedify/vocab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from '../setup/databases.js';
-import { fedifyActor, type ReceivedActivity } from '../setup/fedify-actor.js';
+import { fedifyActor, type ReceivedActivity, rsaPair } from '../setup/fedify-actor.js';
 import { federatedInstance } from '../setup/federated-instance.js';
 
 const AS = { accept: 'application/activity+json' };
@@ -93,7 +93,7 @@ describe.each(databaseKinds)('federation on %s', (kind) => {
     });
     expect(unsigned.status).toBe(401);
     // Signed, claiming alice's key, with a key of someone else's.
-    const other = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
+    const other = await rsaPair();
     const forged = await signRequest(
       new Request(a.inbox, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body }),
       other.privateKey,
@@ -113,12 +113,9 @@ describe.each(databaseKinds)('federation on %s', (kind) => {
       actor: alice.actorId,
       object: new URL(a.actorId),
     });
-    await ctx.sendActivity(
-      { identifier: 'alice' },
-      { id: new URL(a.actorId), inboxId: new URL(a.inbox) },
-      follow,
-      { immediate: true },
-    );
+    await ctx.sendActivity({ identifier: 'alice' }, { id: new URL(a.actorId), inboxId: new URL(a.inbox) }, follow, {
+      immediate: true,
+    });
     const accept = await arrival(activityOf(Accept), 'an Accept');
     expect(accept.signature).toMatch(/keyId="[^"]+#main-key"/);
     expect(accept.activity.actorId?.href).toBe(a.actorId);
@@ -133,7 +130,13 @@ describe.each(databaseKinds)('federation on %s', (kind) => {
       start_date: '2031-12-12 19:30',
       end_date: '2031-12-12 22:30',
       timezone: 'America/New_York',
-      venue: { venue: 'Blue Note Hall', address: '131 W 3rd St', city: 'New York', zip: '10012', country: 'United States' },
+      venue: {
+        venue: 'Blue Note Hall',
+        address: '131 W 3rd St',
+        city: 'New York',
+        zip: '10012',
+        country: 'United States',
+      },
       tags: ['jazz'],
     });
     expect(created.status).toBe(201);
@@ -156,7 +159,12 @@ describe.each(databaseKinds)('federation on %s', (kind) => {
     expect(event.location).toMatchObject({
       type: 'Place',
       name: 'Blue Note Hall',
-      address: { type: 'PostalAddress', streetAddress: '131 W 3rd St', addressLocality: 'New York', postalCode: '10012' },
+      address: {
+        type: 'PostalAddress',
+        streetAddress: '131 W 3rd St',
+        addressLocality: 'New York',
+        postalCode: '10012',
+      },
     });
     expect(event.tag).toContainEqual({ type: 'Hashtag', name: '#jazz' });
 
@@ -165,7 +173,9 @@ describe.each(databaseKinds)('federation on %s', (kind) => {
     const renamed = await arrival(
       () =>
         alice.received.find(
-          (r) => r.activity instanceof Update && (r.json.object as { name?: string }).name === 'Winter Jazz Night, second set',
+          (r) =>
+            r.activity instanceof Update &&
+            (r.json.object as { name?: string }).name === 'Winter Jazz Night, second set',
         ),
       'an Update of the title',
     );
@@ -176,7 +186,8 @@ describe.each(databaseKinds)('federation on %s', (kind) => {
     await arrival(
       () =>
         alice.received.find(
-          (r) => r.activity instanceof Update && (r.json.object as Record<string, unknown>)['ical:status'] === 'CANCELLED',
+          (r) =>
+            r.activity instanceof Update && (r.json.object as Record<string, unknown>)['ical:status'] === 'CANCELLED',
         ),
       'an Update that cancels',
     );
