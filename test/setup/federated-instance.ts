@@ -70,7 +70,9 @@ export async function federatedInstance(kind: DatabaseKind, env: Record<string, 
     sharedInbox: `${origin}/federation/inbox`,
     rest,
     errors,
-    nudge: worker.nudge,
+    nudge: () => {
+      worker.nudge();
+    },
     close: async () => {
       await worker.stop();
       server.closeAllConnections();

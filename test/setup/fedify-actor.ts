@@ -46,7 +46,9 @@ export async function serveFetch(handler: (request: Request) => Promise<Response
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        server.close(() => {
+          resolve();
+        });
       }),
   };
 }
