@@ -20,7 +20,12 @@ const MAX_ACTIVITY_BYTES = 1024 * 1024;
 
 const FEDIFY_PATHS = /^\/(?:\.well-known\/(?:webfinger|nodeinfo)$|nodeinfo\/2\.1$|federation\/(?:actors\/|inbox$))/;
 
-const AS_TYPES = ['application/activity+json', 'application/ld+json'];
+// With its profile too: a type with parameters in Accept matches only a type offered with them.
+const AS_TYPES = [
+  'application/activity+json',
+  'application/ld+json; profile="https://www.w3.org/ns/activitystreams"',
+  'application/ld+json',
+];
 
 /** Whether the request prefers ActivityStreams to a page (`Accept`, by its q-values and order). */
 export const wantsActivityStreams = (req: Request) => {

@@ -69,6 +69,8 @@ export async function federatedInstance(kind: DatabaseKind, env: Record<string, 
     inbox: `${origin}/federation/actors/events/inbox`,
     sharedInbox: `${origin}/federation/inbox`,
     rest,
+    /** The administrator's credentials, for requests `rest` does not make (uploads). */
+    adminHeaders: admin,
     errors,
     nudge: () => {
       worker.nudge();
