@@ -3,8 +3,9 @@
 // each public event as the calendar publishes, changes, cancels and deletes it; activities to the
 // calendar's inbox that are unsigned or wrongly signed are refused.
 import { signRequest } from '@fedify/fedify';
-import { Accept, Application, Create, Delete, Follow, Update } from '@fedify/vocab';
+import { Accept, Application, Create, Delete, Follow, Undo, Update } from '@fedify/vocab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/metrics/registry.js';
 import { databaseKinds } from '../setup/databases.js';
 import { fedifyActor, type ReceivedActivity, rsaPair } from '../setup/fedify-actor.js';
 import { federatedInstance } from '../setup/federated-instance.js';
@@ -200,5 +201,58 @@ describe.each(databaseKinds)('federation on %s', (kind) => {
     expect((await fetch(objectId, { headers: AS })).status).toBe(410);
     expect(a.errors).toEqual([]);
     expect(alice.errors).toEqual([]);
+    // /metrics: the attempts by outcome, and the queue (empty once all is delivered).
+    const metrics = await registry.metrics();
+    expect(metrics).toMatch(/^federation_delivery_attempts_total\{outcome="delivered"\} [1-9]/m);
+    expect(metrics).toMatch(/^federation_queue_depth 0$/m);
+  });
+
+  it('forgets a follower that sends Undo of its Follow', async () => {
+    const ctx = alice.context();
+    const follow = new Follow({
+      id: new URL(`${alice.origin}/follows/1`),
+      actor: alice.actorId,
+      object: new URL(a.actorId),
+    });
+    const undo = new Undo({ id: new URL(`${alice.origin}/undos/1`), actor: alice.actorId, object: follow });
+    await ctx.sendActivity({ identifier: 'alice' }, { id: new URL(a.actorId), inboxId: new URL(a.inbox) }, undo, {
+      immediate: true,
+    });
+    const followers = (await (await fetch(`${a.actorId}/followers`, { headers: AS })).json()) as { totalItems: number };
+    expect(followers.totalItems).toBe(0);
+  });
+});
+
+describe.each(databaseKinds)('federation with follows approved by hand on %s', (kind) => {
+  it('keeps a Follow waiting, sends no Accept, and does not count it a follower', async () => {
+    const a = await federatedInstance(kind, { FEDERATION_APPROVE_FOLLOWS: '1' });
+    const alice = await fedifyActor();
+    try {
+      const actor = (await (await fetch(a.actorId, { headers: AS })).json()) as Record<string, unknown>;
+      expect(actor.manuallyApprovesFollowers).toBe(true);
+      const follow = new Follow({
+        id: new URL(`${alice.origin}/follows/2`),
+        actor: alice.actorId,
+        object: new URL(a.actorId),
+      });
+      await alice
+        .context()
+        .sendActivity({ identifier: 'alice' }, { id: new URL(a.actorId), inboxId: new URL(a.inbox) }, follow, {
+          immediate: true,
+        });
+      const rows = await a.db.prisma.$queryRaw<{ accepted: boolean }[]>`SELECT accepted FROM federation_followers`;
+      expect(rows).toEqual([{ accepted: false }]);
+      const [{ n }] = await a.db.prisma.$queryRaw<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM federation_deliveries`;
+      expect(n).toBe(0);
+      const followers = (await (await fetch(`${a.actorId}/followers`, { headers: AS })).json()) as {
+        totalItems: number;
+      };
+      expect(followers.totalItems).toBe(0);
+    } finally {
+      await alice.close();
+      await a.close();
+    }
   });
 });
