@@ -73,7 +73,7 @@ export function createCalendarFederation(
   federation
     .setFollowersDispatcher('/federation/actors/{identifier}/followers', async (_ctx, identifier, cursor) => {
       if (identifier !== ACTOR) return null;
-      const offset = cursor === null ? 0 : Number(cursor);
+      const offset = cursorNumber(cursor, 0);
       const rows = await followersPage(db, offset, PAGE_SIZE + 1);
       return {
         items: rows.slice(0, PAGE_SIZE).map((f) => ({
@@ -100,7 +100,7 @@ export function createCalendarFederation(
   federation
     .setOutboxDispatcher('/federation/actors/{identifier}/outbox', async (ctx, identifier, cursor) => {
       if (identifier !== ACTOR || cursor === null) return null;
-      const page = Math.max(1, Number(cursor) || 1);
+      const page = Math.max(1, cursorNumber(cursor, 1));
       const { items, total } = await listEvents(
         anonymous(),
         { strict_dates: false, orderby: 'start_date', order: 'asc' },
@@ -135,6 +135,13 @@ export function createCalendarFederation(
     });
   return { federation, settings, site };
 }
+
+/**
+ * A page cursor as a number: the cursors given are small decimal numbers; anything else a client
+ * sends (a query string is anyone's) reads as the first page rather than failing a statement.
+ */
+const cursorNumber = (cursor: string | null, first: number) =>
+  cursor !== null && /^\d{1,6}$/.test(cursor) ? Number(cursor) : first;
 
 /**
  * A Follow of the calendar: the follower kept (accepted at once, or waiting for approval with
