@@ -1,7 +1,10 @@
 // What anyone may send the federation's routes: wrong JSON, bodies too large, cursors and names that
-// lead nowhere. Each gets a 4xx (or the first page), never a 5xx.
+// lead nowhere. Each gets a 4xx (or the first page), never a 5xx. And keys are not fetched from
+// private addresses unless FEDERATION_ALLOW_PRIVATE_ADDRESSES says so.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Follow } from '@fedify/vocab';
 import { databaseKinds } from '../setup/databases.js';
+import { fedifyActor } from '../setup/fedify-actor.js';
 import { federatedInstance } from '../setup/federated-instance.js';
 
 const AS = { accept: 'application/activity+json' };
@@ -45,5 +48,31 @@ describe.each(databaseKinds)('federation routes given bad input on %s', (kind) =
     expect((await fetch(`${a.origin}/.well-known/webfinger?resource=acct:nobody@${host}`)).status).toBe(404);
     expect((await fetch(`${a.origin}/.well-known/webfinger`)).status).toBe(400);
     expect((await fetch(`${a.origin}/event/no-such-event/`, { headers: AS })).status).toBe(404);
+  });
+});
+
+describe.each(databaseKinds)('federation without private addresses on %s', (kind) => {
+  it('does not fetch a key from a loopback address, so a Follow signed there is refused', async () => {
+    const a = await federatedInstance(kind, { FEDERATION_ALLOW_PRIVATE_ADDRESSES: 'false' });
+    const alice = await fedifyActor();
+    try {
+      const follow = new Follow({
+        id: new URL(`${alice.origin}/follows/9`),
+        actor: alice.actorId,
+        object: new URL(a.actorId),
+      });
+      await expect(
+        alice
+          .context()
+          .sendActivity({ identifier: 'alice' }, { id: new URL(a.actorId), inboxId: new URL(a.inbox) }, follow, {
+            immediate: true,
+          }),
+      ).rejects.toThrow(/401/);
+      const [{ n }] = await a.db.prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM federation_followers`;
+      expect(n).toBe(0);
+    } finally {
+      await alice.close();
+      await a.close();
+    }
   });
 });
