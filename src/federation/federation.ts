@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import type { PrismaClient } from '../db/client.js';
 import { pageOf } from '../domain/paging.js';
 import { serializeEvent } from '../serializers/events.js';
+import { anonymousReading } from './reading.js';
 import { serviceContext } from '../services/context.js';
 import { listEvents } from '../services/event-list.js';
 import { ACTOR, eventActivity, eventObject, federationUrls } from './activity-streams.js';
@@ -90,13 +91,7 @@ export function createCalendarFederation(
   // The events to come, nearest first, each as the Create that brought it (a new follower, such as
   // Mobilizon after a follow, reads them here).
   const anonymous = () => serviceContext(config, { db, caller: null });
-  const serialized = {
-    urls: { site, root: `${site}${config.restPrefix}`, base: '' },
-    siteZone: config.siteTimezone,
-    caller: null,
-    single: false,
-    currency: config.costCurrency,
-  };
+  const serialized = anonymousReading(config);
   federation
     .setOutboxDispatcher('/federation/actors/{identifier}/outbox', async (ctx, identifier, cursor) => {
       if (identifier !== ACTOR || cursor === null) return null;

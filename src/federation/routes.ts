@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import type { PrismaClient } from '../db/client.js';
 import { NotFound, NotReadable } from '../domain/errors.js';
 import { serializeEvent } from '../serializers/events.js';
+import { anonymousReading } from './reading.js';
 import { serviceContext } from '../services/context.js';
 import { getEvent } from '../services/events/read.js';
 import { CONTEXT, eventDocument, eventObjectId, federationUrls } from './activity-streams.js';
@@ -37,13 +38,7 @@ export function federationRoutes(config: Config, db: PrismaClient, federation: F
   const router = express.Router();
   const urls = federationUrls(site);
   const anonymous = () => serviceContext(config, { db, caller: null });
-  const serialized = {
-    urls: { site, root: `${site}${config.restPrefix}`, base: `${site}${config.restPrefix}/calendar/events/v1` },
-    siteZone: config.siteTimezone,
-    caller: null,
-    single: false,
-    currency: config.costCurrency,
-  };
+  const serialized = anonymousReading(config);
 
   router.use((req, res, next) => {
     if (!FEDIFY_PATHS.test(req.path)) {
