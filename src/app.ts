@@ -34,6 +34,8 @@ import { trackFeedLag } from './metrics/registry.js';
 import { assertDocumentationBuilt, loadDocument } from './openapi.js';
 import { publicPages } from './pages/routes.js';
 import { submissionPages } from './pages/submit.js';
+import { createCalendarFederation } from './federation/federation.js';
+import { federationRoutes } from './federation/routes.js';
 import { selectFeedLag } from './queries/changes.js';
 
 export interface AppOptions {
@@ -72,6 +74,10 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.use(discoveryLink(config));
   app.use(hardening(config));
   app.use(hostCheck(config));
+  // ActivityPub (federation/routes.ts), before the body parsers: an inbox reads its body as the
+  // bytes that were signed. Only with PUBLIC_URL, from which every id is built.
+  const federated = config.federation ? createCalendarFederation(config, db.prisma, config.federation) : undefined;
+  if (federated) app.use(federationRoutes(config, db.prisma, federated.federation, federated.site));
   app.use(probes.router);
   if (config.metrics.token) app.use(protectedMetrics(config.metrics.token));
   // CalDAV reads its own bodies (XML, iCalendar), before the API's parsers (caldav/routes.ts).
@@ -114,6 +120,8 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
       untrackFeedLag();
       return rateLimits.close();
     },
+    /** The ActivityPub federation, when on: server.ts starts its delivery worker with it. */
+    federation: federated,
     /** Prepares what the first request of each operation would otherwise prepare. */
     warmUp: () => compileValidators(api),
   });

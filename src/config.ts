@@ -28,6 +28,7 @@ import {
   type TrustProxy,
   trustProxy,
 } from './config/network.js';
+import { federationSettings, type FederationSettings } from './config/federation.js';
 import { mailSettings, type MailSettings } from './config/mail.js';
 import { submissionSettings, type SubmissionSettings } from './config/submissions.js';
 import { flag, nonNegativeInteger, nonNegativeNumber, positiveInteger, positiveSeconds } from './config/read.js';
@@ -118,6 +119,8 @@ export interface Config {
   caldav: CaldavLimits;
   /** What one CalDAV resource may hold (caldav/write.ts). */
   caldavWrites: CaldavWriteLimits;
+  /** ActivityPub federation (config/federation.ts); undefined when off (no PUBLIC_URL). */
+  federation?: FederationSettings;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -167,5 +170,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     media: mediaLimits(env),
     caldav: caldavLimits(env),
     caldavWrites: caldavWriteLimits(env),
+    federation: federationSettings(env, publicUrl(env.PUBLIC_URL)),
   };
 }

@@ -13,6 +13,7 @@ import { extendSeries } from './services/series/window.js';
 import { IDEMPOTENCY_HOURS } from './http/idempotency.js';
 import { configuredUrls, listeningHost, NAMESPACE } from './http/urls.js';
 import { startWebhooks, type WebhookWorker } from './webhooks/worker.js';
+import { type FederationWorker, startFederation } from './federation/worker.js';
 import { type MailSender, startMailSender } from './mail/sender.js';
 import { startMetricsServer } from './metrics/http.js';
 import { withoutSecrets } from './http/request-log.js';
@@ -34,12 +35,14 @@ async function main() {
   // Started once the port is known (the messages' URLs name it); writes nudge it from the start.
   let webhooks: WebhookWorker | undefined;
   let mail: MailSender | undefined;
+  let federation: FederationWorker | undefined;
   const app = createApp({
     config,
     db,
     afterWrite: () => {
       webhooks?.nudge();
       mail?.nudge();
+      federation?.nudge();
     },
     logger: log,
     onServerError: (err, req) => {
@@ -102,12 +105,30 @@ async function main() {
     mail = startMailSender(db, { urls: configuredUrls(config, port), mail: config.mail }, (err) => {
       log.warn({ err }, 'mail not sent');
     });
+    if (app.federation && config.federation) {
+      federation = startFederation(
+        db,
+        app.federation.federation,
+        {
+          federation: config.federation,
+          dispatch: {
+            urls: configuredUrls(config, port),
+            siteZone: config.siteTimezone,
+            currency: config.costCurrency,
+          },
+        },
+        (err) => {
+          log.warn({ err }, 'federation delivery failed');
+        },
+      );
+    }
     void announce(config, db, port);
   });
   const stopBackground = async () => {
     stopHousekeeping();
     await webhooks?.stop();
     await mail?.stop();
+    await federation?.stop();
   };
   const stop = shutdown({
     drain: app.drain,

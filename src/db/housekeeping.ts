@@ -54,6 +54,11 @@ export async function purgeExpired(db: Database, retention: Retention): Promise<
   const kept = new Date(now - retention.changesRetentionDays * 86_400_000);
   await pruneChanges(db.prisma, kept);
   await pruneDeliveries(db.prisma, kept);
+  // Federation (migration federation): Fedify's cache entries past their time, and activities
+  // delivered or given up on since before the changes kept (their rows only; nothing waits on them).
+  await db.prisma.$executeRaw`DELETE FROM federation_kv WHERE expires_at < now()`;
+  await db.prisma
+    .$executeRaw`DELETE FROM federation_deliveries WHERE state <> 'pending' AND created_at < ${kept}::timestamptz`;
   await foldDataVersions(db.prisma);
   await countMediaLibrary(db.prisma);
   if (db.kind === 'pglite') await maintainEmbedded(db);
@@ -119,6 +124,8 @@ const MAINTAINED = [
   'auth_failures',
   'webhook_deliveries',
   'webhook_attempts',
+  'federation_kv',
+  'federation_deliveries',
   'account_creates',
   'auth_known_clients',
 ];

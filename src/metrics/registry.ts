@@ -129,6 +129,13 @@ export const webhookAttempts = new Counter({
   registers,
 });
 
+export const federationDeliveries = new Counter({
+  name: 'federation_delivery_attempts_total',
+  help: 'Attempts to deliver an ActivityPub activity to a remote inbox, by outcome: delivered, retry (to be tried again) or failed (retries spent, or the inbox is gone).',
+  labelNames: ['outcome'] as const,
+  registers,
+});
+
 export const mailMessages = new Counter({
   name: 'mail_messages_total',
   help: 'Messages of the mail queue, by outcome: sent, retry (to be tried again), failed (retries spent) or dropped (no SMTP_URL, or the event is gone).',
@@ -170,6 +177,11 @@ function queueDepth(name: string, help: string): (pending: () => Promise<number>
 export const trackWebhookQueue = queueDepth(
   'webhook_queue_depth',
   'Webhook messages waiting to be delivered (first attempts and retries), on every instance of this database.',
+);
+
+export const trackFederationQueue = queueDepth(
+  'federation_queue_depth',
+  'ActivityPub activities waiting to be delivered to remote inboxes (first attempts and retries), on every instance of this database.',
 );
 
 export const trackMailQueue = queueDepth(

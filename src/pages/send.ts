@@ -22,7 +22,8 @@ export function sendPage(
     headers: {
       'Content-Security-Policy': PAGE_POLICY,
       'Content-Language': pageLanguage(req),
-      Vary: 'Accept-Language',
+      // Kept with what a route varied on before (federation/routes.ts: Accept, on an event's page).
+      Vary: [res.get('Vary'), 'Accept-Language'].filter(Boolean).join(', '),
       ...headers,
     },
   });

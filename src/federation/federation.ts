@@ -1,0 +1,183 @@
+// The calendar as an ActivityPub actor, with Fedify (docs/federation.md): WebFinger
+// (`acct:events@<host of PUBLIC_URL>`), NodeInfo, the actor document (an Application, as Mobilizon
+// follows only Groups and Applications and Gancio's instance actor is one), its outbox of public
+// events, its followers, and its inbox, whose activities Fedify takes only when their HTTP
+// Signatures (draft-cavage or RFC 9421) verify. What it sends goes through the delivery table
+// (deliver.ts), never straight from a request.
+import { createFederation, type Federation, type InboxContext } from '@fedify/fedify';
+import { Accept, Application, Create, Endpoints, Follow, Image, isActor, Undo } from '@fedify/vocab';
+import type { Config } from '../config.js';
+import type { PrismaClient } from '../db/client.js';
+import { pageOf } from '../domain/paging.js';
+import { serializeEvent } from '../serializers/events.js';
+import { anonymousReading } from './reading.js';
+import { serviceContext } from '../services/context.js';
+import { listEvents } from '../services/event-list.js';
+import { ACTOR, eventActivity, eventObject, federationUrls } from './activity-streams.js';
+import { enqueueDelivery } from './deliveries.js';
+import { countFollowers, followersPage, removeFollower, saveFollower } from './followers.js';
+import { keyPairsOnce } from './keys.js';
+import { DatabaseKvStore } from './kv-store.js';
+import type { FederationSettings } from '../config/federation.js';
+
+/** Outbox and followers pages hold this many items. */
+const PAGE_SIZE = 20;
+
+export interface CalendarFederation {
+  federation: Federation<undefined>;
+  settings: FederationSettings;
+  /** The site's public address (PUBLIC_URL), every id's origin. */
+  site: string;
+}
+
+export function createCalendarFederation(
+  config: Config,
+  db: PrismaClient,
+  settings: FederationSettings,
+): CalendarFederation {
+  const site = settings.site;
+  const urls = federationUrls(site);
+  const keyPairs = keyPairsOnce(db);
+  const federation = createFederation<undefined>({
+    kv: new DatabaseKvStore(db),
+    origin: new URL(site).origin,
+    // Remote documents (actors and their keys) are fetched through Fedify's loader, which refuses
+    // private addresses unless FEDERATION_ALLOW_PRIVATE_ADDRESSES is on (tests on loopback).
+    allowPrivateAddress: settings.allowPrivateAddresses,
+    userAgent: { software: 'calendar-events-service' },
+  });
+
+  federation
+    .setActorDispatcher('/federation/actors/{identifier}', async (ctx, identifier) => {
+      if (identifier !== ACTOR) return null;
+      const keys = await ctx.getActorKeyPairs(identifier);
+      return new Application({
+        id: ctx.getActorUri(identifier),
+        preferredUsername: ACTOR,
+        name: settings.name,
+        summary: settings.summary,
+        url: new URL(site),
+        icon: settings.iconUrl ? new Image({ url: new URL(settings.iconUrl) }) : null,
+        inbox: ctx.getInboxUri(identifier),
+        outbox: ctx.getOutboxUri(identifier),
+        followers: ctx.getFollowersUri(identifier),
+        endpoints: new Endpoints({ sharedInbox: ctx.getInboxUri() }),
+        manuallyApprovesFollowers: settings.approveFollows,
+        discoverable: true,
+        publicKey: keys[0].cryptographicKey,
+        assertionMethods: keys.map((k) => k.multikey),
+      });
+    })
+    .setKeyPairsDispatcher(async (_ctx, identifier) => (identifier === ACTOR ? keyPairs() : []))
+    .mapHandle((_ctx, username) => (username === ACTOR ? ACTOR : null));
+
+  federation
+    .setFollowersDispatcher('/federation/actors/{identifier}/followers', async (_ctx, identifier, cursor) => {
+      if (identifier !== ACTOR) return null;
+      const offset = cursorNumber(cursor, 0);
+      const rows = await followersPage(db, offset, PAGE_SIZE + 1);
+      return {
+        items: rows.slice(0, PAGE_SIZE).map((f) => ({
+          id: new URL(f.actor_id),
+          inboxId: new URL(f.inbox),
+          endpoints: f.shared_inbox ? { sharedInbox: new URL(f.shared_inbox) } : null,
+        })),
+        nextCursor: rows.length > PAGE_SIZE ? String(offset + PAGE_SIZE) : null,
+      };
+    })
+    .setFirstCursor(() => '0')
+    .setCounter(async (_ctx, identifier) => (identifier === ACTOR ? countFollowers(db) : null));
+
+  // The events to come, nearest first, each as the Create that brought it (a new follower, such as
+  // Mobilizon after a follow, reads them here).
+  const anonymous = () => serviceContext(config, { db, caller: null });
+  const serialized = anonymousReading(config);
+  federation
+    .setOutboxDispatcher('/federation/actors/{identifier}/outbox', async (ctx, identifier, cursor) => {
+      if (identifier !== ACTOR || cursor === null) return null;
+      const page = Math.max(1, cursorNumber(cursor, 1));
+      const { items, total } = await listEvents(
+        anonymous(),
+        { strict_dates: false, orderby: 'start_date', order: 'asc' },
+        pageOf(page, PAGE_SIZE),
+      );
+      const activities = await Promise.all(
+        items.map(async (row) => {
+          const event = serializeEvent(row, serialized);
+          const json = eventActivity('Create', eventObject(event, urls), urls, Date.parse(`${event.date_utc}Z`));
+          return Create.fromJsonLd(json, { contextLoader: ctx.contextLoader, documentLoader: ctx.documentLoader });
+        }),
+      );
+      return { items: activities, nextCursor: page * PAGE_SIZE < total ? String(page + 1) : null };
+    })
+    .setFirstCursor(() => '1')
+    .setCounter(async () => (await listEvents(anonymous(), { strict_dates: false }, pageOf(1, 1))).total);
+
+  federation.setNodeInfoDispatcher('/nodeinfo/2.1', () => ({
+    software: { name: 'calendar-events-service', version: '1.1.0' },
+    protocols: ['activitypub'],
+    usage: { users: { total: 1, activeHalfyear: 1, activeMonth: 1 }, localPosts: 0, localComments: 0 },
+    openRegistrations: false,
+  }));
+
+  federation
+    .setInboxListeners('/federation/actors/{identifier}/inbox', '/federation/inbox')
+    .on(Follow, async (ctx, follow) => onFollow(ctx, follow, db, settings, urls))
+    .on(Undo, async (ctx, undo) => {
+      const object = await undo.getObject({ contextLoader: ctx.contextLoader, documentLoader: ctx.documentLoader });
+      if (!(object instanceof Follow) || !undo.actorId || object.actorId?.href !== undo.actorId.href) return;
+      await removeFollower(db, undo.actorId.href);
+    });
+  return { federation, settings, site };
+}
+
+/**
+ * A page cursor as a number: the cursors given are small decimal numbers; anything else a client
+ * sends (a query string is anyone's) reads as the first page rather than failing a statement.
+ */
+const cursorNumber = (cursor: string | null, first: number) =>
+  cursor !== null && /^\d{1,6}$/.test(cursor) ? Number(cursor) : first;
+
+/**
+ * A Follow of the calendar: the follower kept (accepted at once, or waiting for approval with
+ * FEDERATION_APPROVE_FOLLOWS), and an Accept queued for it. Only the actor who signed the Follow
+ * may follow as itself: Fedify checks that the signing key belongs to the activity's actor.
+ */
+async function onFollow(
+  ctx: InboxContext<undefined>,
+  follow: Follow,
+  db: PrismaClient,
+  settings: FederationSettings,
+  urls: ReturnType<typeof federationUrls>,
+) {
+  if (!follow.id || !follow.actorId || !follow.objectId) return;
+  const parsed = ctx.parseUri(follow.objectId);
+  if (parsed?.type !== 'actor' || parsed.identifier !== ACTOR) return;
+  const follower = await follow.getActor({ contextLoader: ctx.contextLoader, documentLoader: ctx.documentLoader });
+  if (!follower || !isActor(follower) || !follower.id || !follower.inboxId) return;
+  const sharedInbox = follower.endpoints?.sharedInbox?.href ?? null;
+  const accepted = !settings.approveFollows;
+  await saveFollower(db, {
+    actorId: follower.id.href,
+    inbox: follower.inboxId.href,
+    sharedInbox,
+    followId: follow.id.href,
+    accepted,
+  });
+  if (!accepted) return;
+  const acceptId = new URL(`${urls.actor}#accepts/${encodeURIComponent(follow.id.href)}`);
+  const accept = new Accept({
+    id: acceptId,
+    actor: ctx.getActorUri(ACTOR),
+    // The Follow by reference and its ids, not the follower's whole document Fedify fetched into it.
+    object: new Follow({ id: follow.id, actor: follow.actorId, object: follow.objectId }),
+  });
+  const payload = await accept.toJsonLd({ format: 'compact', contextLoader: ctx.contextLoader });
+  // The Accept goes to the follower's own inbox, not a shared one: it concerns that actor alone.
+  await enqueueDelivery(db, {
+    activityId: acceptId.href,
+    objectId: follow.id.href,
+    inbox: follower.inboxId.href,
+    payload,
+  });
+}
