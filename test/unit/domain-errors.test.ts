@@ -69,7 +69,9 @@ describe('domain errors', () => {
     expect(toApiError(new domain.Throttled(12)).headers).toEqual({ 'Retry-After': '12' });
     expect(toApiError(new domain.Conflict()).headers).toEqual({ 'Retry-After': '1' });
     expect(toApiError(new domain.RsvpRefused('busy', 'Too many at once.')).headers).toEqual({ 'Retry-After': '1' });
-    expect(toApiError(new domain.SubmissionRefused('busy', 'Too many at once.')).headers).toEqual({ 'Retry-After': '1' });
+    expect(toApiError(new domain.SubmissionRefused('busy', 'Too many at once.')).headers).toEqual({
+      'Retry-After': '1',
+    });
     expect(
       toApiError(new domain.RsvpRefused('capacity', 'Seats taken.', { seats_taken: 3 })).toBody().data,
     ).toMatchObject({ seats_taken: 3 });
