@@ -7,7 +7,7 @@
 // put in the layer of the first frame, from the top of the stack down, that belongs to one (LAYERS:
 // by the script's URL). Node's own frames count only where they are its HTTP and sockets, so that a
 // hash asked for by the ETag's code counts as the ETag's. Prints one table of shares and one of CPU.
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -228,8 +228,10 @@ export async function profileLayers() {
       ],
     ];
     console.log(`${markdown(cpu)}\n`);
-    // Kept for a closer look (Chrome DevTools, speedscope): the runs are the stretches of load.
-    console.log(`  (the profile: ${path.join(profileDir, file)})`);
+    // Kept for a closer look (Chrome DevTools, speedscope), with the runs' stretches of the clock.
+    const windows = Object.fromEntries(runs.map((r) => [r.name, r.profiled.window]));
+    writeFileSync(path.join(profileDir, 'windows.json'), JSON.stringify(windows));
+    console.log(`  (the profile and its runs' windows: ${profileDir})`);
   } finally {
     await client.end().catch(() => undefined);
     await database.drop();
