@@ -2,7 +2,6 @@
 // meets them. It never listens; server.ts does. What each part does is in the module named.
 import express, { type Request } from 'express';
 import type { Logger } from 'pino';
-import { DAV_PREFIX } from './caldav/paths.js';
 import { davRoutes } from './caldav/routes.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
@@ -72,23 +71,6 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.use(discoveryLink(config));
   app.use(hardening(config));
   app.use(hostCheck(config));
-  // The API's requests go from here to their operation through only what an API answer needs,
-  // past some twenty layers that Express would otherwise match in turn (docs/performance.md,
-  // "Built answers: the levers"): the probes, metrics, CalDAV, the roots, the public pages and the
-  // media files, none of which answers a path under the namespace (the pages' and files' routes are
-  // one or two segments long, the roots and probes exact paths), but CalDAV's should the REST
-  // prefix begin with its prefix. The batch route and `?rest_route=` take the long way below.
-  const upload = uploadBody(`${namespace}/media`, config.media.maxBytes, admitUpload(identify, rateLimits));
-  const operations = restPipeline(api, { config, rateLimits, identify, answers: keptAnswers(config, db) });
-  if (!namespace.startsWith(DAV_PREFIX)) {
-    const apiChain = express.Router();
-    apiChain.use(methodOverride(), upload, bodyParsers());
-    apiChain.use(namespace, operations);
-    app.use((req, res, next) => {
-      if (req.path === namespace || req.path.startsWith(`${namespace}/`)) apiChain(req, res, next);
-      else next();
-    });
-  }
   app.use(probes.router);
   if (config.metrics.token) app.use(protectedMetrics(config.metrics.token));
   // CalDAV reads its own bodies (XML, iCalendar), before the API's parsers (caldav/routes.ts).
@@ -99,7 +81,7 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.use(restRoute(config.restPrefix));
   app.use(methodOverride());
   // An upload's body is the image, read before (and instead of) the JSON and form parsers.
-  app.use(upload);
+  app.use(uploadBody(`${namespace}/media`, config.media.maxBytes, admitUpload(identify, rateLimits)));
   app.use(bodyParsers());
 
   // What lies outside the document's operations costs a read too (they count their own).
@@ -111,6 +93,7 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.use(publicPages(config, db.prisma));
   // The media library's files (/uploads/<id>/<name>), which items' `image` objects name.
   app.use(mediaFiles(db.prisma));
+  const operations = restPipeline(api, { config, rateLimits, identify, answers: keptAnswers(config, db) });
   // WordPress's batch route lies beside the namespace, under the REST prefix, where the document's
   // path-level server puts it (openapi/paths/batch_v1.yaml). Tools that read only the document's
   // top-level server (Postman's converter) send it under the namespace, where it is answered too.
