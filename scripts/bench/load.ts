@@ -135,7 +135,8 @@ export async function measure(
   }
 }
 
-async function drive(
+/** One autocannon run, no warm-up, no memory watched. */
+export async function drive(
   server: Server,
   scenario: Scenario,
   seconds: number,

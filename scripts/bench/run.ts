@@ -22,7 +22,8 @@
 // pglite parts alone, scripts/bench/caldav.ts), rsvps (RSVPs to one event of 200 seats through two
 // instances, and a check that nobody was over-booked, scripts/bench/rsvps.ts), mixed (two instances,
 // anonymous and signed-in reads over many URLs and 1 % writes for BENCH_MIXED_SECONDS, default 60,
-// and the share of kept answers, scripts/bench/mixed.ts); BENCH_PROFILE a folder where each service
+// and the share of kept answers, scripts/bench/mixed.ts), profile (where the CPU of each built read and
+// of creation goes, by layer, and CPU per request against the baseline's, scripts/bench/profile.ts); BENCH_PROFILE a folder where each service
 // process leaves a CPU profile (.cpuprofile, for Chrome DevTools or speedscope); BENCH_SERVICE_ENV
 // settings of the service as JSON. The service runs with its default configuration (rate limits on
 // sign-ins only) but for the limits part.
@@ -35,6 +36,7 @@ import { HEADER, type Print, table } from './figures.js';
 import { measureImports } from './import.js';
 import { measurePglite } from './pglite.js';
 import { comparePostgres } from './postgresql.js';
+import { profileLayers } from './profile.js';
 import { measureMixed } from './mixed.js';
 import { measureLimits } from './rate-limits.js';
 import { measureRsvps } from './rsvps.js';
@@ -92,6 +94,7 @@ async function main() {
     ['caldav', () => caldavPart()],
     ['rsvps', () => measureRsvps(print)],
     ['mixed', () => measureMixed(print)],
+    ['profile', () => profileLayers()],
   ];
   // How long each part and the whole run took: the default run is to stay under ten minutes.
   const took = (since: number) => `${((performance.now() - since) / 1000).toFixed(0)} s`;

@@ -1,7 +1,7 @@
 // Turns an Authorization header into the caller: HTTP Basic with a login and its password or one
 // of its application passwords, or Bearer with an application password. No header means an
 // anonymous caller; a header that does not check out is a 401 on every route, as in WordPress.
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PrismaClient } from '../db/client.js';
 import { selectRows } from '../db/driver.js';
@@ -124,7 +124,7 @@ const verify = (prisma: PrismaClient, credentials: Credentials) =>
 // the set reveals nothing). Only the throttle reads it: such credentials are still verified in
 // full on every request, so a revoked password stops working at once. A cache, nothing more: an
 // instance without it only reserves a failure more often.
-const FINGERPRINT_KEY = randomBytes(32);
+const FINGERPRINT_KEY = createSecretKey(randomBytes(32)); // made once, as auth/secrets.ts's cacheKey
 const KNOWN_GOOD_MAX = 10_000;
 const knownGood = new Set<string>();
 const checking = new Map<string, Promise<Principal | undefined>>();

@@ -80,10 +80,11 @@ export function costEntries(input: CostInput): string[] {
  * A value as text; a number in plain digits, as PHP prints a float (String(1e21) is "1e+21", which
  * read as text is the range 1 to 21).
  */
-const plain = (value: unknown) =>
-  typeof value === 'number'
-    ? value.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 })
-    : String(value);
+const plain = (value: unknown) => (typeof value === 'number' ? PLAIN_DIGITS.format(value) : String(value));
+
+// What `toLocaleString('en-US', options)` writes, with one formatter: toLocaleString builds one on
+// every call, a sixth of a single event's serialization (docs/performance.md, "Built answers: the levers").
+const PLAIN_DIGITS = new Intl.NumberFormat('en-US', { useGrouping: false, maximumFractionDigits: 20 });
 
 /**
  * A comma splits entries unless it stands between two digits: there it is a decimal comma or a thousands

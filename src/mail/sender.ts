@@ -173,7 +173,9 @@ export function startMailSender(db: Database, options: SenderOptions, onError: (
   timer.unref();
   return {
     nudge() {
-      if (stopped || nudged) return;
+      // Without SMTP_URL this instance queues no message (outbox.ts sendsMail) and sends none; its
+      // polls still drop what others queued. A write's nudge would only ask the queue again.
+      if (stopped || nudged || !transport) return;
       nudged = setTimeout(() => {
         nudged = undefined;
         void round();

@@ -88,7 +88,11 @@ export async function selectEventList(
   page: { take: number; skip: number },
 ): Promise<{ total: number; items: EventRecord[] }> {
   const { where, words, narrowed } = listWhere(f);
-  const selection = { where, orderBy: orderBy(f.order, words), ...page };
+  // Prepared (db/driver.ts): a list's text is one of a few per combination of filters, and
+  // planning the page with its links' JSON cost PostgreSQL as much as running it. Not a search:
+  // a plan made for any words cannot know how many events they match, and the one PostgreSQL
+  // settled on took two and a half times the CPU (docs/performance.md, "Built answers: the levers").
+  const selection = { where, orderBy: orderBy(f.order, words), ...page, prepare: !words.length };
   if (f.window && !narrowed && isPublic(f.scope)) {
     // The public list as it is: its page straight off the start index, its total off the day counts.
     const [total, items] = await Promise.all([
@@ -249,6 +253,7 @@ async function countListed(db: PrismaClient, start: Date, end: Date): Promise<nu
             AND e.start_utc < ${new Date(Math.min(firstDay + DAY_MS, end.getTime() + 1))}::timestamptz)::int
          + (SELECT count(*) FROM events e WHERE e.status = 'publish' AND NOT e.hide_from_listings AND e.start_utc <= ${end}::timestamptz
             AND e.start_utc >= ${new Date(Math.max(lastDay, firstDay + DAY_MS))}::timestamptz)::int AS total`,
+    { prepare: true },
   );
   return row.total;
 }

@@ -43,7 +43,7 @@ export interface EventSelection {
   orderBy?: Prisma.Sql;
   take?: number;
   skip?: number;
-  /** A statement of fixed text that runs often (one event by ID or slug): prepared (db/driver.ts). */
+  /** A statement whose text is one of few and runs often (one event by ID or slug, a list): prepared (db/driver.ts). */
   prepare?: boolean;
 }
 
@@ -86,6 +86,7 @@ async function select(
     SELECT (${EVENT_JSON})::text AS event, p.total_matches::int AS total
     FROM (SELECT e.id, count(*) OVER () AS total_matches FROM events e WHERE ${where} ${orderBy} ${page}) p
     JOIN events e ON e.id = p.id ${orderBy}`,
+    { prepare },
   );
 }
 

@@ -57,6 +57,7 @@ export async function selectVenuesOrOrganizers(
     sql`SELECT (to_jsonb(p) - 'total_matches')::text AS row, p.total_matches::int AS total
         FROM (SELECT p.*, count(*) OVER () AS total_matches FROM ${table} p WHERE ${where} ${order}
               LIMIT ${page.take}::int OFFSET ${page.skip}::int) p ${order}`,
+    { prepare: !words.length }, // as event lists are, and not a search (queries/event-list.ts)
   );
   // A page past the end still tells the total.
   const total =

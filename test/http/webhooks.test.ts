@@ -9,7 +9,7 @@ import { purgeExpired } from '../../src/db/housekeeping.js';
 import { DEFAULT_CURRENCY } from '../../src/lib/cost.js';
 import { dispatchChanges } from '../../src/webhooks/dispatch.js';
 import { PER_SUBSCRIPTION } from '../../src/webhooks/deliver.js';
-import type { WebhookWorker } from '../../src/webhooks/worker.js';
+import { startWebhooks, type WebhookWorker } from '../../src/webhooks/worker.js';
 import { describeEachDatabase, itOnPostgres } from '../setup/each-database.js';
 import { photo } from '../setup/images.js';
 import { receiver } from '../setup/receiver.js';
@@ -352,6 +352,49 @@ describeEachDatabase(
       const tag = (await s.post('/tags', { name: 'after-falling-behind' })).body;
       await until(() => hook.received.some((r) => (JSON.parse(r.body) as { data: { id: number } }).data.id === tag.id));
       expect(reports).toHaveLength(1);
+    });
+
+    it('skips the rounds of writes while no subscription exists, and serves one made elsewhere from its next poll', async () => {
+      // A worker that polled once and found no subscription: writes nudge it for nothing. The
+      // subscription is then made without its knowledge (as on another instance), and a write
+      // nudges it: no round, so nothing is sent before its next poll, which finds the
+      // subscription and sends the change, once; later writes are sent as they come.
+      // Its first poll's round done: it has moved the dispatch position past a change made before.
+      const position = async () =>
+        JSON.stringify(await s.db.prisma.$queryRaw`SELECT xid::text, seq::text FROM webhook_dispatch`);
+      await s.post('/events', event('Made before'));
+      const before = await position();
+      const worker = startWebhooks(
+        s.db,
+        {
+          payload: {
+            urls: { site: s.origin, root: `${s.origin}/wp-json`, base: s.base },
+            siteZone: 'UTC',
+            currency: DEFAULT_CURRENCY,
+          },
+          delivery: { allowPrivateTargets: true, timeoutSeconds: 2, retryBaseMs: 20 },
+          pollMs: 1_500,
+        },
+        (err) => {
+          throw err;
+        },
+      );
+      workers.push(worker);
+      for (const end = Date.now() + 10_000; (await position()) === before;) {
+        if (Date.now() > end) throw new Error('the first poll did not dispatch');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await s.post('/webhooks', { url: hook.url, events: ['event.created'] });
+      const first = (await s.post('/events', event('Made unseen'))).body.id as number;
+      worker.nudge();
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(hook.received).toHaveLength(0);
+      await until(() => hook.received.length >= 1);
+      const second = (await s.post('/events', event('Made after the poll'))).body.id as number;
+      worker.nudge();
+      await until(() => hook.received.length >= 2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(hook.received.map((r) => JSON.parse(r.body).data.id as number)).toEqual([first, second]);
     });
 
     itOnPostgres(

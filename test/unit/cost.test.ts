@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type CostInput, parseCost } from '../../src/lib/cost.js';
+import { type CostInput, costEntries, parseCost } from '../../src/lib/cost.js';
 
 // What the modelled plugin answers with its default settings (`$` before the amount), `cost` and
 // `cost_details` ({currency_symbol, currency_code, currency_position, values}) for each input.
@@ -90,6 +91,17 @@ describe('parseCost', () => {
     expect(parseCost('0$, 5', euro).cost).toBe('Free – 5€');
     expect(parseCost('$12,50', euro).cost).toBe('$12,50');
     expect(parseCost('12', { symbol: 'CHF ', position: 'prefix' }).cost).toBe('CHF 12');
+  });
+
+  it('reads a number in plain digits, as toLocaleString writes it without grouping', () => {
+    // One formatter for every number (lib/cost.ts plain): the same text as toLocaleString's own.
+    fc.assert(
+      fc.property(fc.oneof(fc.double(), fc.integer(), fc.constantFrom(1e21, 1e-7, 2 ** 53, 0.1 + 0.2)), (n) => {
+        const digits = n.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 });
+        expect(costEntries(n)).toEqual(n === 0 ? [] : [digits]);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('never throws on odd text', () => {
