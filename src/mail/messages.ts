@@ -6,7 +6,7 @@ import type { Principal } from '../auth/roles.js';
 import type { EventRecord } from '../domain/records.js';
 import type { Urls } from '../http/urls.js';
 import { eventPermalink, readableLinks } from '../serializers/events.js';
-import type { MailKind, MailSecrets } from './outbox.js';
+import type { MailKind, MailSecrets, SubmissionMailKind } from './outbox.js';
 
 /** Messages speak of the event as an administrator reads it (the recipient answered it). */
 export const MAIL_READER: Principal = { id: 0, login: 'mail', role: 'administrator' };
@@ -71,6 +71,7 @@ export function messageOf(mail: MailTo, row: EventRecord, urls: Urls): Message {
   const hello = `Hello ${mail.name},\n\n`;
   const event = `\n\n${about(row, urls)}\n`;
   const manage = manageText(mail, urls);
+  if (isSubmissionMail(mail.kind)) return submissionMessage(mail, row, urls);
   switch (mail.kind) {
     case 'confirm':
       return {
@@ -111,6 +112,18 @@ export function messageOf(mail: MailTo, row: EventRecord, urls: Urls): Message {
         text: `${hello}This event is cancelled${row.eventStatusReason ? `: ${row.eventStatusReason}` : '.'} The cancellation attached takes it out of your calendar.${event}`,
         invitation: 'CANCEL',
       };
+  }
+}
+
+const isSubmissionMail = (kind: MailKind): kind is SubmissionMailKind => kind.startsWith('submission-');
+
+/** What a submission tells its submitter (services/submissions/mail.ts). */
+function submissionMessage(mail: MailTo, row: EventRecord, urls: Urls): Message {
+  const title = row.title;
+  const hello = `Hello ${mail.name},\n\n`;
+  const event = `\n\n${about(row, urls)}\n`;
+  const submitted = `\n\n${title}\nWhen: ${when(row)}\n`;
+  switch (mail.kind) {
     case 'submission-received': {
       const follow =
         mail.submissionId && mail.secrets?.token
@@ -118,7 +131,7 @@ export function messageOf(mail: MailTo, row: EventRecord, urls: Urls): Message {
           : '';
       return {
         subject: `Submission received: ${title}`,
-        text: `${hello}Thank you: your event waits for the editors, who read each one. We will write again when they have decided.${follow}\n\n${title}\nWhen: ${when(row)}\n`,
+        text: `${hello}Thank you: your event waits for the editors, who read each one. We will write again when they have decided.${follow}${submitted}`,
       };
     }
     case 'submission-approved':
@@ -126,10 +139,10 @@ export function messageOf(mail: MailTo, row: EventRecord, urls: Urls): Message {
         subject: `Published: ${title}`,
         text: `${hello}The editors approved the event you suggested; it is on the calendar now.${event}`,
       };
-    case 'submission-rejected':
+    default:
       return {
         subject: `Not published: ${title}`,
-        text: `${hello}The editors did not publish the event you suggested${mail.reason ? `, for this reason:\n\n${mail.reason}` : '.'}\n\n${title}\nWhen: ${when(row)}\n`,
+        text: `${hello}The editors did not publish the event you suggested${mail.reason ? `, for this reason:\n\n${mail.reason}` : '.'}${submitted}`,
       };
   }
 }

@@ -1,7 +1,7 @@
 // The pages around the submission form (pages/submit.ts): a submission received, where one stands
 // (by its token), and submissions closed.
 import { DateTime } from 'luxon';
-import type { SubmissionStatus } from '../services/submissions/status.js';
+import type { SubmissionStatus } from '../domain/submissions.js';
 import { page, text } from './html.js';
 import { SUBMIT_TEXTS } from './submit-texts.js';
 import type { PageLanguage } from './texts.js';

@@ -3,9 +3,7 @@ import type { components } from '../../generated/api.js';
 import type { Urls } from '../http/urls.js';
 import { formatDateTime } from '../lib/dates.js';
 import { submissionStatusUrl } from '../mail/messages.js';
-import type { SubmissionRecord } from '../services/submissions/moderate.js';
-import type { SubmissionStatus } from '../services/submissions/status.js';
-import type { Receipt } from '../services/submissions/submit.js';
+import type { Receipt, SubmissionRecord, SubmissionStatus } from '../domain/submissions.js';
 import { eventPermalink, type EventSerializeOptions, serializeEvent } from './events.js';
 
 type Submission = components['schemas']['Submission'];

@@ -17,7 +17,7 @@ const limits = new WeakMap<PrismaClient, LimitFunction>();
 
 export function admitted<T>(db: PrismaClient, atOnce: number, work: () => Promise<T>): Promise<T> {
   let limit = limits.get(db);
-  if (!limit || limit.concurrency !== atOnce) {
+  if (limit?.concurrency !== atOnce) {
     limit = pLimit(atOnce);
     limits.set(db, limit);
   }

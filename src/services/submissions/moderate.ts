@@ -8,7 +8,8 @@ import { assertMay } from '../../auth/capabilities.js';
 import type { Tx } from '../../db/client.js';
 import { statementsOf } from '../../db/driver.js';
 import { InvalidInput, NotFound, SubmissionRefused } from '../../domain/errors.js';
-import { type EventRecord, ORGANIZER, VENUE } from '../../domain/records.js';
+import { ORGANIZER, VENUE } from '../../domain/records.js';
+import type { SubmissionRecord, SubmissionRow, SubmissionState } from '../../domain/submissions.js';
 import { sendsMail } from '../../mail/outbox.js';
 import { selectEvents } from '../../queries/event-rows.js';
 import type { ServiceContext } from '../context.js';
@@ -16,29 +17,6 @@ import { changeEvent } from '../events/update.js';
 import { inTransaction } from '../retry.js';
 import { changeVenueOrOrganizer, tableOf } from '../venues-and-organizers.js';
 import { queueSubmissionMail } from './mail.js';
-
-export type SubmissionState = 'pending' | 'spam' | 'approved' | 'rejected';
-
-export interface SubmissionRow {
-  id: number;
-  eventId: number;
-  state: SubmissionState;
-  submitterName: string;
-  submitterEmail: string;
-  accountId: number | null;
-  newVenueId: number | null;
-  newOrganizerId: number | null;
-  suggestedCategories: string[];
-  links: string[];
-  spamReasons: string[];
-  reason: string | null;
-  submittedAt: Date;
-  decidedAt: Date | null;
-}
-
-export interface SubmissionRecord extends SubmissionRow {
-  event: EventRecord;
-}
 
 const COLUMNS = Prisma.sql`s.id, s.event_id AS "eventId", s.state, s.submitter_name AS "submitterName",
   s.submitter_email AS "submitterEmail", s.account_id AS "accountId", s.new_venue_id AS "newVenueId",
@@ -82,7 +60,7 @@ async function readSubmission(db: ServiceContext['db'] | Tx, id: number, lock = 
   const rows = lock
     ? await db.$queryRaw<SubmissionRow[]>`SELECT ${COLUMNS} FROM submissions s WHERE s.id = ${id}::int FOR UPDATE`
     : await db.$queryRaw<SubmissionRow[]>`SELECT ${COLUMNS} FROM submissions s WHERE s.id = ${id}::int`;
-  const [found] = await withEvents(db, rows);
+  const found = (await withEvents(db, rows)).at(0);
   if (!found) throw new NotFound('submission', id);
   return found;
 }

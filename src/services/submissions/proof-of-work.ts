@@ -64,20 +64,24 @@ const refused = () =>
 
 /** The payload the ALTCHA widget sends (base64 JSON of the challenge and its solution), or undefined. */
 function payloadOf(sent: string): Payload | undefined {
+  let parsed: unknown;
   try {
-    const payload = JSON.parse(Buffer.from(sent, 'base64').toString('utf8')) as Partial<Payload> | null;
-    const { challenge, solution } = payload ?? {};
-    const valid =
-      typeof challenge?.signature === 'string' &&
-      typeof challenge.parameters === 'object' &&
-      challenge.parameters !== null &&
-      typeof solution?.counter === 'number' &&
-      typeof solution.derivedKey === 'string';
-    return valid ? (payload as Payload) : undefined;
+    parsed = JSON.parse(Buffer.from(sent, 'base64').toString('utf8'));
   } catch {
     return undefined;
   }
+  const { challenge, solution } = isObject(parsed) ? parsed : {};
+  const valid =
+    isObject(challenge) &&
+    typeof challenge.signature === 'string' &&
+    isObject(challenge.parameters) &&
+    isObject(solution) &&
+    typeof solution.counter === 'number' &&
+    typeof solution.derivedKey === 'string';
+  return valid ? (parsed as Payload) : undefined;
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 /** A proof of work checked, to be spent in the submission's transaction (spendProof). */
 export interface Proof {

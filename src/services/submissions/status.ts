@@ -2,27 +2,16 @@
 // A wrong token and an unknown submission are one answer (404), so that a token cannot be tried
 // against submissions one by one to learn which exist.
 import { NotFound } from '../../domain/errors.js';
+import type { SubmissionStatus } from '../../domain/submissions.js';
 import type { ServiceContext } from '../context.js';
 import { matches } from '../secrets.js';
-
-export interface SubmissionStatus {
-  id: number;
-  state: 'pending' | 'approved' | 'rejected';
-  title: string;
-  startLocal: Date;
-  submittedAt: Date;
-  decidedAt: Date | null;
-  reason: string | null;
-  /** The event's slug once approved, for its page. */
-  slug: string | null;
-}
 
 export async function submissionStatus(
   ctx: ServiceContext,
   id: number,
   token: string | undefined,
 ): Promise<SubmissionStatus> {
-  const [row] = await ctx.db.$queryRaw<
+  const rows = await ctx.db.$queryRaw<
     {
       id: number;
       state: string;
@@ -37,6 +26,7 @@ export async function submissionStatus(
     }[]
   >`SELECT s.id, s.state, s.token_hash, s.submitted_at, s.decided_at, s.reason, e.title, e.start_local, e.slug, e.status
     FROM submissions s JOIN events e ON e.id = s.event_id WHERE s.id = ${id}::int`;
+  const row = rows.at(0);
   if (!row || !matches(token, row.token_hash)) throw new NotFound('submission', id);
   const state = row.state === 'approved' || row.state === 'rejected' ? row.state : 'pending';
   return {

@@ -10,6 +10,7 @@ import type { Principal } from '../../auth/roles.js';
 import type { SubmissionSettings } from '../../config/submissions.js';
 import { statementsOf } from '../../db/driver.js';
 import { InvalidInput, SubmissionRefused } from '../../domain/errors.js';
+import type { Receipt } from '../../domain/submissions.js';
 import { sendsMail } from '../../mail/outbox.js';
 import type { ServiceContext } from '../context.js';
 import { insertEvent } from '../events/create.js';
@@ -36,29 +37,31 @@ export function openSubmissions(ctx: ServiceContext): SubmissionSettings {
   return settings;
 }
 
-/** What the defences read of a submission. */
-function textOf(input: SubmissionInput): SubmittedText {
+/** The texts and addresses of a new venue or organizer a submission brings, if any. */
+function placeOf(input: SubmissionInput): { texts: string[]; addresses: (string | undefined)[] } {
   const venue = typeof input.venue === 'object' ? input.venue : undefined;
   const organizer = typeof input.organizer === 'object' ? input.organizer : undefined;
+  return {
+    texts: [...Object.values(venue ?? {}).map(String), organizer?.organizer ?? '', organizer?.phone ?? ''],
+    addresses: [venue?.website, organizer?.website, organizer?.email],
+  };
+}
+
+/** What the defences read of a submission. */
+function textOf(input: SubmissionInput): SubmittedText {
+  const place = placeOf(input);
   return {
     texts: [
       input.title,
       input.description ?? '',
       input.cost ?? '',
       ...(input.suggested_categories ?? []),
-      ...Object.values(venue ?? {}).map(String),
-      organizer?.organizer ?? '',
-      organizer?.phone ?? '',
+      ...place.texts,
       input.submitter.name,
     ],
-    addresses: [
-      input.website,
-      input.virtual_url,
-      venue?.website,
-      organizer?.website,
-      organizer?.email,
-      input.submitter.email,
-    ].filter((value): value is string => Boolean(value)),
+    addresses: [input.website, input.virtual_url, ...place.addresses, input.submitter.email].filter(
+      (value): value is string => Boolean(value),
+    ),
     honeypot: input.nickname?.trim() || undefined,
   };
 }
@@ -84,11 +87,6 @@ function eventOf(input: SubmissionInput): EventInput & Pick<Required<EventInput>
       : {}),
     status: 'pending',
   };
-}
-
-export interface Receipt {
-  id: number;
-  token: string;
 }
 
 /**
