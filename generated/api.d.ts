@@ -12482,7 +12482,10 @@ export interface operations {
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12501,6 +12504,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionList"] | components["schemas"]["SubmissionListPart"] | components["schemas"]["Enveloped"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12561,7 +12565,10 @@ export interface operations {
     getSubmissionChallenge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12578,6 +12585,8 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionChallenge"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12593,7 +12602,10 @@ export interface operations {
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The numeric ID (digits only; any other value matches no route).
@@ -12616,6 +12628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Submission"] | components["schemas"]["SubmissionPart"] | components["schemas"]["Enveloped"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12633,7 +12646,10 @@ export interface operations {
                 /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
                 _envelope?: components["parameters"]["Envelope"];
             };
-            header?: never;
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The numeric ID (digits only; any other value matches no route).
@@ -12656,6 +12672,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionStatus"] | components["schemas"]["SubmissionStatusPart"] | components["schemas"]["Enveloped"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
