@@ -4573,6 +4573,9 @@ export interface components {
          *       "timezone": "Europe/Paris",
          *       "description": "Bring your sheet music; the piano stays on the square all afternoon.",
          *       "cost": "Free",
+         *       "website": "https://friends.example.org/street-piano",
+         *       "is_virtual": true,
+         *       "virtual_url": "https://meet.example.org/street-piano",
          *       "categories": [
          *         3
          *       ],
