@@ -835,7 +835,7 @@ export interface paths {
         put?: never;
         /**
          * Suggest an event
-         * @description Anyone may suggest an event where the service takes submissions (`SUBMISSIONS`: `anyone`, or `accounts` for signed-in callers only; off by default, 403 `rest_submissions_closed`). It waits, `pending`, owned by no account and shown nowhere public, until an editor approves it (`approveSubmission`). The defences, each configurable: a proof of work (`altcha`, from `getSubmissionChallenge`, once), a hidden field, submissions per address and per e-mail address a day (429), a length and a number of links, a blocklist of words and domains (such a submission is kept as suspected spam, apart from the queue), and duplicates (the same title and start submitted today: 409 `rest_submission_duplicate`). The answer (202) is the same for a submission suspected of spam: nobody learns what trips the defences. Each instance works on a few submissions at once (`SUBMISSIONS_AT_ONCE`) so that readers keep their times under a flood; past its queue it answers 503 `rest_submissions_busy` with `Retry-After`. The submitter is told by e-mail when it is received, approved or rejected, and follows it with the answer's `token`.
+         * @description Anyone may suggest an event where the service takes submissions (`SUBMISSIONS`: `anyone`, or `accounts` for signed-in callers only; off by default, 403 `rest_submissions_closed`). It waits, `pending`, owned by no account and shown nowhere public, until an editor approves it (`approveSubmission`). The defences, each configurable: a proof of work (`altcha`, from `getSubmissionChallenge`, once), a hidden field, submissions per address and per e-mail address a day (429), a length and a number of links, a blocklist of words and domains (such a submission is kept as suspected spam, apart from the queue), and duplicates (the same title and start submitted today: 409 `rest_submission_duplicate`). The answer (202) is the same for a submission suspected of spam: nobody learns what trips the defences. Each instance works on a few submissions at once (`SUBMISSIONS_AT_ONCE`) so that readers keep their times under a flood; past its queue it answers 503 `rest_submissions_busy` with `Retry-After`. The submitter is told by e-mail when it is received, approved or rejected, and follows it with the answer's `token`. A poster or photograph goes with it as a `multipart/form-data` form (`SubmissionForm`: the submission's JSON in `submission`, the image in `image`); the image waits with the event, shown to editors alone, and is published with it (413 past `SUBMISSION_IMAGE_MAX_MB`, 415 for a file that is not an image).
          */
         post: operations["submitEvent"];
         delete?: never;
@@ -4122,10 +4122,11 @@ export interface components {
         };
         /**
          * SubmissionNews
-         * @description What a submission brings that did not exist: its venue and organizer when it proposed new ones (their IDs, pending with the event), and the category names it suggested.
+         * @description What a submission brings that did not exist: its venue and organizer when it proposed new ones (their IDs, pending with the event), the image it sent (its ID in the media library, shown to editors alone until the event is published), and the category names it suggested.
          * @example {
          *       "venue": 41,
          *       "organizer": null,
+         *       "image": 58,
          *       "categories": [
          *         "Street music"
          *       ]
@@ -4134,6 +4135,7 @@ export interface components {
         SubmissionNews: {
             venue: number | null;
             organizer: number | null;
+            image: number | null;
             categories: string[];
         };
         /**
@@ -4152,6 +4154,7 @@ export interface components {
          *       "new": {
          *         "venue": 41,
          *         "organizer": null,
+         *         "image": null,
          *         "categories": [
          *           "Street music"
          *         ]
@@ -4622,11 +4625,40 @@ export interface components {
             venue?: components["schemas"]["Id"] | components["schemas"]["SubmittedVenue"];
             /** @description Who organizes it: a published organizer's ID, or a new organizer's fields, which waits with the event. */
             organizer?: components["schemas"]["Id"] | components["schemas"]["SubmittedOrganizer"];
+            /** @description What the image sent with the submission shows, for readers who cannot see it (the `image` part of a `multipart/form-data` submission); without an image it is not read. */
+            image_alt_text?: string;
             submitter: components["schemas"]["Submitter"];
             /** @description The proof of work (`getSubmissionChallenge`), as the ALTCHA widget puts it in its form field: the challenge and its solution as base64 JSON. Needed unless the service runs without it (`SUBMISSION_POW_COST=0`). */
             altcha?: string;
             /** @description Leave it out. A form shows this field hidden from people; a submission that fills it is taken by a program and is kept as suspected spam. */
             nickname?: string;
+        };
+        /**
+         * SubmissionForm
+         * @description A submission with an image, as a `multipart/form-data` form: the submission's JSON in the part `submission`, the image in the part `image`. The image waits with the event, shown to editors alone, until the event is published.
+         * @example {
+         *       "submission": {
+         *         "title": "Street piano afternoon",
+         *         "start_date": "2026-12-19 14:00:00",
+         *         "end_date": "2026-12-19 17:00:00",
+         *         "venue": 12,
+         *         "image_alt_text": "An upright piano on a market square",
+         *         "submitter": {
+         *           "name": "Ana Lima",
+         *           "email": "ana@example.org"
+         *         },
+         *         "altcha": "eyJjaGFsbGVuZ2UiOnsicGFyYW1ldGVycyI6e319LCJzb2x1dGlvbiI6e319"
+         *       },
+         *       "image": "(the image's bytes)"
+         *     }
+         */
+        SubmissionForm: {
+            submission: components["schemas"]["SubmissionInput"];
+            /**
+             * Format: binary
+             * @description A poster or photograph of the event: JPEG, PNG, WebP, GIF or AVIF (its type is read from its bytes), at most `SUBMISSION_IMAGE_MAX_MB` megabytes (5 by default; 0 takes none) and `MEDIA_MAX_PIXELS` pixels. Its sizes are made as the media library's are.
+             */
+            image?: string;
         };
         /**
          * SubmissionReceipt
@@ -7289,6 +7321,7 @@ export interface components {
          *       "new": {
          *         "venue": 41,
          *         "organizer": null,
+         *         "image": null,
          *         "categories": [
          *           "Street music"
          *         ]
@@ -7656,6 +7689,7 @@ export interface components {
          * @example {
          *       "venue": 41,
          *       "organizer": null,
+         *       "image": 58,
          *       "categories": [
          *         "Street music"
          *       ]
@@ -7664,6 +7698,7 @@ export interface components {
         SubmissionNewsPart: {
             venue?: number | null;
             organizer?: number | null;
+            image?: number | null;
             categories?: string[];
         };
         /**
@@ -12531,6 +12566,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SubmissionInput"];
+                "multipart/form-data": components["schemas"]["SubmissionForm"];
             };
         };
         responses: {

@@ -24,8 +24,8 @@ import { countOtherReads, createRateLimits } from './http/rate-limits.js';
 import { requestLog } from './http/request-log.js';
 import { restPipeline } from './http/rest-pipeline.js';
 import { registerSecurity } from './http/security.js';
-import { admitUpload } from './http/upload-admission.js';
-import { uploadBody } from './http/upload-body.js';
+import { admitSubmissionImage, admitUpload } from './http/upload-admission.js';
+import { MEDIA_UPLOAD, SUBMISSION_UPLOAD, uploadBody } from './http/upload-body.js';
 import { hostCheck, NAMESPACE } from './http/urls.js';
 import { methodOverride, restRoute } from './http/wordpress-request.js';
 import { sampleLoopDelay } from './metrics/event-loop.js';
@@ -88,7 +88,14 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.use(restRoute(config.restPrefix));
   app.use(methodOverride());
   // An upload's body is the image, read before (and instead of) the JSON and form parsers.
-  app.use(uploadBody(`${namespace}/media`, config.media.maxBytes, admitUpload(identify, rateLimits)));
+  app.use(uploadBody(`${namespace}/media`, MEDIA_UPLOAD(config.media.maxBytes), admitUpload(identify, rateLimits)));
+  app.use(
+    uploadBody(
+      `${namespace}/submissions`,
+      SUBMISSION_UPLOAD(config.submissions.imageMaxBytes),
+      admitSubmissionImage(identify, rateLimits, config.submissions),
+    ),
+  );
   app.use(bodyParsers());
 
   // What lies outside the document's operations costs a read too (they count their own).
@@ -101,7 +108,7 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   // The submission form (/submit/), which sends what it is given through this whole app to the API.
   app.use(submissionPages({ config, db: db.prisma, app }));
   // The media library's files (/uploads/<id>/<name>), which items' `image` objects name.
-  app.use(mediaFiles(db.prisma));
+  app.use(mediaFiles(db.prisma, identify));
   const operations = restPipeline(api, { config, rateLimits, identify, answers: keptAnswers(config, db) });
   // WordPress's batch route lies beside the namespace, under the REST prefix, where the document's
   // path-level server puts it (openapi/paths/batch_v1.yaml). Tools that read only the document's

@@ -14,6 +14,8 @@ export interface Principal {
    * belong to no account (no author, no quota of an account) and who reads only what is published.
    */
   ownsNothing?: true;
+  /** The image that submission brought (services/submissions/submit.ts), which it alone, beside editors, may name while it waits. */
+  bringsImage?: number;
 }
 
 export type Caller = Principal | null;

@@ -25,6 +25,8 @@ export interface SubmissionSettings {
   atOnce: number;
   /** How long submissions suspected of spam are kept (with their events) for editors to look at. */
   spamDays: number;
+  /** The most bytes of an image sent with a submission; 0: submissions take no image. */
+  imageMaxBytes: number;
 }
 
 export function submissionSettings(env: NodeJS.ProcessEnv): SubmissionSettings {
@@ -40,6 +42,7 @@ export function submissionSettings(env: NodeJS.ProcessEnv): SubmissionSettings {
     frameAncestors: origins(env.SUBMISSION_FRAME_ANCESTORS),
     spamDays: positiveInteger(env, 'SUBMISSION_SPAM_DAYS', 30),
     atOnce: positiveInteger(env, 'SUBMISSIONS_AT_ONCE', 2),
+    imageMaxBytes: nonNegativeInteger(env, 'SUBMISSION_IMAGE_MAX_MB', 5) * 1024 * 1024,
   };
 }
 

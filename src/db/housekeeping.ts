@@ -5,6 +5,7 @@
 // running it on several at once is harmless (each delete is a condition on age, and the feed's
 // retention mark only moves forward).
 import { mediaLibraryBytes, unreferencedImages } from '../metrics/registry.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import type { Database, PrismaClient } from './client.js';
 
 export interface Retention {
@@ -78,14 +79,31 @@ async function purgeSubmissions(db: PrismaClient, spamBefore: Date): Promise<voi
   // Looked for first, as for RSVPs above: a delete of events moves the data version.
   const [old] = await db.$queryRaw<{ any: boolean }[]>`
     SELECT EXISTS (SELECT 1 FROM submissions WHERE state = 'spam' AND submitted_at < ${spamBefore}::timestamptz) AS any`;
-  if (!old.any) return;
-  await db.$executeRaw`
+  if (old.any) {
+    await db.$executeRaw`
     WITH gone AS (
       DELETE FROM submissions WHERE state = 'spam' AND submitted_at < ${spamBefore}::timestamptz
       RETURNING event_id, new_venue_id, new_organizer_id),
     events_gone AS (DELETE FROM events WHERE id IN (SELECT event_id FROM gone) AND status <> 'publish'),
     venues_gone AS (DELETE FROM venues WHERE id IN (SELECT new_venue_id FROM gone) AND status <> 'publish')
     DELETE FROM organizers WHERE id IN (SELECT new_organizer_id FROM gone) AND status <> 'publish'`;
+  }
+  await purgeOrphanImages(db);
+}
+
+/**
+ * Images sent with submissions that nothing shows any more, a day after they were last written: a
+ * spam submission's, deleted above with its event, or one whose event an editor gave another image.
+ * (A rejection deletes its own at once: services/submissions/moderate.ts.)
+ */
+async function purgeOrphanImages(db: PrismaClient): Promise<void> {
+  const orphans = Prisma.sql`m.pending AND m.modified_at < now() - interval '1 day'
+    AND NOT EXISTS (SELECT 1 FROM events e WHERE e.image_id = m.id)
+    AND NOT EXISTS (SELECT 1 FROM venues v WHERE v.image_id = m.id)
+    AND NOT EXISTS (SELECT 1 FROM organizers o WHERE o.image_id = m.id)`;
+  // Looked for first, as above.
+  const [found] = await db.$queryRaw<{ any: boolean }[]>`SELECT EXISTS (SELECT 1 FROM media m WHERE ${orphans}) AS any`;
+  if (found.any) await db.$executeRaw`DELETE FROM media m WHERE ${orphans}`;
 }
 
 /**

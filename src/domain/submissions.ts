@@ -12,6 +12,7 @@ export interface SubmissionRow {
   accountId: number | null;
   newVenueId: number | null;
   newOrganizerId: number | null;
+  newImageId: number | null;
   suggestedCategories: string[];
   links: string[];
   spamReasons: string[];

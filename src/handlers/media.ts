@@ -48,7 +48,7 @@ export async function uploadMedia(call: Call<'uploadMedia'>): Promise<Reply> {
 }
 
 export async function getMedia(call: Call<'getMedia'>): Promise<Reply> {
-  const row = await service.getMedia(call.context.db, call.params.id);
+  const row = await service.readMedia(call.context, call.params.id);
   return { body: serializeMedia(row, call.urls, call.context.siteZone), ...validators(row) };
 }
 

@@ -1,7 +1,10 @@
 // Public submissions and their moderation (services/submissions/): who may do what is the
 // service's to assert.
+import type { components } from '../../generated/api.js';
 import { pageOf, totalPages } from '../domain/paging.js';
 import type { Call, Reply } from '../http/handler.js';
+import { UPLOAD } from '../http/upload-body.js';
+import type { Upload } from '../media/images.js';
 import { serializeReceipt, serializeSubmission, serializeSubmissionStatus } from '../serializers/submissions.js';
 import {
   approveSubmission as approve,
@@ -12,6 +15,8 @@ import {
 import { newChallenge } from '../services/submissions/proof-of-work.js';
 import { submissionStatus } from '../services/submissions/status.js';
 import { openSubmissions, submitEvent as submit } from '../services/submissions/submit.js';
+
+type SubmissionInput = components['schemas']['SubmissionInput'];
 
 const options = (call: Call) => ({
   urls: call.urls,
@@ -31,7 +36,10 @@ export async function getSubmissionChallenge(call: Call<'getSubmissionChallenge'
 }
 
 export async function submitEvent(call: Call<'submitEvent'>): Promise<Reply> {
-  const receipt = await submit(call.context, call.body, call.address);
+  // A form's `submission` was read into the body, its image beside it (http/upload-body.ts).
+  const body = call.body as SubmissionInput & { [UPLOAD]?: Upload };
+  const sent = { input: body, image: body[UPLOAD] };
+  const receipt = await submit(call.context, sent, call.address, call.config.media);
   return { status: 202, body: serializeReceipt(receipt, call.urls), headers: PRIVATE, unkept: true };
 }
 

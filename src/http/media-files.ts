@@ -2,12 +2,16 @@
 // /uploads/<id>/<name>. A file never changes under its name (an image's files are made once, at
 // upload), so each is cached for a year as immutable, with its SHA-256 as a strong ETag; Range
 // serves part of a large original. Every response says what it is (nosniff) and may run nothing
-// (a sandboxing Content-Security-Policy), whatever a browser would make of the bytes.
+// (a sandboxing Content-Security-Policy), whatever a browser would make of the bytes. An image that
+// waits with its submission is served to editors alone, never kept by anyone (services/media.ts
+// readMedia): once published its files are the same, under the same names, for everyone.
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { Prisma } from '../../generated/prisma/client.js';
+import type { Caller } from '../auth/roles.js';
 import type { PrismaClient } from '../db/client.js';
 import { selectRows } from '../db/driver.js';
 import { noneMatch } from '../domain/entity-tags.js';
+import { mayReadPending } from '../services/media.js';
 import { noRoute } from './errors.js';
 
 interface FileRow {
@@ -15,21 +19,25 @@ interface FileRow {
   etag: string;
   /** A Buffer from pg, a Uint8Array from PGlite. */
   bytes: Buffer | Uint8Array;
+  pending: boolean;
 }
+
+/** Who sends a request, from its credentials (app.ts `identify`); refused credentials are no one's. */
+type Identify = (req: Request, res: Response) => Promise<Caller>;
 
 const MAX_ID = 2147483647;
 
-export function mediaFiles(db: PrismaClient) {
+export function mediaFiles(db: PrismaClient, identify: Identify) {
   const router = Router();
   // Matched here rather than by a route pattern: Express answers a name that does not decode
   // (`%ZZ`) with an error of its own before any handler runs.
   router.get(/^\/uploads\/[^/]+\/[^/]+$/, (req: Request, res: Response, next: NextFunction) => {
-    sendFile(db, req, res).catch(next);
+    sendFile(db, identify, req, res).catch(next);
   });
   return router;
 }
 
-async function sendFile(db: PrismaClient, req: Request, res: Response): Promise<void> {
+async function sendFile(db: PrismaClient, identify: Identify, req: Request, res: Response): Promise<void> {
   const [, , idText, encoded] = req.path.split('/');
   const id = Number(idText);
   const name = decoded(encoded);
@@ -39,10 +47,13 @@ async function sendFile(db: PrismaClient, req: Request, res: Response): Promise<
   }
   const [file] = await selectRows<FileRow | undefined>(
     db,
-    Prisma.sql`SELECT mime_type, etag, bytes FROM media_files WHERE media_id = ${id}::int AND name = ${name}::text`,
+    Prisma.sql`SELECT f.mime_type, f.etag, f.bytes, m.pending FROM media_files f JOIN media m ON m.id = f.media_id
+      WHERE f.media_id = ${id}::int AND f.name = ${name}::text`,
     { prepare: true },
   );
   if (!file) throw noRoute();
+  // Answered alike whether the file is not there or not the caller's to see.
+  if (file.pending && !mayReadPending(await identify(req, res).catch(() => null))) throw noRoute();
   const bytes = Buffer.isBuffer(file.bytes)
     ? file.bytes
     : Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
@@ -58,7 +69,8 @@ async function sendFile(db: PrismaClient, req: Request, res: Response): Promise<
     'Accept-Ranges': 'bytes',
   });
   // Only what names the file's bytes (a 200, 206 or 304) is kept for a year, never a 416.
-  const immutable = () => res.set('Cache-Control', 'public, max-age=31536000, immutable');
+  const immutable = () =>
+    res.set('Cache-Control', file.pending ? 'private, no-store' : 'public, max-age=31536000, immutable');
   // Set here, as a HEAD ends without the bytes that would give it.
   const length = (n: number) => res.set('Content-Length', String(n));
   if (!noneMatch(req.headers['if-none-match'], etag)) {

@@ -17,7 +17,12 @@ export function serializeSubmission(row: SubmissionRecord, options: EventSeriali
     submitted_utc: formatDateTime(row.submittedAt, 'UTC'),
     decided_utc: utc(row.decidedAt),
     submitter: { name: row.submitterName, email: row.submitterEmail, account: row.accountId },
-    new: { venue: row.newVenueId, organizer: row.newOrganizerId, categories: row.suggestedCategories },
+    new: {
+      venue: row.newVenueId,
+      organizer: row.newOrganizerId,
+      image: row.newImageId,
+      categories: row.suggestedCategories,
+    },
     links: row.links,
     spam_reasons: row.spamReasons as Submission['spam_reasons'],
     reason: row.reason,

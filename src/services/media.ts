@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client.js';
 import { canChangeMedia, canRead, forbidden } from '../auth/permissions.js';
 import { assertMay, may } from '../auth/capabilities.js';
+import type { Caller } from '../auth/roles.js';
 import type { PrismaClient, Tx } from '../db/client.js';
 import { type Driver, transactionDriverOf } from '../db/driver.js';
 import { isForeignKeyViolation } from '../db/errors.js';
@@ -43,66 +44,79 @@ export async function createMedia(
 }
 
 /**
- * Stores an image and its files in one transaction: a failure leaves nothing. The ID is taken
- * first, as the files' paths (in `meta`) hold it. An image brought from `sourceUrl` is stored once:
+ * Stores an image and its files in one transaction: a failure leaves nothing. An image brought from `sourceUrl` is stored once:
  * two imports that bring it at once meet on its unique index, and the second one's retry finds the
  * first one's (import/images.ts).
  */
 export async function storeMedia(
   { db, caller }: ServiceContext,
   made: MadeImage,
-  texts: { authorId: number | null; title: string; altText: string; caption: string; sourceUrl?: string },
+  texts: StoredTexts,
 ): Promise<MediaRecord> {
   assertMay(caller, 'upload media');
-  // On the driver beneath Prisma: the files' bytes go to either database as a bytea parameter, which
-  // Prisma's PGlite adapter does not pass.
   const transaction = transactionDriverOf(db);
   if (!transaction) throw new Error('The database has no transaction driver');
-  const id = await transaction(async (run) => {
-    const [{ id }] = (await run(`SELECT nextval('post_id_seq')::int AS id`, [])) as { id: number }[];
-    const [full, ...sizes] = made.files;
-    const path = (name: string) => `${id}/${name}`;
-    const meta: ImageMeta = {
-      id,
-      file: path(full.name),
-      extension: made.extension,
-      width: full.width,
-      height: full.height,
-      filesize: full.bytes.length,
-      sizes: Object.fromEntries(
-        sizes.map((f) => [
-          f.size,
-          { width: f.width, height: f.height, 'mime-type': f.mimeType, filesize: f.bytes.length, file: path(f.name) },
-        ]),
-      ),
-    };
-    await run(
-      `INSERT INTO media (id, author_id, slug, title, alt_text, caption, mime_type, meta, source_url)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)`,
-      [
-        id,
-        texts.authorId,
-        made.stem,
-        texts.title,
-        texts.altText,
-        texts.caption,
-        made.mimeType,
-        JSON.stringify(meta),
-        texts.sourceUrl ?? null,
-      ],
-    );
-    for (const f of new Map(made.files.map((made) => [made.name, made])).values()) {
-      await run(`INSERT INTO media_files (media_id, name, mime_type, bytes, etag) VALUES ($1, $2, $3, $4, $5)`, [
-        id,
-        f.name,
-        f.mimeType,
-        f.bytes,
-        createHash('sha256').update(f.bytes).digest('hex'),
-      ]);
-    }
-    return id;
-  });
+  const id = await transaction((run) => insertMedia(run, made, texts));
   return getMedia(db, id);
+}
+
+export interface StoredTexts {
+  authorId: number | null;
+  title: string;
+  altText: string;
+  caption: string;
+  sourceUrl?: string;
+  /** Sent with a public submission: shown to editors alone until an item that shows it is (services/submissions/submit.ts). */
+  pending?: boolean;
+}
+
+/**
+ * Writes an image's row and files in `run`'s transaction and answers its ID, taken first, as the
+ * files' paths (in `meta`) hold it.
+ */
+export async function insertMedia(run: Driver, made: MadeImage, texts: StoredTexts): Promise<number> {
+  const [{ id }] = (await run(`SELECT nextval('post_id_seq')::int AS id`, [])) as { id: number }[];
+  const [full, ...sizes] = made.files;
+  const path = (name: string) => `${id}/${name}`;
+  const meta: ImageMeta = {
+    id,
+    file: path(full.name),
+    extension: made.extension,
+    width: full.width,
+    height: full.height,
+    filesize: full.bytes.length,
+    sizes: Object.fromEntries(
+      sizes.map((f) => [
+        f.size,
+        { width: f.width, height: f.height, 'mime-type': f.mimeType, filesize: f.bytes.length, file: path(f.name) },
+      ]),
+    ),
+  };
+  await run(
+    `INSERT INTO media (id, author_id, slug, title, alt_text, caption, mime_type, meta, source_url, pending)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10)`,
+    [
+      id,
+      texts.authorId,
+      made.stem,
+      texts.title,
+      texts.altText,
+      texts.caption,
+      made.mimeType,
+      JSON.stringify(meta),
+      texts.sourceUrl ?? null,
+      texts.pending ?? false,
+    ],
+  );
+  for (const f of new Map(made.files.map((made) => [made.name, made])).values()) {
+    // As base64 text: Prisma's PGlite adapter passes no bytea parameter, and a submission's image
+    // is written in its Prisma transaction (services/submissions/submit.ts).
+    await run(
+      `INSERT INTO media_files (media_id, name, mime_type, bytes, etag) VALUES ($1, $2, $3, decode($4, 'base64'), $5)`,
+      [id, f.name, f.mimeType, f.bytes.toString('base64'), createHash('sha256').update(f.bytes).digest('hex')],
+    );
+  }
+  return id;
 }
 
 export interface MediaFilters {
@@ -126,7 +140,9 @@ export async function listMedia(
   if (filters.unreferenced && !may(ctx.caller, 'edit others')) {
     throw forbidden(ctx.caller, 'Sorry, only editors may ask which images nothing shows.');
   }
+  // The library is what may be shown: an image waiting with its submission is read through it.
   const where: Prisma.MediaWhereInput = {
+    pending: false,
     ...(filters.author !== undefined ? { authorId: filters.author } : {}),
     ...(filters.search
       ? {
@@ -149,6 +165,16 @@ export async function getMedia(db: PrismaClient, id: number): Promise<MediaRecor
   if (!row) throw new NotFound('media', id);
   return row;
 }
+
+/** An image as `caller` may read it: one waiting with its submission is there for editors alone. */
+export async function readMedia(ctx: Pick<ServiceContext, 'db' | 'caller'>, id: number): Promise<MediaRecord> {
+  const row = await getMedia(ctx.db, id);
+  if (row.pending && !mayReadPending(ctx.caller)) throw new NotFound('media', id);
+  return row;
+}
+
+/** Who may see, and name in an item, an image that waits with its submission: those who decide on it. */
+export const mayReadPending = (caller: Caller) => may(caller, 'moderate submissions');
 
 /**
  * Changes the texts of an image (its files never change). The row is locked first, so that If-Match
@@ -196,7 +222,7 @@ export async function deleteMedia(ctx: ServiceContext, id: number): Promise<Medi
 async function lockMedia(tx: Tx, ctx: ServiceContext, id: number): Promise<MediaRecord> {
   await tx.$queryRaw`SELECT id FROM media WHERE id = ${id}::int FOR UPDATE`;
   const current = await tx.media.findUnique({ where: { id } });
-  if (!current) throw new NotFound('media', id);
+  if (!current || (current.pending && !mayReadPending(ctx.caller))) throw new NotFound('media', id);
   if (!canChangeMedia(ctx.caller, current)) throw forbidden(ctx.caller);
   await claimVersion(tx.media, id, ctx.precondition);
   return current;
@@ -224,29 +250,40 @@ const readableTo = (ctx: ServiceContext, users: User[]) =>
 
 /**
  * The columns of an `image` input: a URL is kept as given; an ID names an uploaded image, which
- * must exist (a 400 otherwise); an empty value or 0 removes the image.
+ * must exist (a 400 otherwise) and, while it waits with its submission, be named by an editor or
+ * by that submission's writer (`Principal.bringsImage`): the first published item to show it
+ * publishes it (migration submission_images); an empty value or 0 removes the image.
  */
 export async function imageColumns(
   image: string | number | undefined,
   on: PrismaClient | Tx | Driver,
+  caller: Caller,
 ): Promise<{ image: string | null; imageId: number | null } | undefined> {
   if (image === undefined) return undefined;
   if (image === '' || image === 0 || image === '0') return { image: null, imageId: null };
   if (typeof image === 'number' || /^\d+$/.test(image)) {
     const id = Number(image);
-    // Read in the write's own transaction (on PGlite's one connection, a read beside it would wait for it).
-    const found =
-      id <= 2147483647 &&
-      (typeof on === 'function'
-        ? (await on('SELECT 1 FROM media WHERE id = $1::int', [id])).length > 0
-        : (await on.media.findUnique({ where: { id }, select: { id: true } })) !== null);
-    if (!found) throw new InvalidInput({ image: `There is no uploaded image with ID ${image}.` });
+    const found = id <= 2147483647 ? await pendingOf(id, on) : undefined;
+    if (found === undefined || (found && !mayReadPending(caller) && caller?.bringsImage !== id))
+      throw new InvalidInput({ image: `There is no uploaded image with ID ${image}.` });
     return { image: null, imageId: id };
   }
   if (!/^https?:\/\/[^\s]+$/i.test(image)) {
     throw new InvalidInput({ image: 'image must be an http(s) URL or the ID of an uploaded image.' });
   }
   return { image, imageId: null };
+}
+
+/**
+ * Whether the image waits with its submission; undefined when there is none. Read in the write's
+ * own transaction (on PGlite's one connection, a read beside it would wait for it).
+ */
+async function pendingOf(id: number, on: PrismaClient | Tx | Driver): Promise<boolean | undefined> {
+  const rows =
+    typeof on === 'function'
+      ? ((await on('SELECT pending FROM media WHERE id = $1::int', [id])) as { pending: boolean }[])
+      : await on.media.findMany({ where: { id }, select: { pending: true } });
+  return rows.at(0)?.pending;
 }
 
 /** The image brought from this URL by an import before (media.source_url), if any (import/images.ts). */

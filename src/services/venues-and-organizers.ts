@@ -138,7 +138,7 @@ export async function insertVenueOrOrganizer(
   const row = await tableOf(kind, tx).create({
     data: {
       ...columns(kind, input, undefined),
-      ...(await imageColumns(input.image, tx)),
+      ...(await imageColumns(input.image, tx, caller)),
       name,
       slug,
       status,
@@ -176,7 +176,7 @@ export async function changeVenueOrOrganizer(
     where: { id: current.id },
     data: {
       ...columns(kind, input, current),
-      ...(await imageColumns(input.image, tx)),
+      ...(await imageColumns(input.image, tx, ctx.caller)),
       name,
       slug,
       status: effectiveStatus(ctx.caller, input.status, current.status),

@@ -3,11 +3,13 @@
 // key); one proof of work sent at once is spent once (submission_challenges' primary key), whichever
 // instance made the challenge (the signing keys are shared: service_secrets); one address gets its
 // day's submissions and no more (the conditional upsert of submission_requests); and editors deciding
-// one submission at once decide it once (its row lock: services/submissions/moderate.ts).
+// one submission at once decide it once (its row lock: services/submissions/moderate.ts), its image
+// published or deleted with it.
 import { expect } from 'vitest';
 import { describeEachDatabase, itOnPostgres } from '../setup/each-database.js';
 import { secondInstance } from '../setup/second-instance.js';
-import { solvedChallenge, submission, submit } from '../setup/submissions.js';
+import { photo } from '../setup/images.js';
+import { solvedChallenge, submission, submit, submitWithImage } from '../setup/submissions.js';
 
 const ENV = { SUBMISSIONS: 'anyone', SUBMISSION_POW_COST: '20', TRUST_PROXY: 'loopback', SUBMISSIONS_PER_ADDRESS: '4' };
 
@@ -83,8 +85,11 @@ describeEachDatabase(
     });
 
     itOnPostgres(kind, 'decides a submission once when editors approve and reject it at once', why, async () => {
-      for (let round = 0; round < 3; round++) {
-        const r = await submit(s, {}, `192.0.2.${100 + round}`);
+      for (let round = 0; round < 4; round++) {
+        const address = `192.0.2.${100 + round}`;
+        // Every other one with an image, which the decision publishes or deletes with it.
+        const r =
+          round % 2 ? await submitWithImage(s, await photo(32, 24), {}, { address }) : await submit(s, {}, address);
         const answers = await Promise.all([
           s.post(`/submissions/${r.body.id}/approve`, {}, { as: 'editor' }),
           s.post(`/submissions/${r.body.id}/reject`, { reason: 'No' }, { as: 'administrator' }),
@@ -95,6 +100,12 @@ describeEachDatabase(
         const decided = answers.find((a) => a.status === 200)?.body as { state: string; event: { id: number } };
         const event = await s.db.prisma.event.findUniqueOrThrow({ where: { id: decided.event.id } });
         expect(event.status).toBe(decided.state === 'approved' ? 'publish' : 'trash');
+        const image = (await s.db.prisma.submission.findUniqueOrThrow({ where: { id: r.body.id } })).newImageId;
+        if (round % 2) {
+          const media = image === null ? null : await s.db.prisma.media.findUnique({ where: { id: image } });
+          if (decided.state === 'approved') expect(media).toMatchObject({ pending: false });
+          else expect(media).toBeNull();
+        }
       }
     });
   },

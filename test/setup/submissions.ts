@@ -2,7 +2,7 @@
 // widget solves it (altcha-lib's solveChallenge), and a submission that passes every defence.
 import { type Challenge, solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/sha';
-import type { TestServer } from './server.js';
+import type { RequestOptions, TestServer } from './server.js';
 
 /** The proof of work of a fresh challenge of `s`, as the form's field `altcha` carries it. */
 export async function solvedChallenge(s: TestServer, headers: Record<string, string> = {}): Promise<string> {
@@ -48,4 +48,42 @@ export async function submit(s: TestServer, fields: Record<string, unknown> = {}
     { ...submission(fields), altcha: await solvedChallenge(s, headers) },
     { as: null, headers },
   );
+}
+
+/**
+ * Sends a submission with an image as a `multipart/form-data` form (the document's SubmissionForm):
+ * its JSON in `submission` (as a file part of its own with `jsonAsFile`, as some clients send it),
+ * the image in `image`; `parts` replaces the form's parts for hostile forms.
+ */
+export async function submitWithImage(
+  s: TestServer,
+  image: Buffer | undefined,
+  fields: Record<string, unknown> = {},
+  options: {
+    jsonAsFile?: boolean;
+    address?: string;
+    as?: RequestOptions['as'];
+    parts?: FormData;
+    solve?: boolean;
+  } = {},
+) {
+  const { jsonAsFile = false, address = nextAddress(), as = null, parts, solve = true } = options;
+  const headers = { 'X-Forwarded-For': address };
+  let form = parts;
+  if (!form) {
+    const json = JSON.stringify({
+      ...submission(fields),
+      ...(solve ? { altcha: await solvedChallenge(s, headers) } : {}),
+    });
+    form = new FormData();
+    if (jsonAsFile) form.append('submission', new Blob([json], { type: 'application/json' }), 'submission.json');
+    else form.append('submission', json);
+    if (image) form.append('image', new Blob([new Uint8Array(image)], { type: 'image/jpeg' }), 'Poster.jpg');
+  }
+  const request = new Request('http://localhost/', { method: 'POST', body: form });
+  const raw = {
+    contentType: request.headers.get('content-type') ?? '',
+    data: Buffer.from(await request.arrayBuffer()),
+  };
+  return s.request('POST', '/submissions', { raw, as, headers });
 }

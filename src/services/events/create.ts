@@ -120,7 +120,7 @@ export async function insertEvent(on: CreateIn, ctx: ServiceContext, input: NewE
   const when = times(input, undefined, siteZone);
   const { cost, ...fields } = columns(input, when);
   // Before the author and the links: an image that is not there is refused first.
-  const image = await imageColumns(input.image, run);
+  const image = await imageColumns(input.image, run, caller);
   const recurrence = recurrenceFor(input, undefined, when) ?? [];
   const links = linksById(input);
   const slugBase = (input.slug !== undefined ? slugify(input.slug) : '') || slugify(title) || 'event';

@@ -31,7 +31,7 @@ export async function writeEvent(
     where: { id: current.id },
     data: {
       ...columns(input, when, current),
-      ...(await imageColumns(input.image, tx)),
+      ...(await imageColumns(input.image, tx, caller)),
       ...when,
       recurrence: recurrenceFor(input, current, when),
       title,

@@ -20,7 +20,7 @@ import { queueSubmissionMail } from './mail.js';
 
 const COLUMNS = Prisma.sql`s.id, s.event_id AS "eventId", s.state, s.submitter_name AS "submitterName",
   s.submitter_email AS "submitterEmail", s.account_id AS "accountId", s.new_venue_id AS "newVenueId",
-  s.new_organizer_id AS "newOrganizerId", s.suggested_categories AS "suggestedCategories", s.links,
+  s.new_organizer_id AS "newOrganizerId", s.new_image_id AS "newImageId", s.suggested_categories AS "suggestedCategories", s.links,
   s.spam_reasons AS "spamReasons", s.reason, s.submitted_at AS "submittedAt", s.decided_at AS "decidedAt"`;
 
 /** The submissions with their events, as editors read them. */
@@ -124,7 +124,22 @@ export async function approveSubmission(
   return readSubmission(ctx.db, id);
 }
 
-/** Moves the submission's event, and the venue and organizer it brought, to the trash. */
+/**
+ * The image a rejected submission sent is deleted at once: it was never shown, and may be why it
+ * was rejected. Its row is locked first, so that an editor's write naming it (whose foreign key
+ * check takes a key share lock on it) waits for this to end and then finds it gone; one that named
+ * it before keeps it: it is deleted only while the rejected event alone shows it.
+ */
+async function dropPendingImage(tx: Tx, eventId: number, imageId: number): Promise<void> {
+  await tx.$executeRaw`UPDATE events SET image_id = NULL WHERE id = ${eventId}::int AND image_id = ${imageId}::int`;
+  await tx.$executeRaw`SELECT id FROM media WHERE id = ${imageId}::int AND pending FOR UPDATE`;
+  await tx.$executeRaw`DELETE FROM media m WHERE m.id = ${imageId}::int AND m.pending
+    AND NOT EXISTS (SELECT 1 FROM events e WHERE e.image_id = m.id)
+    AND NOT EXISTS (SELECT 1 FROM venues v WHERE v.image_id = m.id)
+    AND NOT EXISTS (SELECT 1 FROM organizers o WHERE o.image_id = m.id)`;
+}
+
+/** Moves the submission's event, and the venue and organizer it brought, to the trash; deletes the image it sent. */
 export async function rejectSubmission(ctx: ServiceContext, id: number, reason: string): Promise<SubmissionRecord> {
   assertMay(ctx.caller, 'moderate submissions');
   await inTransaction(ctx, async (tx) => {
@@ -143,6 +158,7 @@ export async function rejectSubmission(ctx: ServiceContext, id: number, reason: 
         data: { status: 'trash', modifiedAt },
       });
     }
+    if (found.newImageId !== null) await dropPendingImage(tx, found.eventId, found.newImageId);
     await decide(tx, ctx, id, 'rejected', reason.trim());
   });
   return readSubmission(ctx.db, id);

@@ -3,17 +3,21 @@
 // contributor whose writes belong to no account, `pending`; categories are named by ID only, so
 // that nothing sent can create a published item, a term or an account. The defences run first
 // (defences.ts, proof-of-work.ts); the submission's row, its token, its message and the day's
-// counts are written in the same transaction as the event.
+// counts are written in the same transaction as the event. An image sent with it is made into the
+// media library's files before that transaction and stored in it `pending`: shown to editors alone
+// until the event is published (services/media.ts readMedia; migration submission_images).
 import type { components } from '../../../generated/api.js';
 import { forbidden } from '../../auth/permissions.js';
-import type { Principal } from '../../auth/roles.js';
+import type { Caller, Principal } from '../../auth/roles.js';
 import type { SubmissionSettings } from '../../config/submissions.js';
-import { statementsOf } from '../../db/driver.js';
+import { type Driver, statementsOf } from '../../db/driver.js';
 import { InvalidInput, SubmissionRefused } from '../../domain/errors.js';
 import type { Receipt } from '../../domain/submissions.js';
 import { sendsMail } from '../../mail/outbox.js';
 import type { ServiceContext } from '../context.js';
 import { insertEvent } from '../events/create.js';
+import { insertMedia } from '../media.js';
+import { type MadeImage, makeImage, type MediaLimits, titleOf, type Upload } from '../../media/images.js';
 import type { EventInput } from '../events/input.js';
 import { inTransaction } from '../retry.js';
 import { newSecret } from '../secrets.js';
@@ -29,11 +33,14 @@ const SUBMITTER: Principal = { id: 0, login: 'submission', role: 'contributor', 
 
 /** The settings of submissions, or a 403 where the service takes none from this caller. */
 export function openSubmissions(ctx: ServiceContext): SubmissionSettings {
-  const settings = ctx.submissions;
+  return submissionsOpenTo(ctx.submissions, ctx.caller);
+}
+
+export function submissionsOpenTo(settings: SubmissionSettings | undefined, caller: Caller): SubmissionSettings {
   if (!settings || settings.mode === 'off') {
     throw new SubmissionRefused('closed', 'This calendar takes no submissions.');
   }
-  if (settings.mode === 'accounts' && !ctx.caller) throw forbidden(null, 'Sign in to suggest an event.');
+  if (settings.mode === 'accounts' && !caller) throw forbidden(null, 'Sign in to suggest an event.');
   return settings;
 }
 
@@ -89,42 +96,69 @@ function eventOf(input: SubmissionInput): EventInput & Pick<Required<EventInput>
   };
 }
 
+/** The image sent with a submission, stored to wait with it (services/media.ts readMedia). */
+function storePendingImage(run: Driver, made: { image: MadeImage; name: string }, input: SubmissionInput) {
+  return insertMedia(run, made.image, {
+    authorId: null,
+    title: titleOf(made.name),
+    altText: input.image_alt_text?.trim() ?? '',
+    caption: '',
+    pending: true,
+  });
+}
+
+/** What a submission sends: its fields, and the image of a form's `image` part. */
+export interface Sent {
+  input: SubmissionInput;
+  image?: Upload;
+}
+
 /**
  * Takes a submission, or refuses it: closed (403), a length over the limit (400), no good proof of
- * work (400), a duplicate of today's (409), over the day's limits (429). One the defences suspect
- * of spam is taken alike, kept apart from the queue, and tells nobody by e-mail.
+ * work (400), an image that is not one or too large (415, 413), a duplicate of today's (409), over
+ * the day's limits (429). One the defences suspect of spam is taken alike, kept apart from the
+ * queue, and tells nobody by e-mail.
  */
 export async function submitEvent(
   ctx: ServiceContext,
-  input: SubmissionInput,
+  sent: Sent,
   address: string | undefined,
+  limits: MediaLimits,
 ): Promise<Receipt> {
   const settings = openSubmissions(ctx);
-  if ((input.description ?? '').length > settings.maxLength) {
+  if ((sent.input.description ?? '').length > settings.maxLength) {
     throw new InvalidInput({ description: `At most ${settings.maxLength} characters.` });
   }
-  return admitted(ctx.db, settings.atOnce, () => takeSubmission(ctx, settings, input, address));
+  if (sent.image && !sent.image.bytes.length) throw new InvalidInput({ image: 'The image is an empty file.' });
+  const imageLimits = { ...limits, maxBytes: Math.min(limits.maxBytes, settings.imageMaxBytes) };
+  return admitted(ctx.db, settings.atOnce, () => takeSubmission(ctx, settings, sent, address, imageLimits));
 }
 
 async function takeSubmission(
   ctx: ServiceContext,
   settings: SubmissionSettings,
-  input: SubmissionInput,
+  { input, image }: Sent,
   address: string | undefined,
+  limits: MediaLimits,
 ): Promise<Receipt> {
   const submitted = textOf(input);
   const links = linksIn([...submitted.texts, ...submitted.addresses.filter((a) => !a.includes('@'))]);
   const spam = spamReasons(submitted, links, settings);
   const proof = await checkProof(ctx.db, settings, input.altcha);
+  // Made before the transaction, which holds no lock while libvips works.
+  const made = image
+    ? { image: await makeImage(image.bytes, image.fileName, limits), name: image.fileName }
+    : undefined;
   const token = newSecret();
-  const writer: ServiceContext = { ...ctx, caller: SUBMITTER };
   const receipt = await inTransaction(ctx, async (tx) => {
     const run = statementsOf(tx);
     // Nothing written here is seen by anonymous readers, so their kept answers stay (migration
     // 20261130000000_submissions).
     await run(`SELECT set_config('calendar.unseen_write', 'yes', true)`, []);
     await spendProof(run, proof);
-    const eventId = await insertEvent(tx, writer, eventOf(input));
+    const imageId = made && (await storePendingImage(run, made, input));
+    const writer: ServiceContext = { ...ctx, caller: { ...SUBMITTER, bringsImage: imageId } };
+    const eventId = await insertEvent(tx, writer, { ...eventOf(input), ...(imageId ? { image: imageId } : {}) });
     const [event] = (await run(`SELECT start_utc FROM events WHERE id = $1::int`, [eventId])) as { start_utc: Date }[];
     // What is new: a venue or organizer made for this submission waits with it (a published one
     // found by the same name is not new).
@@ -138,9 +172,9 @@ async function takeSubmission(
     )) as { venue: number | null; organizer: number | null }[];
     const rows = (await run(
       `INSERT INTO submissions (event_id, state, submitter_name, submitter_email, account_id, token_hash,
-        new_venue_id, new_organizer_id, suggested_categories, links, spam_reasons, duplicate_key)
+        new_venue_id, new_organizer_id, suggested_categories, links, spam_reasons, duplicate_key, new_image_id)
       VALUES ($1::int, $2::text, $3::text, $4::text, $5::int, $6::text, $7::int, $8::int, $9::text[], $10::text[],
-        $11::text[], $12::text)
+        $11::text[], $12::text, $13::int)
       ON CONFLICT (duplicate_key) DO NOTHING RETURNING id`,
       [
         eventId,
@@ -155,6 +189,7 @@ async function takeSubmission(
         links,
         spam,
         duplicateKey(input.title, event.start_utc, new Date()),
+        imageId ?? null,
       ],
     )) as { id: number }[];
     if (!rows.length) {
@@ -162,7 +197,8 @@ async function takeSubmission(
     }
     const id = rows[0].id;
     // The feed names it, and the venue and organizer made for it, for what they are (migration
-    // 20261130000000_submissions): only editors read such changes.
+    // 20261130000000_submissions; its image is named so by its own trigger, migration
+    // submission_images): only editors read such changes.
     await run(
       `UPDATE changes SET action = 'submitted' WHERE xid = pg_current_xact_id() AND (
         (object_type = 'event' AND object_id = $1::int)
