@@ -21,7 +21,7 @@ export interface InMemoryRequest {
   method: string;
   path: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
 }
 
 /**

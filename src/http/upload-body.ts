@@ -8,7 +8,6 @@
 // 429) as for any write, without the megabytes. A public submission with an image (POST
 // .../submissions) is read the same way: a form whose `submission` part is the JSON of the
 // submission and whose `image` part is the file (services/submissions/submit.ts).
-import { Busboy, type BusboyFileStream, type BusboyHeaders } from '@fastify/busboy';
 import { parse as parseDisposition } from 'content-disposition';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { MediaRefused } from '../domain/errors.js';
@@ -16,6 +15,7 @@ import type { Upload } from '../media/images.js';
 import { trimEndChar } from '../lib/text.js';
 import { MAX_BODY_BYTES } from './body.js';
 import { ApiError } from './errors.js';
+import { readMultipart } from './multipart-form.js';
 
 /** The key of the uploaded file in the request's body. */
 export const UPLOAD = Symbol('upload');
@@ -129,137 +129,32 @@ export function uploadBody(path: string, form: UploadForm, admit: (req: Request,
   }
 }
 
-/** The form's text fields, and its file under UPLOAD. */
-function readForm(req: Request, form: UploadForm, tooLarge: () => Error): Promise<Record<string | symbol, unknown>> {
-  const maxFields = form.fields ?? 20;
-  const fieldSize = form.fieldBytes ?? 64 * 1024;
-  const files = form.bodyField ? 2 : 1;
-  const tooLong = (name: string) =>
-    new ApiError(413, 'rest_payload_too_large', `The form's \`${name}\` has more than ${fieldSize} bytes.`);
-  let fileSeen = false;
-  /** JSON fields sent as files, read as text before the form is whole. */
-  const pending: Promise<void>[] = [];
-  return new Promise((resolve, reject) => {
-    const fields: Record<string | symbol, unknown> = {};
-    let busboy: ReturnType<typeof Busboy>;
-    try {
-      busboy = new Busboy({
-        headers: req.headers as BusboyHeaders,
-        limits: { fileSize: form.maxBytes, files, fields: maxFields, fieldSize, parts: maxFields + files },
-      });
-    } catch {
-      reject(new ApiError(400, 'rest_invalid_body', 'The multipart form has no boundary.'));
-      return;
-    }
-    let failed = false;
-    const fail = (err: Error) => {
-      if (failed) return;
-      failed = true;
-      req.unpipe(busboy);
-      req.resume();
-      reject(err);
-    };
-    const field = (name: string, value: string) => {
-      if (name !== form.bodyField) {
-        fields[name] = value;
-        return;
-      }
-      try {
-        fields[name] = JSON.parse(value) as unknown;
-      } catch {
-        fail(new ApiError(400, 'rest_invalid_json', `The form's \`${name}\` is not JSON.`));
-      }
-    };
-    busboy.on('field', (name: string, value: string, truncated: boolean) => {
-      if (truncated) fail(tooLong(name));
-      else field(name, value);
-    });
-    const unreadable = () => {
-      fail(new ApiError(400, 'rest_invalid_body', 'The multipart form could not be read.'));
-    };
-    busboy.on('file', (name: string, stream: BusboyFileStream, fileName: string | undefined) => {
-      // A part cut short (no closing boundary) is an error of its stream too, which would end the
-      // process unheard: every file stream, read or skipped, has a listener.
-      stream.on('error', unreadable);
-      // A client that sends the JSON as a file of its own (with a file name) sends a field all the same.
-      if (name === form.bodyField) {
-        pending.push(
-          readText(stream, fieldSize).then((text) => {
-            if (text === undefined) fail(tooLong(name));
-            else field(name, text);
-          }),
-        );
-        return;
-      }
-      if (name !== form.fileField) {
-        stream.resume();
-        return;
-      }
-      if (fileSeen) {
-        stream.resume();
-        tooMany();
-        return;
-      }
-      fileSeen = true;
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-      });
-      stream.on('limit', () => {
-        fail(tooLarge());
-      });
-      stream.on('end', () => {
-        if (!failed) fields[UPLOAD] = { bytes: Buffer.concat(chunks), fileName: fileName || 'image' } satisfies Upload;
-      });
-    });
-    // Past its limits the form would lose parts silently (the file among them): refused instead.
-    const tooMany = () => {
-      fail(
-        new ApiError(
-          413,
-          'rest_payload_too_large',
-          `The form has too many parts: one file and at most ${maxFields} fields.`,
-        ),
-      );
-    };
-    busboy.on('partsLimit', tooMany);
-    busboy.on('fieldsLimit', tooMany);
-    busboy.on('filesLimit', tooMany);
-    busboy.on('error', unreadable);
-    busboy.on('finish', () => {
-      void Promise.all(pending).then(() => {
-        if (failed) return;
-        if (!form.bodyField) resolve(fields);
-        else if (!isObject(fields[form.bodyField])) {
-          reject(new ApiError(400, 'rest_invalid_body', `The form's \`${form.bodyField}\` must be a JSON object.`));
-        } else {
-          resolve({ ...(fields[form.bodyField] as object), [UPLOAD]: fields[UPLOAD] });
-        }
-      });
-    });
-    req.on('error', () => {
-      fail(new ApiError(400, 'rest_invalid_body', 'The body could not be read.'));
-    });
-    req.pipe(busboy);
+/** The form's text fields, and its file under UPLOAD; with `bodyField`, what its JSON says beside the file. */
+async function readForm(
+  req: Request,
+  form: UploadForm,
+  tooLarge: () => Error,
+): Promise<Record<string | symbol, unknown>> {
+  const { fields, file } = await readMultipart(req, {
+    fileField: form.fileField,
+    fileBytes: form.maxBytes,
+    fileTooLarge: { refuse: tooLarge },
+    fields: form.fields ?? 20,
+    fieldBytes: form.fieldBytes ?? 64 * 1024,
+    textFiles: form.bodyField ? [form.bodyField] : [],
   });
-}
-
-const isObject = (value: unknown): value is object =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** A part's text, or undefined past `maxBytes` (the rest is read and dropped). */
-function readText(stream: BusboyFileStream, maxBytes: number): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    stream.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes <= maxBytes) chunks.push(chunk);
-    });
-    stream.on('end', () => {
-      resolve(bytes > maxBytes ? undefined : Buffer.concat(chunks).toString('utf8'));
-    });
-  });
+  if (!form.bodyField) return { ...fields, [UPLOAD]: file };
+  const text = fields[form.bodyField];
+  let body: unknown;
+  try {
+    body = typeof text === 'string' ? JSON.parse(text) : undefined;
+  } catch {
+    throw new ApiError(400, 'rest_invalid_json', `The form's \`${form.bodyField}\` is not JSON.`);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError(400, 'rest_invalid_body', `The form's \`${form.bodyField}\` must be one JSON object.`);
+  }
+  return { ...body, [UPLOAD]: file };
 }
 
 /** The file name of `Content-Disposition`, if it is there and well formed. */

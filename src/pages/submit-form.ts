@@ -15,6 +15,8 @@ export interface FormChoices {
   organizers: { id: number; name: string }[];
   timezones: string[];
   siteZone: string;
+  /** Whether an image may go with a submission (SUBMISSION_IMAGE_MAX_MB is not 0). */
+  takesImage: boolean;
 }
 
 /** Where the page's own parts are, relative to the page (so that it works under any path and host). */
@@ -28,7 +30,7 @@ export interface FormLinks {
 /** The form's own look, beside the pages' (html.ts): fields one under the other, errors marked without colour alone. */
 const FORM_STYLE = `<style>
 form label{display:block;font-weight:600;margin:.75rem 0 .25rem}fieldset{border:1px solid #c4c7c5;margin:1rem 0;padding:.5rem 1rem 1rem}
-legend{font-weight:700;padding:0 .25rem}input[type=text],input[type=email],input[type=url],input[type=date],input[type=time],select,textarea{font:inherit;width:100%;box-sizing:border-box;padding:.4rem;border:1px solid #747775;border-radius:4px}
+legend{font-weight:700;padding:0 .25rem}input[type=file]{font:inherit}input[type=text],input[type=email],input[type=url],input[type=date],input[type=time],select,textarea{font:inherit;width:100%;box-sizing:border-box;padding:.4rem;border:1px solid #747775;border-radius:4px}
 .choice label,label.choice{display:inline;font-weight:400;margin:0 0 0 .25rem}.choice{margin:.25rem 0}.hint{color:#444;font-size:.9rem;margin:.1rem 0}
 .error{color:#b3261e;font-weight:600;margin:.25rem 0}.error::before{content:"⚠ "}[aria-invalid=true]{border:2px solid #b3261e}
 .problems{border:3px solid #b3261e;padding:.5rem 1rem;margin:1rem 0}.problems:focus{outline:3px solid #0b57d0}
@@ -184,6 +186,20 @@ function problems(c: Context, refused: Refused | undefined): string {
 </div>`;
 }
 
+/**
+ * The image and what it shows. A browser never fills a file field again, so a form sent back with
+ * errors asks for the image again (the hint says so).
+ */
+function imageFields(c: Context): string {
+  const { error, attributes } = described(c, 'image');
+  return `<label for="${id('image')}">${text(c.t.labels.image)}</label>
+${hint(c, 'image')}${error}<input type="file" id="${id('image')}" name="image" accept="${IMAGE_TYPES}"${attributes}>
+${input(c, 'image_alt_text', c.t.labels.image_alt_text, { maxlength: 1000 })}`;
+}
+
+/** What the file field offers: the types the media library takes (media/images.ts). */
+const IMAGE_TYPES = 'image/jpeg,image/png,image/webp,image/gif,image/avif';
+
 /** The form page, empty or with what was sent and why it was refused. */
 export function formPage(
   lang: PageLanguage,
@@ -200,13 +216,14 @@ export function formPage(
 ${problems(c, sent.refused)}
 <p>${text(t.intro)}</p>
 <noscript><p class="problems">${text(t.noScript)}</p></noscript>
-<form method="post" action="./" accept-charset="utf-8">
+<form method="post" action="./" accept-charset="utf-8" enctype="multipart/form-data">
 <fieldset><legend>${text(t.event)}</legend>
 ${input(c, 'title', labels.title, { required: true, maxlength: 200 })}
 <label for="${id('description')}">${text(labels.description)}</label>
 ${description.error}<textarea id="${id('description')}" name="description" rows="6"${description.attributes}>${text(one(c.form, 'description'))}</textarea>
 ${input(c, 'cost', labels.cost, { maxlength: 500 })}
 ${input(c, 'website', labels.website, { type: 'url', maxlength: 2000 })}
+${choices.takesImage ? imageFields(c) : ''}
 ${categoryFields(c, choices)}
 </fieldset>
 ${whenFields(c, choices)}

@@ -14,6 +14,8 @@ export const FORM_FIELDS = [
   'description',
   'cost',
   'website',
+  'image',
+  'image_alt_text',
   'is_virtual',
   'virtual_url',
   'categories',
@@ -133,6 +135,7 @@ export function submissionOf(form: FormValues): Record<string, unknown> {
     ...text('description'),
     ...text('cost'),
     ...text('website'),
+    ...text('image_alt_text'),
     ...(checked(form, 'is_virtual') ? { is_virtual: true } : {}),
     ...text('virtual_url'),
     ...categoriesOf(form),
@@ -155,6 +158,8 @@ const FLAT: Partial<Record<string, FormField>> = {
   description: 'description',
   cost: 'cost',
   website: 'website',
+  image: 'image',
+  image_alt_text: 'image_alt_text',
   is_virtual: 'is_virtual',
   virtual_url: 'virtual_url',
   categories: 'categories',
@@ -218,6 +223,8 @@ function fieldsRefused(status: number, body: Partial<ErrorBody> | undefined, for
   const code = body?.code ?? '';
   const params = body?.data?.params;
   if (code === 'rest_submission_challenge') return ['altcha'];
+  // The media library's refusals of the image (http/errors.ts): too large, not an image, corrupt.
+  if (code.startsWith('rest_upload_') && code !== 'rest_upload_busy') return ['image'];
   if (code === 'rest_missing_callback_param' && Array.isArray(params)) {
     return params.map((name) => formFieldOf(String(name), '', form));
   }

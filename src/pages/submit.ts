@@ -15,7 +15,10 @@ import type { Config } from '../config.js';
 import { CATEGORY, ORGANIZER, VENUE } from '../domain/records.js';
 import { NotFound } from '../domain/errors.js';
 import type { ErrorBody } from '../http/errors.js';
+import { MAX_BODY_BYTES } from '../http/body.js';
 import { exchangeInMemory } from '../http/in-memory-exchange.js';
+import { readMultipart } from '../http/multipart-form.js';
+import type { Upload } from '../media/images.js';
 import { entityTag } from '../http/conditional.js';
 import { sendReply } from '../http/reply.js';
 import { NAMESPACE, requestUrls } from '../http/urls.js';
@@ -149,6 +152,7 @@ export function submissionPages({ config, db, app }: SubmissionPagesDeps): Route
       organizers,
       timezones: Intl.supportedValuesOf('timeZone'),
       siteZone: config.siteTimezone,
+      takesImage: config.submissions.imageMaxBytes > 0,
     };
   };
   /** The widget's script and the challenge, relative to the page (`/submit/` or `/fr/submit/`). */
@@ -176,19 +180,20 @@ export function submissionPages({ config, db, app }: SubmissionPagesDeps): Route
   router.get(form, knownLanguage, withSlash, (req, res, next) => {
     showForm(req, res).catch(next);
   });
-  // The form's fields, read by the app's body parsers (http/body.ts) as any form's are, sent on to
-  // the API as the SubmissionInput they say.
+  // The form's fields, read as a multipart form (with its image) or by the app's body parsers
+  // (http/body.ts) as any other form's are, sent on to the API as the SubmissionInput they say.
   router.post(form, knownLanguage, (req, res, next) => {
     (async () => {
       if (!open()) return showForm(req, res);
-      const fields = formValues(req.body);
-      const answer = await submitThroughApi({ config, app }, req, submissionOf(fields));
+      const sent = await sentForm(req, config.submissions.imageMaxBytes);
+      // What was typed comes back, but not the spent proof of work nor the hidden field.
+      const { altcha: _altcha, nickname: _nickname, ...kept } = sent.fields;
+      if (sent.imageTooLarge) return showForm(req, res, kept, IMAGE_TOO_LARGE);
+      const answer = await submitThroughApi({ config, app }, req, submissionOf(sent.fields), sent.image);
       if (answer.status === 202 && typeof answer.body?.status_url === 'string') {
         send(req, res, receivedPage(languageOf(req), answer.body.status_url), 200, { secret: true });
         return undefined;
       }
-      // What was typed comes back, but not the spent proof of work nor the hidden field.
-      const { altcha: _altcha, nickname: _nickname, ...kept } = fields;
       return showForm(req, res, kept, answer);
     })().catch(next);
   });
@@ -231,13 +236,38 @@ interface Answer {
   retryAfter?: string;
 }
 
+/** The API's refusal of an image past SUBMISSION_IMAGE_MAX_MB, said by the page that read it. */
+const IMAGE_TOO_LARGE: Answer = { status: 413, body: { code: 'rest_upload_file_too_big' } };
+
+/** What the browser sent: the form's fields, and its image when it chose one. */
+async function sentForm(
+  req: Request,
+  imageMaxBytes: number,
+): Promise<{ fields: FormValues; image?: Upload; imageTooLarge?: true }> {
+  if (!req.is('multipart/form-data')) return { fields: formValues(req.body) };
+  // Beside the form's fields (the categories' checkboxes among them), one image, which is marked
+  // rather than read past its size, so that the page can say so beside what was typed.
+  const read = await readMultipart(req, {
+    fileField: 'image',
+    fileBytes: imageMaxBytes,
+    fileTooLarge: 'mark',
+    fields: 200,
+    fieldBytes: MAX_BODY_BYTES,
+  });
+  // A file field left empty is sent as a part with no name and no bytes.
+  const image = read.file?.bytes.length ? read.file : undefined;
+  return { fields: formValues(read.fields), image, ...(read.fileTooLarge ? { imageTooLarge: true } : {}) };
+}
+
 /** Sends the submission through the whole app to the API, as the browser's request (its address, host, language). */
 async function submitThroughApi(
   { config, app }: Pick<SubmissionPagesDeps, 'config' | 'app'>,
   req: Request,
   input: Record<string, unknown>,
+  image: Upload | undefined,
 ): Promise<Answer> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', connection: 'close' };
+  const sent = await apiBody(input, image);
+  const headers: Record<string, string> = { 'content-type': sent.contentType, connection: 'close' };
   for (const name of CARRIED) {
     const value = req.headers[name];
     if (typeof value === 'string') headers[name] = value;
@@ -246,7 +276,7 @@ async function submitThroughApi(
     method: 'POST',
     path: `${config.restPrefix}/${NAMESPACE}/submissions`,
     headers,
-    body: JSON.stringify(input),
+    body: sent.body,
   });
   let body: Answer['body'];
   try {
@@ -256,6 +286,20 @@ async function submitThroughApi(
   }
   const retryAfter = answer.headers['retry-after'];
   return { status: answer.status, body, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
+}
+
+/** The API's request body: the SubmissionInput as JSON, or with an image the document's SubmissionForm. */
+async function apiBody(input: Record<string, unknown>, image: Upload | undefined) {
+  if (!image) return { contentType: 'application/json', body: JSON.stringify(input) };
+  const form = new FormData();
+  form.append('submission', new Blob([JSON.stringify(input)], { type: 'application/json' }), 'submission.json');
+  form.append('image', new Blob([new Uint8Array(image.bytes)]), image.fileName);
+  // The multipart body and its boundary, as fetch would send them.
+  const request = new Request('http://localhost/', { method: 'POST', body: form });
+  return {
+    contentType: request.headers.get('content-type') ?? 'multipart/form-data',
+    body: Buffer.from(await request.arrayBuffer()),
+  };
 }
 
 /** The language segment before /submit/, when the route has one. */

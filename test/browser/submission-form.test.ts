@@ -1,13 +1,14 @@
 // The submission form in Chromium, as a person without an account meets it: the page's ALTCHA
 // widget fetches a challenge from the API and solves it in the browser (a small
 // SUBMISSION_POW_COST, so that the test takes a moment), the form is filled and sent with the
-// keyboard alone, the received page gives the status link, and the editors' queue has the
+// keyboard alone (its image chosen in the file field), the received page gives the status link, and the editors' queue has the
 // submission. A French browser gets the page, the widget and the errors in French, the summary of
 // errors taking the focus. Nothing is loaded from elsewhere and the page's policy refuses nothing
 // it needs. Screenshots go to test-artifacts/.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable, serverAndBrowser } from '../setup/chromium.js';
+import { photo } from '../setup/images.js';
 
 /** The page's problems: requests to elsewhere (aborted), and what the console says went wrong (a refused policy). */
 async function watched(page: Page): Promise<string[]> {
@@ -80,6 +81,15 @@ describe.runIf(chromiumAvailable)('the submission form in Chromium', () => {
 
       await typeInto(page, 'f-title', 'Harvest dance');
       await typeInto(page, 'f-description', 'A band, a floor, and soup.');
+      // The file field is reached by the keyboard too; the file is chosen in the system's dialog,
+      // which the test answers.
+      await tabTo(page, 'f-image');
+      await page.setInputFiles('#f-image', {
+        name: 'poster.png',
+        mimeType: 'image/png',
+        buffer: await photo(200, 150, { format: 'png' }),
+      });
+      await typeInto(page, 'f-image_alt_text', 'Dancers in a barn');
       // Chromium's date and time fields take digits in the locale's order (en-US: month, day, year).
       await typeInto(page, 'f-start_date', '09122043');
       await typeInto(page, 'f-start_time', '0730P');
@@ -113,7 +123,11 @@ describe.runIf(chromiumAvailable)('the submission form in Chromium', () => {
           venue: { id: venue.body.id },
         },
       });
-      expect(mine.new).toMatchObject({ venue: null, organizer: null });
+      expect(mine.new).toMatchObject({ venue: null, organizer: null, image: expect.any(Number) });
+      expect((await s.get(`/media/${mine.new.image}`, { as: 'editor' })).body).toMatchObject({
+        alt_text: 'Dancers in a barn',
+        width: 200,
+      });
       // Its status page (on this server: the link is built from the site's address, which a test server has not).
       const status = new URL(link);
       await page.goto(`${s.origin}${status.pathname}${status.search}`);

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { withoutSecrets } from '../../src/http/request-log.js';
 import { describeEachDatabase } from '../setup/each-database.js';
+import { photo } from '../setup/images.js';
 import { solvedChallenge } from '../setup/submissions.js';
 import type { TestServer } from '../setup/server.js';
 
@@ -15,6 +16,7 @@ const ENV = {
   SUBMISSION_POW_COST: '50',
   TRUST_PROXY: 'loopback',
   SITE_TIMEZONE: 'Europe/Paris',
+  SUBMISSION_IMAGE_MAX_MB: '1',
 };
 
 /** The whole tag of the element whose id is `id` (its attributes), or undefined. */
@@ -54,10 +56,12 @@ function filledForm(fields: Record<string, string | string[]> = {}): Record<stri
 async function postForm(
   s: TestServer,
   form: Record<string, string | string[]>,
-  { address = '198.51.100.20', path = '/submit/', language = 'en' } = {},
+  { address = '198.51.100.20', path = '/submit/', language = 'en', image = undefined as Buffer | undefined } = {},
 ) {
-  const body = new URLSearchParams();
+  // As a browser sends the page's form (multipart, with its file field), or as a plain form.
+  const body = image ? new FormData() : new URLSearchParams();
   for (const [name, value] of Object.entries(form)) for (const one of [value].flat()) body.append(name, one);
+  if (body instanceof FormData && image) body.append('image', new Blob([new Uint8Array(image)]), 'poster.jpg');
   const r = await fetch(`${s.origin}${path}`, {
     method: 'POST',
     body,
@@ -67,9 +71,14 @@ async function postForm(
 }
 
 /** Sends the form with a solved proof of work from `address`, as the page's widget would. */
-async function sendSolved(s: TestServer, form: Record<string, string | string[]>, address = '198.51.100.21') {
+async function sendSolved(
+  s: TestServer,
+  form: Record<string, string | string[]>,
+  address = '198.51.100.21',
+  image?: Buffer,
+) {
   const altcha = await solvedChallenge(s, { 'X-Forwarded-For': address });
-  return postForm(s, { ...form, altcha }, { address });
+  return postForm(s, { ...form, altcha }, { address, image });
 }
 
 /**
@@ -185,6 +194,34 @@ describeEachDatabase(
       expect(missing.status).toBe(400);
       expect(tagOf(missing.html, 'f-title')).toContain('aria-invalid="true"');
       expect(missing.html).toContain('Give the event a title');
+    });
+
+    it('sends an image with the submission, and says at its field what is wrong with one', async () => {
+      const r = await sendSolved(
+        s,
+        filledForm({ title: 'Lantern walk with a poster', image_alt_text: 'Lanterns on the river' }),
+        '198.51.100.40',
+        await photo(320, 240),
+      );
+      expect(r.status).toBe(200);
+      const queue = await s.get('/submissions', { as: 'editor' });
+      const mine = queue.body.submissions.find((x: { event: { title: string } }) =>
+        x.event.title.startsWith('Lantern walk with a poster'),
+      );
+      expect(mine.new.image).toEqual(expect.any(Number));
+      expect((await s.get(`/media/${mine.new.image}`, { as: 'editor' })).body.alt_text).toBe('Lanterns on the river');
+      for (const [bytes, status] of [
+        [Buffer.alloc(1024 * 1024 + 1, 1), 413],
+        [Buffer.from('<html>not an image</html>'), 415],
+      ] as const) {
+        const refused = await sendSolved(s, filledForm({ cost: 'Free' }), '198.51.100.41', bytes);
+        expect(refused.status).toBe(status);
+        expect(tagOf(refused.html, 'f-image')).toContain('aria-invalid="true"');
+        expect(refused.html).toContain('Choose a JPEG, PNG, WebP, GIF or AVIF image');
+        // What was typed is kept; the file field, which no browser fills again, says to choose it again.
+        expect(tagOf(refused.html, 'f-cost')).toContain('value="Free"');
+        expect(refused.html).toContain('choose the image again');
+      }
     });
 
     it('says that the proof of work is missing at its field, and that the end comes before the start at the end', async () => {
