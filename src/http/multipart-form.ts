@@ -74,8 +74,7 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
       fail(new ApiError(400, 'rest_invalid_body', 'The multipart form could not be read.'));
     };
     const field = (name: string, value: string) => {
-      const before = read.fields[name];
-      read.fields[name] = before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value];
+      read.fields[name] = Object.hasOwn(read.fields, name) ? [read.fields[name], value].flat() : value;
     };
     busboy.on('field', (name: string, value: string, truncated: boolean) => {
       if (truncated) fail(tooLong(name));

@@ -218,13 +218,19 @@ export function refusalOf(status: number, body: Partial<ErrorBody> | undefined, 
   return { fields: [], refusal: refusalByStatus(status, body?.code ?? '') };
 }
 
+/** The field whose refusal a code is: the proof of work's, or the image's (the media library's codes, http/errors.ts, but busy). */
+function fieldOfCode(code: string): FormField | undefined {
+  if (code === 'rest_submission_challenge') return 'altcha';
+  if (code.startsWith('rest_upload_') && code !== 'rest_upload_busy') return 'image';
+  return undefined;
+}
+
 /** The fields a refusal names: the proof of work's, those `data.params` names, or the whole form's. */
 function fieldsRefused(status: number, body: Partial<ErrorBody> | undefined, form: FormValues): FormField[] {
   const code = body?.code ?? '';
   const params = body?.data?.params;
-  if (code === 'rest_submission_challenge') return ['altcha'];
-  // The media library's refusals of the image (http/errors.ts): too large, not an image, corrupt.
-  if (code.startsWith('rest_upload_') && code !== 'rest_upload_busy') return ['image'];
+  const own = fieldOfCode(code);
+  if (own) return [own];
   if (code === 'rest_missing_callback_param' && Array.isArray(params)) {
     return params.map((name) => formFieldOf(String(name), '', form));
   }
