@@ -4887,7 +4887,7 @@ export interface components {
         WebhookUrl: string;
         /**
          * WebhookEventType
-         * @description A kind of change a subscription wants: `<object>.<action>` (`event.created`, `venue.updated`, `tag.deleted`, `media.created`, `rsvp.created`, ...), `<object>.*` for every action on such objects, or `*` for every change (of RSVPs only with `attendee_data`). RSVPs are created, updated (a cancellation too) and deleted, never trashed; `event.submitted` is an event suggested by the public, waiting for the editors (`venue.submitted`, `organizer.submitted`: one that came with it).
+         * @description A kind of change a subscription wants: `<object>.<action>` (`event.created`, `venue.updated`, `tag.deleted`, `media.created`, `rsvp.created`, ...), `<object>.*` for every action on such objects, or `*` for every change (of RSVPs only with `attendee_data`). RSVPs are created, updated (a cancellation too) and deleted, never trashed; `event.submitted` is an event suggested by the public, waiting for the editors (`venue.submitted`, `organizer.submitted`, `media.submitted`: one that came with it; an image's writes stay `media.submitted` until it is shown, then it is `media.created`).
          * @example event.created
          * @example venue.*
          * @example *
