@@ -76,8 +76,9 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
     const field = (name: string, value: string) => {
       read.fields[name] = Object.hasOwn(read.fields, name) ? [read.fields[name], value].flat() : value;
     };
-    busboy.on('field', (name: string, value: string, truncated: boolean) => {
-      if (truncated) fail(tooLong(name));
+    // busboy's third argument says whether the field's *name* was cut; its fourth, the value.
+    busboy.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
+      if (valueTruncated) fail(tooLong(name));
       else field(name, value);
     });
     busboy.on('file', (name: string, stream: BusboyFileStream, fileName: string | undefined) => {
