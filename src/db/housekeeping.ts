@@ -7,6 +7,7 @@
 import { mediaLibraryBytes, unreferencedImages } from '../metrics/registry.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Database, PrismaClient } from './client.js';
+import { isForeignKeyViolation } from './errors.js';
 
 export interface Retention {
   authWindowSeconds: number;
@@ -94,7 +95,10 @@ async function purgeSubmissions(db: PrismaClient, spamBefore: Date): Promise<voi
 /**
  * Images sent with submissions that nothing shows any more, a day after they were last written: a
  * spam submission's, deleted above with its event, or one whose event an editor gave another image.
- * (A rejection deletes its own at once: services/submissions/moderate.ts.)
+ * (A rejection deletes its own at once: services/submissions/moderate.ts.) Rows are locked first,
+ * skipping those an editor's write holds (its foreign key check locks the row it names), a few
+ * hundred a round; one named between the look and the delete fails the foreign key, and is left
+ * for the next round rather than stopping this one.
  */
 async function purgeOrphanImages(db: PrismaClient): Promise<void> {
   const orphans = Prisma.sql`m.pending AND m.modified_at < now() - interval '1 day'
@@ -103,8 +107,16 @@ async function purgeOrphanImages(db: PrismaClient): Promise<void> {
     AND NOT EXISTS (SELECT 1 FROM organizers o WHERE o.image_id = m.id)`;
   // Looked for first, as above.
   const [found] = await db.$queryRaw<{ any: boolean }[]>`SELECT EXISTS (SELECT 1 FROM media m WHERE ${orphans}) AS any`;
-  if (found.any) await db.$executeRaw`DELETE FROM media m WHERE ${orphans}`;
+  if (!found.any) return;
+  try {
+    await db.$executeRaw`DELETE FROM media WHERE id IN (
+      SELECT m.id FROM media m WHERE ${orphans} ORDER BY m.id LIMIT ${ORPHANS_A_ROUND}::int FOR UPDATE SKIP LOCKED)`;
+  } catch (err) {
+    if (!isForeignKeyViolation(err)) throw err;
+  }
 }
+
+const ORPHANS_A_ROUND = 500;
 
 /**
  * Finds the uploads nothing shows any more (an event deleted for good leaves its image in the

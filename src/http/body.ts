@@ -100,6 +100,13 @@ const unreadable = () => new ApiError(400, 'rest_invalid_body', 'The body could 
 const unsupportedEncoding = () =>
   new ApiError(415, 'rest_unsupported_media_type', 'The body uses an encoding or character set that is not supported.');
 
+/** JSON nested deeper than MAX_JSON_DEPTH, as WordPress reports it (PHP's json_last_error() 1). */
+export const tooDeep = (what: string) =>
+  new ApiError(400, 'rest_invalid_json', `${what} is nested deeper than ${MAX_JSON_DEPTH} levels.`, {
+    json_error_code: JSON_ERROR_DEPTH,
+    json_error_message: 'Maximum stack depth exceeded',
+  });
+
 /** body-parser's failures by their `type`. */
 const BODY_PARSER_ERRORS = new Map<string, (err: Error) => ApiError>([
   [
@@ -111,14 +118,7 @@ const BODY_PARSER_ERRORS = new Map<string, (err: Error) => ApiError>([
         json_error_message: err.message,
       }),
   ],
-  [
-    'entity.too.deep',
-    () =>
-      new ApiError(400, 'rest_invalid_json', `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`, {
-        json_error_code: JSON_ERROR_DEPTH,
-        json_error_message: 'Maximum stack depth exceeded',
-      }),
-  ],
+  ['entity.too.deep', () => tooDeep('The body')],
   [
     'entity.too.large',
     () => new ApiError(413, 'rest_payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`),
@@ -146,6 +146,11 @@ export const MAX_JSON_DEPTH = 64;
  */
 function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer, charset: string) {
   if (charset !== 'utf-8') throw Object.assign(new Error('not UTF-8'), { type: 'charset.unsupported' });
+  if (nestedTooDeep(body)) throw Object.assign(new Error('too deep'), { type: 'entity.too.deep' });
+}
+
+/** Whether UTF-8 JSON nests deeper than MAX_JSON_DEPTH: one pass over its bytes, counting brackets outside strings. */
+export function nestedTooDeep(body: Buffer): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < body.length; i++) {
@@ -157,9 +162,10 @@ function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer, charset: str
     } else if (byte === 0x22) {
       inString = true;
     } else if (byte === 0x5b || byte === 0x7b) {
-      if (++depth > MAX_JSON_DEPTH) throw Object.assign(new Error('too deep'), { type: 'entity.too.deep' });
+      if (++depth > MAX_JSON_DEPTH) return true;
     } else if (byte === 0x5d || byte === 0x7d) {
       depth--;
     }
   }
+  return false;
 }

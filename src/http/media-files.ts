@@ -45,15 +45,7 @@ async function sendFile(db: PrismaClient, identify: Identify, req: Request, res:
   if (!/^\d{1,10}$/.test(idText) || id > MAX_ID || !name || name.length > 255 || /[\u0000-\u001f]/.test(name)) {
     throw noRoute();
   }
-  const [file] = await selectRows<FileRow | undefined>(
-    db,
-    Prisma.sql`SELECT f.mime_type, f.etag, f.bytes, m.pending FROM media_files f JOIN media m ON m.id = f.media_id
-      WHERE f.media_id = ${id}::int AND f.name = ${name}::text`,
-    { prepare: true },
-  );
-  if (!file) throw noRoute();
-  // Answered alike whether the file is not there or not the caller's to see.
-  if (file.pending && !mayReadPending(await identify(req, res).catch(() => null))) throw noRoute();
+  const file = await fileFor(db, id, name, await callerOf(identify, req, res));
   const bytes = Buffer.isBuffer(file.bytes)
     ? file.bytes
     : Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
@@ -92,6 +84,26 @@ async function sendFile(db: PrismaClient, identify: Identify, req: Request, res:
   }
   length(bytes.length);
   res.status(200).end(req.method === 'HEAD' ? undefined : bytes);
+}
+
+/**
+ * Credentials are checked whenever they are sent, whatever the file, so that a file that waits and
+ * one that is not there are answered alike (the same headers, the same work); a request without
+ * them, as browsers send for images, costs nothing more.
+ */
+const callerOf = (identify: Identify, req: Request, res: Response): Promise<Caller> =>
+  req.headers.authorization ? identify(req, res).catch(() => null) : Promise.resolve(null);
+
+/** The file, if it is there and the caller's to see: one that waits with its submission is editors' alone. */
+async function fileFor(db: PrismaClient, id: number, name: string, caller: Caller): Promise<FileRow> {
+  const [file] = await selectRows<FileRow | undefined>(
+    db,
+    Prisma.sql`SELECT f.mime_type, f.etag, f.bytes, m.pending FROM media_files f JOIN media m ON m.id = f.media_id
+      WHERE f.media_id = ${id}::int AND f.name = ${name}::text`,
+    { prepare: true },
+  );
+  if (!file || (file.pending && !mayReadPending(caller))) throw noRoute();
+  return file;
 }
 
 function decoded(segment: string | undefined): string | undefined {

@@ -16,9 +16,10 @@ export interface MultipartLimits {
   fileBytes: number;
   /** What a file past `fileBytes` does: refuse the form (the error of `tooLarge`), or mark it. */
   fileTooLarge: { refuse: () => Error } | 'mark';
-  /** The most text fields, and bytes of each. */
+  /** The most text fields, bytes of each, and bytes of them all (none: fields × bytes of each). */
   fields: number;
   fieldBytes: number;
+  totalFieldBytes?: number;
   /** Fields whose text may come as a file part of its own. */
   textFiles?: string[];
 }
@@ -35,6 +36,8 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
   const files = 1 + textFiles.length;
   const tooLong = (name: string) =>
     new ApiError(413, 'rest_payload_too_large', `The form's \`${name}\` has more than ${limits.fieldBytes} bytes.`);
+  const totalLimit = limits.totalFieldBytes ?? limits.fields * limits.fieldBytes;
+  let total = 0;
   const tooMany = () =>
     new ApiError(
       413,
@@ -51,7 +54,8 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
       busboy = new Busboy({
         headers: req.headers as BusboyHeaders,
         limits: {
-          fileSize: limits.fileBytes,
+          // Every file part's, the text sent as one too: the image's own limit is readFile's.
+          fileSize: Math.max(limits.fileBytes, textFiles.length ? limits.fieldBytes : 0),
           files,
           fields: limits.fields,
           fieldSize: limits.fieldBytes,
@@ -74,6 +78,11 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
       fail(new ApiError(400, 'rest_invalid_body', 'The multipart form could not be read.'));
     };
     const field = (name: string, value: string) => {
+      total += Buffer.byteLength(value);
+      if (total > totalLimit) {
+        fail(new ApiError(413, 'rest_payload_too_large', `The form's fields have more than ${totalLimit} bytes.`));
+        return;
+      }
       read.fields[name] = Object.hasOwn(read.fields, name) ? [read.fields[name], value].flat() : value;
     };
     // busboy's third argument says whether the field's *name* was cut; its fourth, the value.
@@ -138,15 +147,20 @@ function readFile(
 ): Promise<Upload | 'too large' | undefined> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
+    let bytes = 0;
     let over = false;
-    stream.on('data', (chunk: Buffer) => {
-      if (!over) chunks.push(chunk);
-    });
-    stream.on('limit', () => {
+    const tooLarge = () => {
+      if (over) return;
       over = true;
       chunks.length = 0;
       if (limits.fileTooLarge !== 'mark') fail(limits.fileTooLarge.refuse());
+    };
+    stream.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > limits.fileBytes) tooLarge();
+      else chunks.push(chunk);
     });
+    stream.on('limit', tooLarge);
     stream.on('end', () => {
       if (over) resolve(limits.fileTooLarge === 'mark' ? 'too large' : undefined);
       else resolve({ bytes: Buffer.concat(chunks), fileName: fileName || 'image' });
@@ -162,6 +176,10 @@ function readText(stream: BusboyFileStream, maxBytes: number): Promise<string | 
     stream.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
       if (bytes <= maxBytes) chunks.push(chunk);
+    });
+    // Cut by busboy at its file limit, which may be this one: more was sent than is kept.
+    stream.on('limit', () => {
+      bytes = maxBytes + 1;
     });
     stream.on('end', () => {
       resolve(bytes > maxBytes ? undefined : Buffer.concat(chunks).toString('utf8'));

@@ -13,7 +13,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { MediaRefused } from '../domain/errors.js';
 import type { Upload } from '../media/images.js';
 import { trimEndChar } from '../lib/text.js';
-import { MAX_BODY_BYTES } from './body.js';
+import { MAX_BODY_BYTES, nestedTooDeep, tooDeep } from './body.js';
 import { ApiError } from './errors.js';
 import { readMultipart } from './multipart-form.js';
 
@@ -55,7 +55,8 @@ export const SUBMISSION_UPLOAD = (imageMaxBytes: number): UploadForm => ({
   maxBytes: imageMaxBytes,
   fileField: 'image',
   bodyField: 'submission',
-  fields: 1,
+  // A few, so that a part the document does not name is said as such rather than as one too many.
+  fields: 4,
   fieldBytes: MAX_BODY_BYTES,
   tooLarge: () =>
     new MediaRefused(
@@ -144,7 +145,10 @@ async function readForm(
     textFiles: form.bodyField ? [form.bodyField] : [],
   });
   if (!form.bodyField) return { ...fields, [UPLOAD]: file };
+  refuseOtherParts(fields, form.bodyField, form.fileField);
   const text = fields[form.bodyField];
+  // As a JSON body is (http/body.ts): deeper nesting would overflow the walks over it.
+  if (typeof text === 'string' && nestedTooDeep(Buffer.from(text))) throw tooDeep(`The form's \`${form.bodyField}\``);
   let body: unknown;
   try {
     body = typeof text === 'string' ? JSON.parse(text) : undefined;
@@ -155,6 +159,18 @@ async function readForm(
     throw new ApiError(400, 'rest_invalid_body', `The form's \`${form.bodyField}\` must be one JSON object.`);
   }
   return { ...body, [UPLOAD]: file };
+}
+
+/** A form of one JSON part and a file has nothing else: a part it does not name is a mistake said, not dropped. */
+function refuseOtherParts(fields: Record<string, unknown>, bodyField: string, fileField: string) {
+  const others = Object.keys(fields).filter((name) => name !== bodyField);
+  if (others.includes(fileField)) {
+    throw new ApiError(400, 'rest_invalid_body', `The form's \`${fileField}\` must be a file part (with a file name).`);
+  }
+  if (others.length) {
+    const named = others.slice(0, 3).map((name) => `\`${name.slice(0, 50)}\``);
+    throw new ApiError(400, 'rest_invalid_body', `The form has parts the document does not name: ${named.join(', ')}.`);
+  }
 }
 
 /** The file name of `Content-Disposition`, if it is there and well formed. */

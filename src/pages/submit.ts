@@ -252,7 +252,9 @@ async function sentForm(
     fileBytes: imageMaxBytes,
     fileTooLarge: 'mark',
     fields: 200,
-    fieldBytes: MAX_BODY_BYTES,
+    // A description of 20,000 characters is at most 80 kB; all of them together no more than a JSON body.
+    fieldBytes: 128 * 1024,
+    totalFieldBytes: MAX_BODY_BYTES,
   });
   // A file field left empty is sent as a part with no name and no bytes.
   const image = read.file?.bytes.length ? read.file : undefined;

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { purgeExpired } from '../../src/db/housekeeping.js';
 import { describeEachDatabase } from '../setup/each-database.js';
+import { settled } from '../setup/feed.js';
 import { photo } from '../setup/images.js';
 import type { TestServer } from '../setup/server.js';
 import { submission, submitWithImage } from '../setup/submissions.js';
@@ -59,6 +60,7 @@ describeEachDatabase(
       expect(await file(s, sub.event.image.url, 'author')).toMatchObject({ status: 404 });
       expect(await file(s, sub.event.image.url, 'editor')).toEqual({ status: 200, cacheControl: 'private, no-store' });
       // The feed names it `submitted` to editors, and not at all to anyone else.
+      await settled(s);
       const feed = await s.get('/changes?per_page=100', { as: 'editor' });
       expect(feed.body.changes).toContainEqual(expect.objectContaining({ type: 'media', id, action: 'submitted' }));
       const publicFeed = await s.get('/changes?per_page=100', { as: null });
@@ -89,6 +91,7 @@ describeEachDatabase(
       });
       expect((await s.get(`/events/${sub.event.id}`, { as: null })).body.image).toMatchObject({ id });
       // For everyone else the image is created when it is shown.
+      await settled(s);
       const publicFeed = await s.get('/changes?per_page=100', { as: null });
       expect(publicFeed.body.changes).toContainEqual(expect.objectContaining({ type: 'media', id, action: 'created' }));
     });

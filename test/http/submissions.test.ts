@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailSender } from '../../src/mail/sender.js';
 import { describeEachDatabase } from '../setup/each-database.js';
+import { settled } from '../setup/feed.js';
 import { startSmtp, startTestSender } from '../setup/smtp.js';
 import { submission, submit, solvedChallenge } from '../setup/submissions.js';
 
@@ -54,6 +55,7 @@ describeEachDatabase(
       const list = await s.get('/events?per_page=50', { as: null });
       expect(list.body.events.map((e: { id: number }) => e.id)).not.toContain(event);
       // The feed names it `submitted` to editors, and not at all to anyone else.
+      await settled(s);
       const feed = await s.get('/changes?per_page=100', { as: 'editor' });
       expect(feed.body.changes).toContainEqual(
         expect.objectContaining({ type: 'event', id: event, action: 'submitted' }),

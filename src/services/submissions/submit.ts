@@ -54,14 +54,15 @@ function placeOf(input: SubmissionInput): { texts: string[]; addresses: (string 
   };
 }
 
-/** What the defences read of a submission. */
-function textOf(input: SubmissionInput): SubmittedText {
+/** What the defences read of a submission, its image's name and alt text too (both public once approved). */
+function textOf(input: SubmissionInput, imageName: string | undefined): SubmittedText {
   const place = placeOf(input);
   return {
     texts: [
       input.title,
       input.description ?? '',
       input.cost ?? '',
+      ...(imageName !== undefined ? [imageName, input.image_alt_text ?? ''] : []),
       ...(input.suggested_categories ?? []),
       ...place.texts,
       input.submitter.name,
@@ -141,7 +142,7 @@ async function takeSubmission(
   address: string | undefined,
   limits: MediaLimits,
 ): Promise<Receipt> {
-  const submitted = textOf(input);
+  const submitted = textOf(input, image?.fileName);
   const links = linksIn([...submitted.texts, ...submitted.addresses.filter((a) => !a.includes('@'))]);
   const spam = spamReasons(submitted, links, settings);
   const proof = await checkProof(ctx.db, settings, input.altcha);

@@ -427,13 +427,22 @@ describeEachDatabase(
         ],
         ['1 MB + 1 of JSON', multipart([{ name: 'submission', body: ' '.repeat(1024 * 1024) + '{}' }]), 413],
         ['many fields', multipart(Array.from({ length: 50 }, (_, i) => ({ name: `f${i}`, body: 'x' }))), 413],
+        // Said as such: the image must be a file part.
         [
           'the image as a field',
           multipart([
             { name: 'submission', body: json },
             { name: 'image', body: jpeg },
           ]),
-          413,
+          400,
+        ],
+        [
+          'a part the document does not name',
+          multipart([
+            { name: 'submission', body: json },
+            { name: 'status', body: 'publish' },
+          ]),
+          400,
         ],
         [
           'a zero-byte image',
