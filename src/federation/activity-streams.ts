@@ -173,3 +173,26 @@ export function eventActivity(
     object: body,
   };
 }
+
+/** A follow of the calendar as its answer names it: the Follow's id and its actor. */
+export interface FollowRef {
+  followId: string;
+  actorId: string;
+}
+
+/**
+ * The calendar's answer to a follow: `Accept` (at once, or when an administrator approves it) or
+ * `Reject` (refused, or the follower removed, as Mastodon and Mobilizon say it). The Follow goes by
+ * its ids, not the follower's whole document; the answer's id is derived from the Follow's, so the
+ * same answer queued twice is one delivery (federation_deliveries' unique activity and inbox).
+ */
+export function followAnswer(kind: 'Accept' | 'Reject', follow: FollowRef, urls: FederationUrls) {
+  return {
+    '@context': 'https://www.w3.org/ns/activitystreams',
+    id: `${urls.actor}#${kind.toLowerCase()}s/${encodeURIComponent(follow.followId)}`,
+    type: kind,
+    actor: urls.actor,
+    to: [follow.actorId],
+    object: { id: follow.followId, type: 'Follow', actor: follow.actorId, object: urls.actor },
+  };
+}
