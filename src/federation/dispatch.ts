@@ -1,17 +1,16 @@
-// Changes of events become activities for followers. As the webhook dispatcher does
-// (webhooks/dispatch.ts), it reads the change feed after its position (federation_dispatch) and
-// writes one delivery per activity and follower inbox, moving the position, all in one transaction
-// that holds the position's row lock: a second instance skips the locked row instead of dispatching
-// the same changes again, and a crash before the commit leaves the position where it was.
+// Changes of events become activities for followers: one delivery per activity and follower inbox,
+// written as the shared consumer (change-feed/consumer.ts) reads the change feed after federation's
+// position (federation_dispatch) and moves it, in one transaction under the position's row lock, as
+// for webhooks.
 // What followers were told of each event (federation_events) is read and written in the same
 // transaction, under the same lock, so Create, Update and Delete follow one another rightly:
 // - an event anonymous readers can read: Create the first time, Update after;
 // - one they cannot (a draft, private, pending, trashed or deleted): Delete, if it was created.
-import type { Tx } from '../db/client.js';
-import type { Database } from '../db/client.js';
+import type { Database, Tx } from '../db/client.js';
 import type { Urls } from '../http/urls.js';
 import type { CurrencySettings } from '../lib/cost.js';
-import { type ChangeRow, type FeedPosition, selectChanges } from '../queries/changes.js';
+import { dispatchFromCursor, type FeedCursor } from '../change-feed/consumer.js';
+import type { ChangeRow } from '../queries/changes.js';
 import { serializeEvent } from '../serializers/events.js';
 import { withObjects } from '../services/changes.js';
 import { type ActivityKind, eventActivity, eventObject, eventObjectId, federationUrls } from './activity-streams.js';
@@ -24,38 +23,28 @@ export interface DispatchSettings {
   currency: CurrencySettings;
 }
 
+/** Federation's position (`federation_dispatch`, migration federation). */
+const CURSOR: FeedCursor = {
+  table: 'federation_dispatch',
+  fellBehind: 'federation dispatch fell behind the change feed retention: the changes pruned were not sent',
+};
+
 /** Dispatches up to `limit` changes; answers how many it read (0: nothing to do, or another instance is at it). */
-export async function dispatchEventChanges(
+export function dispatchEventChanges(
   db: Database,
   settings: DispatchSettings,
   limit = 200,
   report: (err: Error) => void = () => undefined,
 ): Promise<number> {
-  return db.prisma.$transaction(
-    async (tx) => {
-      const locked = await tx.$queryRaw<FeedPosition[]>`
-        SELECT xid::text, seq::text FROM federation_dispatch FOR UPDATE SKIP LOCKED`;
-      const held = locked.at(0);
-      if (!held) return 0;
-      let position = held;
-      let read = await selectChanges(tx, position, limit);
-      if ('expired' in read) {
-        report(
-          new Error('federation dispatch fell behind the change feed retention: the changes pruned were not sent'),
-        );
-        position = read.expired;
-        read = await selectChanges(tx, position, limit);
-      }
-      if (!('changes' in read)) return 0;
-      const last = read.changes.at(-1)?.position ?? position;
-      const events = read.changes.filter((c) => c.type === 'event');
+  return dispatchFromCursor(
+    db,
+    CURSOR,
+    limit,
+    async (tx, changes) => {
+      const events = changes.filter((c) => c.type === 'event');
       if (events.length) await writeActivities(tx, events, settings);
-      if (last !== held) {
-        await tx.$executeRaw`UPDATE federation_dispatch SET xid = ${last.xid}::xid8, seq = ${last.seq}::bigint`;
-      }
-      return read.changes.length;
     },
-    { timeout: 30_000 },
+    report,
   );
 }
 
