@@ -125,7 +125,9 @@ export function eventObject(event: Event, urls: FederationUrls): Record<string, 
     content: event.description,
     mediaType: 'text/html',
     published: utcIso(event.date_utc),
-    updated: utcIso(event.modified_utc),
+    // The last change of what it shows: its venue's, when later than its own (followers take an
+    // Update only as newer than what they have).
+    updated: utcIso(venues.reduce((last, v) => (v.modified_utc > last ? v.modified_utc : last), event.modified_utc)),
     startTime: isoIn(event.start_date, zone),
     endTime: isoIn(event.end_date, zone),
     timezone: zone,

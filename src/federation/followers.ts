@@ -68,7 +68,7 @@ export async function countFollowers(db: PrismaClient): Promise<number> {
 }
 
 /** Where activities for every follower go: each server's shared inbox once, else each follower's own. */
-export async function followerInboxes(tx: Tx): Promise<string[]> {
+export async function followerInboxes(tx: PrismaClient | Tx): Promise<string[]> {
   const rows = await tx.$queryRaw<{ inbox: string }[]>`
     SELECT DISTINCT coalesce(shared_inbox, inbox) AS inbox FROM federation_followers WHERE accepted ORDER BY 1`;
   return rows.map((r) => r.inbox);
