@@ -18,7 +18,7 @@ import { serializeEvent } from '../serializers/events.js';
 import { withObjects } from '../services/changes.js';
 import { type ActivityKind, eventActivity, eventObject, eventObjectId, federationUrls } from './activity-streams.js';
 import { enqueueDeliveries, type NewDelivery } from './deliveries.js';
-import { followerInboxes } from './followers.js';
+import { countFollowerInboxes, followerInboxes } from './followers.js';
 
 export interface DispatchSettings {
   urls: Urls;
@@ -51,7 +51,7 @@ export async function dispatchEventChanges(
   maxDeliveries = MAX_DELIVERIES_PER_TRANSACTION,
 ): Promise<number> {
   // Counted before the transactions: a follower who comes meanwhile makes one batch a little larger.
-  const inboxes = (await followerInboxes(db.prisma)).length;
+  const inboxes = await countFollowerInboxes(db.prisma);
   const batch = Math.max(1, Math.min(limit, Math.floor(maxDeliveries / Math.max(1, inboxes))));
   let read = 0;
   for (;;) {

@@ -68,8 +68,15 @@ export async function countFollowers(db: PrismaClient): Promise<number> {
 }
 
 /** Where activities for every follower go: each server's shared inbox once, else each follower's own. */
-export async function followerInboxes(tx: PrismaClient | Tx): Promise<string[]> {
+export async function followerInboxes(tx: Tx): Promise<string[]> {
   const rows = await tx.$queryRaw<{ inbox: string }[]>`
     SELECT DISTINCT coalesce(shared_inbox, inbox) AS inbox FROM federation_followers WHERE accepted ORDER BY 1`;
   return rows.map((r) => r.inbox);
+}
+
+/** How many inboxes followerInboxes gives. */
+export async function countFollowerInboxes(db: PrismaClient): Promise<number> {
+  const [{ n }] = await db.$queryRaw<{ n: number }[]>`
+    SELECT count(DISTINCT coalesce(shared_inbox, inbox))::int AS n FROM federation_followers WHERE accepted`;
+  return n;
 }
