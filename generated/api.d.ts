@@ -1144,6 +1144,104 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/followers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the calendar's followers
+         * @description The remote ActivityPub actors that follow the calendar, in the order they came: those `waiting` for approval (with `FEDERATION_APPROVE_FOLLOWS`), those `accepted`, or both when `state` is not sent. Administrators only.
+         */
+        get: operations["listFollowers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/followers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a follower
+         * @description Removes the follower, waiting or accepted, and answers with it as it was. A `Reject` of its follow goes to its inbox, as Mastodon and Mobilizon send when they remove a follower, so that its server stops showing it as following; nothing else is sent to it. It may follow again. Administrators only.
+         */
+        delete: operations["deleteFollower"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/followers/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a waiting follow
+         * @description Accepts a follow that waits for approval (`FEDERATION_APPROVE_FOLLOWS`): an `Accept` goes to the follower's inbox, signed, and from then on it gets the calendar's public events as they are published, changed, cancelled and deleted. A follower accepted already is a 409 `rest_follower_accepted`. Administrators only.
+         */
+        post: operations["approveFollower"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/followers/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a waiting follow
+         * @description Refuses a follow that waits for approval: a `Reject` goes to the follower's inbox, signed, and the follow is forgotten (it may follow again). A follower accepted already is a 409 `rest_follower_accepted`: remove it instead (`deleteFollower`). Administrators only.
+         */
+        post: operations["rejectFollower"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/batch/v1": {
         parameters: {
             query?: never;
@@ -5090,6 +5188,63 @@ export interface components {
             total_pages: number;
         };
         /**
+         * FollowerState
+         * @description Where a follow stands: `waiting` for an administrator's approval (with `FEDERATION_APPROVE_FOLLOWS`), or `accepted` (the follower gets the calendar's public events).
+         * @example waiting
+         * @enum {string}
+         */
+        FollowerState: "waiting" | "accepted";
+        /**
+         * Follower
+         * @description A remote ActivityPub actor (a Mastodon account, a Mobilizon group or instance, a Gancio instance) that follows the calendar's actor. Activities go to its server's shared inbox when it has one, else to its own inbox.
+         * @example {
+         *       "id": 3,
+         *       "actor": "https://mastodon.example/users/ana",
+         *       "inbox": "https://mastodon.example/users/ana/inbox",
+         *       "shared_inbox": "https://mastodon.example/inbox",
+         *       "state": "waiting",
+         *       "created_utc": "2026-12-01 09:12:40",
+         *       "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/followers/3"
+         *     }
+         */
+        Follower: {
+            id: components["schemas"]["Id"];
+            /**
+             * Format: uri
+             * @description The follower's ActivityPub id, the URL of its actor document.
+             */
+            actor: string;
+            /**
+             * Format: uri
+             * @description The follower's own inbox, where the answer to its follow (Accept or Reject) goes.
+             */
+            inbox: string;
+            /**
+             * Format: uri
+             * @description Its server's shared inbox, where the calendar's activities go once for every follower there; null when it has none.
+             */
+            shared_inbox: string | null;
+            state: components["schemas"]["FollowerState"];
+            /** @description When its first follow arrived (UTC). */
+            created_utc: components["schemas"]["DateTimeString"];
+            /** Format: uri */
+            rest_url: string;
+        };
+        /**
+         * FollowerList
+         * @description A page of the calendar's followers, in the order they came.
+         * @example {
+         *       "followers": [],
+         *       "total": 0,
+         *       "total_pages": 0
+         *     }
+         */
+        FollowerList: {
+            followers: components["schemas"]["Follower"][];
+            total: number;
+            total_pages: number;
+        };
+        /**
          * BatchHeaderValue
          * @description A header's value: visible ASCII, spaces and tabs, as HTTP carries it.
          * @example "mwy3vat5-m0cGTP3XYvfsyESRGdxH5l"
@@ -7975,6 +8130,56 @@ export interface components {
             total_pages?: number;
         };
         /**
+         * FollowerListPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "followers": [],
+         *       "total": 0,
+         *       "total_pages": 0
+         *     }
+         */
+        FollowerListPart: {
+            followers?: components["schemas"]["FollowerPart"][];
+            total?: number;
+            total_pages?: number;
+        };
+        /**
+         * FollowerPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 3,
+         *       "actor": "https://mastodon.example/users/ana",
+         *       "inbox": "https://mastodon.example/users/ana/inbox",
+         *       "shared_inbox": "https://mastodon.example/inbox",
+         *       "state": "waiting",
+         *       "created_utc": "2026-12-01 09:12:40",
+         *       "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/followers/3"
+         *     }
+         */
+        FollowerPart: {
+            id?: components["schemas"]["Id"];
+            /**
+             * Format: uri
+             * @description The follower's ActivityPub id, the URL of its actor document.
+             */
+            actor?: string;
+            /**
+             * Format: uri
+             * @description The follower's own inbox, where the answer to its follow (Accept or Reject) goes.
+             */
+            inbox?: string;
+            /**
+             * Format: uri
+             * @description Its server's shared inbox, where the calendar's activities go once for every follower there; null when it has none.
+             */
+            shared_inbox?: string | null;
+            state?: components["schemas"]["FollowerState"];
+            /** @description When its first follow arrived (UTC). */
+            created_utc?: components["schemas"]["DateTimeString"];
+            /** Format: uri */
+            rest_url?: string;
+        };
+        /**
          * BatchResponsePart
          * @description With `_fields`: the fields asked for of this object, none of them required.
          * @example {
@@ -8277,6 +8482,22 @@ export interface components {
                 RateLimit: components["headers"]["RateLimit"];
                 /** @description With `rest_conflict` only, the seconds to wait before retrying. */
                 "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RestError"];
+            };
+        };
+        /**
+         * @description The follow cannot be decided as asked: `rest_follower_accepted`, it was accepted already (remove
+         *     the follower instead); `rest_federation_off`, federation is off (no `PUBLIC_URL`), so nothing can
+         *     be sent to followers. `rest_conflict` is a concurrent change that got in the way: retry after `Retry-After`.
+         */
+        FollowerConflict: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["RetryLaterIfBusy"];
                 [name: string]: unknown;
             };
             content: {
@@ -13257,6 +13478,174 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFollowers: {
+        parameters: {
+            query?: {
+                /** @description Which followers: `waiting` or `accepted`; both when not sent. */
+                state?: components["schemas"]["FollowerState"];
+                /** @description The page of results to return. */
+                page?: components["parameters"]["Page"];
+                /** @description How many items to return per page; values above 50 are treated as 50. */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of followers, in the order they came. */
+            200: {
+                headers: {
+                    "X-WP-Total": components["headers"]["XWpTotal"];
+                    "X-WP-TotalPages": components["headers"]["XWpTotalPages"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FollowerList"] | components["schemas"]["FollowerListPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteFollower: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The follower removed, as it was. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Follower"] | components["schemas"]["FollowerPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["FollowerConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    approveFollower: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The follower, accepted. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Follower"] | components["schemas"]["FollowerPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["FollowerConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rejectFollower: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The follow refused, as it was. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Follower"] | components["schemas"]["FollowerPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["FollowerConflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

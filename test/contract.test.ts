@@ -10,7 +10,7 @@ describe('the contract', () => {
   const operations = createBackend(loadDocument()).router.getOperations();
 
   it('has operations for every route and method of the specification, the change feed, webhooks and RSVPs', () => {
-    expect(operations.length).toBe(88);
+    expect(operations.length).toBe(92);
     expect(operations.map((op) => op.operationId)).toEqual(
       expect.arrayContaining([
         'uploadMedia',
@@ -34,6 +34,10 @@ describe('the contract', () => {
         'listSubmissions',
         'approveSubmission',
         'rejectSubmission',
+        'listFollowers',
+        'approveFollower',
+        'rejectFollower',
+        'deleteFollower',
       ]),
     );
   });

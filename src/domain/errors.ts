@@ -4,7 +4,7 @@
 
 /** The kinds of object the API serves, as error codes and messages name them. */
 export type ResourceType =
-  'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'webhook' | 'media' | 'rsvp' | 'submission';
+  'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'webhook' | 'media' | 'rsvp' | 'submission' | 'follower';
 
 export abstract class DomainError extends Error {}
 
@@ -235,6 +235,19 @@ export class RsvpRefused extends DomainError {
 export class SubmissionRefused extends DomainError {
   constructor(
     readonly reason: 'closed' | 'challenge' | 'duplicate' | 'decided' | 'busy',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A follow not decided as asked (services/followers.ts): `accepted`, it was accepted already (only
+ * a waiting one is approved or rejected); `off`, federation is off, so nothing can be sent.
+ */
+export class FollowerRefused extends DomainError {
+  constructor(
+    readonly reason: 'accepted' | 'off',
     message: string,
   ) {
     super(message);

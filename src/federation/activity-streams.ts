@@ -125,7 +125,9 @@ export function eventObject(event: Event, urls: FederationUrls): Record<string, 
     content: event.description,
     mediaType: 'text/html',
     published: utcIso(event.date_utc),
-    updated: utcIso(event.modified_utc),
+    // The last change of what it shows: its venue's, when later than its own (followers take an
+    // Update only as newer than what they have).
+    updated: utcIso(venues.reduce((last, v) => (v.modified_utc > last ? v.modified_utc : last), event.modified_utc)),
     startTime: isoIn(event.start_date, zone),
     endTime: isoIn(event.end_date, zone),
     timezone: zone,
@@ -171,5 +173,28 @@ export function eventActivity(
     to: [PUBLIC],
     cc: [urls.followers],
     object: body,
+  };
+}
+
+/** A follow of the calendar as its answer names it: the Follow's id and its actor. */
+export interface FollowRef {
+  followId: string;
+  actorId: string;
+}
+
+/**
+ * The calendar's answer to a follow: `Accept` (at once, or when an administrator approves it) or
+ * `Reject` (refused, or the follower removed, as Mastodon and Mobilizon say it). The Follow goes by
+ * its ids, not the follower's whole document; the answer's id is derived from the Follow's, so the
+ * same answer queued twice is one delivery (federation_deliveries' unique activity and inbox).
+ */
+export function followAnswer(kind: 'Accept' | 'Reject', follow: FollowRef, urls: FederationUrls) {
+  return {
+    '@context': 'https://www.w3.org/ns/activitystreams',
+    id: `${urls.actor}#${kind.toLowerCase()}s/${encodeURIComponent(follow.followId)}`,
+    type: kind,
+    actor: urls.actor,
+    to: [follow.actorId],
+    object: { id: follow.followId, type: 'Follow', actor: follow.actorId, object: urls.actor },
   };
 }

@@ -5,7 +5,7 @@
 // Signatures (draft-cavage or RFC 9421) verify. What it sends goes through the delivery table
 // (deliver.ts), never straight from a request.
 import { createFederation, type Federation, type InboxContext } from '@fedify/fedify';
-import { Accept, Application, Create, Endpoints, Follow, Image, isActor, Undo } from '@fedify/vocab';
+import { Application, Create, Endpoints, Follow, Image, isActor, Undo } from '@fedify/vocab';
 import type { Config } from '../config.js';
 import type { PrismaClient } from '../db/client.js';
 import { pageOf } from '../domain/paging.js';
@@ -14,8 +14,7 @@ import { anonymousReading } from './reading.js';
 import { serviceContext } from '../services/context.js';
 import { listEvents } from '../services/event-list.js';
 import { ACTOR, eventActivity, eventObject, federationUrls } from './activity-streams.js';
-import { enqueueDelivery } from './deliveries.js';
-import { countFollowers, followersPage, removeFollower, saveFollower } from './followers.js';
+import { countFollowers, followersPage, queueFollowAnswer, removeFollower, saveFollower } from './followers.js';
 import { keyPairsOnce } from './keys.js';
 import { DatabaseKvStore } from './kv-store.js';
 import type { FederationSettings } from '../config/federation.js';
@@ -140,7 +139,7 @@ const cursorNumber = (cursor: string | null, first: number) =>
 
 /**
  * A Follow of the calendar: the follower kept (accepted at once, or waiting for approval with
- * FEDERATION_APPROVE_FOLLOWS), and an Accept queued for it. Only the actor who signed the Follow
+ * FEDERATION_APPROVE_FOLLOWS), and an Accept queued for it once accepted. Only the actor who signed the Follow
  * may follow as itself: Fedify checks that the signing key belongs to the activity's actor.
  */
 async function onFollow(
@@ -156,28 +155,20 @@ async function onFollow(
   const follower = await follow.getActor({ contextLoader: ctx.contextLoader, documentLoader: ctx.documentLoader });
   if (!follower || !isActor(follower) || !follower.id || !follower.inboxId) return;
   const sharedInbox = follower.endpoints?.sharedInbox?.href ?? null;
-  const accepted = !settings.approveFollows;
-  await saveFollower(db, {
+  const accepted = await saveFollower(db, {
     actorId: follower.id.href,
     inbox: follower.inboxId.href,
     sharedInbox,
     followId: follow.id.href,
-    accepted,
+    accepted: !settings.approveFollows,
   });
+  // Waiting for an administrator (services/followers.ts approves it); one accepted before (a
+  // follow sent again) is answered again, with this Follow's id.
   if (!accepted) return;
-  const acceptId = new URL(`${urls.actor}#accepts/${encodeURIComponent(follow.id.href)}`);
-  const accept = new Accept({
-    id: acceptId,
-    actor: ctx.getActorUri(ACTOR),
-    // The Follow by reference and its ids, not the follower's whole document Fedify fetched into it.
-    object: new Follow({ id: follow.id, actor: follow.actorId, object: follow.objectId }),
-  });
-  const payload = await accept.toJsonLd({ format: 'compact', contextLoader: ctx.contextLoader });
-  // The Accept goes to the follower's own inbox, not a shared one: it concerns that actor alone.
-  await enqueueDelivery(db, {
-    activityId: acceptId.href,
-    objectId: follow.id.href,
-    inbox: follower.inboxId.href,
-    payload,
-  });
+  await queueFollowAnswer(
+    db,
+    'Accept',
+    { follow_id: follow.id.href, actor_id: follower.id.href, inbox: follower.inboxId.href },
+    urls,
+  );
 }

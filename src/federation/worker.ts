@@ -1,8 +1,8 @@
-// The federation worker of one instance, as the webhook worker (webhooks/worker.ts): every
-// `pollMs`, and shortly after a write nudges it, it turns new changes of events into deliveries
-// (dispatch.ts) and sends what is due (deliver.ts), up to CONCURRENCY attempts at once, without
-// waiting for slow servers before it looks again. Several instances may run it at once.
+// The federation worker of one instance: the shared change-feed consumer's loop
+// (change-feed/consumer.ts) with federation's dispatch (dispatch.ts) and signed deliveries
+// (deliver.ts).
 import type { Federation } from '@fedify/fedify';
+import { startDeliveryLoop } from '../change-feed/consumer.js';
 import type { FederationSettings } from '../config/federation.js';
 import type { Database } from '../db/client.js';
 import { trackFederationQueue } from '../metrics/registry.js';
@@ -12,8 +12,6 @@ import { type DispatchSettings, dispatchEventChanges } from './dispatch.js';
 
 /** Attempts in flight at once, per instance; no host takes more than PER_HOST of them (deliver.ts). */
 const CONCURRENCY = 64;
-const DISPATCH_BATCH = 200;
-const NUDGE_DELAY_MS = 25;
 
 export interface FederationWorker {
   nudge(): void;
@@ -26,13 +24,6 @@ export function startFederation(
   settings: { federation: FederationSettings; dispatch: DispatchSettings; pollMs?: number },
   onError: (err: unknown) => void,
 ): FederationWorker {
-  const inFlight = new Set<Promise<void>>();
-  let running: Promise<void> | undefined;
-  let again = false;
-  const askedAgain = () => again;
-  let stopped = false;
-  const isStopped = () => stopped;
-  let nudged: NodeJS.Timeout | undefined;
   let key: Promise<SigningKey> | undefined;
 
   /** The RSA pair Fedify names `#main-key`, read once (keys.ts makes it on first use). */
@@ -49,71 +40,26 @@ export function startFederation(
     return key;
   };
 
-  function round(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = dispatchAndSend().finally(() => {
-      running = undefined;
-    });
-    return running;
-  }
-
-  async function dispatchAndSend() {
-    try {
-      let more: boolean;
-      do {
-        again = false;
-        try {
-          more = (await dispatchEventChanges(db, settings.dispatch, DISPATCH_BATCH, onError)) === DISPATCH_BATCH;
-        } finally {
-          await send();
-        }
-      } while ((more || askedAgain()) && !isStopped());
-    } catch (err) {
-      onError(err);
-    }
-  }
-
-  async function send() {
-    if (isStopped()) return;
-    const leased = await leaseDue(db, CONCURRENCY - inFlight.size, settings.federation);
-    if (!leased.length) return;
-    const signing = await signingKey();
-    for (const delivery of leased) {
-      const sending = attempt(db, delivery, signing, settings.federation)
-        .catch(onError)
-        .finally(() => {
-          inFlight.delete(sending);
-          if (!isStopped() && !running) void round();
-        });
-      inFlight.add(sending);
-    }
-  }
-
   const untrack = trackFederationQueue(async () => {
     const [{ n }] = await db.prisma.$queryRaw<{ n: number }[]>`
       SELECT count(*)::int AS n FROM federation_deliveries WHERE state = 'pending'`;
     return n;
   });
-  const timer = setInterval(() => void round(), settings.pollMs ?? 500);
-  timer.unref();
-  void round();
-  return {
-    nudge: () => {
-      if (stopped || nudged) return;
-      nudged = setTimeout(() => {
-        nudged = undefined;
-        void round();
-      }, NUDGE_DELAY_MS);
+  const loop = startDeliveryLoop(
+    {
+      dispatch: (limit) => dispatchEventChanges(db, settings.dispatch, limit, onError),
+      lease: (limit) => leaseDue(db, limit, settings.federation),
+      attempt: async (delivery) => attempt(db, delivery, await signingKey(), settings.federation),
+      concurrency: CONCURRENCY,
+      pollMs: settings.pollMs ?? 500,
     },
+    onError,
+  );
+  return {
+    nudge: loop.nudge,
     stop: async () => {
-      stopped = true;
       untrack();
-      clearInterval(timer);
-      clearTimeout(nudged);
-      while (running || inFlight.size) await Promise.allSettled([running, ...inFlight]);
+      await loop.stop();
     },
   };
 }

@@ -30,6 +30,7 @@ import {
   TermCreationForbidden,
   Throttled,
   WebhookDisabled,
+  FollowerRefused,
 } from '../domain/errors.js';
 
 export interface ErrorBody {
@@ -176,6 +177,9 @@ function fromStateError(err: DomainError): ApiError | undefined {
   if (err instanceof Conflict) return conflict();
   if (err instanceof CursorExpired) return new ApiError(410, 'rest_changes_cursor_expired', message);
   if (err instanceof WebhookDisabled) return new ApiError(409, 'rest_webhook_disabled', message);
+  if (err instanceof FollowerRefused) {
+    return new ApiError(409, err.reason === 'off' ? 'rest_federation_off' : 'rest_follower_accepted', message);
+  }
   if (err instanceof MediaInUse) return new ApiError(409, 'rest_media_in_use', message, { used_by: err.usedBy });
   // CalDAV's, which caldav/write.ts words as its preconditions; said here as a REST answer would.
   if (err instanceof ObjectRefused) {

@@ -1,15 +1,13 @@
-// Changes become deliveries. The dispatcher reads the change feed after its position
-// (`webhook_dispatch`, migration webhooks) as the feed does (queries/changes.ts: only changes of
-// transactions older than every one still running), writes one delivery per change and matching
-// subscription, and moves its position, all in one transaction that holds the position's row lock:
-// a second instance skips the locked row instead of dispatching the same changes again, and a crash
-// before the commit leaves the position where it was. The write that made a change never waits.
+// Changes become deliveries: one per change and matching subscription, written as the shared
+// consumer (change-feed/consumer.ts) reads the change feed after the webhooks' position and moves
+// it, in one transaction under the position's row lock.
 import type { Principal } from '../auth/roles.js';
 import type { Database, Tx } from '../db/client.js';
 import type { Urls } from '../http/urls.js';
 import type { CurrencySettings } from '../lib/cost.js';
 import { serializeChange } from '../serializers/changes.js';
-import { type ChangeRow, type FeedPosition, selectChanges } from '../queries/changes.js';
+import { dispatchFromCursor, type FeedCursor } from '../change-feed/consumer.js';
+import type { ChangeRow } from '../queries/changes.js';
 import { withObjects } from '../services/changes.js';
 
 /** Payloads show objects as an administrator reads them: subscriptions are administrators' (drafts included). */
@@ -25,47 +23,26 @@ export interface PayloadSettings {
 export const takes = (types: string[], eventType: string) =>
   types.includes('*') || types.includes(eventType) || types.includes(`${eventType.split('.')[0]}.*`);
 
+/** The webhooks' position (`webhook_dispatch`, migration webhooks); RSVPs' changes too: writeDeliveries gives them only to subscriptions allowed attendee data. */
+const CURSOR: FeedCursor = {
+  table: 'webhook_dispatch',
+  attendeeData: true,
+  submissions: true,
+  fellBehind: 'webhook dispatch fell behind the change feed retention: the changes pruned were not delivered',
+};
+
 /**
  * Dispatches up to `limit` changes; answers how many it read (0: nothing to do, or another instance
- * is at it). Should the position have fallen behind the change feed's retention (dispatch failing
- * for longer than CHANGES_RETENTION_DAYS), the changes pruned are lost to webhooks: it goes on from
- * the retention mark and tells `report`.
+ * is at it). Changes pruned before they were dispatched are lost to webhooks, and told to `report`
+ * (change-feed/consumer.ts).
  */
-export async function dispatchChanges(
+export function dispatchChanges(
   db: Database,
   settings: PayloadSettings,
   limit = 200,
   report: (err: Error) => void = () => undefined,
 ): Promise<number> {
-  // A generous time limit: a batch reads and serializes up to `limit` objects for every subscription.
-  return db.prisma.$transaction(
-    async (tx) => {
-      const locked = await tx.$queryRaw<FeedPosition[]>`
-        SELECT xid::text, seq::text FROM webhook_dispatch FOR UPDATE SKIP LOCKED`;
-      const held = locked.at(0);
-      // Another instance holds the row: it is dispatching these changes.
-      if (!held) return 0;
-      let position = held;
-      // RSVPs' changes too: writeDeliveries gives them only to subscriptions allowed attendee data.
-      let read = await selectChanges(tx, position, limit, true, true);
-      if ('expired' in read) {
-        report(
-          new Error('webhook dispatch fell behind the change feed retention: the changes pruned were not delivered'),
-        );
-        position = read.expired;
-        read = await selectChanges(tx, position, limit, true, true);
-      }
-      // A position this dispatcher wrote is never ahead, nor (just moved to it) before the retention.
-      if (!('changes' in read)) return 0;
-      const last = read.changes.at(-1)?.position ?? position;
-      if (read.changes.length) await writeDeliveries(tx, read.changes, settings);
-      if (last !== held) {
-        await tx.$executeRaw`UPDATE webhook_dispatch SET xid = ${last.xid}::xid8, seq = ${last.seq}::bigint`;
-      }
-      return read.changes.length;
-    },
-    { timeout: 30_000 },
-  );
+  return dispatchFromCursor(db, CURSOR, limit, (tx, changes) => writeDeliveries(tx, changes, settings), report);
 }
 
 async function writeDeliveries(tx: Tx, changes: ChangeRow[], settings: PayloadSettings) {

@@ -212,11 +212,15 @@ describeEachDatabase('the capability matrix', (s) => {
   // operations run again on the caller's own RSVP (anonymous callers have none: phase 2 of issue 53).
   // Confirming an RSVP takes its link's one-use code, whoever sends it, not a role: its refusals are
   // test/http/rsvp-mail.test.ts's. Submissions are off by default and take a proof of work; their
-  // roles (moderation is an editor's) are test/http/submissions.test.ts's.
+  // roles (moderation is an editor's) are test/http/submissions.test.ts's. The calendar's followers
+  // are administrators' and answer only with federation on: test/http/followers.test.ts's.
   const cases = operations
     .filter(
       (op) =>
-        op.operationId !== 'batchRequests' && op.operationId !== 'confirmRsvp' && !op.path.startsWith('/submissions'),
+        op.operationId !== 'batchRequests' &&
+        op.operationId !== 'confirmRsvp' &&
+        !op.path.startsWith('/submissions') &&
+        !op.path.startsWith('/followers'),
     )
     .flatMap((op) => callers.map((caller) => ({ op, caller, own: false })));
   const ownCases = operations

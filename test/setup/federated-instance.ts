@@ -71,6 +71,10 @@ export async function federatedInstance(kind: DatabaseKind, env: Record<string, 
     rest,
     /** The administrator's credentials, for requests `rest` does not make (uploads). */
     adminHeaders: admin,
+    /** One user per role (test/setup/role-users.ts). */
+    users: database.users,
+    /** The REST API's base URL. */
+    api,
     errors,
     nudge: () => {
       worker.nudge();

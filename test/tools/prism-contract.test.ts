@@ -295,6 +295,8 @@ describe('the Postman converter’s collection through Prism’s validating prox
       SUBMISSIONS: 'anyone',
       SUBMISSION_POW_COST: '20',
       TRUST_PROXY: 'loopback',
+      // Federation on, so that the followers' decisions are taken (no worker sends what they queue).
+      PUBLIC_URL: 'https://events.example.org',
     });
     const create = async (route: string, body: object) => {
       const r = await s.post(route, body);
@@ -349,6 +351,13 @@ describe('the Postman converter’s collection through Prism’s validating prox
       const submitted = await submit(s, { title: `Seed submission ${purpose}` });
       expect(submitted.status, submitted.text).toBe(202);
       seeded[`submissions${purpose}Id`] = String(submitted.body.id);
+      // A follow waiting for approval, to list, approve, reject and remove.
+      const [follower] = await s.db.prisma.$queryRaw<{ id: number }[]>`
+        INSERT INTO federation_followers (actor_id, inbox, shared_inbox, follow_id, accepted)
+        VALUES (${`https://mastodon.example/users/seed${purpose}`}, ${`https://mastodon.example/users/seed${purpose}/inbox`},
+          'https://mastodon.example/inbox', ${`https://mastodon.example/follows/seed${purpose}`}, false)
+        RETURNING id`;
+      seeded[`followers${purpose}Id`] = String(follower.id);
       for (const [resource, object] of Object.entries({ ...ids, webhooks: webhook, media })) {
         if (purpose === 'DeleteSlug') seeded[`${resource}DeleteSlug`] = object.slug ?? '';
         else seeded[`${resource}${purpose}Id`] = String(object.id);

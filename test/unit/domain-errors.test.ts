@@ -40,6 +40,9 @@ const examples: [domain.DomainError, number, string][] = [
   [new domain.SubmissionRefused('duplicate', 'Twice.'), 409, 'rest_submission_duplicate'],
   [new domain.SubmissionRefused('decided', 'Decided.'), 409, 'rest_submission_decided'],
   [new domain.SubmissionRefused('busy', 'Too many at once.'), 503, 'rest_submissions_busy'],
+  [new domain.NotFound('follower', 3), 404, 'rest-follower-not-found'],
+  [new domain.FollowerRefused('accepted', 'Accepted.'), 409, 'rest_follower_accepted'],
+  [new domain.FollowerRefused('off', 'Off.'), 409, 'rest_federation_off'],
 ];
 
 describe('domain errors', () => {
