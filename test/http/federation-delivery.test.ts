@@ -14,6 +14,7 @@ import { databaseKinds, openTestDatabase, type TestDatabase } from '../setup/dat
 import { itOnPostgres } from '../setup/each-database.js';
 import { rsaPair } from '../setup/fedify-actor.js';
 import { insertEvent } from '../factories.js';
+import { settled } from '../setup/feed.js';
 
 const SETTINGS = { allowPrivateAddresses: true, timeoutSeconds: 1, retryBaseMs: 60_000 };
 const SITE = 'https://events.example.org';
@@ -122,6 +123,8 @@ describe.each(databaseKinds)('federation delivery on %s', (kind) => {
         ON CONFLICT DO NOTHING`;
         const ids: number[] = [];
         for (let i = 0; i < 6; i++) ids.push((await insertEvent(db, { title: `Parallel ${i}` })).id);
+        // The dispatchers read only changes older than every open transaction of the server's.
+        await settled({ db });
         await Promise.all([
           dispatchEventChanges(db, DISPATCH),
           dispatchEventChanges(second, DISPATCH),

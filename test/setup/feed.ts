@@ -7,7 +7,7 @@ import type { TestServer } from './server.js';
  * PostgreSQL server's: a transaction of another test file, in another database, holds the feed back
  * until it ends (docs/decisions.md, "Changes"), so a test that expects its own writes waits for that.
  */
-export async function settled(s: TestServer) {
+export async function settled(s: Pick<TestServer, 'db'>) {
   for (let i = 0; i < 1000; i++) {
     const [{ ready }] = await s.db.prisma.$queryRaw<{ ready: boolean }[]>`
       SELECT NOT EXISTS (SELECT 1 FROM changes WHERE xid >= pg_snapshot_xmin(pg_current_snapshot())) AS ready`;
