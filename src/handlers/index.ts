@@ -5,6 +5,7 @@ import * as categories from './categories.js';
 import * as changes from './changes.js';
 import * as discovery from './discovery.js';
 import * as events from './events.js';
+import * as federationSources from './federation-sources.js';
 import * as media from './media.js';
 import * as organizers from './organizers.js';
 import * as rsvps from './rsvps.js';
@@ -27,4 +28,5 @@ export const handlers = {
   ...webhooks,
   ...media,
   ...submissions,
+  ...federationSources,
 } satisfies HandlerMap;

@@ -19,6 +19,7 @@ import {
   InvalidCredentials,
   InvalidInput,
   MediaInUse,
+  FederationRefused,
   ObjectRefused,
   RsvpRefused,
   MediaRefused,
@@ -191,8 +192,21 @@ function fromStateError(err: DomainError): ApiError | undefined {
     const [status, code] = SUBMISSION_REFUSALS[err.reason];
     return new ApiError(status, code, message, undefined, err.reason === 'busy' ? { 'Retry-After': '1' } : {});
   }
+  if (err instanceof FederationRefused) {
+    const [status, code] = FEDERATION_REFUSALS[err.reason];
+    return new ApiError(status, code, message);
+  }
   return undefined;
 }
+
+/** A follow's refusal by its reason (services/federation-sources.ts). */
+const FEDERATION_REFUSALS: Record<FederationRefused['reason'], [number, string]> = {
+  off: [409, 'rest_federation_off'],
+  lookup: [400, 'rest_federation_actor_unreadable'],
+  blocked: [403, 'rest_federation_blocked'],
+  self: [400, 'rest_federation_self'],
+  exists: [409, 'rest_federation_source_exists'],
+};
 
 /** A submission's refusal by its reason (services/submissions/). */
 const SUBMISSION_REFUSALS: Record<SubmissionRefused['reason'], [number, string]> = {

@@ -40,6 +40,11 @@ const examples: [domain.DomainError, number, string][] = [
   [new domain.SubmissionRefused('duplicate', 'Twice.'), 409, 'rest_submission_duplicate'],
   [new domain.SubmissionRefused('decided', 'Decided.'), 409, 'rest_submission_decided'],
   [new domain.SubmissionRefused('busy', 'Too many at once.'), 503, 'rest_submissions_busy'],
+  [new domain.FederationRefused('off', 'Off.'), 409, 'rest_federation_off'],
+  [new domain.FederationRefused('lookup', 'No actor.'), 400, 'rest_federation_actor_unreadable'],
+  [new domain.FederationRefused('blocked', 'Blocked.'), 403, 'rest_federation_blocked'],
+  [new domain.FederationRefused('self', 'Itself.'), 400, 'rest_federation_self'],
+  [new domain.FederationRefused('exists', 'Twice.'), 409, 'rest_federation_source_exists'],
 ];
 
 describe('domain errors', () => {
