@@ -8503,6 +8503,22 @@ export interface components {
                 "application/json": components["schemas"]["RestError"];
             };
         };
+        /**
+         * @description The follow cannot be made as asked: `rest_federation_source_exists`, the actor is followed already;
+         *     `rest_federation_off`, federation is off here (no `PUBLIC_URL`). `rest_conflict` is a concurrent
+         *     change that got in the way: retry after `Retry-After`.
+         */
+        FederationConflict: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["RetryLaterIfBusy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RestError"];
+            };
+        };
     };
     parameters: {
         /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
@@ -13556,7 +13572,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["FederationConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

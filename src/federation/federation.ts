@@ -33,7 +33,7 @@ import { keyPairsOnce } from './keys.js';
 import { DatabaseKvStore } from './kv-store.js';
 import type { FederationSettings } from '../config/federation.js';
 import { createInbox, type Inbox } from './inbox.js';
-import { federationWriter } from './remote-events.js';
+import { federationWriter, remoteEventIds } from './remote-events.js';
 
 /** Outbox and followers pages hold this many items. */
 const PAGE_SIZE = 20;
@@ -120,12 +120,19 @@ export function createCalendarFederation(
         { strict_dates: false, orderby: 'start_date', order: 'asc' },
         pageOf(page, PAGE_SIZE),
       );
+      // Events from other servers are theirs to send (dispatch.ts): a page may hold fewer.
+      const remote = await remoteEventIds(
+        db,
+        items.map((row) => row.id),
+      );
       const activities = await Promise.all(
-        items.map(async (row) => {
-          const event = serializeEvent(row, serialized);
-          const json = eventActivity('Create', eventObject(event, urls), urls, Date.parse(`${event.date_utc}Z`));
-          return Create.fromJsonLd(json, { contextLoader: ctx.contextLoader, documentLoader: ctx.documentLoader });
-        }),
+        items
+          .filter((row) => !remote.has(row.id))
+          .map(async (row) => {
+            const event = serializeEvent(row, serialized);
+            const json = eventActivity('Create', eventObject(event, urls), urls, Date.parse(`${event.date_utc}Z`));
+            return Create.fromJsonLd(json, { contextLoader: ctx.contextLoader, documentLoader: ctx.documentLoader });
+          }),
       );
       return { items: activities, nextCursor: page * PAGE_SIZE < total ? String(page + 1) : null };
     })

@@ -134,3 +134,11 @@ export async function trashRemoteEvent(ctx: ServiceContext, objectId: string): P
     return trashed > 0;
   });
 }
+
+/** Which of these events came from other servers (federation_remote_events). */
+export async function remoteEventIds(db: PrismaClient | Tx, ids: number[]): Promise<Set<number>> {
+  if (!ids.length) return new Set();
+  const rows = await db.$queryRaw<{ event_id: number }[]>`
+    SELECT event_id FROM federation_remote_events WHERE event_id = ANY(${ids}::int[])`;
+  return new Set(rows.map((row) => row.event_id));
+}
