@@ -9,8 +9,8 @@ import { loadDocument } from '../src/openapi.js';
 describe('the contract', () => {
   const operations = createBackend(loadDocument()).router.getOperations();
 
-  it('has operations for every route and method of the specification, the change feed, webhooks and RSVPs', () => {
-    expect(operations.length).toBe(88);
+  it('has operations for every route and method of the specification, the change feed, webhooks, RSVPs, submissions and federation sources', () => {
+    expect(operations.length).toBe(93);
     expect(operations.map((op) => op.operationId)).toEqual(
       expect.arrayContaining([
         'uploadMedia',
@@ -34,6 +34,11 @@ describe('the contract', () => {
         'listSubmissions',
         'approveSubmission',
         'rejectSubmission',
+        'listFederationSources',
+        'followFederationSource',
+        'getFederationSource',
+        'updateFederationSource',
+        'unfollowFederationSource',
       ]),
     );
   });
