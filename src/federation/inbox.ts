@@ -2,13 +2,14 @@
 // calendars"). Fedify has verified the activity's HTTP Signature (draft-cavage or RFC 9421) and that
 // the key is its actor's before any of this runs; here:
 // - Accept and Reject answer our Follow: only from the actor it was sent to, for that Follow;
-// - Create and Update of an Event are taken only from an accepted source, and only about an object
-//   on the actor's own server (its id's origin, and its attributedTo's, are the actor's): a server
-//   speaks for its own objects and no one else's;
+// - Create and Update of an Event are taken only from an accepted source (the actor, or the actor
+//   of its server the event is attributed to: a Mobilizon group's events are created by members),
+//   and only about an object on the actor's own server (its id's origin, and its attributedTo's,
+//   are the actor's): a server speaks for its own objects and no one else's;
 // - Announce of an Event (or of its Create or Update) from an accepted source is followed to the
 //   event, which is read from its own server (the announcer's copy is not trusted);
-// - Delete is taken from the object's own server, or from a source when the object's URL then
-//   answers 404 or 410 (Mobilizon's rule);
+// - Delete of an event here is taken from the object's own server, or from a source when the
+//   object's URL then answers 404 or 410 (Mobilizon's rule);
 // - the rest, and everything from actors not followed, is answered 202 and left.
 // The activity is read as the JSON that was signed (routes.ts keeps it for the listener).
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -136,12 +137,17 @@ export function createInbox(
 
     async created(actorId) {
       if (!heard(actorId)) return;
-      const source = await followedSource(db, actorId);
-      if (!source) return;
       const object = body().object;
       // By reference only: read from the actor's own server.
       const event = isObject(object) ? object : await fetched(objectIdOf(object));
-      if (event) await take(source, event, actorId);
+      if (!event) return;
+      // The source is the actor, or the followed actor of its server the event is attributed to:
+      // a Mobilizon group's events are created by its members (their Create's actor), for the group.
+      const by = attributedTo(event);
+      const source =
+        (await followedSource(db, actorId)) ??
+        (by && origin(by) === origin(actorId) ? await followedSource(db, by) : undefined);
+      if (source) await take(source, event, actorId);
     },
 
     async announced(actorId) {
@@ -159,8 +165,13 @@ export function createInbox(
     },
 
     async deleted(actorId) {
-      if (!heard(actorId) || !(await followedSource(db, actorId))) return;
-      await deleteOf(actorId, body().object);
+      if (!heard(actorId)) return;
+      // Its own server's word for an object here (a Mobilizon member deleting a group's event), or
+      // a followed source's, confirmed by the object's URL.
+      const id = objectIdOf(body().object);
+      if (id && (origin(id) === origin(actorId) || (await followedSource(db, actorId)))) {
+        await deleteOf(actorId, id);
+      }
     },
 
     async readOutbox(source) {

@@ -167,7 +167,11 @@ export function remoteEventItem(event: Json, siteZone: string): { item: ImportIt
   const attachments = list(event.attachment).filter(isObject);
   const venue = venueOf(locations);
   const online = onlineOf(locations, attachments);
-  const virtual = event.isOnline === true || online !== '' || (locations.length > 0 && !venue);
+  // Mobilizon and this service say whether the event is online (`isOnline`); a Mobilizon event that
+  // is not may still carry its "Website" link, which is then no place to join it. Gancio says it
+  // by its locations: a VirtualLocation, or no physical one.
+  const virtual =
+    typeof event.isOnline === 'boolean' ? event.isOnline : online !== '' || (locations.length > 0 && !venue);
   const html = text(event.content) || text(event.summary);
   const body: Record<string, unknown> = {
     title,
