@@ -16,6 +16,9 @@ import { insertSource, sourceById, sourcesPage, type SourceRow } from '../federa
 import type { ServiceContext } from './context.js';
 import { inTransaction } from './retry.js';
 
+/** The host of a handle (`@name@host`): linear, as lookup.ts's. */
+const HANDLE_HOST = /^@?[^@\s/]+@([^@\s/]+)$/;
+
 /** The federation's settings, or a 409 where it is off (no PUBLIC_URL). */
 function federationOn(settings: FederationSettings | undefined): FederationSettings {
   if (!settings) {
@@ -54,6 +57,12 @@ export async function followFederationSource(
 ): Promise<SourceRow> {
   assertMay(ctx.caller, 'manage federation sources');
   const on = federationOn(settings);
+  // A blocked host is said as such before anything is asked of it.
+  const given = input.actor.trim();
+  const host = HANDLE_HOST.exec(given)?.[1] ?? (URL.canParse(given) ? new URL(given).host : undefined);
+  if (host !== undefined && isBlocked(`https://${host}`, on.blockedHosts)) {
+    throw new FederationRefused('blocked', `${host} is blocked here (FEDERATION_BLOCKED_HOSTS).`);
+  }
   let actor: RemoteActor;
   try {
     actor = await lookupActor(input.actor, on);

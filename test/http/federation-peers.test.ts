@@ -140,7 +140,7 @@ describe.each(databaseKinds)('events from Mobilizon and Gancio on %s', (kind) =>
     }, 'the cancellation');
     expect(copy.title).toBe('Jazz au parc');
     // Mobilizon gives the Create and each Update one activity id: an Update with the Create's id is taken.
-    const update = { ...withOrigin(mobilizonCreate as Json, mobilizon.origin), type: 'Update' };
+    const update: Json = { ...withOrigin(mobilizonCreate as Json, mobilizon.origin), type: 'Update' };
     update.object = { ...cancelled, name: 'Jazz au parc (annulé)' };
     expect((await mobilizon.send(b.sharedInbox, update, mobilizon.actor(MEMBER.path))).status).toBe(202);
     await until(
