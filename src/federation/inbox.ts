@@ -41,14 +41,15 @@ function attributedTo(object: Json): string {
   return objectIdOf(first);
 }
 
+/** The listeners, each called with the activity's verified actor. */
 export interface Inbox {
-  accepted(actorId: string): Promise<void>;
-  rejected(actorId: string): Promise<void>;
-  created(actorId: string): Promise<void>;
-  announced(actorId: string): Promise<void>;
-  deleted(actorId: string): Promise<void>;
+  accepted: (actorId: string) => Promise<void>;
+  rejected: (actorId: string) => Promise<void>;
+  created: (actorId: string) => Promise<void>;
+  announced: (actorId: string) => Promise<void>;
+  deleted: (actorId: string) => Promise<void>;
   /** Reads a source's outbox and takes the events there (after its Accept). */
-  readOutbox(source: SourceRow): Promise<void>;
+  readOutbox: (source: SourceRow) => Promise<void>;
 }
 
 export function createInbox(
@@ -177,14 +178,8 @@ export function createInbox(
     async readOutbox(source) {
       if (!source.outbox || origin(source.outbox) !== origin(source.actorId)) return;
       try {
-        const outbox = await fetchDocument(source.outbox, settings);
-        const first = isObject(outbox.first)
-          ? outbox.first
-          : typeof outbox.first === 'string' && origin(outbox.first) === origin(source.actorId)
-            ? await fetchDocument(outbox.first, settings)
-            : outbox;
-        const items = [first.orderedItems, first.items].find(Array.isArray) as unknown[] | undefined;
-        for (const item of (items ?? []).slice(0, OUTBOX_ITEMS)) {
+        const items = await outboxItems(source.outbox, settings);
+        for (const item of items.slice(0, OUTBOX_ITEMS)) {
           if (!isObject(item) || !['Announce', 'Create', 'Update'].includes(String(item.type))) continue;
           // Each event read at its id: an outbox's copy may leave out what the event's own document
           // has (Fedify's, this service's, keeps only ActivityStreams' terms). Created or updated,
@@ -201,4 +196,18 @@ export function createInbox(
     },
   };
   return inbox;
+}
+
+/**
+ * The items of an outbox's first page: embedded (Gancio's, helpers.js getOutbox reads
+ * `first.orderedItems`), or at its own URL on the same server (Fedify's, this service's).
+ */
+async function outboxItems(url: string, access: FederationSettings): Promise<unknown[]> {
+  const outbox = await fetchDocument(url, access);
+  let page = outbox;
+  if (isObject(outbox.first)) page = outbox.first;
+  else if (typeof outbox.first === 'string' && origin(outbox.first) === origin(url)) {
+    page = await fetchDocument(outbox.first, access);
+  }
+  return ([page.orderedItems, page.items].find(Array.isArray) as unknown[] | undefined) ?? [];
 }

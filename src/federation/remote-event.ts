@@ -28,19 +28,17 @@ const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A value that may be one item or a list, as a list. */
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]);
+function list(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  return value === undefined ? [] : [value];
+}
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 
-/** A plain text of at most `max` characters, trimmed, without control characters but line breaks. */
+/** A plain text of at most `max` characters, trimmed, without control characters but line breaks and tabs. */
 function plain(value: unknown, max = SHORT): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what is removed
-  return firstCharacters(
-    text(value)
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
-      .trim(),
-    max,
-  ).trim();
+  const kept = text(value).replace(/\p{Cc}/gu, (c) => (c === '\n' || c === '\t' ? c : ''));
+  return firstCharacters(kept.trim(), max).trim();
 }
 
 /** An http(s) URL that the API's fields take, or ''. */
@@ -149,6 +147,34 @@ function tagsOf(tags: unknown[]): string[] {
 const cancelled = (event: Json) =>
   [event['ical:status'], event.status].some((value) => text(value).toUpperCase() === 'CANCELLED');
 
+/** Start and end as wall-clock times of the event's zone (or the site's); an end before the start is the start. */
+function timesOf(event: Json, siteZone: string) {
+  const start = instant(event.startTime);
+  if (!start) return undefined;
+  const zone = zoneOf(event.timezone) ?? siteZone;
+  const endGiven = instant(event.endTime);
+  const end = endGiven && endGiven >= start ? endGiven : start;
+  return { start_date: wallClock(start, zone), end_date: wallClock(end, zone), timezone: zone };
+}
+
+/** Where it happens: its venue, and whether and where it happens online. */
+function whereOf(event: Json, attachments: Json[]) {
+  const locations = list(event.location).filter(isObject);
+  const venue = venueOf(locations);
+  const online = onlineOf(locations, attachments);
+  // Mobilizon and this service say whether the event is online (`isOnline`); a Mobilizon event that
+  // is not may still carry its "Website" link, which is then no place to join it. Gancio says it
+  // by its locations: a VirtualLocation, or no physical one.
+  const virtual =
+    typeof event.isOnline === 'boolean' ? event.isOnline : online !== '' || (locations.length > 0 && !venue);
+  return {
+    is_virtual: virtual,
+    is_hybrid: virtual && venue !== undefined,
+    virtual_url: virtual ? online : '',
+    venue: venue ?? 0,
+  };
+}
+
 /**
  * The event as an item of the writer, or why it cannot be taken. `siteZone` is the zone of an event
  * that names none (Gancio writes times with their offset only).
@@ -158,34 +184,18 @@ export function remoteEventItem(event: Json, siteZone: string): { item: ImportIt
   if (!id) return { refused: 'the event has no http(s) id' };
   const title = plain(event.name, NAME);
   if (!title) return { refused: 'the event has no name' };
-  const start = instant(event.startTime);
-  if (!start) return { refused: 'the event has no startTime with an offset' };
-  const zone = zoneOf(event.timezone) ?? siteZone;
-  const endGiven = instant(event.endTime);
-  const end = endGiven && endGiven >= start ? endGiven : start;
-  const locations = list(event.location).filter(isObject);
+  const times = timesOf(event, siteZone);
+  if (!times) return { refused: 'the event has no startTime with an offset' };
   const attachments = list(event.attachment).filter(isObject);
-  const venue = venueOf(locations);
-  const online = onlineOf(locations, attachments);
-  // Mobilizon and this service say whether the event is online (`isOnline`); a Mobilizon event that
-  // is not may still carry its "Website" link, which is then no place to join it. Gancio says it
-  // by its locations: a VirtualLocation, or no physical one.
-  const virtual =
-    typeof event.isOnline === 'boolean' ? event.isOnline : online !== '' || (locations.length > 0 && !venue);
   const html = text(event.content) || text(event.summary);
   const body: Record<string, unknown> = {
     title,
     description: firstCharacters(html ? sanitizeRemoteHtml(html) : '', TEXT),
-    start_date: wallClock(start, zone),
-    end_date: wallClock(end, zone),
-    timezone: zone,
+    ...times,
     website: httpUrl(event.url) || (id.length <= URL_LENGTH ? id : ''),
     image: imageOf(event, attachments),
     event_status: cancelled(event) ? 'canceled' : 'scheduled',
-    is_virtual: virtual,
-    is_hybrid: virtual && venue !== undefined,
-    virtual_url: virtual ? online : '',
-    venue: venue ?? 0,
+    ...whereOf(event, attachments),
     tags: tagsOf(list(event.tag)),
   };
   return {

@@ -73,7 +73,7 @@ export async function remoteCalendar(flavour: Flavour, actors: ActorSpec[]) {
       headers: { 'content-type': 'application/activity+json', accept: 'application/activity+json' },
       body,
     });
-    const signed = await signRequest(request, privateKey as never, new URL(`${by}#main-key`), { spec });
+    const signed = await signRequest(request, privateKey, new URL(`${by}#main-key`), { spec });
     return fetch(signed);
   }
 
@@ -100,8 +100,13 @@ export async function remoteCalendar(flavour: Flavour, actors: ActorSpec[]) {
     if (request.method === 'POST') {
       const activity = (await request.json()) as Json;
       received.push(activity);
-      if (activity.type === 'Follow')
-        setTimeout(() => void accept(activity).catch((err: unknown) => console.error(err)), 10);
+      if (activity.type === 'Follow') {
+        setTimeout(() => {
+          accept(activity).catch((err: unknown) => {
+            console.error(err);
+          });
+        }, 10);
+      }
       return new Response(null, { status: 202 });
     }
     const spec = actors.find((a) => a.path === url.pathname);

@@ -112,7 +112,7 @@ describe('a remote event read as an event', () => {
   it('cuts a title to the API’s 500 characters and removes control characters', () => {
     const body = read({ name: `A\u0000B\u0007${'x'.repeat(600)}` });
     expect((body.title as string).startsWith('ABx')).toBe(true);
-    expect([...(body.title as string)]).toHaveLength(500);
+    expect(Array.from(body.title as string)).toHaveLength(500);
   });
 });
 
