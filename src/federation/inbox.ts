@@ -99,6 +99,13 @@ export function createInbox(
     }
   }
 
+  /** The object an activity carries, or names by id alone: then read from the actor's own server, and from no other. */
+  async function carried(object: unknown, actorId: string): Promise<Json | undefined> {
+    if (isObject(object)) return object;
+    const named = objectIdOf(object);
+    return named && origin(named) === origin(actorId) ? fetched(named) : undefined;
+  }
+
   /** An event an activity carries, or names: the Event itself, or the object of a Create or Update of it. */
   const eventIn = (value: unknown): unknown =>
     isObject(value) && (value.type === 'Create' || value.type === 'Update') ? value.object : value;
@@ -138,9 +145,7 @@ export function createInbox(
 
     async created(actorId) {
       if (!heard(actorId)) return;
-      const object = body().object;
-      // By reference only: read from the actor's own server.
-      const event = isObject(object) ? object : await fetched(objectIdOf(object));
+      const event = await carried(body().object, actorId);
       if (!event) return;
       // The source is the actor, or the followed actor of its server the event is attributed to:
       // a Mobilizon group's events are created by its members (their Create's actor), for the group.
