@@ -141,7 +141,14 @@ describe.each(databaseKinds)('following another calendar on %s', (kind) => {
     expect(b.errors).toEqual([]);
   });
 
-  it('publishes the events of a source B trusts', async () => {
+  it('publishes the events of a source B trusts, and does not send them on to B’s own followers', async () => {
+    // A follows B too: B's copy of A's event must not come back to A as B's.
+    const back = await a.rest('POST', '/federation/sources', { actor: b.actorId, trusted: true });
+    expect(back.status).toBe(201);
+    await until(async () => {
+      const r = await a.rest('GET', `/federation/sources/${back.body?.id}`);
+      return r.body?.state === 'accepted' ? true : undefined;
+    }, 'B’s Accept');
     const trusted = await b.rest('PATCH', `/federation/sources/${sourceId}`, { trusted: true });
     expect(trusted.body).toMatchObject({ trusted: true });
     const created = await a.rest('POST', '/events', {
@@ -155,6 +162,25 @@ describe.each(databaseKinds)('following another calendar on %s', (kind) => {
     expect((await fetch(`${b.origin}/wp-json/calendar/events/v1/events/${copy.id}`)).status).toBe(200);
     const source = await b.rest('GET', `/federation/sources/${sourceId}`);
     expect(source.body?.events).toBe(2);
+    // B's worker has run past the copy's change (a later event of B's own is delivered to A), and
+    // sent nothing about the copy; A holds no copy of its own event, and B's outbox lists none.
+    const own = await b.rest('POST', '/events', {
+      title: 'B’s own',
+      start_date: '2031-12-21 18:00',
+      end_date: '2031-12-21 19:00',
+    });
+    const ownId = `${b.origin}/federation/events/${own.body?.id}`;
+    await until(async () => {
+      const rows = await a.db.prisma.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM imported_items WHERE external_id = ${ownId}`;
+      return rows[0].n === 1 ? true : undefined;
+    }, 'B’s own event on A');
+    const [{ n }] = await b.db.prisma.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM federation_deliveries WHERE object_id = ${`${b.origin}/federation/events/${copy.id}`}`;
+    expect(n).toBe(0);
+    const [{ copies }] = await a.db.prisma.$queryRaw<{ copies: number }[]>`
+      SELECT count(*)::int AS copies FROM imported_items WHERE external_id LIKE ${`${b.origin}/%`}`;
+    expect(copies).toBe(1);
   });
 
   it('refuses an unsigned activity, and one signed with a key that is not its actor’s', async () => {
