@@ -17,6 +17,7 @@ import type { Config } from '../config.js';
 import type { PrismaClient, Tx } from '../db/client.js';
 import { InvalidInput } from '../domain/errors.js';
 import type { ImportItem } from '../domain/external-items.js';
+import { withoutControlCharacters } from '../import/clean-item.js';
 import { serviceContext, type ServiceContext } from '../services/context.js';
 import { changeEvent } from '../services/events/update.js';
 import { findMapping } from '../services/items/ledger.js';
@@ -58,11 +59,13 @@ export async function takeRemoteEvent(
   // trust is read here, before the transaction: an administrator changing it meanwhile leaves at
   // worst the venue of one event as the old trust would; the event's own status is decided below,
   // under the source's lock.
-  const venue = item.body.venue;
+  // As the importer's items (import/clean-item.ts): PostgreSQL stores no NUL, which sanitised HTML may still hold.
+  const { item: clean } = withoutControlCharacters(item);
+  const venue = clean.body.venue;
   const body =
     typeof venue === 'object' && venue !== null && !source.trusted
-      ? { ...item.body, venue: { ...venue, status: 'pending' } }
-      : item.body;
+      ? { ...clean.body, venue: { ...venue, status: 'pending' } }
+      : clean.body;
   const { outcome } = await writeItem(
     {
       ctx,
@@ -70,7 +73,7 @@ export async function takeRemoteEvent(
       dryRun: false,
       afterStore: (tx, written, stored) => recordRemoteEvent(tx, ctx, source.id, written, stored, maxEvents),
     },
-    { ...item, body, createOnly: { status: 'pending' } },
+    { ...clean, body, createOnly: { status: 'pending' } },
   );
   return outcome;
 }

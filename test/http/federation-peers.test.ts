@@ -227,6 +227,16 @@ describe.each(databaseKinds)('events from Mobilizon and Gancio on %s', (kind) =>
     await until(async () => ((await copyOf(b, create.object.id))?.status === 'trash' ? true : undefined), 'the Delete');
   });
 
+  it('takes an event whose texts hold NUL and other control characters, without them', async () => {
+    const create = withOrigin(gancioCreate as Json, gancio.origin);
+    const id = `${gancio.origin}/federation/m/43`;
+    create.id = `${id}#Create-1`;
+    create.object = { ...create.object, id, name: 'Nul\u0000 night', content: '<p>A\u0000B\u0007C</p>' };
+    expect((await gancio.send(b.sharedInbox, create, gancio.actor(GANCIO.path))).status).toBe(202);
+    const copy = await until(() => copyOf(b, id), 'the event');
+    expect(copy).toMatchObject({ title: 'Nul night', description: '<p>ABC</p>' });
+  });
+
   it('leaves what actors not followed send, and events of another server than the sender’s', async () => {
     const create = withOrigin(gancioCreate as Json, gancio.origin);
     // Mobilizon's relay is not followed.
