@@ -2,8 +2,9 @@
 // (`acct:events@<host of PUBLIC_URL>`), NodeInfo, the actor document (an Application, as Mobilizon
 // follows only Groups and Applications and Gancio's instance actor is one), its outbox of public
 // events, its followers, and its inbox, whose activities Fedify takes only when their HTTP
-// Signatures (draft-cavage or RFC 9421) verify. What it sends goes through the delivery table
-// (deliver.ts), never straight from a request.
+// Signatures (draft-cavage or RFC 9421) verify: follows of the calendar here, and the activities of
+// the calendars it follows in inbox.ts. What it sends goes through the delivery table (deliver.ts),
+// never straight from a request.
 import { createFederation, type Federation, type InboxContext } from '@fedify/fedify';
 import {
   Accept,
