@@ -1242,6 +1242,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/federation/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the followed sources
+         * @description The remote ActivityPub actors the calendar follows (or asked to), oldest first, with how many of their events are here.
+         */
+        get: operations["listFederationSources"];
+        put?: never;
+        /**
+         * Follow a remote actor
+         * @description Finds the actor (by handle through WebFinger, by URL, or by a server's address through its NodeInfo), keeps it as a source, `pending`, and sends it a signed Follow. Once it accepts, the calendar reads its outbox and takes its events, then every Create, Update, Delete and Announce of an Event it sends. Needs federation on (`PUBLIC_URL`): 409 otherwise. 400 when no actor can be read at what was given, 403 when its host is blocked, 409 when it is followed already.
+         */
+        post: operations["followFederationSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/federation/sources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a followed source
+         * @description The source, where its follow stands, and how many of its events are here.
+         */
+        get: operations["getFederationSource"];
+        put?: never;
+        post?: never;
+        /**
+         * Unfollow a source
+         * @description Sends the actor an Undo of the calendar's Follow and forgets the source; nothing more it sends is taken. The events it brought stay here. Answers the source as it was.
+         */
+        delete: operations["unfollowFederationSource"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a followed source
+         * @description Trusts the source (its events are published at once) or not (they wait in the moderation queue). Events already here keep their status.
+         */
+        patch: operations["updateFederationSource"];
+        trace?: never;
+    };
     "/batch/v1": {
         parameters: {
             query?: never;
@@ -4205,7 +4263,7 @@ export interface components {
         SubmissionState: "pending" | "spam" | "approved" | "rejected";
         /**
          * SubmissionSubmitter
-         * @description Who sent a submission, as editors read it (private).
+         * @description Who sent a submission, as editors read it (private); for a remote event from a followed calendar, the calendar's name and handle, without an e-mail address.
          * @example {
          *       "name": "Ana Lima",
          *       "email": "ana@example.org",
@@ -4214,9 +4272,30 @@ export interface components {
          */
         SubmissionSubmitter: {
             name: string;
-            email: string;
+            /** @description Null for a remote event. */
+            email: string | null;
             /** @description The account that submitted it, when signed in. */
             account: number | null;
+        };
+        /**
+         * SubmissionSource
+         * @description The followed calendar a remote event came from (Federation), when it is no person's submission: the source, the actor, and the event's page there.
+         * @example {
+         *       "id": 1,
+         *       "actor": "https://mobilizon.example.org/@jazz_collective",
+         *       "url": "https://mobilizon.example.org/events/5b0e9c1e-7a52-4c6f-9a8e-6f0d2d5b1a10"
+         *     }
+         */
+        SubmissionSource: {
+            /** @description The source (`getFederationSource`), or null once it is unfollowed. */
+            id: number | null;
+            /** @description The source's actor, or null once it is unfollowed. */
+            actor: string | null;
+            /**
+             * Format: uri
+             * @description The event's page (or ActivityPub id) at its source.
+             */
+            url: string;
         };
         /**
          * SubmissionNews
@@ -4249,6 +4328,7 @@ export interface components {
          *         "email": "ana@example.org",
          *         "account": null
          *       },
+         *       "source": null,
          *       "new": {
          *         "venue": 41,
          *         "organizer": null,
@@ -4590,6 +4670,8 @@ export interface components {
             /** @description When it was approved or rejected (UTC), or null. */
             decided_utc: components["schemas"]["DateTimeString"] | null;
             submitter: components["schemas"]["SubmissionSubmitter"];
+            /** @description The followed calendar a remote event came from, or null for a person's submission. */
+            source: components["schemas"]["SubmissionSource"] | null;
             new: components["schemas"]["SubmissionNews"];
             /** @description The addresses (http, https and bare domains) found in what was submitted, in order. */
             links: string[];
@@ -5243,6 +5325,98 @@ export interface components {
             followers: components["schemas"]["Follower"][];
             total: number;
             total_pages: number;
+        };
+        /**
+         * FederationSourceState
+         * @description Where the follow stands: `pending` from the Follow sent until the actor answers, `accepted` once it accepted (its events are taken from then on), `rejected` when it refused.
+         * @example accepted
+         * @enum {string}
+         */
+        FederationSourceState: "pending" | "accepted" | "rejected";
+        /**
+         * FederationSource
+         * @description A remote ActivityPub actor the calendar follows (a Mobilizon group, a Gancio instance, another calendar of this service). Once it accepts, the events it creates, changes, cancels and deletes (and those it announces) become events here, keyed by their ActivityPub id: published at once when the source is `trusted`, else `pending` in the moderation queue of the submissions, with the source named instead of a submitter.
+         * @example {
+         *       "id": 1,
+         *       "actor": "https://mobilizon.example.org/@jazz_collective",
+         *       "handle": "@jazz_collective@mobilizon.example.org",
+         *       "name": "Jazz Collective",
+         *       "type": "Group",
+         *       "state": "accepted",
+         *       "trusted": false,
+         *       "events": 12,
+         *       "followed_utc": "2026-11-28 16:02:11",
+         *       "accepted_utc": "2026-11-28 16:02:12",
+         *       "modified_utc": "2026-11-28 16:02:12",
+         *       "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/federation/sources/1"
+         *     }
+         */
+        FederationSource: {
+            id: components["schemas"]["Id"];
+            /**
+             * Format: uri
+             * @description The actor's ActivityPub id.
+             */
+            actor: string;
+            /** @description `@name@host`, when the actor has a user name. */
+            handle: string | null;
+            /** @description The actor's display name, as it gave it when it was followed. */
+            name: string;
+            /** @description The actor's type: `Group`, `Application`, `Organization`, `Person` or `Service`. */
+            type: string;
+            state: components["schemas"]["FederationSourceState"];
+            /** @description Its events are published at once; otherwise each waits in the moderation queue. A change counts for the events it sends from then on. */
+            trusted: boolean;
+            /** @description How many of its events are here (in the trash too), at most FEDERATION_MAX_EVENTS_PER_SOURCE. */
+            events: number;
+            followed_utc: components["schemas"]["DateTimeString"];
+            /** @description When it accepted the follow (UTC), or null. */
+            accepted_utc: components["schemas"]["DateTimeString"] | null;
+            modified_utc: components["schemas"]["DateTimeString"];
+            /** Format: uri */
+            rest_url: string;
+        };
+        /**
+         * FederationSourceList
+         * @description A page of the followed sources, oldest first.
+         * @example {
+         *       "sources": [],
+         *       "total": 0,
+         *       "total_pages": 0
+         *     }
+         */
+        FederationSourceList: {
+            sources: components["schemas"]["FederationSource"][];
+            total: number;
+            total_pages: number;
+        };
+        /**
+         * FederationSourceInput
+         * @description The actor to follow, and whether its events are trusted.
+         * @example {
+         *       "actor": "@jazz_collective@mobilizon.example.org",
+         *       "trusted": false
+         *     }
+         */
+        FederationSourceInput: {
+            /** @description A handle (`@name@host`, found through WebFinger), the actor's URL, or a server's address whose NodeInfo names its application actor (as Mobilizon's does). */
+            actor: string;
+            /**
+             * @description Publish its events at once instead of queueing them for moderation.
+             * @default false
+             */
+            trusted: boolean;
+        };
+        /**
+         * FederationSourceUpdate
+         * @description The fields to change.
+         * @example {
+         *       "trusted": true
+         *     }
+         */
+        FederationSourceUpdate: {
+            /** @description Publish its events at once instead of queueing them for moderation. */
+            trusted?: boolean;
         };
         /**
          * BatchHeaderValue
@@ -7473,6 +7647,7 @@ export interface components {
          *         "email": "ana@example.org",
          *         "account": null
          *       },
+         *       "source": null,
          *       "new": {
          *         "venue": 41,
          *         "organizer": null,
@@ -7814,6 +7989,8 @@ export interface components {
             /** @description When it was approved or rejected (UTC), or null. */
             decided_utc?: components["schemas"]["DateTimeString"] | null;
             submitter?: components["schemas"]["SubmissionSubmitterPart"];
+            /** @description The followed calendar a remote event came from, or null for a person's submission. */
+            source?: components["schemas"]["SubmissionSourcePart"] | null;
             new?: components["schemas"]["SubmissionNewsPart"];
             /** @description The addresses (http, https and bare domains) found in what was submitted, in order. */
             links?: string[];
@@ -7834,9 +8011,30 @@ export interface components {
          */
         SubmissionSubmitterPart: {
             name?: string;
-            email?: string;
+            /** @description Null for a remote event. */
+            email?: string | null;
             /** @description The account that submitted it, when signed in. */
             account?: number | null;
+        };
+        /**
+         * SubmissionSourcePart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 1,
+         *       "actor": "https://mobilizon.example.org/@jazz_collective",
+         *       "url": "https://mobilizon.example.org/events/5b0e9c1e-7a52-4c6f-9a8e-6f0d2d5b1a10"
+         *     }
+         */
+        SubmissionSourcePart: {
+            /** @description The source (`getFederationSource`), or null once it is unfollowed. */
+            id?: number | null;
+            /** @description The source's actor, or null once it is unfollowed. */
+            actor?: string | null;
+            /**
+             * Format: uri
+             * @description The event's page (or ActivityPub id) at its source.
+             */
+            url?: string;
         };
         /**
          * SubmissionNewsPart
@@ -8180,6 +8378,63 @@ export interface components {
             rest_url?: string;
         };
         /**
+         * FederationSourceListPart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "sources": [],
+         *       "total": 0,
+         *       "total_pages": 0
+         *     }
+         */
+        FederationSourceListPart: {
+            sources?: components["schemas"]["FederationSourcePart"][];
+            total?: number;
+            total_pages?: number;
+        };
+        /**
+         * FederationSourcePart
+         * @description With `_fields`: the fields asked for of this object, none of them required.
+         * @example {
+         *       "id": 1,
+         *       "actor": "https://mobilizon.example.org/@jazz_collective",
+         *       "handle": "@jazz_collective@mobilizon.example.org",
+         *       "name": "Jazz Collective",
+         *       "type": "Group",
+         *       "state": "accepted",
+         *       "trusted": false,
+         *       "events": 12,
+         *       "followed_utc": "2026-11-28 16:02:11",
+         *       "accepted_utc": "2026-11-28 16:02:12",
+         *       "modified_utc": "2026-11-28 16:02:12",
+         *       "rest_url": "http://127.0.0.1:8080/wp-json/calendar/events/v1/federation/sources/1"
+         *     }
+         */
+        FederationSourcePart: {
+            id?: components["schemas"]["Id"];
+            /**
+             * Format: uri
+             * @description The actor's ActivityPub id.
+             */
+            actor?: string;
+            /** @description `@name@host`, when the actor has a user name. */
+            handle?: string | null;
+            /** @description The actor's display name, as it gave it when it was followed. */
+            name?: string;
+            /** @description The actor's type: `Group`, `Application`, `Organization`, `Person` or `Service`. */
+            type?: string;
+            state?: components["schemas"]["FederationSourceState"];
+            /** @description Its events are published at once; otherwise each waits in the moderation queue. A change counts for the events it sends from then on. */
+            trusted?: boolean;
+            /** @description How many of its events are here (in the trash too), at most FEDERATION_MAX_EVENTS_PER_SOURCE. */
+            events?: number;
+            followed_utc?: components["schemas"]["DateTimeString"];
+            /** @description When it accepted the follow (UTC), or null. */
+            accepted_utc?: components["schemas"]["DateTimeString"] | null;
+            modified_utc?: components["schemas"]["DateTimeString"];
+            /** Format: uri */
+            rest_url?: string;
+        };
+        /**
          * BatchResponsePart
          * @description With `_fields`: the fields asked for of this object, none of them required.
          * @example {
@@ -8494,6 +8749,22 @@ export interface components {
          *     be sent to followers. `rest_conflict` is a concurrent change that got in the way: retry after `Retry-After`.
          */
         FollowerConflict: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["RetryLaterIfBusy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RestError"];
+            };
+        };
+        /**
+         * @description The follow cannot be made as asked: `rest_federation_source_exists`, the actor is followed already;
+         *     `rest_federation_off`, federation is off here (no `PUBLIC_URL`). `rest_conflict` is a concurrent
+         *     change that got in the way: retry after `Retry-After`.
+         */
+        FederationConflict: {
             headers: {
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -13646,6 +13917,231 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["FollowerConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFederationSources: {
+        parameters: {
+            query?: {
+                /** @description The page of results to return. */
+                page?: components["parameters"]["Page"];
+                /** @description How many items to return per page; values above 50 are treated as 50. */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sources. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FederationSourceList"] | components["schemas"]["FederationSourceListPart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    followFederationSource: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The actor to follow. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FederationSourceInput"];
+            };
+        };
+        responses: {
+            /** @description The source, pending until the actor accepts. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FederationSource"] | components["schemas"]["FederationSourcePart"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["FederationConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description With `_envelope`: every answer of this operation, its errors too, with status 200 in an envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enveloped"];
+                };
+            };
+        };
+    };
+    getFederationSource: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: {
+                /** @description ETags of representations the client holds; when one still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The source. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FederationSource"] | components["schemas"]["FederationSourcePart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unfollowFederationSource: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The source, as it was. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FederationSource"] | components["schemas"]["FederationSourcePart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateFederationSource: {
+        parameters: {
+            query?: {
+                /** @description Only these fields of the answer, comma-separated; `a.b` names a field inside another. On lists they name the fields of each item, and the list's links and totals stay. WordPress's global parameter: the answer is then a part of the documented one. */
+                _fields?: components["parameters"]["Fields"];
+                /** @description Present (with any value, or none): the answer comes with status 200 as `{body, status, headers}`, for clients that cannot read statuses or headers. WordPress's global parameter. */
+                _envelope?: components["parameters"]["Envelope"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The numeric ID (digits only; any other value matches no route).
+                 * @example 12
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FederationSourceUpdate"];
+            };
+        };
+        responses: {
+            /** @description The source as changed. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FederationSource"] | components["schemas"]["FederationSourcePart"] | components["schemas"]["Enveloped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -76,7 +76,9 @@ export function createApp({ config, db, onServerError, logger, afterWrite }: App
   app.use(hostCheck(config));
   // ActivityPub (federation/routes.ts), before the body parsers: an inbox reads its body as the
   // bytes that were signed. Only with PUBLIC_URL, from which every id is built.
-  const federated = config.federation ? createCalendarFederation(config, db.prisma, config.federation) : undefined;
+  const federated = config.federation
+    ? createCalendarFederation(config, db.prisma, config.federation, (err) => logger?.warn({ err }, 'federation inbox'))
+    : undefined;
   if (federated) app.use(federationRoutes(config, db.prisma, federated.federation, federated.site));
   app.use(probes.router);
   if (config.metrics.token) app.use(protectedMetrics(config.metrics.token));

@@ -9,8 +9,8 @@ import { loadDocument } from '../src/openapi.js';
 describe('the contract', () => {
   const operations = createBackend(loadDocument()).router.getOperations();
 
-  it('has operations for every route and method of the specification, the change feed, webhooks and RSVPs', () => {
-    expect(operations.length).toBe(92);
+  it('has operations for every route and method of the specification, the change feed, webhooks, RSVPs, submissions and federation', () => {
+    expect(operations.length).toBe(97);
     expect(operations.map((op) => op.operationId)).toEqual(
       expect.arrayContaining([
         'uploadMedia',
@@ -38,6 +38,11 @@ describe('the contract', () => {
         'approveFollower',
         'rejectFollower',
         'deleteFollower',
+        'listFederationSources',
+        'followFederationSource',
+        'getFederationSource',
+        'updateFederationSource',
+        'unfollowFederationSource',
       ]),
     );
   });

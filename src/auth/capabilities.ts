@@ -22,6 +22,8 @@ export const CAPABILITIES = {
   /** Deleting for good (`force=true`) rather than to the trash, and editing others' items. */
   'edit others': 'editor',
   'manage webhooks': 'administrator',
+  /** Following other calendars' actors, trusting them, and unfollowing them (services/federation-sources.ts). */
+  'manage federation sources': 'administrator',
   /** Reading the public submissions, approving and rejecting them (services/submissions/moderate.ts). */
   'moderate submissions': 'editor',
   /** Answering an event's RSVP as oneself; organising an event's RSVPs is the right to edit it (permissions.ts). */

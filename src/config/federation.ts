@@ -17,6 +17,12 @@ export interface FederationSettings {
   timeoutSeconds: number;
   /** The first retry's delay; later ones grow from it (deliver.ts RETRY_STEPS). */
   retryBaseMs: number;
+  /** Hosts whose activities are refused and whose actors are not followed; each blocks its subdomains too. */
+  blockedHosts: string[];
+  /** The most events one followed source may bring: past it, new ones are left out (updates go on). */
+  maxEventsPerSource: number;
+  /** Activities the inboxes take from one remote server (and client address) a minute; more answer 429. */
+  inboxPerMinute: number;
 }
 
 /**
@@ -39,5 +45,23 @@ export function federationSettings(env: NodeJS.ProcessEnv, site: string | undefi
     allowPrivateAddresses: flag(env, 'FEDERATION_ALLOW_PRIVATE_ADDRESSES'),
     timeoutSeconds: positiveSeconds(env, 'FEDERATION_TIMEOUT_SECONDS', 10),
     retryBaseMs: positiveInteger(env, 'FEDERATION_RETRY_BASE_MS', 5000),
+    blockedHosts: blockedHosts(env.FEDERATION_BLOCKED_HOSTS ?? ''),
+    maxEventsPerSource: positiveInteger(env, 'FEDERATION_MAX_EVENTS_PER_SOURCE', 2000),
+    inboxPerMinute: positiveInteger(env, 'FEDERATION_INBOX_PER_MINUTE', 300),
   };
+}
+
+/** FEDERATION_BLOCKED_HOSTS: host names, separated by commas or spaces, lower-cased; a URL or a port is an error. */
+function blockedHosts(value: string): string[] {
+  const hosts = value
+    .split(/[\s,]+/)
+    .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
+  const wrong = hosts.find((host) => !/^[a-z0-9.-]+$/.test(host) && !/^\[?[0-9a-f:.]+\]?$/.test(host));
+  if (wrong !== undefined) {
+    throw new ConfigError(
+      `FEDERATION_BLOCKED_HOSTS: "${wrong}" is not a host name (write example.org, which blocks its subdomains too)`,
+    );
+  }
+  return hosts;
 }

@@ -4,7 +4,17 @@
 
 /** The kinds of object the API serves, as error codes and messages name them. */
 export type ResourceType =
-  'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'webhook' | 'media' | 'rsvp' | 'submission' | 'follower';
+  | 'event'
+  | 'venue'
+  | 'organizer'
+  | 'category'
+  | 'tag'
+  | 'webhook'
+  | 'media'
+  | 'rsvp'
+  | 'submission'
+  | 'follower'
+  | 'federation_source';
 
 export abstract class DomainError extends Error {}
 
@@ -248,6 +258,20 @@ export class SubmissionRefused extends DomainError {
 export class FollowerRefused extends DomainError {
   constructor(
     readonly reason: 'accepted' | 'off',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A remote actor not followed as asked (services/federation-sources.ts): `off`, federation is off
+ * here (no PUBLIC_URL); `lookup`, no actor could be read at what was given; `blocked`, its host is
+ * blocked (FEDERATION_BLOCKED_HOSTS); `self`, it is this calendar; `exists`, it is followed already.
+ */
+export class FederationRefused extends DomainError {
+  constructor(
+    readonly reason: 'off' | 'lookup' | 'blocked' | 'self' | 'exists',
     message: string,
   ) {
     super(message);

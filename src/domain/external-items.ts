@@ -30,6 +30,11 @@ export interface ImportItem extends ItemRef {
   modified?: string;
   /** The body as the document's create operation of this kind takes it, references left out. */
   body: Record<string, unknown>;
+  /**
+   * Fields of an event written only when it is created, outside the body's hash: a remote event's
+   * first status (federation/remote-events.ts), which moderation decides after.
+   */
+  createOnly?: Record<string, unknown>;
   refs: RefField[];
   /**
    * Items this one carries whole (an event's venue, organizers and terms, as the modelled service

@@ -8,7 +8,8 @@ export interface SubmissionRow {
   eventId: number;
   state: SubmissionState;
   submitterName: string;
-  submitterEmail: string;
+  /** Null for a remote event (federation/remote-events.ts), which names its source instead. */
+  submitterEmail: string | null;
   accountId: number | null;
   newVenueId: number | null;
   newOrganizerId: number | null;
@@ -19,6 +20,10 @@ export interface SubmissionRow {
   reason: string | null;
   submittedAt: Date;
   decidedAt: Date | null;
+  /** The followed source of a remote event (null once unfollowed), and the event's URL there. */
+  federationSourceId: number | null;
+  sourceActor: string | null;
+  sourceUrl: string | null;
 }
 
 /** A submission with its event, as editors read it. */

@@ -19,6 +19,7 @@ import { withObjects } from '../services/changes.js';
 import { type ActivityKind, eventActivity, eventObject, eventObjectId, federationUrls } from './activity-streams.js';
 import { enqueueDeliveries, type NewDelivery } from './deliveries.js';
 import { countFollowerInboxes, followerInboxes } from './followers.js';
+import { remoteEventIds } from './remote-events.js';
 
 export interface DispatchSettings {
   urls: Urls;
@@ -108,7 +109,11 @@ async function writeActivities(tx: Tx, changes: ChangeRow[], settings: DispatchS
   );
   const activities: { kind: ActivityKind; body: Record<string, unknown>; objectId: string }[] = [];
   const options = { ...settings, caller: null, single: false };
+  const remote = await remoteEventIds(tx, ids);
   for (const record of records) {
+    // Another server's event is its server's to send: sent again under this calendar's id, two
+    // calendars that follow each other would copy each other's events back and forth for ever.
+    if (remote.has(record.id)) continue;
     const before = told.get(record.id) ?? { live: false, version: null, hash: null };
     const objectId = eventObjectId(urls.site, record.id);
     if (record.object?.type === 'event') {

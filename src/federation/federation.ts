@@ -2,10 +2,24 @@
 // (`acct:events@<host of PUBLIC_URL>`), NodeInfo, the actor document (an Application, as Mobilizon
 // follows only Groups and Applications and Gancio's instance actor is one), its outbox of public
 // events, its followers, and its inbox, whose activities Fedify takes only when their HTTP
-// Signatures (draft-cavage or RFC 9421) verify. What it sends goes through the delivery table
-// (deliver.ts), never straight from a request.
+// Signatures (draft-cavage or RFC 9421) verify: follows of the calendar here, and the activities of
+// the calendars it follows in inbox.ts. What it sends goes through the delivery table (deliver.ts),
+// never straight from a request.
 import { createFederation, type Federation, type InboxContext } from '@fedify/fedify';
-import { Application, Create, Endpoints, Follow, Image, isActor, Undo } from '@fedify/vocab';
+import {
+  Accept,
+  Announce,
+  Application,
+  Create,
+  Delete,
+  Endpoints,
+  Follow,
+  Image,
+  isActor,
+  Reject,
+  Undo,
+  Update,
+} from '@fedify/vocab';
 import type { Config } from '../config.js';
 import type { PrismaClient } from '../db/client.js';
 import { pageOf } from '../domain/paging.js';
@@ -18,6 +32,8 @@ import { countFollowers, followersPage, queueFollowAnswer, removeFollower, saveF
 import { keyPairsOnce } from './keys.js';
 import { DatabaseKvStore } from './kv-store.js';
 import type { FederationSettings } from '../config/federation.js';
+import { createInbox, type Inbox } from './inbox.js';
+import { federationWriter, remoteEventIds } from './remote-events.js';
 
 /** Outbox and followers pages hold this many items. */
 const PAGE_SIZE = 20;
@@ -27,14 +43,18 @@ export interface CalendarFederation {
   settings: FederationSettings;
   /** The site's public address (PUBLIC_URL), every id's origin. */
   site: string;
+  /** What the inbox does with the sources' activities (inbox.ts). */
+  inbox: Inbox;
 }
 
 export function createCalendarFederation(
   config: Config,
   db: PrismaClient,
   settings: FederationSettings,
+  report: (err: unknown) => void = () => undefined,
 ): CalendarFederation {
   const site = settings.site;
+  const inbox = createInbox(config, db, settings, federationWriter(config, db), report);
   const urls = federationUrls(site);
   const keyPairs = keyPairsOnce(db);
   const federation = createFederation<undefined>({
@@ -100,12 +120,19 @@ export function createCalendarFederation(
         { strict_dates: false, orderby: 'start_date', order: 'asc' },
         pageOf(page, PAGE_SIZE),
       );
+      // Events from other servers are theirs to send (dispatch.ts): a page may hold fewer.
+      const remote = await remoteEventIds(
+        db,
+        items.map((row) => row.id),
+      );
       const activities = await Promise.all(
-        items.map(async (row) => {
-          const event = serializeEvent(row, serialized);
-          const json = eventActivity('Create', eventObject(event, urls), urls, Date.parse(`${event.date_utc}Z`));
-          return Create.fromJsonLd(json, { contextLoader: ctx.contextLoader, documentLoader: ctx.documentLoader });
-        }),
+        items
+          .filter((row) => !remote.has(row.id))
+          .map(async (row) => {
+            const event = serializeEvent(row, serialized);
+            const json = eventActivity('Create', eventObject(event, urls), urls, Date.parse(`${event.date_utc}Z`));
+            return Create.fromJsonLd(json, { contextLoader: ctx.contextLoader, documentLoader: ctx.documentLoader });
+          }),
       );
       return { items: activities, nextCursor: page * PAGE_SIZE < total ? String(page + 1) : null };
     })
@@ -126,8 +153,26 @@ export function createCalendarFederation(
       const object = await undo.getObject({ contextLoader: ctx.contextLoader, documentLoader: ctx.documentLoader });
       if (!(object instanceof Follow) || !undo.actorId || object.actorId?.href !== undo.actorId.href) return;
       await removeFollower(db, undo.actorId.href);
-    });
-  return { federation, settings, site };
+    })
+    // The sources the calendar follows (inbox.ts); Fedify gives each listener the verified actor.
+    .on(Accept, async (_ctx, activity) => withActor(activity, inbox.accepted))
+    .on(Reject, async (_ctx, activity) => withActor(activity, inbox.rejected))
+    .on(Create, async (_ctx, activity) => withActor(activity, inbox.created))
+    .on(Update, async (_ctx, activity) => withActor(activity, inbox.created))
+    .on(Announce, async (_ctx, activity) => withActor(activity, inbox.announced))
+    .on(Delete, async (_ctx, activity) => withActor(activity, inbox.deleted))
+    .onError((_ctx, err) => {
+      report(err);
+    })
+    // Mobilizon gives a Create and every Update of an event one activity id: Updates are never
+    // taken for repeats (the writer finds an Update it has taken unchanged), the rest once per id.
+    .withIdempotency((ctx, activity) => (activity instanceof Update ? null : `${ctx.origin}\n${activity.id?.href}`));
+  return { federation, settings, site, inbox };
+}
+
+/** Calls the inbox with the activity's actor, which Fedify checked owns the key that signed it. */
+async function withActor(activity: { actorId: URL | null }, listener: (actorId: string) => Promise<void>) {
+  if (activity.actorId) await listener(activity.actorId.href);
 }
 
 /**

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import type { Federation } from '@fedify/fedify';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import getRawBody from 'raw-body';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
 import type { PrismaClient } from '../db/client.js';
 import { NotFound, NotReadable } from '../domain/errors.js';
@@ -15,6 +16,8 @@ import { anonymousReading } from './reading.js';
 import { serviceContext } from '../services/context.js';
 import { getEvent } from '../services/events/read.js';
 import { CONTEXT, eventDocument, eventObjectId, federationUrls } from './activity-streams.js';
+import { inboundActivity } from './inbox.js';
+import { isBlocked } from './remote-documents.js';
 
 /** What an inbox takes in one activity: Mastodon's own limit is 1 MiB. */
 const MAX_ACTIVITY_BYTES = 1024 * 1024;
@@ -40,9 +43,16 @@ export function federationRoutes(config: Config, db: PrismaClient, federation: F
   const anonymous = () => serviceContext(config, { db, caller: null });
   const serialized = anonymousReading(config);
 
+  const admit = inboxAdmission(config.federation?.inboxPerMinute ?? 300, config.federation?.blockedHosts ?? []);
   router.use((req, res, next) => {
     if (!FEDIFY_PATHS.test(req.path)) {
       next();
+      return;
+    }
+    if (req.method === 'POST') {
+      void admit(req, res).then((admitted) => {
+        if (admitted) void toFedify(req, res, next, federation);
+      }, next);
       return;
     }
     void toFedify(req, res, next, federation);
@@ -130,17 +140,17 @@ async function toFedify(req: Request, res: Response, next: NextFunction, federat
     const body =
       req.method === 'GET' || req.method === 'HEAD' ? undefined : await getRawBody(req, { limit: MAX_ACTIVITY_BYTES });
     const request = new Request(url, { method: req.method, headers, body });
+    // The activity as it was signed, for the listeners of the sources' activities (inbox.ts).
+    const activity = body ? parsedObject(body) : undefined;
     // Set from Fedify's callbacks (an object: TypeScript does not follow assignments inside closures).
     const routed = { passed: false };
     const pass = () => {
       routed.passed = true;
       return new Response(null, { status: 404 });
     };
-    const response = await federation.fetch(request, {
-      contextData: undefined,
-      onNotFound: pass,
-      onNotAcceptable: pass,
-    });
+    const response = await inboundActivity.run(activity, () =>
+      federation.fetch(request, { contextData: undefined, onNotFound: pass, onNotAcceptable: pass }),
+    );
     if (routed.passed) {
       next();
       return;
@@ -157,4 +167,57 @@ async function toFedify(req: Request, res: Response, next: NextFunction, federat
   } catch (err) {
     next(err);
   }
+}
+
+/** The body as a JSON object, or undefined (Fedify answers a body that is not one itself). */
+function parsedObject(body: Buffer): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The key's id a request's HTTP Signature names (draft-cavage `keyId`, RFC 9421 `keyid`), if any. */
+function signingKeyId(req: Request): string | undefined {
+  const header = `${req.get('signature') ?? ''} ${req.get('signature-input') ?? ''}`;
+  return /keyid="([^"]*)"/i.exec(header)?.[1];
+}
+
+/**
+ * What an inbox takes before Fedify verifies anything (which may fetch the sender's key): nothing
+ * signed by a key of a blocked host (403), and at most `perMinute` activities a minute from one
+ * remote server (the signing key's host) and client address (429, with Retry-After). The client
+ * address is part of the key so that a sender naming another server's key cannot spend that
+ * server's allowance. Counted in this instance's memory: a few instances let a server send a few times as many.
+ */
+function inboxAdmission(perMinute: number, blockedHosts: string[]) {
+  const limiter = new RateLimiterMemory({ points: perMinute, duration: 60 });
+  return async (req: Request, res: Response): Promise<boolean> => {
+    const keyId = signingKeyId(req);
+    if (keyId === undefined) return true;
+    let host: string;
+    try {
+      host = new URL(keyId).host;
+    } catch {
+      return true;
+    }
+    if (isBlocked(keyId, blockedHosts)) {
+      res.status(403).type('text/plain').send('This server is blocked here.');
+      return false;
+    }
+    try {
+      await limiter.consume(`${host} ${req.ip ?? ''}`);
+      return true;
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      res
+        .status(429)
+        .set('Retry-After', String(Math.max(1, Math.ceil(err.msBeforeNext / 1000))))
+        .type('text/plain')
+        .send('Too many activities from this server; try again later.');
+      return false;
+    }
+  };
 }

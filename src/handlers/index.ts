@@ -6,6 +6,7 @@ import * as changes from './changes.js';
 import * as discovery from './discovery.js';
 import * as events from './events.js';
 import * as followers from './followers.js';
+import * as federationSources from './federation-sources.js';
 import * as media from './media.js';
 import * as organizers from './organizers.js';
 import * as rsvps from './rsvps.js';
@@ -29,4 +30,5 @@ export const handlers = {
   ...media,
   ...submissions,
   ...followers,
+  ...federationSources,
 } satisfies HandlerMap;

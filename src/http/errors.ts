@@ -19,6 +19,7 @@ import {
   InvalidCredentials,
   InvalidInput,
   MediaInUse,
+  FederationRefused,
   ObjectRefused,
   RsvpRefused,
   MediaRefused,
@@ -116,6 +117,7 @@ function fromDomain(err: DomainError): ApiError {
     fromInputError(err) ??
     fromAccessError(err) ??
     fromStateError(err) ??
+    fromFederationError(err) ??
     new ApiError(500, 'rest_internal_error', 'The server could not complete the request.')
   );
 }
@@ -177,9 +179,6 @@ function fromStateError(err: DomainError): ApiError | undefined {
   if (err instanceof Conflict) return conflict();
   if (err instanceof CursorExpired) return new ApiError(410, 'rest_changes_cursor_expired', message);
   if (err instanceof WebhookDisabled) return new ApiError(409, 'rest_webhook_disabled', message);
-  if (err instanceof FollowerRefused) {
-    return new ApiError(409, err.reason === 'off' ? 'rest_federation_off' : 'rest_follower_accepted', message);
-  }
   if (err instanceof MediaInUse) return new ApiError(409, 'rest_media_in_use', message, { used_by: err.usedBy });
   // CalDAV's, which caldav/write.ts words as its preconditions; said here as a REST answer would.
   if (err instanceof ObjectRefused) {
@@ -197,6 +196,27 @@ function fromStateError(err: DomainError): ApiError | undefined {
   }
   return undefined;
 }
+
+/** The federation's refusals: a follower's decision, a remote actor's follow. */
+function fromFederationError(err: DomainError): ApiError | undefined {
+  if (err instanceof FollowerRefused) {
+    return new ApiError(409, err.reason === 'off' ? 'rest_federation_off' : 'rest_follower_accepted', err.message);
+  }
+  if (err instanceof FederationRefused) {
+    const [status, code] = FEDERATION_REFUSALS[err.reason];
+    return new ApiError(status, code, err.message);
+  }
+  return undefined;
+}
+
+/** A follow's refusal by its reason (services/federation-sources.ts). */
+const FEDERATION_REFUSALS: Record<FederationRefused['reason'], [number, string]> = {
+  off: [409, 'rest_federation_off'],
+  lookup: [400, 'rest_federation_actor_unreadable'],
+  blocked: [403, 'rest_federation_blocked'],
+  self: [400, 'rest_federation_self'],
+  exists: [409, 'rest_federation_source_exists'],
+};
 
 /** A submission's refusal by its reason (services/submissions/). */
 const SUBMISSION_REFUSALS: Record<SubmissionRefused['reason'], [number, string]> = {

@@ -17,6 +17,7 @@ export function serializeSubmission(row: SubmissionRecord, options: EventSeriali
     submitted_utc: formatDateTime(row.submittedAt, 'UTC'),
     decided_utc: utc(row.decidedAt),
     submitter: { name: row.submitterName, email: row.submitterEmail, account: row.accountId },
+    source: row.sourceUrl === null ? null : { id: row.federationSourceId, actor: row.sourceActor, url: row.sourceUrl },
     new: {
       venue: row.newVenueId,
       organizer: row.newOrganizerId,

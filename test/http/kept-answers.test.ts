@@ -37,6 +37,10 @@ const BOOKKEEPING = [
   'federation_followers',
   'federation_keys',
   'federation_kv',
+  // The calendars followed and the events each brought: read by administrators only, whose answers
+  // are never kept (the events themselves are in `events`, watched).
+  'federation_remote_events',
+  'federation_sources',
   'idempotency_keys',
   'mail_outbox',
   'mail_requests',

@@ -6,6 +6,7 @@ import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { startFederation } from '../../src/federation/worker.js';
 import { configuredUrls } from '../../src/http/urls.js';
+import { assertConforms } from './contract.js';
 import { type DatabaseKind, openTestDatabase } from './databases.js';
 
 export async function federatedInstance(kind: DatabaseKind, env: Record<string, string> = {}) {
@@ -60,7 +61,18 @@ export async function federatedInstance(kind: DatabaseKind, env: Record<string, 
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as Record<string, any>) : undefined };
+    const parsed = text ? (JSON.parse(text) as Record<string, any>) : undefined;
+    // Checked against the document, as every answer of test/setup/server.ts's client is.
+    const url = new URL(`${api}${path}`);
+    assertConforms({
+      method,
+      path: url.pathname.slice(new URL(api).pathname.length) || '/',
+      search: url.search,
+      status: response.status,
+      headers: response.headers,
+      body: parsed,
+    });
+    return { status: response.status, body: parsed };
   };
   return {
     origin,

@@ -105,6 +105,7 @@ const FIELDS: Record<string, string> = {
   webhooks: 'id,url',
   media: 'id,url,sizes',
   changes: 'changes',
+  federation: 'id,actor',
 };
 
 /**
@@ -358,6 +359,15 @@ describe('the Postman converter’s collection through Prism’s validating prox
           'https://mastodon.example/inbox', ${`https://mastodon.example/follows/seed${purpose}`}, false)
         RETURNING id`;
       seeded[`followers${purpose}Id`] = String(follower.id);
+      // A followed source, as the inbox leaves one once its actor accepts: following one for real
+      // needs a remote actor (test/http/federation-sources.test.ts), and federation is off here.
+      const [source] = await s.db.prisma.$queryRaw<{ id: number }[]>`
+        INSERT INTO federation_sources (actor_id, name, actor_type, inbox, host, follow_id, state, accepted_at)
+        VALUES (${`https://mobilizon.example.org/@seed${purpose}`}, 'Seed source', 'Group',
+          ${`https://mobilizon.example.org/@seed${purpose}/inbox`}, 'mobilizon.example.org',
+          ${`https://calendar.example.org/follows/${purpose}`}, 'accepted', now())
+        RETURNING id`;
+      seeded[`federation${purpose}Id`] = String(source.id);
       for (const [resource, object] of Object.entries({ ...ids, webhooks: webhook, media })) {
         if (purpose === 'DeleteSlug') seeded[`${resource}DeleteSlug`] = object.slug ?? '';
         else seeded[`${resource}${purpose}Id`] = String(object.id);

@@ -19,6 +19,9 @@ const BEHIND: Record<string, Capability> = {
   deleteTag: 'manage tags',
   uploadMedia: 'upload media',
   createWebhook: 'manage webhooks',
+  followFederationSource: 'manage federation sources',
+  updateFederationSource: 'manage federation sources',
+  unfollowFederationSource: 'manage federation sources',
   exportRsvps: 'administer rsvps',
   eraseRsvps: 'administer rsvps',
 };

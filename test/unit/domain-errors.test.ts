@@ -43,6 +43,11 @@ const examples: [domain.DomainError, number, string][] = [
   [new domain.NotFound('follower', 3), 404, 'rest-follower-not-found'],
   [new domain.FollowerRefused('accepted', 'Accepted.'), 409, 'rest_follower_accepted'],
   [new domain.FollowerRefused('off', 'Off.'), 409, 'rest_federation_off'],
+  [new domain.FederationRefused('off', 'Off.'), 409, 'rest_federation_off'],
+  [new domain.FederationRefused('lookup', 'No actor.'), 400, 'rest_federation_actor_unreadable'],
+  [new domain.FederationRefused('blocked', 'Blocked.'), 403, 'rest_federation_blocked'],
+  [new domain.FederationRefused('self', 'Itself.'), 400, 'rest_federation_self'],
+  [new domain.FederationRefused('exists', 'Twice.'), 409, 'rest_federation_source_exists'],
 ];
 
 describe('domain errors', () => {

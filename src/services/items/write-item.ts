@@ -48,6 +48,11 @@ export interface ItemWriting {
    * replaces the event as it is now, which the API may have changed since (calendar-objects/write.ts).
    */
   rewrite?: boolean;
+  /**
+   * Runs in the item's transaction once it is stored and mapped (federation/remote-events.ts: the
+   * cap of its source, its moderation); a DomainError it throws skips the item, and nothing of it stays.
+   */
+  afterStore?: (tx: Tx, item: ImportItem, stored: { localId: number; created: boolean }) => Promise<void>;
 }
 
 /** Whether items of this kind are named by others (and so kept in `known` and `planned`). */
@@ -174,6 +179,7 @@ async function store(
   await saveMapping(tx, run.source, item, id, hash, isNew);
   // Its UID is the one it is exported with, unless another event's is already (ledger.ts exportUid).
   if (item.kind === 'event' && UID_SOURCES.has(run.source)) await exportUid(tx, run.source, item.externalId);
+  await run.afterStore?.(tx, item, { localId: id, created: made !== undefined && !made.found });
   attempt.found.set(refKey(item), id);
   return { result: storedResult(made), localId: id };
 }
@@ -261,8 +267,10 @@ async function create(
         // Its series was refused: this changed occurrence is an event of its own, as calendar apps show it.
         attempt.remarks.push('a RECURRENCE-ID whose series was not imported: imported as an event of its own');
       }
-      if (!item.occurrenceOf || !series)
-        return { id: await insertEvent(tx, ctx, body as Parameters<typeof insertEvent>[2]), found: false };
+      if (!item.occurrenceOf || !series) {
+        const input = { ...body, ...item.createOnly } as Parameters<typeof insertEvent>[2];
+        return { id: await insertEvent(tx, ctx, input), found: false };
+      }
       const id = await occurrenceId(tx, ctx, series.localId, item.occurrenceOf);
       return { id: await changeEvent(tx, ctx, { id }, body, 'this'), found: false };
     }

@@ -21,7 +21,9 @@ import { queueSubmissionMail } from './mail.js';
 const COLUMNS = Prisma.sql`s.id, s.event_id AS "eventId", s.state, s.submitter_name AS "submitterName",
   s.submitter_email AS "submitterEmail", s.account_id AS "accountId", s.new_venue_id AS "newVenueId",
   s.new_organizer_id AS "newOrganizerId", s.new_image_id AS "newImageId", s.suggested_categories AS "suggestedCategories", s.links,
-  s.spam_reasons AS "spamReasons", s.reason, s.submitted_at AS "submittedAt", s.decided_at AS "decidedAt"`;
+  s.spam_reasons AS "spamReasons", s.reason, s.submitted_at AS "submittedAt", s.decided_at AS "decidedAt",
+  s.federation_source_id AS "federationSourceId", s.source_url AS "sourceUrl",
+  (SELECT f.actor_id FROM federation_sources f WHERE f.id = s.federation_source_id) AS "sourceActor"`;
 
 /** The submissions with their events, as editors read them. */
 async function withEvents(db: ServiceContext['db'] | Tx, rows: SubmissionRow[]): Promise<SubmissionRecord[]> {
