@@ -44,6 +44,19 @@ export function federationRoutes(config: Config, db: PrismaClient, federation: F
   const serialized = anonymousReading(config);
 
   const admit = inboxAdmission(config.federation?.inboxPerMinute ?? 300, config.federation?.blockedHosts ?? []);
+  // NodeInfo's index with the calendar's actor as the server's application actor (FEP-2677), which
+  // Mobilizon reads to follow a server by its address (src/federation/lookup.ts reads others' so);
+  // Fedify's own index links only the NodeInfo document.
+  router.get('/.well-known/nodeinfo', (_req, res) => {
+    res.type('application/json').send(
+      JSON.stringify({
+        links: [
+          { rel: 'http://nodeinfo.diaspora.software/ns/schema/2.1', href: `${site}/nodeinfo/2.1` },
+          { rel: 'https://www.w3.org/ns/activitystreams#Application', href: urls.actor },
+        ],
+      }),
+    );
+  });
   router.use((req, res, next) => {
     if (!FEDIFY_PATHS.test(req.path)) {
       next();

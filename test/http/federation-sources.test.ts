@@ -64,8 +64,12 @@ describe.each(databaseKinds)('following another calendar on %s', (kind) => {
     expect(followers.totalItems).toBe(1);
     const list = await b.rest('GET', '/federation/sources');
     expect(list.body).toMatchObject({ total: 1, sources: [{ id: sourceId, state: 'accepted' }] });
-    // Following it again is a 409; following B itself, a 400.
+    // Following it again is a 409, by its actor or by its server's address (its NodeInfo names the
+    // calendar as the application actor, as Mobilizon finds one); following B itself, a 400.
     expect((await b.rest('POST', '/federation/sources', { actor: a.actorId })).status).toBe(409);
+    const byAddress = await b.rest('POST', '/federation/sources', { actor: a.origin });
+    expect(byAddress.status).toBe(409);
+    expect(byAddress.body.code).toBe('rest_federation_source_exists');
     expect((await b.rest('POST', '/federation/sources', { actor: b.actorId })).status).toBe(400);
   });
 

@@ -46,7 +46,14 @@ describe.each(databaseKinds)('federation on %s', (kind) => {
     expect(finger.status).toBe(200);
     const links = ((await finger.json()) as { links: { rel: string; href?: string }[] }).links;
     expect(links.find((l) => l.rel === 'self')?.href).toBe(a.actorId);
-    const wellKnown = (await (await fetch(`${a.origin}/.well-known/nodeinfo`)).json()) as { links: { href: string }[] };
+    const wellKnown = (await (await fetch(`${a.origin}/.well-known/nodeinfo`)).json()) as {
+      links: { rel: string; href: string }[];
+    };
+    // The calendar is the server's application actor (FEP-2677), as Mobilizon looks for it.
+    expect(wellKnown.links).toContainEqual({
+      rel: 'https://www.w3.org/ns/activitystreams#Application',
+      href: a.actorId,
+    });
     const nodeInfo = (await (await fetch(wellKnown.links[0].href)).json()) as { protocols: string[] };
     expect(nodeInfo.protocols).toEqual(['activitypub']);
   });
