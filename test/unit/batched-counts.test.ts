@@ -123,16 +123,17 @@ describe('batched counts', () => {
       override async consume(key: string | number, points?: number, opts?: Record<string, unknown>) {
         const counted = super.consume(key, points, opts); // counted at once, answered late
         counted.catch(() => undefined);
-        if (this.answered++ > 0) await sleep(400);
+        if (this.answered++ > 0) await sleep(2000);
         return counted;
       }
     }
     const insured = new RLWrapperTimeouts({
       limiter: new TurningSlow(options),
       insuranceLimiter: new RateLimiterMemory(options),
-      // Margins wide enough for a busy machine: the first answer comes well within the timeout,
-      // the later ones well past it.
-      timeoutMs: 150,
+      // Margins wide enough for a busy machine (150 ms was not, with the event loop held up that
+      // long by other suites): the first answer comes well within the timeout, the later ones well
+      // past it.
+      timeoutMs: 500,
     });
     const interval = 40;
     const counter = new BatchedCounter(insured, ALLOWANCE, interval);
