@@ -282,12 +282,15 @@ describe.each(databaseKinds)('a hostile remote server on %s', (kind) => {
     expect(tagged[0].n).toBeLessThanOrEqual(20);
   });
 
-  it('answers a 4xx to an activity nested 3,000 deep, or with a @context that leads nowhere', async () => {
+  it('defect: answers a 4xx to an activity nested 3,000 deep (JSON-LD expansion overflows the stack: 500)', async () => {
     let deep: Json = { type: 'Note' };
     for (let i = 0; i < 3_000; i++) deep = { type: 'Note', content: deep };
     const nested = createOf(gancio, 30, { attachment: deep });
     const r = await gancio.send(b.sharedInbox, nested, gancio.actor(GANCIO.path));
     expect(r.status).toBeLessThan(500);
+  });
+
+  it('defect: answers a 4xx or 202 to an activity whose @context leads nowhere (Fedify fetches it, a 404 there is a 500 here)', async () => {
     const context = { ...createOf(gancio, 31), '@context': [`${evil.origin}/no-such-context`, { '@version': 1.1 }] };
     const c = await gancio.send(b.sharedInbox, context, gancio.actor(GANCIO.path));
     expect(c.status).toBeLessThan(500);
@@ -459,6 +462,32 @@ describe.each(databaseKinds)('the inbox’s limits against one server on %s', (k
       expect(statuses.slice(3)).toEqual([429, 429]);
     } finally {
       await b.close();
+    }
+  });
+
+  it('defect: fetches nothing from a blocked host, not even the JSON-LD context an activity names', async () => {
+    const hits: string[] = [];
+    const contexts = http.createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'application/ld+json' }).end('{"@context":{}}');
+    });
+    await new Promise<void>((resolve) => contexts.listen(0, '127.0.0.1', resolve));
+    const port = (contexts.address() as AddressInfo).port;
+    // `localhost` is blocked; the sender is on 127.0.0.1, which is not.
+    const [b, gancio] = await Promise.all([
+      federatedInstance(kind, { FEDERATION_BLOCKED_HOSTS: 'localhost' }),
+      remoteCalendar('gancio', [GANCIO]),
+    ]);
+    try {
+      const activity = {
+        ...createOf(gancio, 40),
+        '@context': ['https://www.w3.org/ns/activitystreams', `http://localhost:${port}/context.jsonld`],
+      };
+      await gancio.send(b.sharedInbox, activity, gancio.actor(GANCIO.path));
+      expect(hits).toEqual([]);
+    } finally {
+      contexts.close();
+      await Promise.all([b.close(), gancio.close()]);
     }
   });
 
