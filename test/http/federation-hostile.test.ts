@@ -208,6 +208,39 @@ describe.each(databaseKinds)('a hostile remote server on %s', (kind) => {
     expect((await copyOf(b, genuine.object.id))?.title).toBe('Genuine');
   });
 
+  it('defect: keeps no follower whose inbox is on another server than its actor', async () => {
+    // An actor of the evil server whose inbox (and shared inbox) is Gancio's: once it follows, the
+    // calendar sends every public event to Gancio, as many times as such actors follow it (a
+    // sources' inbox must be on its actor's server, federation/lookup.ts actorOf; a follower's need not).
+    const evilActor = (await (
+      await fetch(evil.actor(EVIL.path), { headers: { accept: 'application/activity+json' } })
+    ).json()) as Json;
+    const path = '/federation/u/liar';
+    const liar = `${evil.origin}${path}`;
+    evil.documents.set(path, {
+      status: 200,
+      body: {
+        ...evilActor,
+        id: liar,
+        preferredUsername: 'liar',
+        inbox: `${gancio.origin}/victim/inbox`,
+        endpoints: { sharedInbox: `${gancio.origin}/victim/shared` },
+        publicKey: { ...evilActor.publicKey, id: `${liar}#main-key`, owner: liar },
+      },
+    });
+    const follow = {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: `${liar}/follows/1`,
+      type: 'Follow',
+      actor: liar,
+      object: b.actorId,
+    };
+    expect((await evil.send(b.inbox, follow, liar)).status).toBe(202);
+    const rows = await b.db.prisma.$queryRaw<{ inbox: string }[]>`
+      SELECT inbox FROM federation_followers WHERE actor_id = ${liar}`;
+    expect(rows).toEqual([]);
+  });
+
   it('takes nothing that claims another server’s object, a local event, or the calendar’s own id', async () => {
     const local = await b.rest('POST', '/events', {
       title: 'Local',
