@@ -315,6 +315,19 @@ describe.each(databaseKinds)('a hostile remote server on %s', (kind) => {
     expect(tagged[0].n).toBeLessThanOrEqual(20);
   });
 
+  it('shows a remote name with markup as text on the event’s page', async () => {
+    const create = createOf(gancio, 21, {
+      name: '<img src=x onerror=alert(1)>Concert</title><script>alert(2)</script>',
+    });
+    expect((await gancio.send(b.sharedInbox, create, gancio.actor(GANCIO.path))).status).toBe(202);
+    const copy = await copyOf(b, create.object.id);
+    expect(copy?.status).toBe('publish');
+    const event = await b.rest('GET', `/events/${copy!.id}`);
+    const page = await (await fetch(String(event.body?.url), { headers: { accept: 'text/html' } })).text();
+    expect(page).toContain('Concert');
+    expect(page).not.toMatch(/<img src=x|<script>alert/);
+  });
+
   it('defect: answers a 4xx to an activity nested 3,000 deep (JSON-LD expansion overflows the stack: 500)', async () => {
     let deep: Json = { type: 'Note' };
     for (let i = 0; i < 3_000; i++) deep = { type: 'Note', content: deep };
