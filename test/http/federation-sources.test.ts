@@ -69,7 +69,7 @@ describe.each(databaseKinds)('following another calendar on %s', (kind) => {
     expect((await b.rest('POST', '/federation/sources', { actor: a.actorId })).status).toBe(409);
     const byAddress = await b.rest('POST', '/federation/sources', { actor: a.origin });
     expect(byAddress.status).toBe(409);
-    expect(byAddress.body.code).toBe('rest_federation_source_exists');
+    expect(byAddress.body?.code).toBe('rest_federation_source_exists');
     expect((await b.rest('POST', '/federation/sources', { actor: b.actorId })).status).toBe(400);
   });
 
