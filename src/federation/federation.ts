@@ -165,14 +165,38 @@ export function createCalendarFederation(
       report(err);
     })
     // Mobilizon gives a Create and every Update of an event one activity id: Updates are never
-    // taken for repeats (the writer finds an Update it has taken unchanged), the rest once per id.
-    .withIdempotency((ctx, activity) => (activity instanceof Update ? null : `${ctx.origin}\n${activity.id?.href}`));
+    // taken for repeats (the writer keeps the newest by the source's `updated`), the rest once per
+    // id and actor, so that another server naming a source's next id cannot spend it.
+    .withIdempotency((ctx, activity) =>
+      activity instanceof Update ? null : `${ctx.origin}\n${activity.actorId?.href}\n${activity.id?.href}`,
+    );
   return { federation, settings, site, inbox };
 }
 
-/** Calls the inbox with the activity's actor, which Fedify checked owns the key that signed it. */
+/**
+ * Calls the inbox with the activity's actor, which Fedify checked owns the key that signed it. An
+ * activity naming a document its server does not give (a JSON-LD context that answers 404) is
+ * left, as one that cannot be read: the sender's to mend, not this service's failure (a 500).
+ */
 async function withActor(activity: { actorId: URL | null }, listener: (actorId: string) => Promise<void>) {
-  if (activity.actorId) await listener(activity.actorId.href);
+  if (!activity.actorId) return;
+  try {
+    await listener(activity.actorId.href);
+  } catch (err) {
+    if (!causedByFetch(err)) throw err;
+  }
+}
+
+/** Whether the error, or one of its causes (JSON-LD's loader wraps it), is a failed fetch of Fedify's. */
+export function causedByFetch(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; typeof e === 'object' && e !== null && depth < 5; depth++) {
+    const error = e as { name?: unknown; cause?: unknown; details?: { cause?: unknown } };
+    if (error.name === 'FetchError') return true;
+    // jsonld's errors keep theirs in `details`.
+    e = error.cause ?? error.details?.cause;
+  }
+  return false;
 }
 
 /**
@@ -181,6 +205,21 @@ async function withActor(activity: { actorId: URL | null }, listener: (actorId: 
  */
 const cursorNumber = (cursor: string | null, first: number) =>
   cursor !== null && /^\d{1,6}$/.test(cursor) ? Number(cursor) : first;
+
+/**
+ * The actor of a Follow with its inboxes, if it has them on its own server: an actor naming an
+ * inbox elsewhere would have the calendar send every public event to a third party (many such
+ * actors, many times).
+ */
+async function followingActor(ctx: InboxContext<undefined>, follow: Follow) {
+  const follower = await follow.getActor({ contextLoader: ctx.contextLoader, documentLoader: ctx.documentLoader });
+  if (!follower || !isActor(follower) || !follower.id || !follower.inboxId) return undefined;
+  const sharedInbox = follower.endpoints?.sharedInbox?.href ?? null;
+  const home = follower.id.origin;
+  if (follower.inboxId.origin !== home || (sharedInbox !== null && new URL(sharedInbox).origin !== home))
+    return undefined;
+  return { id: follower.id, inboxId: follower.inboxId, sharedInbox };
+}
 
 /**
  * A Follow of the calendar: the follower kept (accepted at once, or waiting for approval with
@@ -197,9 +236,9 @@ async function onFollow(
   if (!follow.id || !follow.actorId || !follow.objectId) return;
   const parsed = ctx.parseUri(follow.objectId);
   if (parsed?.type !== 'actor' || parsed.identifier !== ACTOR) return;
-  const follower = await follow.getActor({ contextLoader: ctx.contextLoader, documentLoader: ctx.documentLoader });
-  if (!follower || !isActor(follower) || !follower.id || !follower.inboxId) return;
-  const sharedInbox = follower.endpoints?.sharedInbox?.href ?? null;
+  const follower = await followingActor(ctx, follow);
+  if (!follower) return;
+  const { sharedInbox } = follower;
   const accepted = await saveFollower(db, {
     actorId: follower.id.href,
     inbox: follower.inboxId.href,

@@ -19,8 +19,15 @@ export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 export const AS_ACCEPT =
   'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
 
-/** The URL's host in lower case, without IPv6's brackets. */
-const hostName = (url: URL) => url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+/**
+ * The URL's host in lower case, without IPv6's brackets nor the trailing dot of a fully qualified
+ * name (`evil.example.` is `evil.example`, which a blocklist names).
+ */
+export const hostName = (url: URL) =>
+  url.hostname
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 
 /** Whether the URL's host is blocked: a blocked name blocks its subdomains too. */
 export function isBlocked(url: string | URL, blocked: string[]): boolean {

@@ -17,7 +17,12 @@ import { serviceContext } from '../services/context.js';
 import { getEvent } from '../services/events/read.js';
 import { CONTEXT, eventDocument, eventObjectId, federationUrls } from './activity-streams.js';
 import { inboundActivity } from './inbox.js';
-import { isBlocked } from './remote-documents.js';
+import { causedByFetch } from './federation.js';
+import { hostName, isBlocked } from './remote-documents.js';
+import { nestedTooDeep } from '../http/body.js';
+
+/** How many times a server's allowance one client address may send, for all the servers it sends for. */
+const ADDRESS_SHARE = 4;
 
 /** What an inbox takes in one activity: Mastodon's own limit is 1 MiB. */
 const MAX_ACTIVITY_BYTES = 1024 * 1024;
@@ -43,7 +48,8 @@ export function federationRoutes(config: Config, db: PrismaClient, federation: F
   const anonymous = () => serviceContext(config, { db, caller: null });
   const serialized = anonymousReading(config);
 
-  const admit = inboxAdmission(config.federation?.inboxPerMinute ?? 300, config.federation?.blockedHosts ?? []);
+  const blockedHosts = config.federation?.blockedHosts ?? [];
+  const admit = inboxAdmission(config.federation?.inboxPerMinute ?? 300, blockedHosts);
   // NodeInfo's index with the calendar's actor as the server's application actor (FEP-2677), which
   // Mobilizon reads to follow a server by its address (src/federation/lookup.ts reads others' so);
   // Fedify's own index links only the NodeInfo document.
@@ -64,11 +70,11 @@ export function federationRoutes(config: Config, db: PrismaClient, federation: F
     }
     if (req.method === 'POST') {
       void admit(req, res).then((admitted) => {
-        if (admitted) void toFedify(req, res, next, federation);
+        if (admitted) void toFedify(req, res, next, federation, blockedHosts);
       }, next);
       return;
     }
-    void toFedify(req, res, next, federation);
+    void toFedify(req, res, next, federation, blockedHosts);
   });
 
   /** The event's document; a 410 and a Tombstone once followers were told it is deleted; else 404. */
@@ -143,7 +149,13 @@ export function federationRoutes(config: Config, db: PrismaClient, federation: F
 }
 
 /** The request as a Fetch Request to Fedify, and its Response written back; what Fedify does not route goes on. */
-async function toFedify(req: Request, res: Response, next: NextFunction, federation: Federation<undefined>) {
+async function toFedify(
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  federation: Federation<undefined>,
+  blockedHosts: string[],
+) {
   try {
     const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host')}`);
     const headers = new Headers();
@@ -153,6 +165,11 @@ async function toFedify(req: Request, res: Response, next: NextFunction, federat
     const body =
       req.method === 'GET' || req.method === 'HEAD' ? undefined : await getRawBody(req, { limit: MAX_ACTIVITY_BYTES });
     const request = new Request(url, { method: req.method, headers, body });
+    const refused = body ? inboxRefusal(body, signingKeyId(req), blockedHosts) : undefined;
+    if (refused) {
+      res.status(refused.status).type('text/plain').send(refused.message);
+      return;
+    }
     // The activity as it was signed, for the listeners of the sources' activities (inbox.ts).
     const activity = body ? parsedObject(body) : undefined;
     // Set from Fedify's callbacks (an object: TypeScript does not follow assignments inside closures).
@@ -178,7 +195,71 @@ async function toFedify(req: Request, res: Response, next: NextFunction, federat
     }
     Readable.fromWeb(response.body as never).pipe(res);
   } catch (err) {
+    // A document the activity names (a JSON-LD context, an object by its URL) that its server
+    // did not give: Fedify takes it for a passing failure and throws it up. The sender's to mend
+    // or send again, not this service's failure.
+    if (req.method === 'POST' && causedByFetch(err)) {
+      res.status(400).type('text/plain').send('A document the activity names could not be read.');
+      return;
+    }
     next(err);
+  }
+}
+
+/**
+ * What an inbox refuses before Fedify reads it: JSON nested deeper than a JSON body may be (its
+ * JSON-LD expansion recurses, and 3,000 levels overflowed the stack), and an activity signed by a
+ * key on another server than its actor's. Fedify takes a key whose `owner` names the actor without
+ * asking the actor (Fedify 2.3.6 doesActorOwnKey): any server could publish a key naming a followed
+ * calendar as its owner and sign as it. A key on the actor's own server is that server's to vouch
+ * for.
+ */
+function inboxRefusal(
+  body: Buffer,
+  keyId: string | undefined,
+  blockedHosts: string[],
+): { status: number; message: string } | undefined {
+  if (nestedTooDeep(body)) return { status: 400, message: 'The activity is nested too deeply.' };
+  const activity = parsedObject(body);
+  // Fedify fetches the JSON-LD contexts an activity names, and an object named by its URL alone:
+  // nothing is asked of a blocked host.
+  if (namedUrls(activity).some((url) => isBlocked(url, blockedHosts))) {
+    return { status: 403, message: 'The activity names a server that is blocked here.' };
+  }
+  const actor = actorOf(activity);
+  if (keyId === undefined || actor === undefined) return undefined;
+  const keyOrigin = originOf(keyId);
+  if (keyOrigin === undefined || keyOrigin !== originOf(actor)) {
+    return { status: 401, message: "The activity is signed by a key on another server than its actor's." };
+  }
+  return undefined;
+}
+
+/** The URLs an activity names that Fedify may fetch: its contexts, and its actor and object when named by URL. */
+function namedUrls(activity: Record<string, unknown> | undefined): string[] {
+  if (!activity) return [];
+  const contexts = [activity['@context']].flat().filter((c): c is string => typeof c === 'string');
+  const named = [activity.actor, activity.object].filter((v): v is string => typeof v === 'string');
+  return [...contexts, ...named].filter((url) => /^https?:/i.test(url));
+}
+
+/** The activity's actor's id, as a string or an object with an id. */
+function actorOf(activity: Record<string, unknown> | undefined): string | undefined {
+  const actor = activity?.actor;
+  if (typeof actor === 'string') return actor;
+  if (actor && typeof actor === 'object' && !Array.isArray(actor)) {
+    const id = (actor as Record<string, unknown>).id;
+    return typeof id === 'string' ? id : undefined;
+  }
+  return undefined;
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${hostName(parsed)}:${parsed.port}`;
+  } catch {
+    return undefined;
   }
 }
 
@@ -207,12 +288,15 @@ function signingKeyId(req: Request): string | undefined {
  */
 function inboxAdmission(perMinute: number, blockedHosts: string[]) {
   const limiter = new RateLimiterMemory({ points: perMinute, duration: 60 });
+  // And per client address alone, which a sender cannot vary by naming other hosts or ports in
+  // its key ids: a few times as many, as one address may send for several servers.
+  const perAddress = new RateLimiterMemory({ points: perMinute * ADDRESS_SHARE, duration: 60 });
   return async (req: Request, res: Response): Promise<boolean> => {
     const keyId = signingKeyId(req);
     if (keyId === undefined) return true;
     let host: string;
     try {
-      host = new URL(keyId).host;
+      host = hostName(new URL(keyId));
     } catch {
       return true;
     }
@@ -221,6 +305,7 @@ function inboxAdmission(perMinute: number, blockedHosts: string[]) {
       return false;
     }
     try {
+      await perAddress.consume(req.ip ?? '');
       await limiter.consume(`${host} ${req.ip ?? ''}`);
       return true;
     } catch (err) {

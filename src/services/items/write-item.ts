@@ -118,7 +118,8 @@ async function write(tx: Tx, run: ItemWriting, item: ImportItem, attempt: Attemp
   await writeCarried(tx, run, item, attempt);
   const mapping = await findMapping(tx, run.source, item);
   const state = mapping ? await localState(tx, TABLE[item.kind], mapping.localId) : 'gone';
-  if (state === 'trash') return { result: 'skipped', reason: 'it is in the trash here' };
+  const passed = passedOver(item, mapping, state, attempt);
+  if (passed) return passed;
   const body = await withLocalIds(tx, run, item, attempt.found);
   const hash = contentHash(body);
   if (mapping && state === 'present' && mapping.contentHash === hash && !(run.rewrite && item.kind === 'event')) {
@@ -182,6 +183,33 @@ async function store(
   await run.afterStore?.(tx, item, { localId: id, created: made !== undefined && !made.found });
   attempt.found.set(refKey(item), id);
   return { result: storedResult(made), localId: id };
+}
+
+/**
+ * Why an item found here is not written: it is in the trash here, or it is older than the version
+ * taken last. Versions that arrive out of order (a federated Update overtaken by a later one, a
+ * source read from a stale copy) never roll back a newer one: the mapping's row is locked
+ * (findMapping), so two versions written at once are compared one after the other.
+ */
+function passedOver(
+  item: ImportItem,
+  mapping: Awaited<ReturnType<typeof findMapping>>,
+  state: Awaited<ReturnType<typeof localState>> | 'gone',
+  attempt: Attempt,
+): Outcome | undefined {
+  if (state === 'trash') return { result: 'skipped', reason: 'it is in the trash here' };
+  if (mapping && state === 'present' && olderThan(item.modified, mapping.sourceModified)) {
+    attempt.found.set(refKey(item), mapping.localId);
+    return { result: 'skipped', reason: 'a newer version of it is here' };
+  }
+  return undefined;
+}
+
+/** Whether the source's modification time `modified` is before the one taken last (both readable as dates). */
+function olderThan(modified: string | undefined, taken: string | null): boolean {
+  if (modified === undefined || taken === null) return false;
+  const [a, b] = [Date.parse(modified), Date.parse(taken)];
+  return !Number.isNaN(a) && !Number.isNaN(b) && a < b;
 }
 
 /** How a stored item counts: updated, created, or unchanged when one here was taken for it. */
