@@ -41,7 +41,8 @@ export async function report(x: Exchange, body: XmlElement | undefined): Promise
     });
   const collection = await collectionOf(x, target.segment);
   const wanted = wantedOf(body);
-  const seen = await x.seen();
+  // What a resource's properties show of the caller (props.ts): no statement, unlike x.seen()'s token.
+  const who = { caller: x.ctx.caller };
   const calendarData = calendarDataOf(wanted);
   const answer = x.answer(207, XML);
   // An expansion builds each resource's occurrences in memory before any is written.
@@ -53,7 +54,7 @@ export async function report(x: Exchange, body: XmlElement | undefined): Promise
   if (is(body, CALDAV, 'calendar-query')) {
     const filter = readFilter(child(body, CALDAV, 'filter'));
     const ids = within(x, await queried(x, collection, target, filter));
-    const entries = mapped(textsOf(x, collection, ids), (t) => resourceEntry(seen, target.segment, t));
+    const entries = mapped(textsOf(x, collection, ids), (t) => resourceEntry(who, target.segment, t));
     return respond(x, answer, withExpansion(x, answer, entries, calendarData), wanted);
   }
   if (is(body, DAV, 'sync-collection')) {
@@ -246,10 +247,9 @@ export async function members(
       return { id: v.id, href: resourceHref(segment, v.name), values: versionProps(v) };
     });
   }
-  const seen = await x.seen();
   const texts = textsOf(x, collection, within(x, ids ?? (await resourceIds(x.ctx, collection))));
   return mapped(texts, (t) => {
-    found.add(t.master.id);
-    return resourceEntry(seen, segment, t);
+    found.add(t.id);
+    return resourceEntry({ caller: x.ctx.caller }, segment, t);
   });
 }
