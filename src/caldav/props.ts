@@ -4,15 +4,14 @@
 // resource gives its ETag. A property a target does not have is answered 404 in its propstat.
 import { may } from '../auth/capabilities.js';
 import type { Caller } from '../auth/roles.js';
-import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { Collection } from '../domain/records.js';
 import type { ResourceVersion } from '../services/calendar-objects/read.js';
 import type { ServedText } from './texts.js';
 import { HOME, principalHref, DAV_PREFIX } from './paths.js';
-import { add, APPLE, CALDAV, CALSERVER, DAV, keyOf } from './xml.js';
+import { add, APPLE, CALDAV, CALSERVER, DAV, keyOf, type XmlOut } from './xml.js';
 
 /** Writes a property's value into its element. */
-export type Value = (element: XMLBuilder) => void;
+export type Value = (element: XmlOut) => void;
 
 export type PropertyValues = Map<string, Value>;
 

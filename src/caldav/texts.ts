@@ -6,7 +6,12 @@ import { eventUid } from '../domain/identities.js';
 import type { Collection, EventRecord } from '../domain/records.js';
 import type { Urls } from '../http/urls.js';
 import { eventsCalendar } from '../ical/write-calendar.js';
-import { keptLinesFor, readResources, resourceVersions } from '../services/calendar-objects/read.js';
+import {
+  keptLinesFor,
+  readResources,
+  type ResourceVersion,
+  resourceVersions,
+} from '../services/calendar-objects/read.js';
 import type { ServiceContext } from '../services/context.js';
 import { importedUids } from '../services/events/read.js';
 import type { KeptText, KeptTexts } from './kept-texts.js';
@@ -80,7 +85,17 @@ export async function servedTexts(
   kept: KeptTexts | undefined,
 ): Promise<ServedText[]> {
   if (!kept) return (await readTexts(ctx, urls, collection, ids)).map(served);
-  const versions = await resourceVersions(ctx, urls.site, collection, ids);
+  return keptOrRead(ctx, urls, collection, await resourceVersions(ctx, urls.site, collection, ids), kept);
+}
+
+/** servedTexts of resources whose ETags were read (resourceVersions), in their order. */
+export async function keptOrRead(
+  ctx: ServiceContext,
+  urls: Urls,
+  collection: Collection,
+  versions: ResourceVersion[],
+  kept: KeptTexts,
+): Promise<ServedText[]> {
   const texts = new Map<number, KeptText>();
   const missing: number[] = [];
   for (const { id, etag } of versions) {

@@ -4,6 +4,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { ListScope } from '../auth/permissions.js';
 import type { PrismaClient, Tx } from '../db/client.js';
+import { selectRows } from '../db/driver.js';
 import type { Collection, EventRecord } from '../domain/records.js';
 import { selectEvents } from './event-rows.js';
 import { inScope } from './list-scope.js';
@@ -51,11 +52,16 @@ export async function givenNames(db: PrismaClient | Tx, ids: number[]): Promise<
   return new Map(rows.map((r) => [r.eventId, r.name ?? '']));
 }
 
-/** The events clients gave these names, by name. */
-export async function eventsNamed(db: PrismaClient | Tx, names: string[]): Promise<Map<string, number>> {
-  const given = await db.davObject.findMany({ where: { name: { in: names } } });
-  return new Map(given.map((d) => [d.name ?? '', d.eventId]));
-}
+/**
+ * The names clients gave, in one statement: to events of these names, and to these events. On the
+ * driver beneath Prisma (db/driver.ts selectRows): a multiget asks it once, with its every href.
+ */
+export const namesGiven = (db: PrismaClient | Tx, names: string[], ids: number[]) =>
+  selectRows<{ eventId: number; name: string }>(
+    db,
+    sql`SELECT event_id AS "eventId", name FROM dav_objects
+    WHERE name = ANY(${names}::text[]) OR (event_id = ANY(${ids}::int[]) AND name IS NOT NULL)`,
+  );
 
 /** The lines kept as clients wrote them, of these events (those that keep any), by ID. */
 export async function keptLines(db: PrismaClient | Tx, ids: number[]): Promise<Map<number, string>> {

@@ -19,9 +19,9 @@ import { parseRecurrence } from '../../recurrence/parse.js';
 import {
   afterId,
   amongIds,
-  eventsNamed,
   givenNames,
   keptLines,
+  namesGiven,
   resourceIdsInRange,
   resourceIdsIn,
   selectChangedOccurrences,
@@ -116,20 +116,25 @@ export async function idOfName(db: PrismaClient | Tx, name: string): Promise<num
   return (await idsOfNames(db, [name])).get(name);
 }
 
-/** The events these names name (idOfName), in one statement for the given names. */
+/** The events these names name (idOfName), in one statement. */
 export async function idsOfNames(db: PrismaClient | Tx, names: string[]): Promise<Map<string, number>> {
-  const ids = await eventsNamed(db, names);
   const numbered = names
-    .filter((n) => !ids.has(n))
     .map((name) => ({ name, id: Number(/^([1-9]\d{0,9})\.ics$/.exec(name)?.[1] ?? NaN) }))
     .filter((n) => n.id <= 2 ** 31 - 1);
-  if (!numbered.length) return ids;
-  // `<id>.ics` names an event only while no client has given it a name of its own.
-  const renamed = await givenNames(
+  if (!names.length) return new Map();
+  const asked = new Set(names);
+  const ids = new Map<string, number>();
+  // Events with a name of their own: `<id>.ics` names an event only while no client has given it one.
+  const renamed = new Set<number>();
+  for (const { eventId, name } of await namesGiven(
     db,
+    names,
     numbered.map((n) => n.id),
-  );
-  for (const { name, id } of numbered) if (!renamed.has(id)) ids.set(name, id);
+  )) {
+    if (asked.has(name)) ids.set(name, eventId);
+    renamed.add(eventId);
+  }
+  for (const { name, id } of numbered) if (!ids.has(name) && !renamed.has(id)) ids.set(name, id);
   return ids;
 }
 
