@@ -40,7 +40,7 @@ const DAV_LAYERS: [string, RegExp][] = [
     /src\/ical\/|src\/recurrence\/|src\/lib\/(ical-fold|text|plain-text|event-times|dates)\.ts|src\/serializers\/|node_modules\/(ical-generator|@touch4it|luxon|rrule)\//,
   ],
   [
-    'XML: the multistatus (xmlbuilder2), the request (saxes)',
+    'XML: the multistatus (caldav/xml.ts; xmlbuilder2 before), the request (saxes)',
     /node_modules\/(xmlbuilder2|@oozcitak|saxes|xmlchars|js-yaml)\/|src\/caldav\/(xml|multistatus|props)\.ts/,
   ],
   ['Prisma: its query compiler (WebAssembly) and client', /node_modules\/(@prisma|prisma)\/|generated\/prisma\//],
