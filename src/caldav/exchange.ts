@@ -11,7 +11,7 @@ import { type DavTarget, findCollection, resourceHref } from './paths.js';
 import type { KeptTexts } from './kept-texts.js';
 import { resourceProps, type Seen } from './props.js';
 import type { Collection } from '../domain/records.js';
-import { idOfName, resourceVersions } from '../services/calendar-objects/read.js';
+import { idOfName, type ResourceVersion, resourceVersions } from '../services/calendar-objects/read.js';
 import { keptOrRead, type ServedText, servedTexts } from './texts.js';
 
 /** What one request works with. */
@@ -56,9 +56,15 @@ export async function resourceText(x: Exchange, collection: Collection, name: st
  * caller's slot), each is as many as the texts read so far say fit in SLICE_BYTES (a calendar of
  * 1 MB resources is read a few at a time, one of 2 KB events 100 at a time).
  */
-export async function* textsOf(x: Exchange, collection: Collection, ids: number[]): AsyncGenerator<ServedText> {
-  // With texts kept, every ETag first (a statement a thousand): a slice of texts kept reads nothing more.
-  const versions = x.kept && (await resourceVersions(x.ctx, x.urls.site, collection, ids));
+export async function* textsOf(
+  x: Exchange,
+  collection: Collection,
+  ids: number[],
+  known?: ResourceVersion[],
+): AsyncGenerator<ServedText> {
+  // With texts kept, every ETag first (a statement a thousand, unless `known` has them): a slice of
+  // texts kept reads nothing more.
+  const versions = x.kept && (known ?? (await resourceVersions(x.ctx, x.urls.site, collection, ids)));
   let read = 0;
   let bytes = 0;
   for (let from = 0; from < (versions || ids).length;) {
