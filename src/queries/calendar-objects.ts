@@ -74,7 +74,10 @@ export async function keptLines(db: PrismaClient | Tx, ids: number[]): Promise<M
  * What each resource's text is made from, as one digest per resource of the collection in the
  * scope (all of them after `only`, or those it names), in ID order: a row's part is its version,
  * status and kept lines, and the versions, statuses, owners and places of what it links to; a
- * resource's is its rows' (the event and its changed occurrences) and its exported UID.
+ * resource's is its rows' (the event and its changed occurrences) and its exported UID. What a
+ * link shows is read by its key (a scalar subquery on the linked row's primary key), not joined:
+ * PostgreSQL hashed the whole venues table for each event's one link (docs/performance.md, "The
+ * CalDAV multiget"); the digest is the same text, so ETags did not change.
  */
 export function versionRows(
   db: PrismaClient,
@@ -87,12 +90,14 @@ export function versionRows(
     SELECT e.id, d.name, md5(concat_ws('|',
         (SELECT external_id FROM imported_items i WHERE i.local_id = e.id AND i.kind = 'event' AND i.exported),
         (SELECT string_agg(concat_ws(';', x.id, x.modified_at, x.status, coalesce(x.author_id, 0), md5(coalesce(dx.extra, '')),
-            (SELECT string_agg(concat_ws(':', v.id, v.modified_at, v.status, coalesce(v.author_id, 0), l.position), ',' ORDER BY l.position, v.id)
-              FROM event_venues l JOIN venues v ON v.id = l.venue_id WHERE l.event_id = x.id),
-            (SELECT string_agg(concat_ws(':', o.id, o.modified_at, o.status, coalesce(o.author_id, 0), l.position), ',' ORDER BY l.position, o.id)
-              FROM event_organizers l JOIN organizers o ON o.id = l.organizer_id WHERE l.event_id = x.id),
-            (SELECT string_agg(concat_ws(':', t.id, t.modified_at), ',' ORDER BY t.id)
-              FROM event_terms l JOIN terms t ON t.id = l.term_id WHERE l.event_id = x.id)), '/' ORDER BY x.id)
+            (SELECT string_agg(concat_ws(':', l.venue_id, (SELECT concat_ws(':', v.modified_at, v.status, coalesce(v.author_id, 0))
+                FROM venues v WHERE v.id = l.venue_id), l.position), ',' ORDER BY l.position, l.venue_id)
+              FROM event_venues l WHERE l.event_id = x.id),
+            (SELECT string_agg(concat_ws(':', l.organizer_id, (SELECT concat_ws(':', o.modified_at, o.status, coalesce(o.author_id, 0))
+                FROM organizers o WHERE o.id = l.organizer_id), l.position), ',' ORDER BY l.position, l.organizer_id)
+              FROM event_organizers l WHERE l.event_id = x.id),
+            (SELECT string_agg(concat_ws(':', l.term_id, (SELECT t.modified_at FROM terms t WHERE t.id = l.term_id)), ',' ORDER BY l.term_id)
+              FROM event_terms l WHERE l.event_id = x.id)), '/' ORDER BY x.id)
           FROM events x LEFT JOIN dav_objects dx ON dx.event_id = x.id
           WHERE x.id = e.id OR (x.parent_id = e.id AND x.is_exception AND x.status <> 'trash')))) AS version
     FROM events e LEFT JOIN dav_objects d ON d.event_id = e.id
