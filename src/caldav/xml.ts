@@ -121,7 +121,7 @@ export class XmlOut {
   /** A child element: by its qualified name (`d:href`), or in a namespace of its own (declared on it). */
   ele(nameOrNamespace: string, name?: string): XmlOut {
     const element =
-      name === undefined ? new XmlOut(nameOrNamespace) : new XmlOut(name, ` xmlns="${escaped(nameOrNamespace)}"`);
+      name === undefined ? new XmlOut(nameOrNamespace) : new XmlOut(name, ` xmlns="${escapedValue(nameOrNamespace)}"`);
     this.#children.push(element);
     return element;
   }
@@ -132,7 +132,7 @@ export class XmlOut {
   }
 
   att(name: string, value: string): this {
-    this.#attributes += ` ${name}="${escaped(value)}"`;
+    this.#attributes += ` ${name}="${escapedValue(value)}"`;
     return this;
   }
 
@@ -148,12 +148,14 @@ export class XmlOut {
 }
 
 /**
- * Text and attribute values escaped: every `&`, `<`, `>` and `"`, and a carriage return as a
- * reference, since an XML reader turns a literal one into a line feed and iCalendar's lines end in
- * CRLF (RFC 5545 3.1).
+ * Text escaped (`&`, `<`, `>`) and attribute values too (and `"`), a carriage return as a
+ * reference in both: an XML reader turns a literal one into a line feed, and iCalendar's lines end
+ * in CRLF (RFC 5545 3.1).
  */
-const escaped = (text: string) => text.replace(SPECIAL, (c) => ENTITIES[c] ?? c);
-const SPECIAL = /[&<>"\r]/g;
+const escaped = (text: string) => text.replace(IN_TEXT, (c) => ENTITIES[c] ?? c);
+const escapedValue = (value: string) => value.replace(IN_VALUE, (c) => ENTITIES[c] ?? c);
+const IN_TEXT = /[&<>\r]/g;
+const IN_VALUE = /[&<>"\r]/g;
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\r': '&#13;' };
 
 /** A whole answer whose root is `d:<name>`. */
