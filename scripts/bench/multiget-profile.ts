@@ -143,7 +143,8 @@ export async function profileMultiget(): Promise<void> {
         ]),
       ]),
     );
-    console.log(`\n  (the profile: ${path.join(profileDir, file)})`);
+    writeFileSync(path.join(profileDir, 'window.json'), JSON.stringify(window));
+    console.log(`\n  (the profile: ${path.join(profileDir, file)}, its run's window: window.json)`);
     await explained(database.url, auth, body, profileDir);
   } finally {
     await client.end().catch(() => undefined);

@@ -108,9 +108,15 @@ export function versionRows(
 /** Rows after this ID, or among these IDs, for versionRows. */
 export const afterId = (id: number) => sql`AND e.id > ${id}::int`;
 export const amongIds = (ids: number[]) => sql`AND e.id = ANY(${ids}::int[])`;
-/** Rows of these given names, or of these IDs without one (services/calendar-objects/read.ts idsOfNames), for versionRows. */
+/**
+ * Rows of these given names, or of these IDs without one (services/calendar-objects/read.ts
+ * idsOfNames), for versionRows. The IDs are gathered first, so that the events are read by their
+ * key: the condition alone (one name or another ID) was a scan of every event.
+ */
 export const namedAs = (names: string[], ids: number[]) =>
-  sql`AND (d.name = ANY(${names}::text[]) OR (e.id = ANY(${ids}::int[]) AND d.name IS NULL))`;
+  sql`AND e.id = ANY(ARRAY(SELECT event_id FROM dav_objects WHERE name = ANY(${names}::text[])
+      UNION SELECT unnest(${ids}::int[])))
+    AND (d.name = ANY(${names}::text[]) OR d.name IS NULL)`;
 
 /**
  * The categories and tags of these names (lower-cased), categories first, the event's own (`linked`)
