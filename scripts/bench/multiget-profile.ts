@@ -169,7 +169,7 @@ async function explained(url: string, auth: string, body: string, dir: string): 
     await admin.end();
   }
   const server = await startService({ kind: 'postgresql', url });
-  let from = 0;
+  let from: number;
   try {
     const ask = (text: string) =>
       send(

@@ -64,17 +64,7 @@ export async function authenticate(
     // account from this address only, not to the address's, so that someone else guessing from the
     // same address does not lock its owner out. (Not held to its account's either, a right guess
     // after the throttle had stopped the wrong ones would be told apart from them.)
-    // An application password is read with its throttle, in one statement, its account's login
-    // compared when Basic names one (as CalDAV clients send it); a login's own password after it.
-    let principal: Principal | undefined;
-    if (credentials.scheme === 'bearer' || appPasswordLookup(credentials.secret)) {
-      const login = credentials.scheme === 'basic' ? { login: credentials.login ?? '' } : undefined;
-      principal = await byAppPassword(prisma, credentials.secret, login, { key: keys.pair, limits });
-      if (!principal && credentials.scheme === 'basic') principal = await verify(prisma, credentials);
-    } else {
-      await refuseIfThrottled(prisma, keys.pair, limits);
-      principal = await verify(prisma, credentials);
-    }
+    const principal = await knownPrincipal(prisma, credentials, { key: keys.pair, limits });
     if (principal) return principal;
     knownGood.delete(key);
     await recordFailure(prisma, keys, limits);
@@ -106,6 +96,25 @@ export async function authenticate(
   const principal = await attempt;
   if (!principal) throw new InvalidCredentials();
   return principal;
+}
+
+/**
+ * Credentials known good, checked again. An application password is read with its throttle, in
+ * one statement, its account's login compared when Basic names one (as CalDAV clients send it); a
+ * login's own password after the throttle's check.
+ */
+async function knownPrincipal(
+  prisma: PrismaClient,
+  credentials: Credentials,
+  throttle: { key: string; limits: ThrottleLimits },
+): Promise<Principal | undefined> {
+  if (credentials.scheme === 'bearer' || appPasswordLookup(credentials.secret)) {
+    const login = credentials.scheme === 'basic' ? { login: credentials.login ?? '' } : undefined;
+    const principal = await byAppPassword(prisma, credentials.secret, login, throttle);
+    return principal ?? (credentials.scheme === 'basic' ? verify(prisma, credentials) : undefined);
+  }
+  await refuseIfThrottled(prisma, throttle.key, throttle.limits);
+  return verify(prisma, credentials);
 }
 
 /** A name an account can have: no NUL, which PostgreSQL text cannot hold, and not longer than a login. */

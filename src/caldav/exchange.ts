@@ -64,10 +64,10 @@ export async function* textsOf(
 ): AsyncGenerator<ServedText> {
   // With texts kept, every ETag first (a statement a thousand, unless `known` has them): a slice of
   // texts kept reads nothing more.
-  const versions = x.kept && (known ?? (await resourceVersions(x.ctx, x.urls.site, collection, ids)));
+  const versions = x.kept ? (known ?? (await resourceVersions(x.ctx, x.urls.site, collection, ids))) : undefined;
   let read = 0;
   let bytes = 0;
-  for (let from = 0; from < (versions || ids).length;) {
+  for (let from = 0; from < (versions ?? ids).length;) {
     const size = read ? Math.max(1, Math.min(SLICE, Math.floor((SLICE_BYTES * read) / bytes))) : FIRST_SLICE;
     const texts =
       versions && x.kept

@@ -164,7 +164,7 @@ async function multiget(
     if (!firsts.has(key)) firsts.set(key, href);
   }
   const found = new Set<number>();
-  const resources = await membersOf(
+  const resources = membersOf(
     x,
     collection,
     segment,
