@@ -119,6 +119,8 @@ export interface Config {
   caldav: CaldavLimits;
   /** What one CalDAV resource may hold (caldav/write.ts). */
   caldavWrites: CaldavWriteLimits;
+  /** Room for CalDAV resources' texts, kept by their ETag (caldav/kept-texts.ts); 0 writes every text at each read. */
+  caldavTextCacheMegabytes: number;
   /** ActivityPub federation (config/federation.ts); undefined when off (no PUBLIC_URL). */
   federation?: FederationSettings;
 }
@@ -170,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     media: mediaLimits(env),
     caldav: caldavLimits(env),
     caldavWrites: caldavWriteLimits(env),
+    caldavTextCacheMegabytes: nonNegativeInteger(env, 'CALDAV_TEXT_CACHE_MB', 32),
     federation: federationSettings(env, publicUrl(env.PUBLIC_URL)),
   };
 }

@@ -19,7 +19,7 @@ import { startService } from './service.js';
 import { API, CONNECTIONS, SECONDS } from './settings.js';
 
 /** The layers, in the order the table lists them, each with what its frames' script URLs hold. */
-const LAYERS: [string, RegExp][] = [
+export const LAYERS: [string, RegExp][] = [
   [
     "node's HTTP and sockets",
     /^node:(_http_|net|internal\/(http|stream_base_commons|streams|net|timers|js_stream)|stream|timers)/,
@@ -59,9 +59,9 @@ const LAYERS: [string, RegExp][] = [
     /src\/(handlers|services|domain)\/|src\/http\/(rest-pipeline|handler|operation-handlers|reply|errors|idempotency|lists)\.ts|src\/webhooks\/|src\/mail\//,
   ],
 ];
-const GC = 'garbage collection';
-const IDLE = 'idle';
-const OTHER = 'other (V8, unattributed)';
+export const GC = 'garbage collection';
+export const IDLE = 'idle';
+export const OTHER = 'other (V8, unattributed)';
 const ROWS = [...LAYERS.map(([name]) => name), GC, IDLE, OTHER];
 
 interface ProfileNode {
@@ -69,7 +69,7 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string };
   children?: number[];
 }
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   startTime: number;
   samples: number[];
@@ -77,14 +77,18 @@ interface CpuProfile {
 }
 
 /** A window of the benchmark's monotonic clock, in µs: the clock V8's profiler stamps its samples with. */
-interface Window {
+export interface Window {
   from: number;
   to: number;
 }
-const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+export const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /** Each layer's share of the samples taken within `window`, and how many there were. */
-export function sharesByLayer(profile: CpuProfile, window: Window): { shares: Map<string, number>; samples: number } {
+export function sharesByLayer(
+  profile: CpuProfile,
+  window: Window,
+  layers = LAYERS,
+): { shares: Map<string, number>; samples: number } {
   const parent = new Map<number, ProfileNode>();
   const byId = new Map<number, ProfileNode>();
   for (const node of profile.nodes) {
@@ -99,7 +103,7 @@ export function sharesByLayer(profile: CpuProfile, window: Window): { shares: Ma
     let layer: string | undefined;
     if (functionName === '(garbage collector)') layer = GC;
     else if (functionName === '(idle)') layer = IDLE;
-    else layer = LAYERS.find(([, pattern]) => pattern.test(url))?.[0];
+    else layer = layers.find(([, pattern]) => pattern.test(url))?.[0];
     if (!layer) {
       const up = parent.get(node.id);
       layer = up ? classify(up) : OTHER;
@@ -123,7 +127,7 @@ export function sharesByLayer(profile: CpuProfile, window: Window): { shares: Ma
 }
 
 /** CPU seconds so far of the database's backends, by process ID (PostgreSQL on this machine). */
-async function backendsCpu(database: pg.Client): Promise<Map<number, number>> {
+export async function backendsCpu(database: pg.Client): Promise<Map<number, number>> {
   const { rows } = await database.query<{ pid: number }>(
     'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
   );
@@ -239,7 +243,7 @@ export async function profileLayers() {
 }
 
 /** A Markdown table, figures right-aligned, as docs/performance.md has them. */
-function markdown(rows: string[][]): string {
+export function markdown(rows: string[][]): string {
   const [head, ...body] = rows;
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(head), line(head.map((_, i) => (i ? '---:' : '---'))), ...body.map(line)].join('\n');

@@ -19,7 +19,8 @@
 // fifth of the events are occurrences of series, and the write of a series of 500), import (10,000
 // events from a site of The Events Calendar, scripts/bench/import.ts), cluster (1 to 3 instances behind
 // nginx, and a failover run, scripts/bench/cluster.ts), caldav (CalDAV beside Radicale, radicale.ts, and the syncs of the
-// pglite parts alone, scripts/bench/caldav.ts), rsvps (RSVPs to one event of 200 seats through two
+// pglite parts alone, scripts/bench/caldav.ts), multiget (the profile of a CalDAV multiget of 50 by layer, and
+// its statements' plans, scripts/bench/multiget-profile.ts), rsvps (RSVPs to one event of 200 seats through two
 // instances, and a check that nobody was over-booked, scripts/bench/rsvps.ts), mixed (two instances,
 // anonymous and signed-in reads over many URLs and 1 % writes for BENCH_MIXED_SECONDS, default 60,
 // and the share of kept answers, scripts/bench/mixed.ts), profile (where the CPU of each built read and
@@ -38,6 +39,7 @@ import { measurePglite } from './pglite.js';
 import { comparePostgres } from './postgresql.js';
 import { profileLayers } from './profile.js';
 import { measureMixed } from './mixed.js';
+import { profileMultiget } from './multiget-profile.js';
 import { measureLimits } from './rate-limits.js';
 import { measureRsvps } from './rsvps.js';
 import { measureScaling } from './scaling.js';
@@ -92,6 +94,7 @@ async function main() {
     ['import', () => measureImports()],
     ['cluster', () => clusterPart(print)],
     ['caldav', () => caldavPart()],
+    ['multiget', () => profileMultiget()],
     ['rsvps', () => measureRsvps(print)],
     ['mixed', () => measureMixed(print)],
     ['profile', () => profileLayers()],

@@ -64,14 +64,7 @@ export async function authenticate(
     // account from this address only, not to the address's, so that someone else guessing from the
     // same address does not lock its owner out. (Not held to its account's either, a right guess
     // after the throttle had stopped the wrong ones would be told apart from them.)
-    // An application password is read with its throttle, in one statement; a login after it.
-    let principal: Principal | undefined;
-    if (credentials.scheme === 'bearer') {
-      principal = await byAppPassword(prisma, credentials.secret, undefined, { key: keys.pair, limits });
-    } else {
-      await refuseIfThrottled(prisma, keys.pair, limits);
-      principal = await verify(prisma, credentials);
-    }
+    const principal = await knownPrincipal(prisma, credentials, { key: keys.pair, limits });
     if (principal) return principal;
     knownGood.delete(key);
     await recordFailure(prisma, keys, limits);
@@ -103,6 +96,25 @@ export async function authenticate(
   const principal = await attempt;
   if (!principal) throw new InvalidCredentials();
   return principal;
+}
+
+/**
+ * Credentials known good, checked again. An application password is read with its throttle, in
+ * one statement, its account's login compared when Basic names one (as CalDAV clients send it); a
+ * login's own password after the throttle's check.
+ */
+async function knownPrincipal(
+  prisma: PrismaClient,
+  credentials: Credentials,
+  throttle: { key: string; limits: ThrottleLimits },
+): Promise<Principal | undefined> {
+  if (credentials.scheme === 'bearer' || appPasswordLookup(credentials.secret)) {
+    const login = credentials.scheme === 'basic' ? { login: credentials.login ?? '' } : undefined;
+    const principal = await byAppPassword(prisma, credentials.secret, login, throttle);
+    return principal ?? (credentials.scheme === 'basic' ? verify(prisma, credentials) : undefined);
+  }
+  await refuseIfThrottled(prisma, throttle.key, throttle.limits);
+  return verify(prisma, credentials);
 }
 
 /** A name an account can have: no NUL, which PostgreSQL text cannot hold, and not longer than a login. */
@@ -152,7 +164,7 @@ async function byLogin(prisma: PrismaClient, { login, secret }: Credentials): Pr
     return undefined;
   }
   if (appPasswordLookup(secret)) {
-    const principal = await byAppPassword(prisma, secret, user.id);
+    const principal = await byAppPassword(prisma, secret, { userId: user.id });
     if (principal) return principal;
   }
   return (await verifySecret(secret, user.passwordHash))
@@ -169,7 +181,7 @@ async function byLogin(prisma: PrismaClient, { login, secret }: Credentials): Pr
 async function byAppPassword(
   prisma: PrismaClient,
   secret: string,
-  userId?: number,
+  owner?: { userId: number } | { login: string },
   throttle?: { key: string; limits: ThrottleLimits },
 ): Promise<Principal | undefined> {
   const parsed = appPasswordLookup(secret);
@@ -178,7 +190,7 @@ async function byAppPassword(
   if (
     !parsed ||
     !row?.id ||
-    (userId !== undefined && row.user_id !== userId) ||
+    (owner && ('userId' in owner ? row.user_id !== owner.userId : row.login !== owner.login)) ||
     !(await verifySecret(parsed.password, row.secret_hash))
   )
     return undefined;

@@ -103,11 +103,12 @@ export class Answer {
       this.res.end();
       return;
     }
-    const body = this.#held.join('');
+    // Encoded once: its length is the buffer's, not a second pass over the text.
+    const body = Buffer.from(this.#held.join(''));
     this.#held = [];
     this.res.statusCode = this.head.status;
     this.res.setHeader('Content-Type', this.head.type);
-    this.res.setHeader('Content-Length', Buffer.byteLength(body));
+    this.res.setHeader('Content-Length', body.length);
     this.res.end(body);
   }
 

@@ -8,10 +8,11 @@ import type { Answer } from './answer.js';
 import { DavError } from './errors.js';
 import type { Entry } from './multistatus.js';
 import { type DavTarget, findCollection, resourceHref } from './paths.js';
+import type { KeptTexts } from './kept-texts.js';
 import { resourceProps, type Seen } from './props.js';
 import type { Collection } from '../domain/records.js';
-import { idOfName } from '../services/calendar-objects/read.js';
-import { readTexts, type ResourceText } from './texts.js';
+import { idOfName, type ResourceVersion, resourceVersions } from '../services/calendar-objects/read.js';
+import { keptOrRead, type ServedText, servedTexts } from './texts.js';
 
 /** What one request works with. */
 export interface Exchange {
@@ -24,12 +25,14 @@ export interface Exchange {
   limits: CaldavLimits;
   /** The answer to this request, bounded and streamed (answer.ts). */
   answer: (status: number, type: string) => Answer;
+  /** Resources' texts kept by their ETag, unless CALDAV_TEXT_CACHE_MB is 0. */
+  kept?: KeptTexts;
 }
 
-export const resourceEntry = (seen: Seen, segment: string, text: ResourceText): Entry => ({
-  id: text.master.id,
+export const resourceEntry = (who: Pick<Seen, 'caller'>, segment: string, text: ServedText): Entry => ({
+  id: text.id,
   href: resourceHref(segment, text.name),
-  values: resourceProps(seen, text),
+  values: resourceProps(who, text),
   text: text.text,
 });
 
@@ -39,9 +42,9 @@ export async function collectionOf(x: Exchange, segment: string): Promise<Collec
   return collection;
 }
 
-export async function resourceText(x: Exchange, collection: Collection, name: string): Promise<ResourceText> {
+export async function resourceText(x: Exchange, collection: Collection, name: string): Promise<ServedText> {
   const id = await idOfName(x.ctx.db, name);
-  const text = id === undefined ? undefined : (await readTexts(x.ctx, x.urls, collection, [id])).at(0);
+  const text = id === undefined ? undefined : (await servedTexts(x.ctx, x.urls, collection, [id], x.kept)).at(0);
   if (!text) throw new DavError(404, 'No such resource.');
   return text;
 }
@@ -53,12 +56,23 @@ export async function resourceText(x: Exchange, collection: Collection, name: st
  * caller's slot), each is as many as the texts read so far say fit in SLICE_BYTES (a calendar of
  * 1 MB resources is read a few at a time, one of 2 KB events 100 at a time).
  */
-export async function* textsOf(x: Exchange, collection: Collection, ids: number[]): AsyncGenerator<ResourceText> {
+export async function* textsOf(
+  x: Exchange,
+  collection: Collection,
+  ids: number[],
+  known?: ResourceVersion[],
+): AsyncGenerator<ServedText> {
+  // With texts kept, every ETag first (a statement a thousand, unless `known` has them): a slice of
+  // texts kept reads nothing more.
+  const versions = x.kept ? (known ?? (await resourceVersions(x.ctx, x.urls.site, collection, ids))) : undefined;
   let read = 0;
   let bytes = 0;
-  for (let from = 0; from < ids.length;) {
+  for (let from = 0; from < (versions ?? ids).length;) {
     const size = read ? Math.max(1, Math.min(SLICE, Math.floor((SLICE_BYTES * read) / bytes))) : FIRST_SLICE;
-    const texts = await readTexts(x.ctx, x.urls, collection, ids.slice(from, from + size));
+    const texts =
+      versions && x.kept
+        ? await keptOrRead(x.ctx, x.urls, collection, versions.slice(from, from + size), x.kept)
+        : await servedTexts(x.ctx, x.urls, collection, ids.slice(from, from + size), undefined);
     from += size;
     for (const text of texts) {
       read++;

@@ -7,7 +7,18 @@
 import { turns } from '../lib/slices.js';
 import { type Answer, OverBudget, tooMuch } from './answer.js';
 import { NOT_IN_ALLPROP, type PropertyValues } from './props.js';
-import { add, child, closeRoot, DAV, davFragment, keyOf, openRoot, serialize, type XmlElement } from './xml.js';
+import {
+  add,
+  child,
+  closeRoot,
+  DAV,
+  davFragment,
+  keyOf,
+  openRoot,
+  serialize,
+  type XmlElement,
+  type XmlOut,
+} from './xml.js';
 
 export const XML = 'application/xml; charset=utf-8';
 
@@ -120,8 +131,8 @@ function responseOf(entry: Entry, wanted: Wanted): string {
   return serialize(piece);
 }
 
-function writePropstats(response: ReturnType<typeof add>, values: PropertyValues, wanted: Wanted) {
-  const found: [XmlElement | string, (e: ReturnType<typeof add>) => void][] = [];
+function writePropstats(response: XmlOut, values: PropertyValues, wanted: Wanted) {
+  const found: [XmlElement | string, (e: XmlOut) => void][] = [];
   const missing: XmlElement[] = [];
   if ('names' in wanted) {
     for (const name of wanted.names) {
@@ -150,7 +161,7 @@ function writePropstats(response: ReturnType<typeof add>, values: PropertyValues
 }
 
 /** A property's element, by the name a request gave or by its `{ns}name` key. */
-function element(prop: ReturnType<typeof add>, name: XmlElement | string) {
+function element(prop: XmlOut, name: XmlElement | string) {
   if (typeof name !== 'string') return add(prop, name.ns, name.name);
   const end = name.lastIndexOf('}');
   return add(prop, name.slice(1, end), name.slice(end + 1));

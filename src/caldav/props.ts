@@ -4,15 +4,14 @@
 // resource gives its ETag. A property a target does not have is answered 404 in its propstat.
 import { may } from '../auth/capabilities.js';
 import type { Caller } from '../auth/roles.js';
-import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { Collection } from '../domain/records.js';
 import type { ResourceVersion } from '../services/calendar-objects/read.js';
-import type { ResourceText } from './texts.js';
+import type { ServedText } from './texts.js';
 import { HOME, principalHref, DAV_PREFIX } from './paths.js';
-import { add, APPLE, CALDAV, CALSERVER, DAV, keyOf } from './xml.js';
+import { add, APPLE, CALDAV, CALSERVER, DAV, keyOf, type XmlOut } from './xml.js';
 
 /** Writes a property's value into its element. */
-export type Value = (element: XMLBuilder) => void;
+export type Value = (element: XmlOut) => void;
 
 export type PropertyValues = Map<string, Value>;
 
@@ -41,7 +40,7 @@ export interface Seen {
   title: string;
 }
 
-function common(seen: Seen): PropertyValues {
+function common(seen: Pick<Seen, 'caller'>): PropertyValues {
   return new Map<string, Value>([
     [
       keyOf(DAV, 'current-user-principal'),
@@ -144,14 +143,14 @@ export function versionProps(resource: ResourceVersion): PropertyValues {
 
 const RESOURCE_TYPE = 'text/calendar; charset=utf-8; component=VEVENT';
 
-export function resourceProps(seen: Seen, resource: ResourceText): PropertyValues {
-  const values = common(seen);
+export function resourceProps(who: Pick<Seen, 'caller'>, resource: ServedText): PropertyValues {
+  const values = common(who);
   values.set(keyOf(DAV, 'resourcetype'), empty);
   values.set(keyOf(DAV, 'getetag'), text(resource.etag));
   values.set(keyOf(DAV, 'getcontenttype'), text(RESOURCE_TYPE));
   values.set(keyOf(DAV, 'getcontentlength'), text(String(Buffer.byteLength(resource.text))));
-  values.set(keyOf(DAV, 'getlastmodified'), text(resource.master.modifiedAt.toUTCString()));
-  values.set(keyOf(DAV, 'displayname'), text(resource.master.title));
+  values.set(keyOf(DAV, 'getlastmodified'), text(resource.modifiedAt.toUTCString()));
+  values.set(keyOf(DAV, 'displayname'), text(resource.title));
   values.set(keyOf(CALDAV, 'calendar-data'), text(resource.text));
   return values;
 }

@@ -22,8 +22,9 @@ import type { Collection } from '../domain/records.js';
 import {
   hrefNames,
   idOfName,
-  idsOfNames,
+  namedVersions,
   resourceIds,
+  type ResourceVersion,
   resourceVersions,
   viewDigest,
 } from '../services/calendar-objects/read.js';
@@ -41,7 +42,8 @@ export async function report(x: Exchange, body: XmlElement | undefined): Promise
     });
   const collection = await collectionOf(x, target.segment);
   const wanted = wantedOf(body);
-  const seen = await x.seen();
+  // What a resource's properties show of the caller (props.ts): no statement, unlike x.seen()'s token.
+  const who = { caller: x.ctx.caller };
   const calendarData = calendarDataOf(wanted);
   const answer = x.answer(207, XML);
   // An expansion builds each resource's occurrences in memory before any is written.
@@ -53,7 +55,7 @@ export async function report(x: Exchange, body: XmlElement | undefined): Promise
   if (is(body, CALDAV, 'calendar-query')) {
     const filter = readFilter(child(body, CALDAV, 'filter'));
     const ids = within(x, await queried(x, collection, target, filter));
-    const entries = mapped(textsOf(x, collection, ids), (t) => resourceEntry(seen, target.segment, t));
+    const entries = mapped(textsOf(x, collection, ids), (t) => resourceEntry(who, target.segment, t));
     return respond(x, answer, withExpansion(x, answer, entries, calendarData), wanted);
   }
   if (is(body, DAV, 'sync-collection')) {
@@ -150,16 +152,29 @@ async function multiget(
     const target = targetOfHref(href);
     names.set(href, target?.kind === 'resource' && target.segment === segment ? target.name : '');
   }
-  const ids = await idsOfNames(x.ctx.db, [...new Set(names.values())].filter(Boolean));
+  // Each name's resource with its ETag, in one statement: the names resolved in it.
+  const named = await namedVersions(x.ctx, x.urls.site, collection, [...new Set(names.values())].filter(Boolean));
   // The first href of each resource (by its event), else of each name, else as written.
   const firsts = new Map<number | string, string>();
+  const versions = new Map<number, ResourceVersion>();
   for (const [href, name] of names) {
-    const key = ids.get(name) ?? (name ? `name ${name}` : `href ${href}`);
+    const version = named.get(name);
+    if (version) versions.set(version.id, version);
+    const key = version?.id ?? (name ? `name ${name}` : `href ${href}`);
     if (!firsts.has(key)) firsts.set(key, href);
   }
-  const wantedIds = [...firsts.keys()].filter((k) => typeof k === 'number');
   const found = new Set<number>();
-  const resources = await members(x, collection, segment, wantedIds, wanted, found);
+  const resources = membersOf(
+    x,
+    collection,
+    segment,
+    within(
+      x,
+      [...versions.values()].sort((a, b) => a.id - b.id),
+    ),
+    wanted,
+    found,
+  );
   return (async function* () {
     for await (const entry of resources) yield { ...entry, href: firsts.get(entry.id ?? 0) ?? entry.href };
     for (const [key, href] of firsts) if (typeof key !== 'number' || !found.has(key)) yield { href, status: 404 };
@@ -241,15 +256,32 @@ export async function members(
 ): Promise<Iterable<Entry> | AsyncIterable<Entry>> {
   if ('names' in wanted && listedOnly(wanted.names)) {
     const versions = within(x, await resourceVersions(x.ctx, x.urls.site, collection, ids));
+    return membersOf(x, collection, segment, versions, wanted, found);
+  }
+  const texts = textsOf(x, collection, within(x, ids ?? (await resourceIds(x.ctx, collection))));
+  return mapped(texts, (t) => {
+    found.add(t.id);
+    return resourceEntry({ caller: x.ctx.caller }, segment, t);
+  });
+}
+
+/** members of resources whose ETags were read (resourceVersions), in their order. */
+function membersOf(
+  x: Exchange,
+  collection: Collection,
+  segment: string,
+  versions: ResourceVersion[],
+  wanted: Wanted,
+  found: Set<number>,
+): Iterable<Entry> | AsyncIterable<Entry> {
+  if ('names' in wanted && listedOnly(wanted.names))
     return versions.map((v) => {
       found.add(v.id);
       return { id: v.id, href: resourceHref(segment, v.name), values: versionProps(v) };
     });
-  }
-  const seen = await x.seen();
-  const texts = textsOf(x, collection, within(x, ids ?? (await resourceIds(x.ctx, collection))));
-  return mapped(texts, (t) => {
-    found.add(t.master.id);
-    return resourceEntry(seen, segment, t);
+  const ids = versions.map((v) => v.id);
+  return mapped(textsOf(x, collection, ids, versions), (t) => {
+    found.add(t.id);
+    return resourceEntry({ caller: x.ctx.caller }, segment, t);
   });
 }

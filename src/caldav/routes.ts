@@ -18,6 +18,7 @@ import { requestUrls } from '../http/urls.js';
 import { serviceContext } from '../services/context.js';
 import { Answer, BigAnswers, ClientGone, OverBudget, tooMuch } from './answer.js';
 import { DavError, davCondition } from './errors.js';
+import { KeptTexts } from './kept-texts.js';
 import { collectionOf, type Exchange, resourceEntry, resourceText } from './exchange.js';
 import { type Entry, statusLine, type Wanted, wantedOf, XML } from './multistatus.js';
 import {
@@ -71,6 +72,8 @@ const REALM = 'Basic realm="Calendar Events", charset="UTF-8"';
  */
 export function davRoutes(deps: DavDeps): RequestHandler {
   const big = new BigAnswers(deps.config.caldav.bigPerCaller);
+  const kept =
+    deps.config.caldavTextCacheMegabytes > 0 ? new KeptTexts(deps.config.caldavTextCacheMegabytes) : undefined;
   return (req, res, next) => {
     const path = req.path;
     // Clients look here first (RFC 6764 5); the answer says where the service's CalDAV root is.
@@ -96,7 +99,7 @@ export function davRoutes(deps: DavDeps): RequestHandler {
     }
     // Its requests are timed as one operation (metrics/http.ts), told apart by their method.
     res.locals[OPERATION_LOCAL] = 'caldav';
-    answer(deps, big, req, res, target).catch((err: unknown) => {
+    answer(deps, { big, kept }, req, res, target).catch((err: unknown) => {
       fail(deps, req, res, err);
     });
   };
@@ -104,7 +107,19 @@ export function davRoutes(deps: DavDeps): RequestHandler {
 
 const WELL_KNOWN = '/.well-known/caldav';
 
-async function answer(deps: DavDeps, big: BigAnswers, req: Request, res: Response, target: DavTarget): Promise<void> {
+/** What the requests of one process share: big answers in flight, kept texts. */
+interface Shared {
+  big: BigAnswers;
+  kept?: KeptTexts;
+}
+
+async function answer(
+  deps: DavDeps,
+  { big, kept }: Shared,
+  req: Request,
+  res: Response,
+  target: DavTarget,
+): Promise<void> {
   res.set('DAV', '1, 3, calendar-access');
   res.set('Allow', METHODS);
   if (req.method === 'OPTIONS') {
@@ -131,6 +146,7 @@ async function answer(deps: DavDeps, big: BigAnswers, req: Request, res: Respons
     limits: deps.config.caldav,
     // Big answers are counted per caller as rate limits count requests: an account, else an address (an IPv6 /64).
     answer: (status, type) => new Answer(res, { status, type }, deps.config.caldav, big, countedAs(caller?.id, req.ip)),
+    kept,
   };
   switch (req.method) {
     case 'PROPFIND':

@@ -2,10 +2,8 @@
 // namespaces (clients write `D:`, `d:` or a default namespace for the same DAV: names) and never
 // expands an entity it was not told of: a DOCTYPE, where entities would be declared, is refused
 // outright, so no billion laughs and no external entity. The tree it builds is bounded in depth
-// and size. Answers are written by xmlbuilder2, which escapes what it writes.
+// and size. Answers are written as text (XmlOut below), escaped as they are written.
 import { SaxesParser } from 'saxes';
-import { create, fragment } from 'xmlbuilder2';
-import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 
 export const DAV = 'DAV:';
 export const CALDAV = 'urn:ietf:params:xml:ns:caldav';
@@ -102,29 +100,84 @@ const DECLARATIONS = Object.entries(PREFIXES)
 export const openRoot = (name: string) => `<?xml version="1.0" encoding="utf-8"?><d:${name}${DECLARATIONS}>`;
 export const closeRoot = (name: string) => `</d:${name}>`;
 
-/** A whole answer whose root is `d:<name>`. */
-export function davDocument(root: string): XMLBuilder {
-  const element = create({ version: '1.0', encoding: 'utf-8' }).ele(`d:${root}`);
-  for (const [ns, prefix] of Object.entries(PREFIXES)) element.att(`xmlns:${prefix}`, ns);
-  return element;
+/**
+ * An element of an answer as it is built: its name, attributes and children, written as text by
+ * `serialize`. No DOM: an answer's elements are only ever added to, and a multistatus of fifty
+ * texts spent an eighth of its time in xmlbuilder2's (docs/performance.md, "The CalDAV multiget").
+ */
+export class XmlOut {
+  readonly #name: string;
+  #attributes: string;
+  readonly #children: (XmlOut | string)[] = [];
+  /** A document's root is written after the XML declaration. */
+  readonly #root: boolean;
+
+  constructor(name: string, attributes = '', root = false) {
+    this.#name = name;
+    this.#attributes = attributes;
+    this.#root = root;
+  }
+
+  /** A child element: by its qualified name (`d:href`), or in a namespace of its own (declared on it). */
+  ele(nameOrNamespace: string, name?: string): XmlOut {
+    const element =
+      name === undefined ? new XmlOut(nameOrNamespace) : new XmlOut(name, ` xmlns="${escapedValue(nameOrNamespace)}"`);
+    this.#children.push(element);
+    return element;
+  }
+
+  txt(text: string): this {
+    this.#children.push(escaped(text));
+    return this;
+  }
+
+  att(name: string, value: string): this {
+    this.#attributes += ` ${name}="${escapedValue(value)}"`;
+    return this;
+  }
+
+  write(out: string[]): void {
+    if (this.#root) out.push('<?xml version="1.0" encoding="utf-8"?>');
+    if (this.#name) out.push(`<${this.#name}${this.#attributes}`, this.#children.length ? '>' : '/>');
+    for (const child of this.#children) {
+      if (typeof child === 'string') out.push(child);
+      else child.write(out);
+    }
+    if (this.#name && this.#children.length) out.push(`</${this.#name}>`);
+  }
 }
 
+/**
+ * Text escaped (`&`, `<`, `>`) and attribute values too (and `"`), a carriage return as a
+ * reference in both: an XML reader turns a literal one into a line feed, and iCalendar's lines end
+ * in CRLF (RFC 5545 3.1).
+ */
+const escaped = (text: string) => text.replace(IN_TEXT, (c) => ENTITIES[c] ?? c);
+const escapedValue = (value: string) => value.replace(IN_VALUE, (c) => ENTITIES[c] ?? c);
+const IN_TEXT = /[&<>\r]/g;
+const IN_VALUE = /[&<>"\r]/g;
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\r': '&#13;' };
+
+/** A whole answer whose root is `d:<name>`. */
+export const davDocument = (root: string): XmlOut => new XmlOut(`d:${root}`, DECLARATIONS, true);
+
 /** A part of an answer, written within a root that declares the prefixes. */
-export const davFragment = (): XMLBuilder => fragment();
+export const davFragment = (): XmlOut => new XmlOut('');
 
 /**
  * Adds an element: by its prefix when its namespace has one, else with its namespace declared on
  * it (a property a client asked for in a namespace of its own).
  */
-export function add(parent: XMLBuilder, ns: string, name: string, text?: string): XMLBuilder {
+export function add(parent: XmlOut, ns: string, name: string, text?: string): XmlOut {
   const prefix = PREFIXES[ns];
   const element = prefix ? parent.ele(`${prefix}:${name}`) : parent.ele(ns, name);
   if (text !== undefined) element.txt(text);
   return element;
 }
 
-/**
- * The text of a document or fragment. A carriage return is written as a reference: an XML reader
- * turns a literal one into a line feed, and iCalendar's lines end in CRLF (RFC 5545 3.1).
- */
-export const serialize = (element: XMLBuilder) => element.end({ prettyPrint: false }).replace(/\r/g, '&#13;');
+/** The text of a document or fragment. */
+export function serialize(element: XmlOut): string {
+  const out: string[] = [];
+  element.write(out);
+  return out.join('');
+}

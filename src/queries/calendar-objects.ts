@@ -4,6 +4,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { ListScope } from '../auth/permissions.js';
 import type { PrismaClient, Tx } from '../db/client.js';
+import { selectRows } from '../db/driver.js';
 import type { Collection, EventRecord } from '../domain/records.js';
 import { selectEvents } from './event-rows.js';
 import { inScope } from './list-scope.js';
@@ -51,11 +52,16 @@ export async function givenNames(db: PrismaClient | Tx, ids: number[]): Promise<
   return new Map(rows.map((r) => [r.eventId, r.name ?? '']));
 }
 
-/** The events clients gave these names, by name. */
-export async function eventsNamed(db: PrismaClient | Tx, names: string[]): Promise<Map<string, number>> {
-  const given = await db.davObject.findMany({ where: { name: { in: names } } });
-  return new Map(given.map((d) => [d.name ?? '', d.eventId]));
-}
+/**
+ * The names clients gave, in one statement: to events of these names, and to these events. On the
+ * driver beneath Prisma (db/driver.ts selectRows): a multiget asks it once, with its every href.
+ */
+export const namesGiven = (db: PrismaClient | Tx, names: string[], ids: number[]) =>
+  selectRows<{ eventId: number; name: string }>(
+    db,
+    sql`SELECT event_id AS "eventId", name FROM dav_objects
+    WHERE name = ANY(${names}::text[]) OR (event_id = ANY(${ids}::int[]) AND name IS NOT NULL)`,
+  );
 
 /** The lines kept as clients wrote them, of these events (those that keep any), by ID. */
 export async function keptLines(db: PrismaClient | Tx, ids: number[]): Promise<Map<number, string>> {
@@ -68,7 +74,10 @@ export async function keptLines(db: PrismaClient | Tx, ids: number[]): Promise<M
  * What each resource's text is made from, as one digest per resource of the collection in the
  * scope (all of them after `only`, or those it names), in ID order: a row's part is its version,
  * status and kept lines, and the versions, statuses, owners and places of what it links to; a
- * resource's is its rows' (the event and its changed occurrences) and its exported UID.
+ * resource's is its rows' (the event and its changed occurrences) and its exported UID. What a
+ * link shows is read by its key (a scalar subquery on the linked row's primary key), not joined:
+ * PostgreSQL hashed the whole venues table for each event's one link (docs/performance.md, "The
+ * CalDAV multiget"); the digest is the same text, so ETags did not change.
  */
 export function versionRows(
   db: PrismaClient,
@@ -81,12 +90,14 @@ export function versionRows(
     SELECT e.id, d.name, md5(concat_ws('|',
         (SELECT external_id FROM imported_items i WHERE i.local_id = e.id AND i.kind = 'event' AND i.exported),
         (SELECT string_agg(concat_ws(';', x.id, x.modified_at, x.status, coalesce(x.author_id, 0), md5(coalesce(dx.extra, '')),
-            (SELECT string_agg(concat_ws(':', v.id, v.modified_at, v.status, coalesce(v.author_id, 0), l.position), ',' ORDER BY l.position, v.id)
-              FROM event_venues l JOIN venues v ON v.id = l.venue_id WHERE l.event_id = x.id),
-            (SELECT string_agg(concat_ws(':', o.id, o.modified_at, o.status, coalesce(o.author_id, 0), l.position), ',' ORDER BY l.position, o.id)
-              FROM event_organizers l JOIN organizers o ON o.id = l.organizer_id WHERE l.event_id = x.id),
-            (SELECT string_agg(concat_ws(':', t.id, t.modified_at), ',' ORDER BY t.id)
-              FROM event_terms l JOIN terms t ON t.id = l.term_id WHERE l.event_id = x.id)), '/' ORDER BY x.id)
+            (SELECT string_agg(concat_ws(':', l.venue_id, (SELECT concat_ws(':', v.modified_at, v.status, coalesce(v.author_id, 0))
+                FROM venues v WHERE v.id = l.venue_id), l.position), ',' ORDER BY l.position, l.venue_id)
+              FROM event_venues l WHERE l.event_id = x.id),
+            (SELECT string_agg(concat_ws(':', l.organizer_id, (SELECT concat_ws(':', o.modified_at, o.status, coalesce(o.author_id, 0))
+                FROM organizers o WHERE o.id = l.organizer_id), l.position), ',' ORDER BY l.position, l.organizer_id)
+              FROM event_organizers l WHERE l.event_id = x.id),
+            (SELECT string_agg(concat_ws(':', l.term_id, (SELECT t.modified_at FROM terms t WHERE t.id = l.term_id)), ',' ORDER BY l.term_id)
+              FROM event_terms l WHERE l.event_id = x.id)), '/' ORDER BY x.id)
           FROM events x LEFT JOIN dav_objects dx ON dx.event_id = x.id
           WHERE x.id = e.id OR (x.parent_id = e.id AND x.is_exception AND x.status <> 'trash')))) AS version
     FROM events e LEFT JOIN dav_objects d ON d.event_id = e.id
@@ -97,6 +108,15 @@ export function versionRows(
 /** Rows after this ID, or among these IDs, for versionRows. */
 export const afterId = (id: number) => sql`AND e.id > ${id}::int`;
 export const amongIds = (ids: number[]) => sql`AND e.id = ANY(${ids}::int[])`;
+/**
+ * Rows of these given names, or of these IDs without one (services/calendar-objects/read.ts
+ * idsOfNames), for versionRows. The IDs are gathered first, so that the events are read by their
+ * key: the condition alone (one name or another ID) was a scan of every event.
+ */
+export const namedAs = (names: string[], ids: number[]) =>
+  sql`AND e.id = ANY(ARRAY(SELECT event_id FROM dav_objects WHERE name = ANY(${names}::text[])
+      UNION SELECT unnest(${ids}::int[])))
+    AND (d.name = ANY(${names}::text[]) OR d.name IS NULL)`;
 
 /**
  * The categories and tags of these names (lower-cased), categories first, the event's own (`linked`)
