@@ -208,8 +208,8 @@ async function toFedify(
 
 /**
  * What an inbox refuses before Fedify reads it: JSON nested deeper than a JSON body may be (its
- * JSON-LD expansion recurses, and 3,000 levels overflowed the stack), and an activity signed by a
- * key on another server than its actor's. Fedify takes a key whose `owner` names the actor without
+ * JSON-LD expansion recurses, and 3,000 levels overflowed the stack), an activity without an HTTP
+ * Signature, and one signed by a key on another server than its actor's. Fedify takes a key whose `owner` names the actor without
  * asking the actor (Fedify 2.3.6 doesActorOwnKey): any server could publish a key naming a followed
  * calendar as its owner and sign as it. A key on the actor's own server is that server's to vouch
  * for.
@@ -227,7 +227,10 @@ function inboxRefusal(
     return { status: 403, message: 'The activity names a server that is blocked here.' };
   }
   const actor = actorOf(activity);
-  if (keyId === undefined || actor === undefined) return undefined;
+  if (actor === undefined) return undefined;
+  // Only activities with an HTTP Signature: Fedify would also take one proven by an embedded
+  // integrity proof alone, whose key it holds to its actor no better than a signature's.
+  if (keyId === undefined) return { status: 401, message: 'The activity has no HTTP Signature.' };
   const keyOrigin = originOf(keyId);
   if (keyOrigin === undefined || keyOrigin !== originOf(actor)) {
     return { status: 401, message: "The activity is signed by a key on another server than its actor's." };
