@@ -97,26 +97,36 @@ export function rssMb(pid: number): number | undefined {
  * or once it has ended. /proc counts in ticks of USER_HZ, 100 on Linux whatever the kernel's own rate.
  */
 export function cpuSeconds(pid: number): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
+}
+
+/** The same, apart: in the process's own code (user) and in the kernel on its behalf (system). */
+export function cpuTimes(pid: number): { user: number; system: number } {
   try {
     // The fields after the command's name, which is in brackets and may hold spaces: utime and stime
     // are the 14th and 15th of the line, the 12th and 13th after the name.
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
       .replace(/^.*\) /s, '')
       .split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
   } catch {
-    return 0;
+    return { user: 0, system: 0 };
   }
 }
 
-/** A short warm-up (JIT, connection pools, plan caches), then the measured run. */
+/**
+ * A short warm-up (JIT, connection pools, plan caches), then the measured run. `warm`: the server
+ * has just run this scenario (a later round), so the warm-up is left out.
+ */
 export async function measure(
   server: Server,
   scenario: Scenario,
   seconds: number,
   connections: number,
+  warm = false,
 ): Promise<Figures> {
-  await drive(server, scenario, Math.min(2, seconds), connections);
+  if (!warm) await drive(server, scenario, Math.min(2, seconds), connections);
   let peak: number | undefined;
   const sample = () => {
     // The largest process; a pid is undefined if its process never started: nothing to sample.

@@ -17,7 +17,18 @@ import { basicAuth } from '../../test/setup/dav-clients.js';
 import { scaledCalendar } from './calendar.js';
 import { createPostgres, seed } from './fixtures.js';
 import { cpuSeconds } from './load.js';
-import { backendsCpu, type CpuProfile, GC, IDLE, LAYERS, markdown, nowUs, OTHER, sharesByLayer } from './profile.js';
+import {
+  backendsCpu,
+  type CpuProfile,
+  GC,
+  IDLE,
+  LAYERS,
+  markdown,
+  nowUs,
+  OTHER,
+  SYSCALLS,
+  sharesByLayer,
+} from './profile.js';
 import { CALDAV_SIZES } from './radicale.js';
 import { startService } from './service.js';
 
@@ -136,7 +147,7 @@ export async function profileMultiget(): Promise<void> {
     console.log(
       markdown([
         ['layer', 'share of the main thread', 'share of its busy time'],
-        ...[...DAV_LAYERS.map(([name]) => name), GC, IDLE, OTHER].map((name) => [
+        ...[...DAV_LAYERS.map(([name]) => name), GC, SYSCALLS, IDLE, OTHER].map((name) => [
           name,
           percent(shares.get(name)),
           name === IDLE ? '' : percent((shares.get(name) ?? 0) / (1 - (shares.get(IDLE) ?? 0))),

@@ -62,7 +62,7 @@ async function main() {
     `node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
   );
   console.log(
-    `${CONNECTIONS} connections, ${SECONDS} s per measured run after a 2 s warm-up, best of ${ROUNDS} rounds against the baseline; latencies in ms\n`,
+    `${CONNECTIONS} connections, ${SECONDS} s per measured run after a 2 s warm-up (in the first round), best of ${ROUNDS} rounds against the baseline; latencies in ms\n`,
   );
   const rows: string[][] = [];
   const print: Print = (setup, name, figures, ratio) => {
