@@ -8,6 +8,7 @@ import { TEXT_VERSION } from '../../src/services/calendar-objects/read.js';
 import type { Role } from '../../src/auth/roles.js';
 import { describeEachDatabase, itOnPostgres } from '../setup/each-database.js';
 import { pruneChanges } from '../../src/db/housekeeping.js';
+import { driverOf, registerDriver } from '../../src/db/driver.js';
 import { settled } from '../setup/feed.js';
 import { receiver } from '../setup/receiver.js';
 import { startTestWorker } from '../setup/webhook-worker.js';
@@ -715,25 +716,24 @@ describeEachDatabase(
     it('never serves an older text under a newer ETag when a write lands between reading them', async () => {
       const event = (await s.post('/events', restEvent('Race v1'))).body;
       const path = `${ALL}${event.id}.ics`;
-      const prisma = s.db.prisma as unknown as { $queryRaw: (...args: unknown[]) => Promise<unknown> };
-      const original = prisma.$queryRaw;
+      // The ETags are read on the driver beneath Prisma (queries/calendar-objects.ts versionRows):
+      // right after they are, the event changes through the API.
+      const original = driverOf(s.db.prisma);
+      if (!original) throw new Error('the database opened without a driver beneath Prisma');
       let wrote = false;
-      // Right after the ETags are read, the event changes through the API.
-      prisma.$queryRaw = async function (this: unknown, ...args: unknown[]) {
-        const result = await original.apply(this, args);
-        const first = args[0] as string[] | { strings?: string[] } | undefined;
-        const text = (Array.isArray(first) ? first : (first?.strings ?? [])).join('');
+      registerDriver(s.db.prisma, async (text, values, options) => {
+        const rows = await original(text, values, options);
         if (!wrote && text.includes('md5(concat_ws')) {
           wrote = true;
           await s.post(`/events/${event.id}`, { title: 'Race v2' });
         }
-        return result;
-      };
+        return rows;
+      });
       let first;
       try {
         first = await dav(s, 'GET', path);
       } finally {
-        prisma.$queryRaw = original;
+        registerDriver(s.db.prisma, original);
       }
       expect(wrote).toBe(true);
       // The newer text under the older ETag: the next look sees the ETag change, and reads again.
