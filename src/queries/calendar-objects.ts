@@ -106,6 +106,10 @@ export function versionRows(
     FROM events e LEFT JOIN dav_objects d ON d.event_id = e.id
     WHERE e.parent_id IS NULL AND ${readable(scope)} AND ${inCollection(collection)} ${only}
     ORDER BY e.id ${limit === undefined ? sql`` : sql`LIMIT ${limit}::int`}`,
+    // Prepared: the rows are found by their keys or in ID order whatever the values, and planning
+    // its dozen subqueries each time was a third of PostgreSQL's CPU per multiget (6.1 → 4.6 ms,
+    // docs/performance.md "The CalDAV multiget").
+    { prepare: true },
   );
 }
 
