@@ -3,13 +3,7 @@
 // events changed through the API, and the multiget that fetches those ten. Each is timed one
 // request at a time, as a client asks, and the median and slowest of several runs are printed.
 import { performance } from 'node:perf_hooks';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { STANDARD } from './calendar.js';
-import { seed } from './fixtures.js';
 import { CALDAV_SIZES, compareWithRadicale } from './radicale.js';
-import { startService } from './service.js';
 
 const COLLECTION = '/caldav/calendars/events/';
 const API = '/wp-json/calendar/events/v1';
@@ -110,21 +104,8 @@ export async function measureCalDav(
 
 /**
  * The caldav part: the service on PostgreSQL beside Radicale on calendars of BENCH_CALDAV_SIZES
- * events (scripts/bench/radicale.ts), then the syncs above on PGlite, the embedded default.
+ * events (scripts/bench/radicale.ts). The syncs above are the postgresql and pglite parts'.
  */
 export async function caldavPart() {
   for (const events of CALDAV_SIZES) await compareWithRadicale(events);
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'calendar-bench-'));
-  try {
-    const storage = { kind: 'pglite', dataDir } as const;
-    const fixtures = await seed(storage, STANDARD);
-    const service = await startService(storage);
-    try {
-      await measureCalDav(service.url, fixtures.bearer, fixtures.eventIds, 'service on PGlite', console.log);
-    } finally {
-      await service.stop();
-    }
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
 }

@@ -48,7 +48,7 @@ import { measureWebhooks } from './webhooks.js';
 
 // `npm run bench -- cluster pglite` chooses parts as BENCH_ONLY does.
 const PARTS = new Set(
-  (process.argv.slice(2).join(',') || process.env.BENCH_ONLY || 'postgresql,pglite,rsvps,mixed')
+  (process.argv.slice(2).join(',') || process.env.BENCH_ONLY || 'postgresql,pglite,caldav,rsvps,mixed')
     .split(',')
     .map((part) => part.trim()),
 );
