@@ -48,11 +48,11 @@ const DAV_LAYERS: [string, RegExp][] = [
   layer("node's HTTP and sockets"),
   [
     'writing the texts (src/ical, ical-generator, Luxon, time zones)',
-    /src\/ical\/|src\/recurrence\/|src\/lib\/(ical-fold|text|plain-text|event-times|dates)\.ts|src\/serializers\/|node_modules\/(ical-generator|@touch4it|luxon|rrule)\//,
+    /src\/ical\/|src\/recurrence\/|src\/lib\/(ical-fold|text|plain-text|event-times|dates)\.[jt]s|src\/serializers\/|node_modules\/(ical-generator|@touch4it|luxon|rrule)\//,
   ],
   [
     'XML: the multistatus (caldav/xml.ts; xmlbuilder2 before), the request (saxes)',
-    /node_modules\/(xmlbuilder2|@oozcitak|saxes|xmlchars|js-yaml)\/|src\/caldav\/(xml|multistatus|props)\.ts/,
+    /node_modules\/(xmlbuilder2|@oozcitak|saxes|xmlchars|js-yaml)\/|src\/caldav\/(xml|multistatus|props)\.[jt]s/,
   ],
   ['Prisma: its query compiler (WebAssembly) and client', /node_modules\/(@prisma|prisma)\/|generated\/prisma\//],
   ['pg: the protocol, the rows; the statements (src/queries, src/db)', layer('the query (pg, Prisma, SQL, rows)')[1]],
