@@ -19,16 +19,22 @@ const sql = Prisma.sql;
  * statement, so that a list costs no query per event; never a name or an e-mail address.
  */
 // The stored words of its search (migration word_prefix_search) are no part of an event's record.
-// Exported for the benchmark's bare create (scripts/bench/baseline.ts), which reads back with it.
+// What a link shows is read by its key (a scalar subquery on the linked row's primary key), not
+// joined: PostgreSQL hashed the whole terms table for each event's few links, 0.3 ms an event, a
+// third of an event search's statement (docs/performance.md, "Issue 54's close"); a foreign key
+// keeps every link's row there, so the rows are the join's. Exported for the benchmark's bare create (scripts/bench/baseline.ts), which reads back with it.
 export const EVENT_JSON = sql`(to_jsonb(e) - 'search_vector') || jsonb_build_object(
   'description', coalesce(e.description, (SELECT s.description FROM events s WHERE s.id = e.parent_id), ''),
   'excerpt', coalesce(e.excerpt, (SELECT s.excerpt FROM events s WHERE s.id = e.parent_id), ''),
-  'venues', coalesce((SELECT jsonb_agg(to_jsonb(l) || jsonb_build_object('venue', to_jsonb(v)) ORDER BY l.position, l.venue_id)
-    FROM event_venues l JOIN venues v ON v.id = l.venue_id WHERE l.event_id = e.id), '[]'),
-  'organizers', coalesce((SELECT jsonb_agg(to_jsonb(l) || jsonb_build_object('organizer', to_jsonb(o)) ORDER BY l.position, l.organizer_id)
-    FROM event_organizers l JOIN organizers o ON o.id = l.organizer_id WHERE l.event_id = e.id), '[]'),
-  'terms', coalesce((SELECT jsonb_agg(to_jsonb(l) || jsonb_build_object('term', to_jsonb(t)) ORDER BY l.term_id)
-    FROM event_terms l JOIN terms t ON t.id = l.term_id WHERE l.event_id = e.id), '[]'),
+  'venues', coalesce((SELECT jsonb_agg(to_jsonb(l) || jsonb_build_object('venue',
+      (SELECT to_jsonb(v) FROM venues v WHERE v.id = l.venue_id)) ORDER BY l.position, l.venue_id)
+    FROM event_venues l WHERE l.event_id = e.id), '[]'),
+  'organizers', coalesce((SELECT jsonb_agg(to_jsonb(l) || jsonb_build_object('organizer',
+      (SELECT to_jsonb(o) FROM organizers o WHERE o.id = l.organizer_id)) ORDER BY l.position, l.organizer_id)
+    FROM event_organizers l WHERE l.event_id = e.id), '[]'),
+  'terms', coalesce((SELECT jsonb_agg(to_jsonb(l) || jsonb_build_object('term',
+      (SELECT to_jsonb(t) FROM terms t WHERE t.id = l.term_id)) ORDER BY l.term_id)
+    FROM event_terms l WHERE l.event_id = e.id), '[]'),
   'parent', (SELECT jsonb_build_object('id', p.id, 'status', p.status, 'author_id', p.author_id) FROM events p WHERE p.id = e.parent_id),
   'rsvp_counts', (SELECT jsonb_build_object(
       'going', coalesce(sum(1 + r.guests) FILTER (WHERE r.status IN ('going', 'checked_in')), 0),
