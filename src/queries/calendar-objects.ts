@@ -108,7 +108,7 @@ export function versionRows(
     ORDER BY e.id ${limit === undefined ? sql`` : sql`LIMIT ${limit}::int`}`,
     // Prepared: the rows are found by their keys or in ID order whatever the values, and planning
     // its dozen subqueries each time was a third of PostgreSQL's CPU per multiget (6.1 → 4.6 ms,
-    // docs/performance.md "The CalDAV multiget").
+    // docs/performance.md "Issue 54's close").
     { prepare: true },
   );
 }

@@ -22,7 +22,8 @@ const sql = Prisma.sql;
 // What a link shows is read by its key (a scalar subquery on the linked row's primary key), not
 // joined: PostgreSQL hashed the whole terms table for each event's few links, 0.3 ms an event, a
 // third of an event search's statement (docs/performance.md, "Issue 54's close"); a foreign key
-// keeps every link's row there, so the rows are the join's. Exported for the benchmark's bare create (scripts/bench/baseline.ts), which reads back with it.
+// keeps every link's row there, so the rows are the join's. Exported for the benchmark's bare
+// create (scripts/bench/baseline.ts), which reads back with it.
 export const EVENT_JSON = sql`(to_jsonb(e) - 'search_vector') || jsonb_build_object(
   'description', coalesce(e.description, (SELECT s.description FROM events s WHERE s.id = e.parent_id), ''),
   'excerpt', coalesce(e.excerpt, (SELECT s.excerpt FROM events s WHERE s.id = e.parent_id), ''),
