@@ -11,6 +11,7 @@ import { federatedInstance } from '../setup/federated-instance.js';
 import { remoteCalendar, withOrigin } from '../setup/remote-calendar.js';
 import { isBlocked } from '../../src/federation/remote-documents.js';
 import gancioCreate from '../fixtures/federation/gancio-create-event.json' with { type: 'json' };
+import { until } from '../setup/until.js';
 
 const AS = { accept: 'application/activity+json' };
 
@@ -91,15 +92,6 @@ type Json = Record<string, any>;
 
 const GANCIO = { path: '/federation/u/relay', type: 'Application', username: 'relay', name: 'Gancio Bologna' };
 const EVIL = { path: '/federation/u/evil', type: 'Application', username: 'evil', name: 'Evil' };
-
-async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 150; i++) {
-    const found = await check();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`never happened: ${what}`);
-}
 
 async function followed(b: Instance, actor: string, trusted: boolean): Promise<Json> {
   const r = await b.rest('POST', '/federation/sources', { actor, trusted });

@@ -14,19 +14,11 @@ import gancioCreate from '../fixtures/federation/gancio-create-event.json' with 
 import { databaseKinds, postgresTitle, postgresUrl } from '../setup/databases.js';
 import { federatedInstance } from '../setup/federated-instance.js';
 import { remoteCalendar, withOrigin } from '../setup/remote-calendar.js';
+import { until } from '../setup/until.js';
 
 type Instance = Awaited<ReturnType<typeof federatedInstance>>;
 type Remote = Awaited<ReturnType<typeof remoteCalendar>>;
 type Json = Record<string, any>;
-
-async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 150; i++) {
-    const found = await check();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`never happened: ${what}`);
-}
 
 /** The event made here of the remote object `objectId`, as the administrator reads it. */
 async function copyOf(b: Instance, objectId: string): Promise<Json | undefined> {

@@ -7,21 +7,13 @@ import gancioCreate from '../fixtures/federation/gancio-create-event.json' with 
 import { databaseKinds, postgresTitle, postgresUrl } from '../setup/databases.js';
 import { federatedInstance } from '../setup/federated-instance.js';
 import { remoteCalendar, withOrigin } from '../setup/remote-calendar.js';
+import { until } from '../setup/until.js';
 
 type Instance = Awaited<ReturnType<typeof federatedInstance>>;
 type Remote = Awaited<ReturnType<typeof remoteCalendar>>;
 type Json = Record<string, any>;
 
 const GANCIO = { path: '/federation/u/relay', type: 'Application', username: 'relay', name: 'Gancio Bologna' };
-
-async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 150; i++) {
-    const found = await check();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`never happened: ${what}`);
-}
 
 async function follow(b: Instance, actor: string, trusted = false): Promise<Json> {
   const r = await b.rest('POST', '/federation/sources', { actor, trusted });

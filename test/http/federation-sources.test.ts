@@ -9,18 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from '../setup/databases.js';
 import { rsaPair } from '../setup/fedify-actor.js';
 import { federatedInstance } from '../setup/federated-instance.js';
+import { until } from '../setup/until.js';
 
 type Instance = Awaited<ReturnType<typeof federatedInstance>>;
-
-/** Waits until `check` answers something (a few seconds at most). */
-async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 150; i++) {
-    const found = await check();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`never happened: ${what}`);
-}
 
 /** B's event made of A's event `id`, as B's administrator reads it (any status but the trash's unless asked). */
 async function copyOf(b: Instance, a: Instance, id: number) {
