@@ -60,16 +60,11 @@ export async function sourceByActor(db: Db, actorId: string): Promise<SourceRow 
   return rows.at(0);
 }
 
-export interface NewSource {
-  actorId: string;
-  handle: string | null;
-  name: string;
-  actorType: string;
-  inbox: string;
-  outbox: string | null;
-  followId: string;
-  trusted: boolean;
-}
+/** What following an actor records: the rest of a SourceRow is the database's or comes later. */
+export type NewSource = Pick<
+  SourceRow,
+  'actorId' | 'handle' | 'name' | 'actorType' | 'inbox' | 'outbox' | 'followId' | 'trusted'
+>;
 
 /**
  * Inserts the source, or answers undefined when the actor is followed already: the unique
